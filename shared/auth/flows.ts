@@ -1,0 +1,134 @@
+// The account flows of DESIGN.md section 5. Each is called by exactly one function.
+import { getConfig } from '../config.ts';
+import { asService, isPgError } from '../db.ts';
+import { conflict, invalidField, unauthorized } from '../http.ts';
+import { smsSender } from '../sms.ts';
+import { checkOtp, issueOtp, type OtpContext } from './otp.ts';
+import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
+import {
+  hashRefreshToken,
+  newRefreshToken,
+  REFRESH_TOKEN_TTL_SECONDS,
+  sessionBody,
+  type SessionBody,
+} from './tokens.ts';
+
+const LOGIN_FAILED = 'Invalid phone number, code or password';
+const CODE_INVALID = 'is invalid or has expired';
+
+async function accountExists(phone: string): Promise<{ id: string; password_hash: string } | undefined> {
+  const [row] = await asService((tx) => tx<{ id: string; password_hash: string }[]>`
+    select id, password_hash from private.users where phone = ${phone}`);
+  return row;
+}
+
+/** Sends a code. Same answer whether or not the phone has an account. */
+export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string) {
+  const existing = await accountExists(phone);
+  if (context === 'signup' && existing) {
+    // The owner of the phone learns it already has an account; nobody else learns anything.
+    await issueOtp(phone, context, clientIp, false);
+    await smsSender().send(phone, 'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.');
+  } else {
+    await issueOtp(phone, context, clientIp, context === 'signup' || !!existing);
+  }
+  const c = getConfig();
+  return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
+}
+
+export async function verifySignupCode(phone: string, code: string) {
+  const ttl = getConfig().PHONE_VERIFICATION_TTL_SECONDS;
+  const outcome = await asService(async (tx) => {
+    const result = await checkOtp(tx, phone, 'signup', code);
+    if (result === 'ok') {
+      await tx`insert into private.phone_verifications (phone, verified_at, expires_at)
+               values (${phone}, now(), now() + make_interval(secs => ${ttl}))
+               on conflict (phone) do update set verified_at = excluded.verified_at, expires_at = excluded.expires_at`;
+    }
+    return result;
+  });
+  if (outcome !== 'ok') throw invalidField('otp_code', CODE_INVALID);
+  return { verified: true, expires_in: ttl };
+}
+
+export async function login(phone: string, code: string, password: string): Promise<SessionBody> {
+  const c = getConfig();
+  const user = await accountExists(phone);
+  const passwordOk = user
+    ? await verifyPassword(password, user.password_hash)
+    : await burnPasswordCheck(password, c.PASSWORD_PBKDF2_ITERATIONS);
+  const refresh = newRefreshToken();
+  const refreshHash = await hashRefreshToken(refresh);
+  const sessionId = await asService(async (tx) => {
+    const outcome = await checkOtp(tx, phone, 'login', code, passwordOk);
+    if (outcome !== 'ok' || !user) return null;
+    const [row] = await tx<{ id: string }[]>`
+      select private.create_session(${user.id}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS}) as id`;
+    return row?.id ?? null;
+  });
+  if (!sessionId || !user) throw unauthorized(LOGIN_FAILED);
+  return sessionBody({ id: user.id, phone }, sessionId, refresh);
+}
+
+export async function signup(input: { phone: string; first_name: string; last_name: string; password: string }): Promise<SessionBody> {
+  const passwordHash = await hashPassword(input.password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
+  const refresh = newRefreshToken();
+  const refreshHash = await hashRefreshToken(refresh);
+  let row: { user_id: string; session_id: string } | undefined;
+  try {
+    [row] = await asService((tx) => tx<{ user_id: string; session_id: string }[]>`
+      select * from private.create_account(${input.phone}, ${passwordHash}, ${input.first_name},
+                                           ${input.last_name}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS})`);
+  } catch (err) {
+    if (isPgError(err, '23505')) {
+      throw conflict('An account already exists for this phone number', [
+        { field: 'phone', message: 'already has an account; log in or reset the password' },
+      ]);
+    }
+    throw err;
+  }
+  if (!row) {
+    throw invalidField('phone', 'has not been verified: verify it with auth-verify (context signup) first, within 30 minutes');
+  }
+  return sessionBody({ id: row.user_id, phone: input.phone }, row.session_id, refresh);
+}
+
+export async function refresh(token: string): Promise<SessionBody> {
+  const c = getConfig();
+  const next = newRefreshToken();
+  const [oldHash, newHash] = await Promise.all([hashRefreshToken(token), hashRefreshToken(next)]);
+  const [row] = await asService((tx) => tx<{ outcome: string; user_id: string; session_id: string; phone: string }[]>`
+    select * from private.rotate_refresh_token(${oldHash}, ${newHash},
+                                               ${c.REFRESH_REUSE_GRACE_SECONDS}, ${REFRESH_TOKEN_TTL_SECONDS})`);
+  if (row?.outcome === 'reuse') {
+    throw unauthorized('Refresh token was already used; the session has been ended, log in again');
+  }
+  if (!row || (row.outcome !== 'ok' && row.outcome !== 'grace')) throw unauthorized('Invalid or expired refresh token');
+  return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next);
+}
+
+export async function logout(sessionId: string) {
+  await asService((tx) => tx`
+    update private.sessions set revoked_at = now(), revoked_reason = 'logout'
+     where id = ${sessionId} and revoked_at is null`);
+  return { logged_out: true };
+}
+
+export async function forgotPassword(phone: string, clientIp: string) {
+  const existing = await accountExists(phone);
+  await issueOtp(phone, 'reset', clientIp, !!existing);
+  return { sent: true, expires_in: getConfig().OTP_TTL_SECONDS };
+}
+
+export async function resetPassword(phone: string, code: string, password: string) {
+  const hash = await hashPassword(password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
+  const done = await asService(async (tx) => {
+    const outcome = await checkOtp(tx, phone, 'reset' satisfies OtpContext, code);
+    if (outcome !== 'ok') return false;
+    const [row] = await tx<{ id: string | null }[]>`select private.reset_password(${phone}, ${hash}) as id`;
+    return !!row?.id;
+  });
+  if (!done) throw invalidField('otp_code', CODE_INVALID);
+  return { password_reset: true };
+}
+

@@ -1,0 +1,62 @@
+// Database access with postgres.js. Two ways in:
+//   asUser(user, fn)  one transaction as role `authenticated` with the caller's JWT claims set
+//                     exactly as PostgREST sets them, so row-level security and auth.uid() apply
+//   asService(fn)     one transaction as role `service_role` (webhooks, jobs, auth internals)
+import postgres from 'postgres';
+import { getConfig } from './config.ts';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+
+let client: Sql | undefined;
+
+export function db(): Sql {
+  if (!client) {
+    const config = getConfig();
+    client = postgres(config.databaseUrl, {
+      prepare: false, // works through Supabase's transaction pooler
+      max: config.DB_POOL_MAX,
+      onnotice: () => {},
+      connection: { application_name: 'escrow-functions' },
+    });
+  }
+  return client;
+}
+
+/** Closes the pool (local server shutdown, tests). */
+export async function closeDb(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) await c.end({ timeout: 5 });
+}
+
+export interface UserClaims {
+  sub: string;
+  role: 'authenticated';
+  session_id: string;
+  phone: string;
+  [claim: string]: unknown;
+}
+
+export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db().begin(async (tx) => {
+    await tx`select set_config('role', 'authenticated', true),
+                    set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
+                    set_config('request.jwt.claim.sub', ${claims.sub}, true)`;
+    return fn(tx);
+  }) as Promise<T>;
+}
+
+export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db().begin(async (tx) => {
+    await tx`select set_config('role', 'service_role', true),
+                    set_config('request.jwt.claims', '{"role":"service_role"}', true)`;
+    return fn(tx);
+  }) as Promise<T>;
+}
+
+/** True when err is a Postgres error with the given SQLSTATE (e.g. 23505 unique_violation). */
+export function isPgError(err: unknown, code: string, constraint?: string): boolean {
+  const e = err as { code?: string; constraint_name?: string } | null;
+  return !!e && e.code === code && (constraint === undefined || e.constraint_name === constraint);
+}

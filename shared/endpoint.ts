@@ -1,0 +1,203 @@
+// The endpoint builder: every function is `endpoint({...})`, which gives it the same behaviour
+// for CORS and OPTIONS, method checks (405 + Allow), the 1 MiB body limit (413), JSON parsing,
+// strict zod validation of query and body (400 with details), bearer authentication with the
+// live-session check (401), typed errors, request ids and the response envelope.
+import type { z } from 'zod';
+import { getConfig } from './config.ts';
+import { db, type UserClaims } from './db.ts';
+import { errorBody, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
+import { errorMessage, log } from './log.ts';
+import { queryObject, zodDetails } from './validation.ts';
+import { verifyAccessToken } from './auth/tokens.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type AuthMode = 'user' | 'none';
+
+export interface AuthUser {
+  id: string;
+  phone: string;
+  sessionId: string;
+  claims: UserClaims;
+}
+
+export interface Context<Q, B, A extends AuthMode> {
+  req: Request;
+  requestId: string;
+  clientIp: string;
+  query: Q;
+  body: B;
+  rawBody: Uint8Array;
+  user: A extends 'user' ? AuthUser : undefined;
+}
+
+export interface EndpointSpec<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, A extends AuthMode> {
+  name: string;
+  method: Method;
+  auth: A;
+  query?: QS;
+  body?: BS;
+  /** 200 by default; 201 for creations. */
+  status?: 200 | 201;
+  /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
+  verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
+  handler: (
+    ctx: Context<QS extends z.ZodType ? z.output<QS> : undefined, BS extends z.ZodType ? z.output<BS> : undefined, A>,
+  ) => Promise<unknown>;
+}
+
+export interface EndpointMeta {
+  name: string;
+  method: Method;
+  auth: AuthMode;
+  status: number;
+}
+
+export type Handler = ((req: Request) => Promise<Response>) & { meta: EndpointMeta };
+
+function corsHeaders(method: Method): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': getConfig().CORS_ALLOW_ORIGIN,
+    'Access-Control-Allow-Methods': `${method}, OPTIONS`,
+    'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id',
+    'Access-Control-Expose-Headers': 'x-request-id, retry-after',
+    'Access-Control-Max-Age': '86400',
+    Vary: 'Origin',
+  };
+}
+
+async function readBody(req: Request): Promise<Uint8Array> {
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB');
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new HttpError(413, 'Request body is larger than 1 MiB');
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+function parseJson(raw: Uint8Array): unknown {
+  if (raw.byteLength === 0) return undefined;
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    throw new HttpError(400, 'Request body is not valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
+  }
+}
+
+/** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
+export async function authenticate(req: Request): Promise<AuthUser> {
+  const header = req.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw unauthorized('Missing bearer token');
+  const claims = await verifyAccessToken(match[1] as string);
+  if (!claims) throw unauthorized('Invalid or expired access token');
+  const [live] = await db()`
+    select 1 as live from private.sessions
+     where id = ${claims.session_id} and user_id = ${claims.sub}
+       and revoked_at is null and expires_at > now()`;
+  if (!live) throw unauthorized('Session has ended, log in again');
+  return {
+    id: claims.sub,
+    phone: claims.phone,
+    sessionId: claims.session_id,
+    claims: { ...claims, role: 'authenticated' },
+  };
+}
+
+export function clientAddress(req: Request): string {
+  const forwarded = req.headers.get('x-forwarded-for');
+  const first = forwarded?.split(',')[0]?.trim();
+  return first || req.headers.get('x-real-ip') || 'unknown';
+}
+
+export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, A extends AuthMode>(
+  spec: EndpointSpec<QS, BS, A>,
+): Handler {
+  const successStatus = spec.status ?? 200;
+  const handler = async (req: Request): Promise<Response> => {
+    const requestId = crypto.randomUUID();
+    const cors = corsHeaders(spec.method);
+    const base = { ...cors, 'x-request-id': requestId };
+    const fail = (e: HttpError) =>
+      jsonResponse(e.status, errorBody(e.status, e.message, e.details), { ...base, ...e.headers });
+
+    if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
+    try {
+      if (req.method !== spec.method) {
+        throw new HttpError(405, `Method ${req.method} is not allowed; use ${spec.method}`, undefined, {
+          Allow: `${spec.method}, OPTIONS`,
+        });
+      }
+      const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
+      if (spec.verify) await spec.verify(req, rawBody);
+
+      const user = spec.auth === 'user' ? await authenticate(req) : undefined;
+
+      let query: unknown;
+      const url = new URL(req.url);
+      if (spec.query) {
+        const parsed = spec.query.safeParse(queryObject(url));
+        if (!parsed.success) throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query'));
+        query = parsed.data;
+      } else if ([...url.searchParams.keys()].length > 0) {
+        throw new HttpError(
+          400,
+          'Invalid query parameters',
+          [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+        );
+      }
+
+      let body: unknown;
+      if (spec.body) {
+        const json = parseJson(rawBody);
+        const parsed = spec.body.safeParse(json === undefined ? {} : json);
+        if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error));
+        body = parsed.data;
+      } else if (rawBody.byteLength > 0) {
+        const json = parseJson(rawBody);
+        const empty = json === null || (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
+        if (!empty) throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+      }
+
+      const data = await spec.handler({
+        req,
+        requestId,
+        clientIp: clientAddress(req),
+        query,
+        body,
+        rawBody,
+        user,
+      } as never);
+      return jsonResponse(successStatus, successBody(successStatus, data), base);
+    } catch (err) {
+      if (err instanceof HttpError) return fail(err);
+      log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });
+      return jsonResponse(
+        500,
+        { ...errorBody(500, 'Internal error'), request_id: requestId },
+        base,
+      );
+    }
+  };
+  return Object.assign(handler, {
+    meta: { name: spec.name, method: spec.method, auth: spec.auth, status: successStatus },
+  });
+}

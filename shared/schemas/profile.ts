@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { text } from '../validation.ts';
+
+const avatarUrl = z
+  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+  .max(2048, 'must be at most 2048 characters');
+
+const phoneIsFixed = z.unknown().refine(() => false, 'cannot be changed; the phone number is fixed at signup');
+
+export const profileUpdateBody = z
+  .strictObject({
+    first_name: text(1, 100),
+    last_name: text(1, 100),
+    username: z
+      .string()
+      .min(3, 'must be at least 3 characters')
+      .max(30, 'must be at most 30 characters')
+      .regex(/^[a-zA-Z0-9_]+$/, 'may contain only letters, digits and underscores'),
+    address: z.string().trim().max(500, 'must be at most 500 characters'),
+    marital_status: z.enum(['single', 'married', 'divorced', 'widowed']),
+    bio: z.string().trim().max(300, 'must be at most 300 characters'),
+    avatar_url: avatarUrl,
+    storage_path: z.string().trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
+    // Named so the answer says why rather than just "not accepted".
+    phone_number: phoneIsFixed,
+    phone: phoneIsFixed,
+  })
+  .partial();
+
+export type ProfileUpdate = z.output<typeof profileUpdateBody>;
+
+export const nokUpdateBody = z.strictObject({
+  first_name: text(1, 100),
+  last_name: text(1, 100),
+  phone: z
+    .string()
+    .trim()
+    .max(20, 'must be at most 20 characters')
+    .regex(/^\+?[0-9][0-9 -]{5,}$/, 'must be a phone number (digits, optionally a leading + and spaces or dashes)'),
+  address: text(1, 500),
+  relationship: text(1, 100),
+});

@@ -1,0 +1,65 @@
+// SMS through an adapter: `outbox` stores every message in private.sms_outbox (local work and
+// tests; the local server prints it), `termii` calls Termii's send API.
+import { getConfig } from './config.ts';
+import { asService } from './db.ts';
+import { errorMessage, log } from './log.ts';
+
+export interface SmsSender {
+  send(phone: string, body: string): Promise<void>;
+}
+
+export class SmsError extends Error {
+  override name = 'SmsError';
+}
+
+const outbox: SmsSender = {
+  async send(phone, body) {
+    await asService((tx) => tx`insert into private.sms_outbox (phone, body) values (${phone}, ${body})`);
+    // Local only: the outbox exists so a developer can read the codes.
+    console.log(`[sms outbox] to ${phone}: ${body}`);
+  },
+};
+
+/** Termii: POST {base}/api/sms/send with the API key in the JSON body. */
+export function termiiSender(opts: { baseUrl: string; apiKey: string; senderId: string; channel: string }): SmsSender {
+  return {
+    async send(phone, body) {
+      let res: Response;
+      try {
+        res = await fetch(new URL('/api/sms/send', opts.baseUrl), {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: JSON.stringify({
+            api_key: opts.apiKey,
+            to: phone.replace(/^\+/, ''),
+            from: opts.senderId,
+            sms: body,
+            type: 'plain',
+            channel: opts.channel,
+          }),
+          signal: AbortSignal.timeout(10_000),
+        });
+      } catch (err) {
+        throw new SmsError(`termii unreachable: ${errorMessage(err)}`);
+      }
+      const payload = (await res.json().catch(() => ({}))) as { code?: string; message_id?: string; message?: string };
+      if (!res.ok || payload.code !== 'ok') {
+        throw new SmsError(`termii refused the message: HTTP ${res.status} ${payload.message ?? ''}`.trim());
+      }
+      log.info('sms.sent', { provider: 'termii', message_id: payload.message_id });
+    },
+  };
+}
+
+export function smsSender(): SmsSender {
+  const c = getConfig();
+  if (c.SMS_PROVIDER === 'termii') {
+    return termiiSender({
+      baseUrl: c.TERMII_BASE_URL,
+      apiKey: c.TERMII_API_KEY as string,
+      senderId: c.TERMII_SENDER_ID,
+      channel: c.TERMII_CHANNEL,
+    });
+  }
+  return outbox;
+}

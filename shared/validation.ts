@@ -1,0 +1,87 @@
+// zod helpers shared by every schema: phone numbers, issue -> {field, message} conversion, and
+// query-string parsing. Every object schema is strict: unknown fields are reported, not dropped.
+import { z } from 'zod';
+import type { FieldProblem } from './http.ts';
+
+export const NIGERIAN_PHONE = /^(\+234[0-9]{10}|0[0-9]{10})$/;
+
+/** +234XXXXXXXXXX or 0XXXXXXXXXX in, E.164 (+234 and 10 digits) out. */
+export function toE164(phone: string): string {
+  return phone.startsWith('+234') ? phone : `+234${phone.slice(1)}`;
+}
+
+export const phoneSchema = z
+  .string()
+  .regex(NIGERIAN_PHONE, 'must be +234 followed by 10 digits, or 0 followed by 10 digits')
+  .transform(toE164);
+
+export const passwordSchema = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(128, 'must be at most 128 characters');
+
+export const otpCodeSchema = z.string().regex(/^[0-9]{6}$/, 'must be 6 digits');
+
+/** A required, non-blank text field with a maximum length (leading/trailing spaces trimmed). */
+export const text = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+    .max(max, `must be at most ${max} characters`);
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    const received = (issue as { input?: unknown }).input;
+    if (received === undefined && /received undefined/.test(issue.message)) return 'is required';
+    return `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}`;
+  }
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `must be one of: ${issue.values.map(String).join(', ')}`;
+  }
+  return issue.message;
+}
+
+/** One {field, message} per problem; field is the dotted path (unknown keys are named one by one). */
+export function zodDetails(error: z.ZodError, root = 'body'): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({ field: base ? `${base}.${key}` : key, message: 'is not an accepted field' });
+      }
+      continue;
+    }
+    out.push({ field: base || root, message: describe(issue) });
+  }
+  return out;
+}
+
+/** URL query -> plain object; a parameter given twice is kept as an array (and then rejected). */
+export function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+/** Query-string helpers: values arrive as strings. */
+export const queryInt = (def: number, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?[0-9]+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional()
+    .transform((v) => v ?? def);
+
+export const queryBool = (def: boolean) =>
+  z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? def : v === 'true'));
+
+export const queryTimestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });

@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { resetPassword } from '../../../shared/auth/flows.ts';
+import { resetPasswordBody } from '../../../shared/schemas/auth.ts';
+
+export default endpoint({
+  name: 'auth-reset-password',
+  method: 'POST',
+  auth: 'none',
+  body: resetPasswordBody,
+  handler: ({ body }) => resetPassword(body.phone, body.otp_code, body.password),
+});

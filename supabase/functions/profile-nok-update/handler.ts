@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { upsertNextOfKin } from '../../../shared/profile.ts';
+import { nokUpdateBody } from '../../../shared/schemas/profile.ts';
+
+export default endpoint({
+  name: 'profile-nok-update',
+  method: 'PATCH',
+  auth: 'user',
+  body: nokUpdateBody,
+  handler: ({ user, body }) => upsertNextOfKin(user.claims, body),
+});
