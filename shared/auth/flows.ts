@@ -108,9 +108,7 @@ export async function refresh(token: string): Promise<SessionBody> {
 }
 
 export async function logout(sessionId: string) {
-  await asService((tx) => tx`
-    update private.sessions set revoked_at = now(), revoked_reason = 'logout'
-     where id = ${sessionId} and revoked_at is null`);
+  await asService((tx) => tx`select private.end_session(${sessionId}, 'logout')`);
   return { logged_out: true };
 }
 

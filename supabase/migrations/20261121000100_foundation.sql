@@ -237,6 +237,24 @@ create policy "Users can update their own next of kin"
   using (user_id = (select auth.uid()))
   with check (user_id = (select auth.uid()));
 
+-- Ends a session: marks it revoked and deletes its refresh-token hashes (a dead session's tokens
+-- have nothing left to protect). Returns false when it was already ended.
+create function private.end_session(p_session_id uuid, p_reason text)
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+begin
+  update private.sessions set revoked_at = now(), revoked_reason = p_reason
+   where id = p_session_id and revoked_at is null;
+  if not found then
+    return false;
+  end if;
+  delete from private.refresh_tokens where session_id = p_session_id;
+  return true;
+end
+$$;
+
 -- Creating an account is one transaction: credentials, profile, first session and its refresh
 -- token, and the phone verification consumed. Returns null when the phone was not verified
 -- (or the verification expired); raises unique_violation when the phone already has an account.
@@ -318,7 +336,7 @@ begin
     return;
   end if;
 
-  update private.sessions set revoked_at = now(), revoked_reason = 'refresh_token_reuse' where id = s.id;
+  perform private.end_session(s.id, 'refresh_token_reuse');
   return query select 'reuse'::text, s.user_id, s.id, v_phone;
 end
 $$;
@@ -355,11 +373,22 @@ begin
   if v_user is null then
     return null;
   end if;
-  update private.sessions set revoked_at = now(), revoked_reason = 'password_reset'
-   where user_id = v_user and revoked_at is null;
+  perform private.end_session(id, 'password_reset')
+     from private.sessions where user_id = v_user and revoked_at is null;
   return v_user;
 end
 $$;
+
+
+-- Internals are reached only by service_role (our functions' server side). RLS is on for every
+-- table all the same, with the one policy that says so.
+create policy "Service role manages users" on private.users for all to service_role using (true) with check (true);
+create policy "Service role manages sessions" on private.sessions for all to service_role using (true) with check (true);
+create policy "Service role manages refresh tokens" on private.refresh_tokens for all to service_role using (true) with check (true);
+create policy "Service role manages otps" on private.otps for all to service_role using (true) with check (true);
+create policy "Service role manages phone verifications" on private.phone_verifications for all to service_role using (true) with check (true);
+create policy "Service role manages sms outbox" on private.sms_outbox for all to service_role using (true) with check (true);
+create policy "Service role manages rate limit events" on private.rate_limit_events for all to service_role using (true) with check (true);
 
 grant select, insert, update, delete on all tables in schema private to service_role;
 grant execute on function
@@ -368,5 +397,6 @@ grant execute on function
   private.create_account(text, text, text, text, text, integer),
   private.rotate_refresh_token(text, text, integer, integer),
   private.create_session(uuid, text, integer),
-  private.reset_password(text, text)
+  private.reset_password(text, text),
+  private.end_session(uuid, text)
   to service_role;

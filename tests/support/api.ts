@@ -1,0 +1,51 @@
+// Real HTTP calls to the running functions server.
+import { inject } from 'vitest';
+
+export const baseUrl = () => inject('baseUrl');
+
+export interface ApiResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  token?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+}
+
+export async function call<T = any>(name: string, opts: CallOptions = {}): Promise<ApiResult<T>> {
+  const url = new URL(`${baseUrl()}/${name}`);
+  for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  let body: string | Uint8Array | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['Content-Type'] = 'application/json';
+  }
+  const method = opts.method ?? (opts.body !== undefined || opts.rawBody !== undefined ? 'POST' : 'GET');
+  const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+export const post = <T = any>(name: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}) =>
+  call<T>(name, { ...opts, method: opts.method ?? 'POST', body });
+export const patch = <T = any>(name: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}) =>
+  call<T>(name, { ...opts, method: 'PATCH', body });
+export const get = <T = any>(name: string, opts: Omit<CallOptions, 'body'> = {}) => call<T>(name, { ...opts, method: 'GET' });
+
+/** The fields named in a 400's details, for concise assertions. */
+export const fieldsOf = (r: ApiResult) => ((r.body?.details ?? []) as { field: string }[]).map((d) => d.field).sort();

@@ -1,0 +1,64 @@
+// Direct access to the test database: reading the SMS outbox, moving time by editing rows,
+// and acting as a given user under row-level security (pgTAP-style).
+import postgres from 'postgres';
+import { inject } from 'vitest';
+
+let sql: postgres.Sql | undefined;
+
+export function testDb(): postgres.Sql {
+  sql ??= postgres(inject('databaseUrl'), { max: 4, onnotice: () => {} });
+  return sql;
+}
+
+/** The newest SMS sent to phone (E.164), or undefined. */
+export async function lastSms(phone: string): Promise<string | undefined> {
+  const [row] = await testDb()<{ body: string }[]>`
+    select body from private.sms_outbox where phone = ${phone} order by id desc limit 1`;
+  return row?.body;
+}
+
+export async function smsCount(phone: string): Promise<number> {
+  const [row] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone}`;
+  return row?.n ?? 0;
+}
+
+/** The 6-digit code of the newest SMS to phone. */
+export async function lastOtp(phone: string): Promise<string> {
+  const body = await lastSms(phone);
+  const code = body?.match(/\b\d{6}\b/)?.[0];
+  if (!code) throw new Error(`no OTP SMS for ${phone} (last: ${body ?? 'none'})`);
+  return code;
+}
+
+/** Runs fn in a transaction as role `authenticated` with sub = userId, then rolls back. */
+export async function asUserSql<T>(userId: string, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  let result: T;
+  const rollback = new Error('rollback');
+  try {
+    await testDb().begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true),
+                      set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true)`;
+      result = await fn(tx);
+      throw rollback;
+    });
+  } catch (err) {
+    if (err !== rollback) throw err;
+  }
+  return result!;
+}
+
+/** Same as asUserSql for the anon role (no user). */
+export async function asAnonSql<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  let result: T;
+  const rollback = new Error('rollback');
+  try {
+    await testDb().begin(async (tx) => {
+      await tx`select set_config('role', 'anon', true), set_config('request.jwt.claims', '{"role":"anon"}', true)`;
+      result = await fn(tx);
+      throw rollback;
+    });
+  } catch (err) {
+    if (err !== rollback) throw err;
+  }
+  return result!;
+}

@@ -1,0 +1,10 @@
+// Tests that import shared/ directly (under Node) read the same configuration as the server.
+import { inject } from 'vitest';
+import { TEST_IDENTITY_WEBHOOK_SECRET, TEST_JWT_SECRET, TEST_KYC_WEBHOOK_SECRET, TEST_PAYMENTS_WEBHOOK_SECRET } from './stack.ts';
+
+process.env.DATABASE_URL = inject('databaseUrl');
+process.env.AUTH_JWT_SECRET = TEST_JWT_SECRET;
+process.env.PAYMENTS_WEBHOOK_SECRET = TEST_PAYMENTS_WEBHOOK_SECRET;
+process.env.KYC_WEBHOOK_SECRET = TEST_KYC_WEBHOOK_SECRET;
+process.env.IDENTITY_WEBHOOK_SECRET = TEST_IDENTITY_WEBHOOK_SECRET;
+process.env.SMS_PROVIDER = 'outbox';

@@ -1,0 +1,29 @@
+// Uses the stack that `npm test` started (TEST_BASE_URL / TEST_DATABASE_URL), or starts one for
+// a direct `npx vitest` run.
+import type { TestProject } from 'vitest/node';
+import { startStack, type Stack } from './stack.ts';
+
+let stack: Stack | undefined;
+
+export async function setup(project: TestProject) {
+  let baseUrl = process.env.TEST_BASE_URL;
+  let databaseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl || !databaseUrl) {
+    stack = await startStack();
+    baseUrl = stack.baseUrl;
+    databaseUrl = stack.databaseUrl;
+  }
+  project.provide('baseUrl', baseUrl);
+  project.provide('databaseUrl', databaseUrl);
+}
+
+export async function teardown() {
+  await stack?.stop();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    databaseUrl: string;
+  }
+}

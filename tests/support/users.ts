@@ -1,0 +1,48 @@
+// Builds real accounts through the real endpoints.
+import { expect } from 'vitest';
+import { post } from './api.ts';
+import { lastOtp } from './db.ts';
+
+import { randomInt } from 'node:crypto';
+
+/** A fresh random phone number (0 + 10 digits) and its E.164 form. */
+export function newPhone(): { local: string; e164: string } {
+  const ten = `9${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
+  return { local: `0${ten}`, e164: `+234${ten}` };
+}
+
+export interface TestUser {
+  id: string;
+  phone: string;
+  password: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+export async function verifyPhone(phone: string): Promise<void> {
+  const sent = await post('auth-send-otp', { phone, context: 'signup' });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  const code = await lastOtp(phone.startsWith('+') ? phone : `+234${phone.slice(1)}`);
+  const verified = await post('auth-verify', { phone, context: 'signup', otp_code: code });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+}
+
+export async function signUp(opts: { first_name?: string; last_name?: string; password?: string } = {}): Promise<TestUser> {
+  const { e164 } = newPhone();
+  const password = opts.password ?? 'a sound passphrase';
+  await verifyPhone(e164);
+  const res = await post('auth-signup', {
+    phone: e164,
+    first_name: opts.first_name ?? 'Ada',
+    last_name: opts.last_name ?? 'Obi',
+    password,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return {
+    id: res.body.data.user.id,
+    phone: e164,
+    password,
+    accessToken: res.body.data.session.access_token,
+    refreshToken: res.body.data.session.refresh_token,
+  };
+}
