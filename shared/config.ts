@@ -11,6 +11,7 @@ const schema = z
     DATABASE_URL: z.string().min(1).optional(),
     SUPABASE_DB_URL: z.string().min(1).optional(),
     DB_POOL_MAX: int(10, 1),
+    PORT: int(54321, 1),
 
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
     AUTH_JWT_ISSUER: z.string().min(1).default('escrow-service'),
@@ -22,6 +23,13 @@ const schema = z
     PAYMENTS_PROVIDER: z.enum(['paystack', 'sandbox']).default('sandbox'),
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
     PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
+    PAYSTACK_PREFERRED_BANK: z.string().min(1).default('wema-bank'),
+    // Paystack needs an email per customer; users are phone-first, so we give each one an
+    // address under this domain (<user id>@domain). Nothing is ever sent to it.
+    PAYMENTS_EMAIL_DOMAIN: z.string().min(3).default('customers.escrow.ng'),
+    // Where the sandbox provider delivers its signed webhooks (the local server by default).
+    SANDBOX_WEBHOOK_URL: z.url().optional(),
+    SANDBOX_WEBHOOK_DELAY_MS: int(300, 0),
 
     SMS_PROVIDER: z.enum(['outbox', 'termii']).default('outbox'),
     TERMII_API_KEY: z.string().min(1).optional(),

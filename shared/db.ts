@@ -10,6 +10,16 @@ export type Tx = postgres.TransactionSql;
 
 let client: Sql | undefined;
 
+/**
+ * Postgres timestamptz text ('2026-11-21 23:52:51.123456+00', the session runs in UTC) -> ISO 8601
+ * with every microsecond kept. A JS Date would drop the microseconds, and with them the exactness
+ * of the `before` cursors that pages are cut with.
+ */
+export function pgTimestampToIso(text: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?:\+00(?::00)?)?$/.exec(text);
+  return m ? `${m[1]}T${m[2]}Z` : new Date(text).toISOString();
+}
+
 export function db(): Sql {
   if (!client) {
     const config = getConfig();
@@ -17,7 +27,15 @@ export function db(): Sql {
       prepare: false, // works through Supabase's transaction pooler
       max: config.DB_POOL_MAX,
       onnotice: () => {},
-      connection: { application_name: 'escrow-functions' },
+      connection: { application_name: 'escrow-functions', TimeZone: 'UTC' },
+      types: {
+        timestamptz: {
+          to: 1184,
+          from: [1184],
+          serialize: (v: unknown) => (v instanceof Date ? v.toISOString() : String(v)),
+          parse: pgTimestampToIso,
+        },
+      },
     });
   }
   return client;

@@ -9,8 +9,32 @@ import { errorBody, HttpError, jsonResponse, successBody, unauthorized } from '.
 import { errorMessage, log } from './log.ts';
 import { queryObject, zodDetails } from './validation.ts';
 import { verifyAccessToken } from './auth/tokens.ts';
+import { type StoredResponse, withIdempotency } from './idempotency.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly data: unknown,
+  ) {}
+}
+
+/**
+ * SQL functions refuse with SQLSTATE ES<http status> (ES402 insufficient funds, ES403 wrong
+ * party, ES404 not found, ES409 wrong state, ES422 invalid); this turns them into HttpErrors.
+ */
+export function domainError(err: unknown): HttpError | null {
+  const e = err as { code?: string; message?: string } | null;
+  const m = e?.code ? /^ES(\d{3})$/.exec(e.code) : null;
+  if (!m) return null;
+  const status = Number(m[1]);
+  if (status === 402) {
+    return new HttpError(409, 'Insufficient funds', [{ field: 'amount', message: 'is more than the available balance' }]);
+  }
+  return new HttpError(status === 422 ? 400 : status, e?.message ?? 'Request refused');
+}
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type AuthMode = 'user' | 'none';
@@ -40,6 +64,8 @@ export interface EndpointSpec<QS extends z.ZodType | undefined, BS extends z.Zod
   body?: BS;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201;
+  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user'). */
+  idempotent?: boolean;
   /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
   verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
   handler: (
@@ -61,7 +87,7 @@ function corsHeaders(method: Method): Record<string, string> {
     'Access-Control-Allow-Origin': getConfig().CORS_ALLOW_ORIGIN,
     'Access-Control-Allow-Methods': `${method}, OPTIONS`,
     'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id',
-    'Access-Control-Expose-Headers': 'x-request-id, retry-after',
+    'Access-Control-Expose-Headers': 'x-request-id, retry-after, idempotent-replayed',
     'Access-Control-Max-Age': '86400',
     Vary: 'Origin',
   };
@@ -177,16 +203,25 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
         if (!empty) throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
       }
 
-      const data = await spec.handler({
-        req,
-        requestId,
-        clientIp: clientAddress(req),
-        query,
-        body,
-        rawBody,
-        user,
-      } as never);
-      return jsonResponse(successStatus, successBody(successStatus, data), base);
+      const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as never;
+      const run = async (): Promise<StoredResponse & { headers?: Record<string, string> }> => {
+        try {
+          const out = await spec.handler(ctx);
+          const status = out instanceof Reply ? out.status : successStatus;
+          return { status, body: successBody(status, out instanceof Reply ? out.data : out) };
+        } catch (err) {
+          const refused = err instanceof HttpError ? err : domainError(err);
+          if (!refused || refused.status >= 500) throw err;
+          return { status: refused.status, body: errorBody(refused.status, refused.message, refused.details), headers: refused.headers };
+        }
+      };
+      const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
+      if (key !== null && user) {
+        const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
+        return jsonResponse(r.status, r.body, r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : base);
+      }
+      const r = await run();
+      return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
     } catch (err) {
       if (err instanceof HttpError) return fail(err);
       log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });

@@ -2,6 +2,7 @@
 import { asUser, isPgError, type Tx, type UserClaims } from './db.ts';
 import { badRequest, conflict, notFound } from './http.ts';
 import type { ProfileUpdate } from './schemas/profile.ts';
+import { iso } from './money.ts';
 
 interface ProfileRow {
   id: string;
@@ -15,8 +16,8 @@ interface ProfileRow {
   avatar_url: string | null;
   avatar_storage_path: string | null;
   avatar_status: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
 }
 
 interface NokRow {
@@ -26,7 +27,7 @@ interface NokRow {
   phone: string;
   address: string;
   relationship: string;
-  created_at: Date;
+  created_at: string;
 }
 
 const nokView = (n: NokRow) => ({
@@ -36,7 +37,7 @@ const nokView = (n: NokRow) => ({
   phone: n.phone,
   address: n.address,
   relationship: n.relationship,
-  created_at: n.created_at.toISOString(),
+  created_at: iso(n.created_at),
 });
 
 async function readProfile(tx: Tx) {
@@ -56,8 +57,8 @@ async function readProfile(tx: Tx) {
       ? { avatar_url: p.avatar_url, storage_path: p.avatar_storage_path, status: p.avatar_status ?? 'active' }
       : null,
     next_of_kin: n ? nokView(n) : null,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
   };
 }
 

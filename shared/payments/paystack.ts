@@ -1,0 +1,126 @@
+// Paystack's HTTP API (https://paystack.com/docs/api). Amounts are kobo; our transaction id is
+// the `reference`, so a retried call can never charge or pay twice. See docs/providers/paystack.md.
+import { errorMessage } from '../log.ts';
+import { ProviderError, type PaymentsProvider } from './provider.ts';
+
+interface Envelope<T> {
+  status: boolean;
+  message: string;
+  data: T;
+}
+
+export function paystackProvider(opts: { baseUrl: string; secretKey: string; preferredBank?: string }): PaymentsProvider {
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, opts.baseUrl), {
+        method,
+        headers: {
+          Authorization: `Bearer ${opts.secretKey}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (err) {
+      throw new ProviderError('unavailable', `paystack unreachable: ${errorMessage(err)}`);
+    }
+    const payload = (await res.json().catch(() => null)) as Envelope<T> | null;
+    if (res.status >= 500 || payload === null) {
+      throw new ProviderError('unavailable', `paystack answered HTTP ${res.status}`, res.status);
+    }
+    if (!res.ok || payload.status !== true) {
+      throw new ProviderError('refused', payload.message || `paystack refused (HTTP ${res.status})`, res.status);
+    }
+    return payload.data;
+  }
+
+  return {
+    name: 'paystack',
+
+    async initializeCharge(input) {
+      const data = await call<{ authorization_url: string; access_code: string; reference: string }>(
+        'POST',
+        '/transaction/initialize',
+        {
+          email: input.email,
+          amount: String(input.amountKobo),
+          reference: input.reference,
+          currency: 'NGN',
+          metadata: input.metadata,
+          ...(input.callbackUrl ? { callback_url: input.callbackUrl } : {}),
+        },
+      );
+      return { authorizationUrl: data.authorization_url, accessCode: data.access_code, reference: data.reference };
+    },
+
+    async chargeAuthorization(input) {
+      const data = await call<{ status: string; gateway_response?: string }>('POST', '/transaction/charge_authorization', {
+        email: input.email,
+        amount: String(input.amountKobo),
+        authorization_code: input.authorizationCode,
+        reference: input.reference,
+        currency: 'NGN',
+        metadata: input.metadata,
+      });
+      const status = data.status === 'success' ? 'success' : data.status === 'failed' ? 'failed' : 'pending';
+      return { status, message: data.gateway_response ?? data.status };
+    },
+
+    async assignDedicatedAccount(input) {
+      await call('POST', '/dedicated_account/assign', {
+        email: input.email,
+        first_name: input.firstName,
+        last_name: input.lastName,
+        phone: input.phone,
+        preferred_bank: opts.preferredBank ?? 'wema-bank',
+        country: 'NG',
+      });
+      return { status: 'pending' as const };
+    },
+
+    async resolveAccount(input) {
+      const q = new URLSearchParams({ account_number: input.accountNumber, bank_code: input.bankCode });
+      try {
+        const data = await call<{ account_name: string }>('GET', `/bank/resolve?${q}`);
+        return { accountName: data.account_name };
+      } catch (err) {
+        // Paystack answers 422 (or 400) when the number does not exist at that bank.
+        if (err instanceof ProviderError && err.kind === 'refused') return null;
+        throw err;
+      }
+    },
+
+    async createTransferRecipient(input) {
+      const data = await call<{ recipient_code: string }>('POST', '/transferrecipient', {
+        type: 'nuban',
+        name: input.name,
+        account_number: input.accountNumber,
+        bank_code: input.bankCode,
+        currency: 'NGN',
+      });
+      return { recipientCode: data.recipient_code };
+    },
+
+    async initiateTransfer(input) {
+      const data = await call<{ transfer_code: string; status: string }>('POST', '/transfer', {
+        source: 'balance',
+        amount: input.amountKobo,
+        recipient: input.recipientCode,
+        reference: input.reference,
+        reason: input.reason,
+        currency: 'NGN',
+      });
+      return { transferCode: data.transfer_code, status: data.status };
+    },
+
+    async refund(input) {
+      const data = await call<{ id: number | string; status: string }>('POST', '/refund', {
+        transaction: input.reference,
+        ...(input.amountKobo ? { amount: input.amountKobo } : {}),
+      });
+      return { refundId: String(data.id), status: data.status };
+    },
+  };
+}

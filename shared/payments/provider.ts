@@ -1,0 +1,54 @@
+// The payments provider as the rest of the code sees it. `paystack` speaks Paystack's HTTP API;
+// `sandbox` answers locally and delivers signed webhooks back to us, for work without keys.
+
+export interface ChargeInit {
+  reference: string;
+  amountKobo: number;
+  email: string;
+  metadata: Record<string, unknown>;
+  callbackUrl?: string;
+}
+
+export interface ChargeAuthorization extends Omit<ChargeInit, 'callbackUrl'> {
+  authorizationCode: string;
+}
+
+export type ChargeStatus = 'success' | 'failed' | 'pending';
+
+export interface PaymentsProvider {
+  readonly name: 'paystack' | 'sandbox';
+  initializeCharge(input: ChargeInit): Promise<{ authorizationUrl: string; accessCode: string; reference: string }>;
+  chargeAuthorization(input: ChargeAuthorization): Promise<{ status: ChargeStatus; message: string }>;
+  assignDedicatedAccount(input: {
+    email: string;
+    firstName: string;
+    lastName: string;
+    phone: string;
+  }): Promise<{ status: 'pending' }>;
+  resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<{ accountName: string } | null>;
+  createTransferRecipient(input: { name: string; accountNumber: string; bankCode: string }): Promise<{ recipientCode: string }>;
+  initiateTransfer(input: {
+    reference: string;
+    amountKobo: number;
+    recipientCode: string;
+    reason: string;
+  }): Promise<{ transferCode: string; status: string }>;
+  refund(input: { reference: string; amountKobo?: number }): Promise<{ refundId: string; status: string }>;
+}
+
+/**
+ * A provider call that did not succeed. `refused`: the provider answered and said no (the
+ * operation did not happen). `unavailable`: no usable answer (timeout, network, 5xx): the
+ * outcome is unknown and must be settled by a webhook or a later check, never by a retry with
+ * a new reference.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: 'refused' | 'unavailable',
+    message: string,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

@@ -1,0 +1,185 @@
+// webhook-payments: Paystack-shaped events, verified on the raw bytes, each taking effect once.
+// The inbox row and the event's effect are written in one transaction: a redelivered or
+// concurrent duplicate meets the primary key and does nothing. A failing effect rolls back, is
+// logged with the event key and kept in private.webhook_failures, and the provider still gets
+// 200 {received: true} (as the spec requires), so a later redelivery can apply it afresh.
+import { z } from 'zod';
+import { sha256Hex } from '../auth/crypto.ts';
+import { getConfig } from '../config.ts';
+import { asService, type Tx } from '../db.ts';
+import { unauthorized } from '../http.ts';
+import { errorMessage, log } from '../log.ts';
+import { validSignature } from './signature.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const paymentsEventSchema = z.looseObject({
+  event: z.string().min(1, 'must not be empty').max(100),
+  data: z.looseObject({}),
+});
+
+export type PaymentsEvent = z.output<typeof paymentsEventSchema>;
+
+/** Signature check on the raw bytes, before anything is parsed. */
+export async function verifyPaymentsSignature(req: Request, raw: Uint8Array): Promise<void> {
+  const secret = getConfig().PAYMENTS_WEBHOOK_SECRET;
+  // The spec's header; Paystack's own name is accepted too (set the secret to the Paystack key).
+  const signature = req.headers.get('x-payments-signature') ?? req.headers.get('x-paystack-signature');
+  if (!(await validSignature(secret, raw, signature))) throw unauthorized('Invalid or missing webhook signature');
+}
+
+type Data = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
+const obj = (v: unknown): Data => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Data) : {});
+const kobo = (v: unknown): number | null => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : null;
+};
+
+/** What identifies an event across redeliveries (Paystack events carry no event id). */
+export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
+  const d = e.data as Data;
+  if (e.event.startsWith('dedicatedaccount.')) {
+    const customer = obj(d.customer);
+    const account = obj(d.dedicated_account);
+    return `${e.event}:${str(customer.customer_code) ?? str(customer.email) ?? 'none'}:${str(account.id) ?? str(account.account_number) ?? 'none'}`;
+  }
+  const id = str(d.id) ?? str(d.reference) ?? str(d.transfer_code);
+  return id ? `${e.event}:${id}` : `${e.event}:sha256:${await sha256Hex(new TextDecoder().decode(raw))}`;
+}
+
+async function flag(tx: Tx, reason: string, e: PaymentsEvent, extra: { transaction_id?: string | null; expected?: number | null; received?: number | null } = {}) {
+  const d = e.data as Data;
+  await tx`insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount, payload)
+           values (${reason}, ${extra.transaction_id ?? null}, ${str(d.reference)}, ${extra.expected ?? null}, ${extra.received ?? null},
+                   ${tx.json(e as never)})`;
+  return `flagged:${reason}`;
+}
+
+/** Which user a transfer into a dedicated virtual account belongs to. */
+async function virtualAccountOwner(tx: Tx, d: Data): Promise<string | null> {
+  const number =
+    str(obj(d.authorization).receiver_bank_account_number) ??
+    str(obj(d.metadata).receiver_account_number) ??
+    str(obj(d.dedicated_account).account_number);
+  if (number) {
+    const [row] = await tx<{ user_id: string }[]>`select user_id from public.virtual_accounts where account_number = ${number}`;
+    if (row) return row.user_id;
+  }
+  const code = str(obj(d.customer).customer_code);
+  if (code) {
+    const [row] = await tx<{ user_id: string }[]>`select user_id from public.virtual_accounts where provider_customer_code = ${code}`;
+    if (row) return row.user_id;
+  }
+  return null;
+}
+
+/** Our customers' emails are <user id>@PAYMENTS_EMAIL_DOMAIN. */
+function userFromEmail(email: string | null): string | null {
+  if (!email) return null;
+  const [local, domain] = email.split('@');
+  return local && UUID.test(local) && domain === getConfig().PAYMENTS_EMAIL_DOMAIN ? local : null;
+}
+
+async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string): Promise<string> {
+  const d = e.data as Data;
+  const amount = kobo(d.amount);
+  if (amount === null) return flag(tx, 'invalid_amount', e);
+  if (str(d.status) && d.status !== 'success') return 'ignored:not_success';
+
+  if (d.channel === 'dedicated_nuban') {
+    const userId = await virtualAccountOwner(tx, d);
+    if (!userId) return flag(tx, 'unknown_virtual_account', e, { received: amount });
+    const chargeId = str(d.id) ?? str(d.reference);
+    if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
+    await tx`select private.virtual_account_deposit(${userId}, ${amount}, ${provider}, ${chargeId},
+                                                      ${tx.json({ sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) } as never)})`;
+    return 'virtual_account_deposit';
+  }
+
+  const reference = str(d.reference);
+  if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_reference', e, { received: amount });
+  const [row] = await tx<{ outcome: string }[]>`
+    select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
+  if (row?.outcome === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
+  return `topup:${row?.outcome}`;
+}
+
+async function transferOutcome(tx: Tx, e: PaymentsEvent): Promise<string> {
+  const d = e.data as Data;
+  const reference = str(d.reference);
+  if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_transfer_reference', e);
+  const code = str(d.transfer_code);
+  const [row] =
+    e.event === 'transfer.success'
+      ? await tx<{ outcome: string }[]>`select private.payout_succeed(${reference}, ${code}) as outcome`
+      : await tx<{ outcome: string }[]>`select private.payout_fail(${reference}, ${e.event === 'transfer.reversed' ? 'reversed' : str(d.reason) ?? 'failed'}, ${code}) as outcome`;
+  if (row?.outcome === 'not_found') return flag(tx, 'unknown_transfer_reference', e);
+  return `${e.event}:${row?.outcome}`;
+}
+
+async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<string> {
+  const d = e.data as Data;
+  const customer = obj(d.customer);
+  const userId = userFromEmail(str(customer.email));
+  if (!userId) return flag(tx, 'unknown_customer', e);
+  if (e.event === 'dedicatedaccount.assign.success') {
+    const account = obj(d.dedicated_account);
+    const number = str(account.account_number);
+    if (!number) return flag(tx, 'missing_account_number', e);
+    const updated = await tx`
+      update public.virtual_accounts
+         set status = 'active', account_number = ${number}, account_name = ${str(account.account_name)},
+             bank_name = ${str(obj(account.bank).name)}, provider_customer_code = ${str(customer.customer_code)},
+             failure_reason = null, updated_at = now()
+       where user_id = ${userId} returning user_id`;
+    return updated.length > 0 ? 'virtual_account:active' : flag(tx, 'unknown_customer', e);
+  }
+  const reason = str(d.reason) ?? str(obj(d.identification).status) ?? 'assignment failed';
+  const updated = await tx`
+    update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
+     where user_id = ${userId} and status <> 'active' returning user_id`;
+  return updated.length > 0 ? 'virtual_account:inactive' : 'ignored:already_active';
+}
+
+async function apply(tx: Tx, e: PaymentsEvent, provider: string): Promise<string> {
+  switch (e.event) {
+    case 'charge.success':
+      return chargeSuccess(tx, e, provider);
+    case 'transfer.success':
+    case 'transfer.failed':
+    case 'transfer.reversed':
+      return transferOutcome(tx, e);
+    case 'dedicatedaccount.assign.success':
+    case 'dedicatedaccount.assign.failed':
+      return dedicatedAccount(tx, e);
+    default:
+      return 'ignored';
+  }
+}
+
+export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, requestId: string): Promise<{ received: true }> {
+  const key = await eventKey(e, raw);
+  const provider = getConfig().PAYMENTS_PROVIDER;
+  try {
+    const outcome = await asService(async (tx) => {
+      const inserted = await tx`
+        insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+        values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, 'processing')
+        on conflict do nothing returning event_key`;
+      if (inserted.length === 0) return 'duplicate';
+      const result = await apply(tx, e, provider);
+      await tx`update private.webhook_inbox set outcome = ${result} where provider = 'payments' and event_key = ${key}`;
+      return result;
+    });
+    log.info('webhook.payments', { event: e.event, event_key: key, outcome, request_id: requestId });
+  } catch (err) {
+    log.error('webhook.payments_failed', { event: e.event, event_key: key, request_id: requestId, error: errorMessage(err) });
+    await asService((tx) => tx`
+      insert into private.webhook_failures (provider, event_key, event_type, payload, error)
+      values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`).catch((e2) =>
+      log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) }),
+    );
+  }
+  return { received: true };
+}

@@ -1,0 +1,69 @@
+// The spec's Transaction, as users see it (always read as the caller: RLS applies).
+import { asUser, type Tx, type UserClaims } from './db.ts';
+import { toNaira } from './money.ts';
+
+export interface TransactionRow {
+  id: string;
+  type: string;
+  category: string;
+  description: string;
+  amount: string | number;
+  currency: string;
+  direction: string;
+  status: string;
+  escrow_id: string | null;
+  milestone_id: string | null;
+  provider: string;
+  provider_charge_id: string | null;
+  provider_transfer_id: string | null;
+  provider_refund_id: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export function transactionView(t: TransactionRow) {
+  return {
+    id: t.id,
+    type: t.type,
+    category: t.category,
+    description: t.description,
+    amount: toNaira(t.amount),
+    currency: t.currency,
+    direction: t.direction,
+    status: t.status,
+    escrow_id: t.escrow_id,
+    milestone_id: t.milestone_id,
+    provider: t.provider,
+    provider_charge_id: t.provider_charge_id,
+    provider_transfer_id: t.provider_transfer_id,
+    provider_refund_id: t.provider_refund_id,
+    metadata: t.metadata,
+    created_at: t.created_at,
+    completed_at: t.completed_at,
+  };
+}
+
+export async function readTransaction(tx: Tx, id: string) {
+  const [row] = await tx<TransactionRow[]>`select * from public.transactions where id = ${id}`;
+  return row ? transactionView(row) : null;
+}
+
+export async function listTransactions(
+  claims: UserClaims,
+  q: { category?: string; escrow_id?: string; status?: string; limit: number; before?: string },
+) {
+  return asUser(claims, async (tx) => {
+    const rows = await tx<TransactionRow[]>`
+      select * from public.transactions
+       where user_id = (select auth.uid())
+         ${q.category ? tx`and category = ${q.category}::public.transaction_category` : tx``}
+         ${q.escrow_id ? tx`and escrow_id = ${q.escrow_id}` : tx``}
+         ${q.status ? tx`and status = ${q.status}::public.transaction_status` : tx``}
+         ${q.before ? tx`and created_at < ${q.before}::timestamptz` : tx``}
+       order by created_at desc
+       limit ${q.limit}`;
+    const data = rows.map(transactionView);
+    return { data, next_cursor: data.length > 0 ? (data[data.length - 1] as { created_at: string }).created_at : null };
+  });
+}

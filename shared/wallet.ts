@@ -1,0 +1,183 @@
+// Wallet operations: balance, card top-ups, withdrawals and the dedicated virtual account.
+// Every money movement is one SQL function (supabase/migrations/*_money.sql); this file calls
+// the provider and those functions in the right order. Our transaction id is the provider
+// reference, so a retry can never charge or pay twice.
+import { asService, asUser, type UserClaims } from './db.ts';
+import type { AuthUser } from './endpoint.ts';
+import { HttpError, invalidField, notFound } from './http.ts';
+import { errorMessage, log } from './log.ts';
+import { toNaira } from './money.ts';
+import { customerEmail, payments, ProviderError } from './payments/index.ts';
+import { readTransaction } from './transactions.ts';
+
+interface VirtualAccountRow {
+  status: string;
+  account_number: string | null;
+  account_name: string | null;
+  bank_name: string | null;
+  failure_reason: string | null;
+  updated_at: string;
+}
+
+const virtualAccountView = (v: VirtualAccountRow) => ({
+  status: v.status,
+  account_number: v.account_number,
+  account_name: v.account_name,
+  bank_name: v.bank_name,
+  failure_reason: v.status === 'inactive' ? v.failure_reason : null,
+  updated_at: v.updated_at,
+});
+
+export async function getWallet(claims: UserClaims) {
+  const userId = claims.sub;
+  const [balance] = await asService((tx) => tx<{ balance: string }[]>`
+    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0) as balance`);
+  return asUser(claims, async (tx) => {
+    const [pending] = await tx<{ deposits: string; withdrawals: string }[]>`
+      select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
+             coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
+        from public.transactions where user_id = (select auth.uid()) and status = 'pending'`;
+    const [va] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    return {
+      balance: toNaira(balance?.balance ?? 0),
+      pending_deposits: toNaira(pending?.deposits ?? 0),
+      pending_withdrawals: toNaira(pending?.withdrawals ?? 0),
+      currency: 'NGN',
+      virtual_account: va ? virtualAccountView(va) : null,
+    };
+  });
+}
+
+async function markTopupFailed(txId: string, reason: string) {
+  await asService((tx) => tx`select private.topup_fail(${txId}, ${reason})`);
+}
+
+export async function topup(user: AuthUser, input: { amount: number; card_id?: string; callback_url?: string }) {
+  const provider = payments();
+  let authorizationCode: string | undefined;
+  const cardId = input.card_id;
+  if (cardId) {
+    const [card] = await asService((tx) => tx<{ authorization_code: string }[]>`
+      select ca.authorization_code from public.saved_cards c
+        join private.card_authorizations ca on ca.card_id = c.id
+       where c.id = ${cardId} and c.user_id = ${user.id}`);
+    if (!card) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    authorizationCode = card.authorization_code;
+  }
+  const [created] = await asService((tx) => tx<{ id: string }[]>`
+    select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`);
+  const reference = (created as { id: string }).id;
+  const metadata = { kind: 'wallet_topup', transaction_id: reference, user_id: user.id };
+  const email = customerEmail(user.id);
+  const base = { transaction_id: reference, reference, amount: toNaira(input.amount), status: 'pending' };
+  try {
+    if (authorizationCode) {
+      const r = await provider.chargeAuthorization({ reference, amountKobo: input.amount, email, metadata, authorizationCode });
+      if (r.status === 'failed') {
+        await markTopupFailed(reference, r.message);
+        throw new HttpError(402, `The card was declined: ${r.message}`);
+      }
+      // Even a synchronous success is completed by the charge.success webhook, the one path.
+      return { ...base, authorization_url: null };
+    }
+    const r = await provider.initializeCharge({ reference, amountKobo: input.amount, email, metadata, callbackUrl: input.callback_url });
+    return { ...base, authorization_url: r.authorizationUrl, access_code: r.accessCode };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    if (err.kind === 'refused') {
+      await markTopupFailed(reference, err.message);
+      throw new HttpError(402, `The payment provider refused the charge: ${err.message}`);
+    }
+    if (!authorizationCode) {
+      // Nothing can have been charged before the customer visits a payment page we never got.
+      await markTopupFailed(reference, 'payment provider unavailable');
+      throw new HttpError(503, 'The payment provider is unavailable; nothing was charged, try again shortly');
+    }
+    // A saved-card charge whose answer was lost may still have gone through: it stays pending
+    // and the charge.success webhook (or its absence) settles it.
+    log.warn('topup.outcome_unknown', { transaction_id: reference, error: errorMessage(err) });
+    return { ...base, authorization_url: null };
+  }
+}
+
+export async function withdraw(user: AuthUser, input: { amount: number; payout_account_id?: string; reason?: string }) {
+  const provider = payments();
+  const [account] = await asService((tx) => tx<{ id: string; account_number: string; bank_code: string; account_name: string; provider_recipient_code: string | null }[]>`
+    select id, account_number, bank_code, account_name, provider_recipient_code from public.payout_accounts
+     where user_id = ${user.id}
+       and case when ${input.payout_account_id ?? null}::uuid is null then is_default
+                else id = ${input.payout_account_id ?? null}::uuid end`);
+  if (!account) {
+    if (input.payout_account_id) throw new HttpError(404, 'Payout account not found', [{ field: 'payout_account_id', message: 'is not one of your payout accounts' }]);
+    throw invalidField('payout_account_id', 'is required when you have no default payout account; add one with payout-add');
+  }
+  const [created] = await asService((tx) => tx<{ id: string }[]>`
+    select private.withdrawal_create(${user.id}, ${input.amount}, ${account.id}, ${provider.name}) as id`);
+  const txId = (created as { id: string }).id;
+
+  const fail = async (reason: string) => {
+    await asService((tx) => tx`select private.payout_fail(${txId}, ${reason}, null)`);
+    throw new HttpError(502, `The transfer could not be started (${reason}); the amount is back in your wallet`);
+  };
+  try {
+    let recipient = account.provider_recipient_code;
+    if (!recipient) {
+      recipient = (await provider.createTransferRecipient({ name: account.account_name, accountNumber: account.account_number, bankCode: account.bank_code })).recipientCode;
+      await asService((tx) => tx`update public.payout_accounts set provider_recipient_code = ${recipient} where id = ${account.id}`);
+    }
+    const t = await provider.initiateTransfer({ reference: txId, amountKobo: input.amount, recipientCode: recipient, reason: input.reason ?? 'Wallet withdrawal' });
+    await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    if (err.kind === 'refused') await fail(err.message);
+    // Unknown outcome: the transfer may exist. It stays pending; transfer.success / failed /
+    // reversed (keyed by our reference) settles it exactly once.
+    log.warn('withdrawal.outcome_unknown', { transaction_id: txId, error: errorMessage(err) });
+  }
+  const view = await asService((tx) => readTransaction(tx, txId));
+  if (!view) throw notFound('Transaction not found');
+  return view;
+}
+
+export async function getVirtualAccount(claims: UserClaims) {
+  return asUser(claims, async (tx) => {
+    const [va] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    if (!va) throw notFound('No virtual account yet; create one with virtual-account-create');
+    return virtualAccountView(va);
+  });
+}
+
+/** Requests a dedicated account; a pending or active one is returned as it is (retry only after failure). */
+export async function createVirtualAccount(user: AuthUser) {
+  const provider = payments();
+  const claimed = await asService(async (tx) => {
+    const rows = await tx<VirtualAccountRow[]>`
+      insert into public.virtual_accounts (user_id, status, provider)
+      values (${user.id}, 'pending', ${provider.name})
+      on conflict (user_id) do update set status = 'pending', failure_reason = null, provider = excluded.provider, updated_at = now()
+        where public.virtual_accounts.status = 'inactive'
+      returning *`;
+    if (rows[0]) return { row: rows[0], mine: true };
+    const [current] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = ${user.id}`;
+    return { row: current as VirtualAccountRow, mine: false };
+  });
+  if (!claimed.mine) return virtualAccountView(claimed.row);
+
+  const [profile] = await asService((tx) => tx<{ first_name: string; last_name: string }[]>`
+    select first_name, last_name from public.profiles where id = ${user.id}`);
+  try {
+    await provider.assignDedicatedAccount({
+      email: customerEmail(user.id),
+      firstName: profile?.first_name ?? 'Customer',
+      lastName: profile?.last_name ?? 'Customer',
+      phone: user.phone,
+    });
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    const reason = err.kind === 'refused' ? err.message : 'payment provider unavailable';
+    await asService((tx) => tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
+                              where user_id = ${user.id} and status = 'pending'`);
+    throw new HttpError(err.kind === 'refused' ? 502 : 503, `The virtual account could not be requested (${reason}); try again`);
+  }
+  return virtualAccountView(claimed.row);
+}

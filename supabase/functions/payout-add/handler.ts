@@ -1,0 +1,13 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { addPayoutAccount } from '../../../shared/instruments.ts';
+import { payoutAddBody } from '../../../shared/schemas/money.ts';
+
+export default endpoint({
+  name: 'payout-add',
+  method: 'POST',
+  auth: 'user',
+  status: 201,
+  idempotent: true,
+  body: payoutAddBody,
+  handler: ({ user, body }) => addPayoutAccount(user, body),
+});

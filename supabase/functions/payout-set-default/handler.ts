@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { setDefaultPayoutAccount } from '../../../shared/instruments.ts';
+import { payoutIdBody } from '../../../shared/schemas/money.ts';
+
+export default endpoint({
+  name: 'payout-set-default',
+  method: 'POST',
+  auth: 'user',
+  body: payoutIdBody,
+  handler: ({ user, body }) => setDefaultPayoutAccount(user, body.payout_account_id),
+});

@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { transactionListQuery } from '../../../shared/schemas/money.ts';
+import { listTransactions } from '../../../shared/transactions.ts';
+
+export default endpoint({
+  name: 'transaction-list',
+  method: 'GET',
+  auth: 'user',
+  query: transactionListQuery,
+  handler: ({ user, query }) => listTransactions(user.claims, query),
+});

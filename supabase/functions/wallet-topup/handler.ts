@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { walletTopupBody } from '../../../shared/schemas/money.ts';
+import { topup } from '../../../shared/wallet.ts';
+
+export default endpoint({
+  name: 'wallet-topup',
+  method: 'POST',
+  auth: 'user',
+  idempotent: true,
+  body: walletTopupBody,
+  handler: ({ user, body }) => topup(user, body),
+});

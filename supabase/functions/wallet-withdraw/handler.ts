@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { walletWithdrawBody } from '../../../shared/schemas/money.ts';
+import { withdraw } from '../../../shared/wallet.ts';
+
+export default endpoint({
+  name: 'wallet-withdraw',
+  method: 'POST',
+  auth: 'user',
+  idempotent: true,
+  body: walletWithdrawBody,
+  handler: ({ user, body }) => withdraw(user, body),
+});

@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { handlePaymentsEvent, paymentsEventSchema, verifyPaymentsSignature } from '../../../shared/payments/webhook.ts';
+
+export default endpoint({
+  name: 'webhook-payments',
+  method: 'POST',
+  auth: 'none',
+  verify: verifyPaymentsSignature,
+  body: paymentsEventSchema,
+  handler: ({ body, rawBody, requestId }) => handlePaymentsEvent(body, rawBody, requestId),
+});
