@@ -41,6 +41,7 @@ steps.push({
     ...(await functionEntries()),
     'scripts/start.ts',
     'scripts/test.ts',
+    'tests/fakes/paystack.ts',
   ]),
 });
 
@@ -59,7 +60,7 @@ try {
     'vitest (unit, integration, e2e against the running stack)',
     bin('vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...Deno.args],
-    { TEST_BASE_URL: stack.baseUrl, TEST_DATABASE_URL: stack.databaseUrl },
+    { TEST_BASE_URL: stack.baseUrl, TEST_DATABASE_URL: stack.databaseUrl, TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl },
   );
   try {
     const r = JSON.parse(await Deno.readTextFile(report));

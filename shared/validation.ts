@@ -34,7 +34,8 @@ function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') {
     const received = (issue as { input?: unknown }).input;
     if (received === undefined && /received undefined/.test(issue.message)) return 'is required';
-    return `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}`;
+    const expected = issue.expected === 'int' ? 'integer' : String(issue.expected);
+    return `must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`;
   }
   if (issue.code === 'invalid_value' && 'values' in issue) {
     return `must be one of: ${issue.values.map(String).join(', ')}`;

@@ -61,9 +61,17 @@ grant execute on function auth.uid(), auth.role(), auth.jwt() to anon, authentic
 -- Supabase's default privileges on the public schema: every new table, sequence and function
 -- is granted to the API roles, so row-level security (and explicit revokes) are what protect
 -- data. Reproducing this locally keeps our tests honest about what production exposes.
-alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
-alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
-alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
+-- Applied once, on a new database only: re-applying it on every start would undo the revokes
+-- that our migrations make to these defaults.
+do $$
+begin
+  if not exists (select 1 from pg_namespace where nspname = 'supabase_migrations') then
+    alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
+    alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
+    alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
+  end if;
+end
+$$;
 
 -- The migration history table the supabase CLI uses, so `supabase migration up` against a
 -- database migrated by scripts/lib/migrate.ts agrees on what has been applied.

@@ -7,9 +7,11 @@ create schema if not exists private;
 revoke all on schema private from public;
 grant usage on schema private to service_role;
 
--- Functions are not executable by everyone unless granted one by one.
-alter default privileges in schema private revoke execute on functions from public;
-alter default privileges in schema public revoke execute on functions from public;
+-- Functions are executable only where granted one by one. Postgres lets PUBLIC execute every new
+-- function by default, and a per-schema default cannot take that away, so the revoke is global
+-- (for functions this role creates); each migration also ends by revoking EXECUTE from PUBLIC on
+-- what it created, which holds even where the default was never changed.
+alter default privileges revoke execute on functions from public;
 alter default privileges in schema public revoke execute on functions from anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------
@@ -96,7 +98,10 @@ alter table private.rate_limit_events enable row level security;
 -- {key, limit, window_seconds}. Returns 0 when allowed (and records the event under every key),
 -- otherwise the number of seconds until every rule would allow it. Concurrent callers on the
 -- same keys are serialised by transaction-scoped advisory locks taken in a fixed (sorted) order.
-create function private.rate_limit_take(p_rules jsonb, p_now timestamptz default now())
+-- The clock is read after the locks are held (unless p_now is given): now() is the start of the
+-- transaction, which for a caller that waited on the lock is earlier than the events the previous
+-- holder just recorded, and would overstate the wait and backdate this caller's own event.
+create function private.rate_limit_take(p_rules jsonb, p_now timestamptz default null)
 returns integer
 language plpgsql
 set search_path = ''
@@ -105,6 +110,7 @@ declare
   r record;
   wait_s integer := 0;
   oldest timestamptz;
+  v_now timestamptz;
 begin
   for r in
     select distinct rule ->> 'key' as key
@@ -113,6 +119,7 @@ begin
   loop
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('rate:' || r.key, 0));
   end loop;
+  v_now := coalesce(p_now, pg_catalog.clock_timestamp());
 
   for r in
     select rule ->> 'key' as key,
@@ -123,11 +130,11 @@ begin
     -- the lim-th most recent event inside the window decides when a slot frees up
     select e.created_at into oldest
     from private.rate_limit_events e
-    where e.key = r.key and e.created_at > p_now - pg_catalog.make_interval(secs => r.win)
+    where e.key = r.key and e.created_at > v_now - pg_catalog.make_interval(secs => r.win)
     order by e.created_at desc
     offset r.lim - 1 limit 1;
     if found then
-      wait_s := greatest(wait_s, ceil(extract(epoch from (oldest + pg_catalog.make_interval(secs => r.win) - p_now)))::integer, 1);
+      wait_s := greatest(wait_s, ceil(extract(epoch from (oldest + pg_catalog.make_interval(secs => r.win) - v_now)))::integer, 1);
     end if;
   end loop;
 
@@ -136,7 +143,7 @@ begin
   end if;
 
   insert into private.rate_limit_events (key, created_at)
-  select distinct rule ->> 'key', p_now from jsonb_array_elements(p_rules) as rule;
+  select distinct rule ->> 'key', v_now from jsonb_array_elements(p_rules) as rule;
   return 0;
 end
 $$;
@@ -288,6 +295,7 @@ $$;
 
 -- Rotates a refresh token. Outcomes:
 --   ok       the token was live: it is now rotated and p_new_hash is the session's live token
+--            (the session's expiry moves to p_session_ttl_seconds from now, the new token's life)
 --   grace    the token was rotated less than p_grace_seconds ago and its successor is still
 --            the live one (two tabs refreshing at once): a new token replaces the successor
 --   reuse    an older rotated token came back: the whole session is revoked
@@ -321,7 +329,10 @@ begin
   if t.rotated_at is null then
     update private.refresh_tokens set rotated_at = now(), replaced_by = p_new_hash where token_hash = t.token_hash;
     insert into private.refresh_tokens (token_hash, session_id) values (p_new_hash, s.id);
-    update private.sessions set refreshed_at = now() where id = s.id;
+    -- a refresh token lives 30 days from its issue, so the session lasts as long as its newest token
+    update private.sessions
+       set refreshed_at = now(), expires_at = now() + pg_catalog.make_interval(secs => p_session_ttl_seconds)
+     where id = s.id;
     return query select 'ok'::text, s.user_id, s.id, v_phone;
     return;
   end if;
@@ -331,7 +342,10 @@ begin
      and successor.rotated_at is null then
     update private.refresh_tokens set rotated_at = now(), replaced_by = p_new_hash where token_hash = successor.token_hash;
     insert into private.refresh_tokens (token_hash, session_id) values (p_new_hash, s.id);
-    update private.sessions set refreshed_at = now() where id = s.id;
+    -- a refresh token lives 30 days from its issue, so the session lasts as long as its newest token
+    update private.sessions
+       set refreshed_at = now(), expires_at = now() + pg_catalog.make_interval(secs => p_session_ttl_seconds)
+     where id = s.id;
     return query select 'grace'::text, s.user_id, s.id, v_phone;
     return;
   end if;
@@ -400,3 +414,6 @@ grant execute on function
   private.reset_password(text, text),
   private.end_session(uuid, text)
   to service_role;
+
+revoke execute on all functions in schema private from public;
+revoke execute on all functions in schema public from public, anon, authenticated;

@@ -799,3 +799,6 @@ grant execute on function
   private.payout_remove(uuid, uuid),
   private.payout_set_default(uuid, uuid)
   to service_role;
+
+revoke execute on all functions in schema private from public;
+revoke execute on all functions in schema public from public, anon, authenticated;

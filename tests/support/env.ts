@@ -8,3 +8,6 @@ process.env.PAYMENTS_WEBHOOK_SECRET = TEST_PAYMENTS_WEBHOOK_SECRET;
 process.env.KYC_WEBHOOK_SECRET = TEST_KYC_WEBHOOK_SECRET;
 process.env.IDENTITY_WEBHOOK_SECRET = TEST_IDENTITY_WEBHOOK_SECRET;
 process.env.SMS_PROVIDER = 'outbox';
+process.env.PAYMENTS_PROVIDER = 'paystack';
+process.env.PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
+process.env.PAYSTACK_BASE_URL = inject('fakePaystackUrl');

@@ -8,13 +8,16 @@ let stack: Stack | undefined;
 export async function setup(project: TestProject) {
   let baseUrl = process.env.TEST_BASE_URL;
   let databaseUrl = process.env.TEST_DATABASE_URL;
-  if (!baseUrl || !databaseUrl) {
+  let fakePaystackUrl = process.env.TEST_FAKE_PAYSTACK_URL;
+  if (!baseUrl || !databaseUrl || !fakePaystackUrl) {
     stack = await startStack();
     baseUrl = stack.baseUrl;
     databaseUrl = stack.databaseUrl;
+    fakePaystackUrl = stack.fakePaystackUrl;
   }
   project.provide('baseUrl', baseUrl);
   project.provide('databaseUrl', databaseUrl);
+  project.provide('fakePaystackUrl', fakePaystackUrl);
 }
 
 export async function teardown() {
@@ -25,5 +28,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     databaseUrl: string;
+    fakePaystackUrl: string;
   }
 }

@@ -8,12 +8,14 @@ export const TEST_JWT_SECRET = 'test-suite-jwt-secret-0123456789abcdefghijklmnop
 export const TEST_PAYMENTS_WEBHOOK_SECRET = 'test-suite-payments-webhook-secret';
 export const TEST_KYC_WEBHOOK_SECRET = 'test-suite-kyc-webhook-secret';
 export const TEST_IDENTITY_WEBHOOK_SECRET = 'test-suite-identity-webhook-secret';
+export const TEST_PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Stack {
   baseUrl: string;
   databaseUrl: string;
+  fakePaystackUrl: string;
   logFile: string;
   stop(): Promise<void>;
 }
@@ -30,6 +32,10 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     SMS_PROVIDER: 'outbox',
     // every test runs from 127.0.0.1: the per-address limit is raised, the per-phone ones are not
     OTP_IP_MAX_PER_HOUR: '100000',
+    // the real Paystack adapter, pointed at the local fake (tests/fakes/paystack.ts)
+    PAYMENTS_PROVIDER: 'paystack',
+    PAYSTACK_SECRET_KEY: TEST_PAYSTACK_SECRET_KEY,
+    PAYSTACK_BASE_URL: `http://127.0.0.1:${httpPort + 2}`,
   };
 }
 
@@ -43,6 +49,34 @@ export async function startStack(
   const out = createWriteStream(logFile);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...testStackEnv(httpPort, pgPort) };
   delete env.DATABASE_URL;
+  const fakePort = httpPort + 2;
+  const fake: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-net', '--allow-env', 'tests/fakes/paystack.ts'], {
+    cwd: root,
+    env: {
+      ...env,
+      FAKE_PAYSTACK_PORT: String(fakePort),
+      FAKE_PAYSTACK_SECRET_KEY: TEST_PAYSTACK_SECRET_KEY,
+      FAKE_PAYSTACK_WEBHOOK_URL: `http://127.0.0.1:${httpPort}/functions/v1/webhook-payments`,
+      FAKE_PAYSTACK_WEBHOOK_SECRET: TEST_PAYMENTS_WEBHOOK_SECRET,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  fake.stderr?.pipe(out);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fake Paystack did not start; see ${logFile}`)), 60_000);
+    fake.stdout?.on('data', (chunk: Buffer) => {
+      out.write(chunk);
+      if (chunk.toString().includes('listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    fake.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`fake Paystack exited with code ${code}; see ${logFile}`));
+    });
+  });
+  fake.removeAllListeners('exit');
   const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet'], {
     cwd: root,
     env,
@@ -71,8 +105,10 @@ export async function startStack(
   return {
     baseUrl: `http://127.0.0.1:${httpPort}/functions/v1`,
     databaseUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
+    fakePaystackUrl: `http://127.0.0.1:${fakePort}`,
     logFile,
     async stop() {
+      if (fake.exitCode === null) fake.kill('SIGTERM');
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');

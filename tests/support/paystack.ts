@@ -1,0 +1,40 @@
+// Driving the Paystack fake (tests/fakes/paystack.ts) from tests.
+import { inject } from 'vitest';
+
+const fakeUrl = () => inject('fakePaystackUrl');
+
+async function control<T = any>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${fakeUrl()}/_fake${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const out = await res.json();
+  if (!res.ok) throw new Error(`fake paystack ${path}: ${JSON.stringify(out)}`);
+  return out as T;
+}
+
+export interface Delivery {
+  responses: { status: number; body: any }[];
+}
+export interface DeliveryOptions {
+  times?: number;
+  concurrent?: boolean;
+  signature?: string;
+}
+
+export const paystack = {
+  requests: (path?: string) => control<{ method: string; path: string; body: any; authorization: string | null }[]>(`/requests${path ? `?path=${encodeURIComponent(path)}` : ''}`),
+  registerAccount: (bank_code: string, account_number: string, account_name: string) =>
+    control('/accounts', { bank_code, account_number, account_name }),
+  fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable') => control('/fail', { match, mode }),
+  deliver: (event: string, data: unknown, opts: DeliveryOptions = {}) => control<Delivery>('/deliver', { event, data, ...opts }),
+  chargeSuccess: (reference: string, opts: DeliveryOptions & { amount?: number } = {}) =>
+    control<Delivery>('/charge-success', { reference, ...opts }),
+  transferOutcome: (reference: string, event: 'transfer.success' | 'transfer.failed' | 'transfer.reversed', opts: DeliveryOptions = {}) =>
+    control<Delivery>('/transfer-outcome', { reference, event, ...opts }),
+  assignOutcome: (email: string, success: boolean, opts: DeliveryOptions & { account_number?: string } = {}) =>
+    control<Delivery & { customer_code: string }>('/assign-outcome', { email, success, ...opts }),
+  dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
+    control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
+};
