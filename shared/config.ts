@@ -47,6 +47,8 @@ const schema = z
     PASSWORD_PBKDF2_ITERATIONS: int(600_000, 600_000),
 
     CORS_ALLOW_ORIGIN: z.string().min(1).default('*'),
+    // How many proxies in front of the functions append to X-Forwarded-For (see clientAddress).
+    TRUSTED_PROXY_HOPS: int(1, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {

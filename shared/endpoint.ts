@@ -148,10 +148,18 @@ export async function authenticate(req: Request): Promise<AuthUser> {
   };
 }
 
-export function clientAddress(req: Request): string {
-  const forwarded = req.headers.get('x-forwarded-for');
-  const first = forwarded?.split(',')[0]?.trim();
-  return first || req.headers.get('x-real-ip') || 'unknown';
+/**
+ * The client's address for per-address rate limits. X-Forwarded-For is a list each proxy appends
+ * to, so only entries added by our own proxies can be trusted: with TRUSTED_PROXY_HOPS = n the
+ * address is the n-th entry from the right (1: the one the platform's edge appended). Entries a
+ * client wrote itself sit further left and are ignored.
+ */
+export function clientAddress(req: Request, trustedHops = getConfig().TRUSTED_PROXY_HOPS): string {
+  const entries = (req.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  return entries[entries.length - trustedHops] ?? entries[0] ?? 'unknown';
 }
 
 export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, A extends AuthMode>(
@@ -180,8 +188,9 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       let query: unknown;
       const url = new URL(req.url);
       if (spec.query) {
-        const parsed = spec.query.safeParse(queryObject(url));
-        if (!parsed.success) throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query'));
+        const raw = queryObject(url);
+        const parsed = spec.query.safeParse(raw);
+        if (!parsed.success) throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
         query = parsed.data;
       } else if ([...url.searchParams.keys()].length > 0) {
         throw new HttpError(
@@ -194,8 +203,9 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       let body: unknown;
       if (spec.body) {
         const json = parseJson(rawBody);
-        const parsed = spec.body.safeParse(json === undefined ? {} : json);
-        if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error));
+        const input = json === undefined ? {} : json;
+        const parsed = spec.body.safeParse(input);
+        if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
         body = parsed.data;
       } else if (rawBody.byteLength > 0) {
         const json = parseJson(rawBody);

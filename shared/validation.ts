@@ -43,11 +43,28 @@ function describe(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-/** One {field, message} per problem; field is the dotted path (unknown keys are named one by one). */
-export function zodDetails(error: z.ZodError, root = 'body'): FieldProblem[] {
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/**
+ * One {field, message} per problem; field is the dotted path (unknown keys are named one by one).
+ * With the input given, a field that is simply absent is reported as "is required" whatever rule
+ * it would have broken.
+ */
+export function zodDetails(error: z.ZodError, root = 'body', input?: unknown): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const issue of error.issues) {
     const base = issue.path.map(String).join('.');
+    if (input !== undefined && issue.path.length > 0 && issue.code !== 'custom' && valueAt(input, issue.path) === undefined) {
+      out.push({ field: base, message: 'is required' });
+      continue;
+    }
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         out.push({ field: base ? `${base}.${key}` : key, message: 'is not an accepted field' });

@@ -3,7 +3,7 @@ import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
 import { smsSender } from '../sms.ts';
-import { checkOtp, issueOtp, type OtpContext } from './otp.ts';
+import { checkOtp, hasLiveOtp, issueOtp, type OtpContext } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
 import {
   hashRefreshToken,
@@ -53,6 +53,8 @@ export async function verifySignupCode(phone: string, code: string) {
 
 export async function login(phone: string, code: string, password: string): Promise<SessionBody> {
   const c = getConfig();
+  // No live code: refuse before spending a password hash on the request.
+  if (!(await hasLiveOtp(phone, 'login'))) throw unauthorized(LOGIN_FAILED);
   const user = await accountExists(phone);
   const passwordOk = user
     ? await verifyPassword(password, user.password_hash)
@@ -88,7 +90,8 @@ export async function signup(input: { phone: string; first_name: string; last_na
     throw err;
   }
   if (!row) {
-    throw invalidField('phone', 'has not been verified: verify it with auth-verify (context signup) first, within 30 minutes');
+    const minutes = Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60);
+    throw invalidField('phone', `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`);
   }
   return sessionBody({ id: row.user_id, phone: input.phone }, row.session_id, refresh);
 }
@@ -119,6 +122,7 @@ export async function forgotPassword(phone: string, clientIp: string) {
 }
 
 export async function resetPassword(phone: string, code: string, password: string) {
+  if (!(await hasLiveOtp(phone, 'reset'))) throw invalidField('otp_code', CODE_INVALID);
   const hash = await hashPassword(password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
   const done = await asService(async (tx) => {
     const outcome = await checkOtp(tx, phone, 'reset' satisfies OtpContext, code);

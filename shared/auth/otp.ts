@@ -56,7 +56,7 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
              values (${phone}, ${context}, ${codeHash}, now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))`;
     return 0;
   });
-  if (wait > 0) throw tooManyRequests(wait, 'Too many codes requested for this phone number, try again later');
+  if (wait > 0) throw tooManyRequests(wait, 'Too many codes requested, try again later');
   if (deliver) await smsSender().send(phone, MESSAGES[context](code, Math.round(c.OTP_TTL_SECONDS / 60)));
 }
 
@@ -83,4 +83,17 @@ export async function checkOtp(
   const [row] = await tx<{ outcome: OtpOutcome }[]>`
     select private.otp_record_attempt(${otp.id}, ${matches}, ${getConfig().OTP_MAX_ATTEMPTS}) as outcome`;
   return row?.outcome ?? 'invalid';
+}
+
+/**
+ * Whether (phone, context) has a live code at all: a cheap check that lets login and password
+ * reset refuse before any slow password hashing. It says nothing about accounts, since a code is
+ * stored for every phone that asks, with or without one.
+ */
+export async function hasLiveOtp(phone: string, context: OtpContext): Promise<boolean> {
+  const rows = await asService((tx) => tx`
+    select 1 from private.otps
+     where phone = ${phone} and context = ${context} and consumed_at is null and expires_at > now()
+     limit 1`);
+  return rows.length > 0;
 }

@@ -136,6 +136,9 @@ begin
     if found then
       wait_s := greatest(wait_s, ceil(extract(epoch from (oldest + pg_catalog.make_interval(secs => r.win) - v_now)))::integer, 1);
     end if;
+    -- events that have left the window no longer count for anything: drop them (the key is locked)
+    delete from private.rate_limit_events e
+     where e.key = r.key and e.created_at <= v_now - pg_catalog.make_interval(secs => r.win);
   end loop;
 
   if wait_s > 0 then
@@ -296,8 +299,8 @@ $$;
 -- Rotates a refresh token. Outcomes:
 --   ok       the token was live: it is now rotated and p_new_hash is the session's live token
 --            (the session's expiry moves to p_session_ttl_seconds from now, the new token's life)
---   grace    the token was rotated less than p_grace_seconds ago and its successor is still
---            the live one (two tabs refreshing at once): a new token replaces the successor
+--   grace    the token was rotated less than p_grace_seconds ago and its successor has not been
+--            used yet (two tabs refreshing at once): a new token is issued beside the successor
 --   reuse    an older rotated token came back: the whole session is revoked
 --   invalid  unknown token, or its session is revoked or expired
 create function private.rotate_refresh_token(
@@ -340,7 +343,8 @@ begin
   select * into successor from private.refresh_tokens where token_hash = t.replaced_by;
   if t.rotated_at > now() - pg_catalog.make_interval(secs => p_grace_seconds)
      and successor.rotated_at is null then
-    update private.refresh_tokens set rotated_at = now(), replaced_by = p_new_hash where token_hash = successor.token_hash;
+    -- A sibling of the successor: both stay live, so two tabs that refreshed with the same token
+    -- at once each keep a working token (retiring the successor would log the first tab out).
     insert into private.refresh_tokens (token_hash, session_id) values (p_new_hash, s.id);
     -- a refresh token lives 30 days from its issue, so the session lasts as long as its newest token
     update private.sessions

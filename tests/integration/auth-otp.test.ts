@@ -74,7 +74,7 @@ describe('auth-send-otp: validation', () => {
     expect(empty.body.details).toEqual(
       expect.arrayContaining([
         { field: 'phone', message: 'is required' },
-        { field: 'context', message: 'must be one of: signup, login' },
+        { field: 'context', message: 'is required' },
       ]),
     );
 

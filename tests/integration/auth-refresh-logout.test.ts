@@ -209,7 +209,7 @@ describe('auth-refresh', () => {
     expect(fieldsOf(noBody)).toEqual(['refresh_token']);
   });
 
-  it('two concurrent refreshes with the same token both succeed (grace) and leave one live token', async () => {
+  it('two concurrent refreshes with the same token both succeed and both tabs keep a working token', async () => {
     const user = await signUp();
     const results = await Promise.all(Array.from({ length: 2 }, () => refresh(user.refreshToken)));
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -218,8 +218,15 @@ describe('auth-refresh', () => {
     const [live] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.refresh_tokens
        where session_id = ${sessionIdOf(user.accessToken)} and rotated_at is null`;
-    expect(live?.n).toBe(1);
+    expect(live?.n).toBe(2);
     for (const t of tokens) expect(await profileStatus(t.access)).toBe(200);
+    // long after the grace, each tab refreshes its own token normally
+    await ageRotations(user.accessToken, 60);
+    for (const t of tokens) {
+      const next = await refresh(t.refresh);
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+      expect(await profileStatus(tokensOf(next).access)).toBe(200);
+    }
   });
 });
 
