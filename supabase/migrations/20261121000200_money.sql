@@ -11,9 +11,9 @@
 --     deadlock.
 --
 -- Hot accounts: the system accounts (provider clearing, platform fees, VAT payable) are split
--- into shards, rows of the same kind with their own balances. A posting picks one shard by a hash
--- of its key, so concurrent postings spread over many rows instead of queueing on one. The
--- balance of a system account is the sum of its shards (view private.system_balances).
+-- into shards, rows of the same kind with their own balances. A posting picks the shard of its
+-- database connection, so concurrent postings spread over many rows instead of queueing on one.
+-- The balance of a system account is the sum of its shards (view private.system_balances).
 
 -- ---------------------------------------------------------------------------------------------
 -- Ledger
@@ -115,8 +115,11 @@ begin
 end
 $$;
 
--- One shard of a system account, chosen by a hash of p_spread (usually the transfer's key).
-create function private.system_account(p_kind private.account_kind, p_spread text)
+-- One shard of a system account. The shard is picked by the backend process, so postings that
+-- run at the same time on different connections (a pool) land on different rows instead of
+-- queueing on one. Which shard takes a posting does not matter: the account's balance is the sum
+-- of its shards, and replays are matched by account kind (see post_transfer).
+create function private.system_account(p_kind private.account_kind)
 returns bigint
 language sql
 stable
@@ -124,14 +127,16 @@ set search_path = ''
 as $$
   select a.id from private.ledger_accounts a
    where a.kind = p_kind and a.owner_id is null
-     and a.shard = (abs(pg_catalog.hashtextextended(p_spread, 0)) % (
-           select count(*) from private.ledger_accounts b where b.kind = p_kind and b.owner_id is null))
+     and a.shard = pg_catalog.pg_backend_pid() % (
+           select count(*) from private.ledger_accounts b where b.kind = p_kind and b.owner_id is null)
 $$;
 
--- Posts one transfer: p_entries is a JSON array of {account_id, amount} (kobo, signed, non-zero,
--- summing to zero; an account may appear once). Idempotent on p_key: a second call with the same
--- key and the same entries returns the first transfer's id and changes nothing; the same key with
--- other entries is an error. Raises ES402 when a user wallet or escrow hold would go negative.
+-- Posts one transfer: p_entries is a JSON array of {account_id, amount} or {system, amount}
+-- (system = a system account kind; a shard is chosen here), amounts in kobo, signed, non-zero,
+-- summing to zero, each account at most once. Idempotent on p_key: a second call with the same key
+-- and the same entries returns the first transfer's id and changes nothing (system entries match
+-- by kind, whatever shard took them); the same key with other entries is an error. Raises ES402
+-- when a user wallet or escrow hold would go negative.
 create function private.post_transfer(
   p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid default null, p_metadata jsonb default '{}'::jsonb
 ) returns uuid
@@ -140,22 +145,23 @@ set search_path = ''
 as $$
 declare
   v_transfer uuid;
-  v_wanted jsonb;
-  v_existing jsonb;
-  v_sum numeric;
+  v_ids bigint[];
+  v_amounts bigint[];
   v_count integer;
-  v_distinct integer;
-  v_bad integer;
-  v_updated bigint;
-  r record;
+  v_updated integer;
 begin
-  select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('account_id', (e ->> 'account_id')::bigint, 'amount', (e ->> 'amount')::numeric)
-                              order by (e ->> 'account_id')::bigint),
-         sum((e ->> 'amount')::numeric), count(*), count(distinct (e ->> 'account_id')),
-         count(*) filter (where (e ->> 'amount')::numeric = 0 or (e ->> 'amount')::numeric <> trunc((e ->> 'amount')::numeric))
-    into v_wanted, v_sum, v_count, v_distinct, v_bad
-    from pg_catalog.jsonb_array_elements(p_entries) as e;
-  if v_count < 2 or v_sum <> 0 or v_count <> v_distinct or v_bad > 0 then
+  select pg_catalog.array_agg(x.account_id order by x.account_id), pg_catalog.array_agg(x.amount order by x.account_id), count(*)
+    into v_ids, v_amounts, v_count
+    from (
+      select coalesce((e ->> 'account_id')::bigint, private.system_account((e ->> 'system')::private.account_kind)) as account_id,
+             (e ->> 'amount')::numeric as amount
+        from pg_catalog.jsonb_array_elements(p_entries) as e
+    ) x
+   where x.amount <> 0 and x.amount = trunc(x.amount);
+  if v_count is distinct from pg_catalog.jsonb_array_length(p_entries) or v_count < 2
+     or (select sum(a) from unnest(v_amounts) a) <> 0
+     or (select count(distinct i) from unnest(v_ids) i) <> v_count
+     or pg_catalog.array_position(v_ids, null) is not null then
     raise exception 'a transfer needs two or more non-zero whole-kobo entries on distinct accounts summing to zero'
       using errcode = 'ES422';
   end if;
@@ -168,42 +174,38 @@ begin
   returning id into v_transfer;
 
   if v_transfer is null then
-    select t.id, pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('account_id', le.account_id, 'amount', le.amount::numeric)
-                                      order by le.account_id)
-      into v_transfer, v_existing
-      from private.ledger_transfers t join private.ledger_entries le on le.transfer_id = t.id
-     where t.idempotency_key = p_key
-     group by t.id;
-    if v_existing is distinct from v_wanted then
+    select t.id into v_transfer from private.ledger_transfers t where t.idempotency_key = p_key;
+    if (select pg_catalog.array_agg(case when a.owner_id is null then a.kind::text else a.id::text end || ':' || le.amount
+                                    order by 1)
+          from private.ledger_entries le join private.ledger_accounts a on a.id = le.account_id
+         where le.transfer_id = v_transfer)
+       is distinct from
+       (select pg_catalog.array_agg(case when a.owner_id is null then a.kind::text else a.id::text end || ':' || u.amount
+                                    order by 1)
+          from unnest(v_ids, v_amounts) as u(id, amount) join private.ledger_accounts a on a.id = u.id) then
       raise exception 'idempotency key % was already used for a different transfer', p_key using errcode = 'ES409';
     end if;
     return v_transfer;
   end if;
 
-  -- Lock every touched account in id order (the one global order: no deadlocks), then apply.
-  -- A guarded account (wallet, escrow hold) that would go negative refuses the whole transfer.
-  perform 1 from private.ledger_accounts
-   where id in (select (e ->> 'account_id')::bigint from pg_catalog.jsonb_array_elements(p_entries) e)
-   order by id
-   for update;
+  -- Lock every touched account in id order (the one global order: no deadlocks), then apply all
+  -- entries at once. A guarded account (wallet, escrow hold) that would go negative refuses the
+  -- whole transfer.
+  perform 1 from private.ledger_accounts where id = any(v_ids) order by id for update;
 
-  for r in
-    select (e ->> 'account_id')::bigint as account_id, (e ->> 'amount')::bigint as amount
-      from pg_catalog.jsonb_array_elements(p_entries) e
-     order by 1
-  loop
-    update private.ledger_accounts set balance = balance + r.amount
-     where id = r.account_id
-       and (balance + r.amount >= 0 or kind not in ('user_wallet', 'escrow_hold'))
-    returning id into v_updated;
-    if v_updated is null then
-      if exists (select 1 from private.ledger_accounts where id = r.account_id) then
-        raise exception 'insufficient funds in ledger account %', r.account_id using errcode = 'ES402';
-      end if;
-      raise exception 'ledger account % does not exist', r.account_id using errcode = 'ES422';
+  update private.ledger_accounts a set balance = a.balance + u.amount
+    from unnest(v_ids, v_amounts) as u(id, amount)
+   where a.id = u.id and (a.balance + u.amount >= 0 or a.kind not in ('user_wallet', 'escrow_hold'));
+  get diagnostics v_updated = row_count;
+  if v_updated <> v_count then
+    if (select count(*) from private.ledger_accounts where id = any(v_ids)) < v_count then
+      raise exception 'a ledger account of this transfer does not exist' using errcode = 'ES422';
     end if;
-    insert into private.ledger_entries (transfer_id, account_id, amount) values (v_transfer, r.account_id, r.amount);
-  end loop;
+    raise exception 'insufficient funds' using errcode = 'ES402';
+  end if;
+
+  insert into private.ledger_entries (transfer_id, account_id, amount)
+  select v_transfer, u.id, u.amount from unnest(v_ids, v_amounts) as u(id, amount);
   return v_transfer;
 end
 $$;
@@ -481,7 +483,7 @@ begin
   perform private.post_transfer(
     'topup:' || t.id, 'wallet_topup',
     pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing', t.id::text), 'amount', -p_received),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -p_received),
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', t.user_id), 'amount', p_received)),
     t.id);
   return 'succeeded';
@@ -528,7 +530,7 @@ begin
   perform private.post_transfer(
     'va-deposit:' || p_charge_id, 'virtual_account_deposit',
     pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing', v_tx::text), 'amount', -p_amount),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -p_amount),
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', p_user), 'amount', p_amount)),
     v_tx);
   return v_tx;
@@ -564,7 +566,7 @@ begin
     'withdrawal:' || v_tx, 'withdrawal',
     pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', p_user), 'amount', -p_amount),
-      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing', v_tx::text), 'amount', p_amount)),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', p_amount)),
     v_tx);
   return v_tx;
 end
@@ -621,7 +623,7 @@ begin
   perform private.post_transfer(
     'payout-reversal:' || t.id, 'payout_reversal',
     pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing', t.id::text), 'amount', -t.amount),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -t.amount),
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', t.user_id), 'amount', t.amount)),
     t.id);
   return 'failed';
@@ -783,7 +785,7 @@ grant usage on type private.account_kind to service_role;
 
 grant execute on function
   private.owner_account(private.account_kind, uuid),
-  private.system_account(private.account_kind, text),
+  private.system_account(private.account_kind),
   private.post_transfer(text, text, jsonb, uuid, jsonb),
   private.topup_create(uuid, bigint, text, uuid),
   private.topup_succeed(uuid, bigint, text, jsonb),
