@@ -1,0 +1,69 @@
+// The fee breakdown of an escrow: one pure function over a fee schedule (DESIGN.md section 6).
+// All arithmetic is integer kobo; every division rounds half up.
+
+export interface FeeSchedule {
+  /** platform fee, in basis points of the escrow amount (150 = 1.5%) */
+  fee_bps: number;
+  min_fee: number; // kobo
+  max_fee: number; // kobo
+  /** the payer's share of the platform fee, in basis points (5000 = half) */
+  payer_share_bps: number;
+  /** VAT on the payer's share, in basis points (750 = 7.5%) */
+  vat_bps: number;
+}
+
+export const DEFAULT_FEE_SCHEDULE: FeeSchedule = {
+  fee_bps: 150,
+  min_fee: 100_00,
+  max_fee: 20_000_00,
+  payer_share_bps: 5000,
+  vat_bps: 750,
+};
+
+export interface FeeBreakdown {
+  escrow_amount: number;
+  payer_fee: number;
+  vat: number;
+  total_charge: number;
+  seller_fee: number;
+  seller_payout: number;
+}
+
+/** round(n * bps / 10000), half up, for non-negative integers */
+export function bpsOf(n: number, bps: number): number {
+  return Math.floor((n * bps + 5000) / 10000);
+}
+
+/**
+ * platform fee = amount x fee_bps, at least min_fee and at most max_fee, never more than the
+ * amount; the payer pays payer_share of it plus VAT on that share on top; the seller's share comes
+ * out of the payout. total_charge = amount + payer_fee + vat; seller_payout = amount - seller_fee.
+ */
+export function feeBreakdown(amount: number, s: FeeSchedule = DEFAULT_FEE_SCHEDULE): FeeBreakdown {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive whole number of kobo');
+  const fee = Math.min(Math.max(bpsOf(amount, s.fee_bps), s.min_fee), s.max_fee, amount);
+  const payer_fee = bpsOf(fee, s.payer_share_bps);
+  const seller_fee = fee - payer_fee;
+  const vat = bpsOf(payer_fee, s.vat_bps);
+  return {
+    escrow_amount: amount,
+    payer_fee,
+    vat,
+    total_charge: amount + payer_fee + vat,
+    seller_fee,
+    seller_payout: amount - seller_fee,
+  };
+}
+
+/** The breakdown in naira, as the API returns it. */
+export function feeBreakdownView(b: FeeBreakdown) {
+  const n = (k: number) => k / 100;
+  return {
+    escrow_amount: n(b.escrow_amount),
+    payer_fee: n(b.payer_fee),
+    vat: n(b.vat),
+    total_charge: n(b.total_charge),
+    seller_fee: n(b.seller_fee),
+    seller_payout: n(b.seller_payout),
+  };
+}
