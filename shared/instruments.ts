@@ -94,20 +94,32 @@ const words = (s: string) =>
     .split(/\s+/)
     .filter((w) => w.length > 1);
 
-/** Names match when every word of the shorter one appears in the other (banks reorder names). */
+/**
+ * Names match when every word of the shorter one appears in the other (banks reorder names and
+ * add middle names) and at least two words agree, unless the bank holds a one-word name: a lone
+ * first name is not enough to verify someone.
+ */
 export function namesMatch(given: string, resolved: string): boolean {
   const a = words(given);
   const b = words(resolved);
   if (a.length === 0 || b.length === 0) return false;
   const [shorter, longer] = a.length <= b.length ? [a, new Set(b)] : [b, new Set(a)];
-  return shorter.every((w) => longer.has(w));
+  return shorter.length >= Math.min(2, b.length) && shorter.every((w) => longer.has(w));
 }
+
+const duplicatePayout = () =>
+  conflict('This payout account is already saved', [{ field: 'account_number', message: 'is already one of your payout accounts at this bank' }]);
 
 export async function addPayoutAccount(
   user: AuthUser,
   input: { bank_code: string; bank_name: string; account_number: string; account_name: string },
 ) {
   const provider = payments();
+  // A duplicate is refused before the provider is asked anything (no orphan recipients there).
+  const [existing] = await asService((tx) => tx`
+    select 1 from public.payout_accounts
+     where user_id = ${user.id} and bank_code = ${input.bank_code} and account_number = ${input.account_number}`);
+  if (existing) throw duplicatePayout();
   let verified = false;
   let accountName = input.account_name;
   try {
@@ -144,9 +156,7 @@ export async function addPayoutAccount(
                                 ${accountName}, ${verified}, ${recipientCode}) as id`);
     id = (row as { id: string }).id;
   } catch (err) {
-    if (isPgError(err, '23505')) {
-      throw conflict('This payout account is already saved', [{ field: 'account_number', message: 'is already one of your payout accounts at this bank' }]);
-    }
+    if (isPgError(err, '23505')) throw duplicatePayout();
     throw err;
   }
   const [saved] = await asUser(user.claims, (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${id}`);

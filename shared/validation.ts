@@ -102,4 +102,11 @@ export const queryBool = (def: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? def : v === 'true'));
 
-export const queryTimestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });
+// Valid ISO 8601 that Postgres cannot read (year 0000, UTC offsets of 16 hours or more) would fail
+// the query with a 500, so such a cursor is refused here, for every list.
+export const queryTimestamp = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+  .refine(
+    (v) => !v.startsWith('0000-') && !/[+-](1[6-9]|2[0-9]):?[0-9]{2}$/.test(v),
+    'must be a timestamp from the year 0001 on, with a UTC offset under 16 hours',
+  );

@@ -86,8 +86,12 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
         const data = await call<{ account_name: string }>('GET', `/bank/resolve?${q}`);
         return { accountName: data.account_name };
       } catch (err) {
-        // Paystack answers 422 (or 400) when the number does not exist at that bank.
-        if (err instanceof ProviderError && err.kind === 'refused') return null;
+        // Paystack answers 422 (or 400/404) when the number does not exist at that bank. Any other
+        // refusal (a bad key: 401) says nothing about the account: treat it as no answer.
+        if (err instanceof ProviderError && err.kind === 'refused') {
+          if ([400, 404, 422].includes(err.httpStatus ?? 0)) return null;
+          throw new ProviderError('unavailable', err.message, err.httpStatus);
+        }
         throw err;
       }
     },

@@ -451,7 +451,8 @@ $$;
 
 -- Completes a pending top-up on charge.success. Credits what actually arrived: an amount other
 -- than the pending one is credited as received and flagged for review, never as expected.
--- Returns 'succeeded', 'already_done' or 'not_found'.
+-- A charge for a top-up already failed or canceled is flagged, not credited.
+-- Returns 'succeeded', 'already_done', 'flagged' or 'not_found'.
 create function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb)
 returns text
 language plpgsql
@@ -463,6 +464,12 @@ begin
   select * into t from public.transactions where id = p_tx and type = 'wallet_topup' for update;
   if not found then
     return 'not_found';
+  end if;
+  if t.status in ('failed', 'canceled') then
+    -- money arrived for a top-up we had already closed: not credited, but kept for an operator
+    insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount, payload)
+    values ('charge_for_closed_transaction', t.id, t.id::text, t.amount, p_received, p_payload);
+    return 'flagged';
   end if;
   if t.status <> 'pending' then
     return 'already_done';
@@ -646,7 +653,7 @@ begin
   if found then
     -- the same card again: refresh its details and authorization, keep one row
     update public.saved_cards c
-       set last4 = p_last4, brand = p_brand, exp_month = p_exp_month, exp_year = p_exp_year, bank = p_bank
+       set last4 = p_last4, brand = p_brand, exp_month = p_exp_month, exp_year = p_exp_year, bank = coalesce(p_bank, c.bank)
      where c.id = v_id;
     update private.card_authorizations ca set authorization_code = p_authorization_code where ca.card_id = v_id;
     return query select v_id, false;
