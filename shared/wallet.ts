@@ -119,17 +119,26 @@ export async function withdraw(user: AuthUser, input: { amount: number; payout_a
     await asService((tx) => tx`select private.payout_fail(${txId}, ${reason}, null)`);
     throw new HttpError(502, `The transfer could not be started (${reason}); the amount is back in your wallet`);
   };
+  // Until /transfer has been called nothing can have been paid out, whatever went wrong.
+  let transferRequested = false;
   try {
     let recipient = account.provider_recipient_code;
     if (!recipient) {
       recipient = (await provider.createTransferRecipient({ name: account.account_name, accountNumber: account.account_number, bankCode: account.bank_code })).recipientCode;
       await asService((tx) => tx`update public.payout_accounts set provider_recipient_code = ${recipient} where id = ${account.id}`);
     }
+    transferRequested = true;
     const t = await provider.initiateTransfer({ reference: txId, amountKobo: input.amount, recipientCode: recipient, reason: input.reason ?? 'Wallet withdrawal' });
     await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     if (err.kind === 'refused') await fail(err.message);
+    if (!transferRequested) {
+      // The recipient could not be created, so no transfer exists and no webhook will ever settle
+      // this withdrawal: it fails now and the amount goes back to the wallet.
+      await asService((tx) => tx`select private.payout_fail(${txId}, 'payment provider unavailable', null)`);
+      throw new HttpError(503, 'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly');
+    }
     // Unknown outcome: the transfer may exist. It stays pending; transfer.success / failed /
     // reversed (keyed by our reference) settles it exactly once.
     log.warn('withdrawal.outcome_unknown', { transaction_id: txId, error: errorMessage(err) });

@@ -41,6 +41,7 @@ const charges = new Map<string, { amount: number; email: string; metadata: unkno
 const transfers = new Map<string, { amount: number; recipient: string; transfer_code: string; id: number; reason: string }>();
 const recipients = new Map<string, { account_number: string; bank_code: string; name: string; id: number }>();
 const assignments = new Map<string, Json>(); // email -> assign request
+const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
 const fails: FailRule[] = [];
 let seq = 5_000_000;
 
@@ -228,7 +229,10 @@ async function control(req: Request, url: URL): Promise<Response> {
     const a = assignments.get(String(b.email));
     if (!a) return json(404, { error: 'no assignment requested for that email' });
     const id = ++seq;
-    const customer = { id, email: a.email, first_name: a.first_name, last_name: a.last_name, phone: a.phone, customer_code: `CUS_${id.toString(36)}` };
+    // Paystack keys customers by email: every attempt for one email is the same customer
+    const known = customers.get(String(a.email)) ?? { id, customer_code: `CUS_${id.toString(36)}` };
+    customers.set(String(a.email), known);
+    const customer = { id: known.id, email: a.email, first_name: a.first_name, last_name: a.last_name, phone: a.phone, customer_code: known.customer_code };
     const data = b.success
       ? {
           customer,
