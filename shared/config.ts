@@ -19,6 +19,8 @@ const schema = z
     PAYMENTS_WEBHOOK_SECRET: secret,
     KYC_WEBHOOK_SECRET: secret,
     IDENTITY_WEBHOOK_SECRET: secret,
+    // Presented by the scheduler (pg_cron's HTTP call, or the local server) to jobs-run.
+    JOBS_SECRET: secret,
 
     PAYMENTS_PROVIDER: z.enum(['paystack', 'sandbox']).default('sandbox'),
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),

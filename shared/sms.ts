@@ -20,6 +20,34 @@ const outbox: SmsSender = {
   },
 };
 
+/**
+ * Sends the SMS that transitions queued in private.sms_outbox (sent_at null) in their own
+ * transactions. Rows are claimed with SKIP LOCKED, so concurrent dispatchers never send one twice.
+ * In outbox mode "sending" is marking the row delivered (and printing it).
+ */
+export async function dispatchQueuedSms(limit = 20): Promise<number> {
+  const c = getConfig();
+  const sender = c.SMS_PROVIDER === 'termii' ? smsSender() : null;
+  return await asService(async (tx) => {
+    const rows = await tx<{ id: number; phone: string; body: string }[]>`
+      select id, phone, body from private.sms_outbox
+       where sent_at is null and attempts < 5 order by id limit ${limit} for update skip locked`;
+    let sent = 0;
+    for (const row of rows) {
+      try {
+        if (sender) await sender.send(row.phone, row.body);
+        else console.log(`[sms outbox] to ${row.phone}: ${row.body}`);
+        await tx`update private.sms_outbox set sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
+        sent++;
+      } catch (err) {
+        log.warn('sms.dispatch_failed', { sms_id: row.id, error: errorMessage(err) });
+        await tx`update private.sms_outbox set attempts = attempts + 1, last_error = ${errorMessage(err)} where id = ${row.id}`;
+      }
+    }
+    return sent;
+  });
+}
+
 /** Termii: POST {base}/api/sms/send with the API key in the JSON body. */
 export function termiiSender(opts: { baseUrl: string; apiKey: string; senderId: string; channel: string }): SmsSender {
   return {

@@ -9,6 +9,7 @@ import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
+import { dispatchQueuedSms } from '../sms.ts';
 import { validSignature } from './signature.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,7 +43,12 @@ export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<strin
   if (e.event.startsWith('dedicatedaccount.')) {
     const customer = obj(d.customer);
     const account = obj(d.dedicated_account);
-    return `${e.event}:${str(customer.customer_code) ?? str(customer.email) ?? 'none'}:${str(account.id) ?? str(account.account_number) ?? 'none'}`;
+    const base = `${e.event}:${str(customer.customer_code) ?? str(customer.email) ?? 'none'}:${str(account.id) ?? str(account.account_number) ?? 'none'}`;
+    // A failure names no account, and Paystack keeps one customer per email, so every failed
+    // attempt of a customer has the same fields: keyed on them, the failure of a retry would be
+    // swallowed as a duplicate and the account left pending for good. Its effect (inactive unless
+    // already active) is idempotent, so each delivery is applied and recorded on its own.
+    return e.event === 'dedicatedaccount.assign.failed' ? `${base}:${crypto.randomUUID()}` : base;
   }
   const id = str(d.id) ?? str(d.reference) ?? str(d.transfer_code);
   return id ? `${e.event}:${id}` : `${e.event}:sha256:${await sha256Hex(new TextDecoder().decode(raw))}`;
@@ -94,15 +100,28 @@ async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string): Promis
     if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
     await tx`select private.virtual_account_deposit(${userId}, ${amount}, ${provider}, ${chargeId},
                                                       ${tx.json({ sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) } as never)})`;
-    return 'virtual_account_deposit';
+    // an escrow waiting for this payer's bank transfer is funded from the wallet when it now can be
+    const [funded] = await tx<{ outcome: string }[]>`select private.escrow_fund_from_deposit(${userId}, ${amount}) as outcome`;
+    return `virtual_account_deposit:${funded?.outcome}`;
   }
 
   const reference = str(d.reference);
   if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_reference', e, { received: amount });
   const [row] = await tx<{ outcome: string }[]>`
     select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
-  if (row?.outcome === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
-  return `topup:${row?.outcome}`;
+  if (row?.outcome !== 'not_found') return `topup:${row?.outcome}`;
+  // kind escrow_charge: the reference is an escrow's funding transaction
+  const [escrow] = await tx<{ outcome: string }[]>`
+    select private.escrow_charge_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
+  if (escrow?.outcome === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
+  return `escrow_charge:${escrow?.outcome}`;
+}
+
+/** Why a transfer did not pay out (data.reason is the narration we sent, not a cause). */
+function failureReason(e: PaymentsEvent): string {
+  if (e.event === 'transfer.reversed') return 'reversed';
+  const d = e.data as Data;
+  return str(d.gateway_response) ?? str(d.failures) ?? 'failed';
 }
 
 async function transferOutcome(tx: Tx, e: PaymentsEvent): Promise<string> {
@@ -113,8 +132,12 @@ async function transferOutcome(tx: Tx, e: PaymentsEvent): Promise<string> {
   const [row] =
     e.event === 'transfer.success'
       ? await tx<{ outcome: string }[]>`select private.payout_succeed(${reference}, ${code}) as outcome`
-      : await tx<{ outcome: string }[]>`select private.payout_fail(${reference}, ${e.event === 'transfer.reversed' ? 'reversed' : str(d.reason) ?? 'failed'}, ${code}) as outcome`;
+      : await tx<{ outcome: string }[]>`select private.payout_fail(${reference}, ${failureReason(e)}, ${code}) as outcome`;
   if (row?.outcome === 'not_found') return flag(tx, 'unknown_transfer_reference', e);
+  // an escrow payout: the payee hears how it went (the escrow itself is already released)
+  if (row?.outcome !== 'already_done') {
+    await tx`select private.escrow_payout_settled(${reference}, ${e.event === 'transfer.success'})`;
+  }
   return `${e.event}:${row?.outcome}`;
 }
 
@@ -173,6 +196,9 @@ export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, req
       return result;
     });
     log.info('webhook.payments', { event: e.event, event_key: key, outcome, request_id: requestId });
+    if (outcome.includes('escrow') || outcome.includes('shortfall')) {
+      await dispatchQueuedSms().catch((err) => log.warn('sms.dispatch_failed', { error: errorMessage(err) }));
+    }
   } catch (err) {
     log.error('webhook.payments_failed', { event: e.event, event_key: key, request_id: requestId, error: errorMessage(err) });
     await asService((tx) => tx`

@@ -1,6 +1,6 @@
 // Tests that import shared/ directly (under Node) read the same configuration as the server.
 import { inject } from 'vitest';
-import { TEST_IDENTITY_WEBHOOK_SECRET, TEST_JWT_SECRET, TEST_KYC_WEBHOOK_SECRET, TEST_PAYMENTS_WEBHOOK_SECRET } from './stack.ts';
+import { TEST_IDENTITY_WEBHOOK_SECRET, TEST_JOBS_SECRET, TEST_JWT_SECRET, TEST_KYC_WEBHOOK_SECRET, TEST_PAYMENTS_WEBHOOK_SECRET } from './stack.ts';
 
 process.env.DATABASE_URL = inject('databaseUrl');
 process.env.AUTH_JWT_SECRET = TEST_JWT_SECRET;
@@ -8,6 +8,7 @@ process.env.PAYMENTS_WEBHOOK_SECRET = TEST_PAYMENTS_WEBHOOK_SECRET;
 process.env.KYC_WEBHOOK_SECRET = TEST_KYC_WEBHOOK_SECRET;
 process.env.IDENTITY_WEBHOOK_SECRET = TEST_IDENTITY_WEBHOOK_SECRET;
 process.env.SMS_PROVIDER = 'outbox';
+process.env.JOBS_SECRET = TEST_JOBS_SECRET;
 process.env.PAYMENTS_PROVIDER = 'paystack';
 process.env.PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
 process.env.PAYSTACK_BASE_URL = inject('fakePaystackUrl');

@@ -9,6 +9,7 @@ export const TEST_PAYMENTS_WEBHOOK_SECRET = 'test-suite-payments-webhook-secret'
 export const TEST_KYC_WEBHOOK_SECRET = 'test-suite-kyc-webhook-secret';
 export const TEST_IDENTITY_WEBHOOK_SECRET = 'test-suite-identity-webhook-secret';
 export const TEST_PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
+export const TEST_JOBS_SECRET = 'test-suite-jobs-secret-0123456789';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -29,6 +30,7 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     PAYMENTS_WEBHOOK_SECRET: TEST_PAYMENTS_WEBHOOK_SECRET,
     KYC_WEBHOOK_SECRET: TEST_KYC_WEBHOOK_SECRET,
     IDENTITY_WEBHOOK_SECRET: TEST_IDENTITY_WEBHOOK_SECRET,
+    JOBS_SECRET: TEST_JOBS_SECRET,
     SMS_PROVIDER: 'outbox',
     // every test runs from 127.0.0.1: the per-address limit is raised, the per-phone ones are not
     OTP_IP_MAX_PER_HOUR: '100000',
@@ -77,7 +79,7 @@ export async function startStack(
     });
   });
   fake.removeAllListeners('exit');
-  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet'], {
+  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet', '--no-jobs'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -39,6 +39,7 @@ const SECRETS = {
   PAYMENTS_WEBHOOK_SECRET: 'payments-SECRET-value-987654',
   KYC_WEBHOOK_SECRET: 'kyc-SECRET-value-1122334455',
   IDENTITY_WEBHOOK_SECRET: 'identity-SECRET-value-66778899',
+  JOBS_SECRET: 'jobs-SECRET-value-4455667788',
   PAYSTACK_SECRET_KEY: 'sk_live_SECRET_value_abcdef',
   TERMII_API_KEY: 'termii-SECRET-value-zyxwvu',
 };

@@ -1,0 +1,40 @@
+// Time-driven work, run by the jobs-run function (pg_cron in production, every minute by the
+// local server): the SQL job private.run_jobs(now) (inspection periods that ended -> released,
+// released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
+// payouts that were never sent to the provider, and queued SMS.
+import { safeEqual } from './auth/crypto.ts';
+import { getConfig } from './config.ts';
+import { asService } from './db.ts';
+import { startPayout } from './escrow.ts';
+import { unauthorized } from './http.ts';
+import { log } from './log.ts';
+import { dispatchQueuedSms } from './sms.ts';
+
+export function verifyJobsSecret(req: Request): Promise<void> {
+  const given = req.headers.get('x-jobs-secret') ?? '';
+  if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(unauthorized('Invalid or missing jobs secret'));
+  return Promise.resolve();
+}
+
+export async function runJobs(now: Date | string = new Date()) {
+  const at = typeof now === 'string' ? now : now.toISOString();
+  const rows = await asService((tx) => tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`
+    select * from private.run_jobs(${at}::timestamptz)`);
+  const payouts = rows.map((r) => r.payout_tx).filter((t): t is string => !!t);
+  // payouts committed but never sent (a crash between the commit and the provider call)
+  const stranded = await asService((tx) => tx<{ id: string }[]>`
+    select id from public.transactions
+     where type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
+       and created_at < ${at}::timestamptz - interval '1 minute'
+     order by created_at limit 50`);
+  for (const id of [...payouts, ...stranded.map((s) => s.id)]) await startPayout(id);
+  const sms = await dispatchQueuedSms(100);
+  const summary = {
+    released: rows.filter((r) => r.job === 'inspection_release').length,
+    ended: rows.filter((r) => r.job === 'ended').length,
+    payouts_started: payouts.length + stranded.length,
+    sms_sent: sms,
+  };
+  if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) log.info('jobs.run', { ...summary, now: at });
+  return { now: at, ...summary };
+}

@@ -1,0 +1,13 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { createEscrow } from '../../../shared/escrow.ts';
+import { escrowCreateBody } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'escrow-create',
+  method: 'POST',
+  auth: 'user',
+  status: 201,
+  idempotent: true,
+  body: escrowCreateBody,
+  handler: ({ user, body }) => createEscrow(user, body),
+});

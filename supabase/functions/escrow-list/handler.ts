@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { listEscrows } from '../../../shared/escrow.ts';
+import { escrowListQuery } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'escrow-list',
+  method: 'GET',
+  auth: 'user',
+  query: escrowListQuery,
+  handler: ({ user, query }) => listEscrows(user.claims, query),
+});

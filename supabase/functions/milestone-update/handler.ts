@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { updateMilestone } from '../../../shared/milestones.ts';
+import { milestoneUpdateBody } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'milestone-update',
+  method: 'PATCH',
+  auth: 'user',
+  body: milestoneUpdateBody,
+  handler: ({ user, body }) => updateMilestone(user, body),
+});

@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { listNotifications } from '../../../shared/notifications.ts';
+import { notificationListQuery } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'notification-list',
+  method: 'GET',
+  auth: 'user',
+  query: notificationListQuery,
+  handler: ({ user, query }) => listNotifications(user.claims, query),
+});

@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { markRead } from '../../../shared/notifications.ts';
+import { notificationReadBody } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'notification-read',
+  method: 'POST',
+  auth: 'user',
+  body: notificationReadBody,
+  handler: ({ user, body }) => markRead(user.claims, body),
+});
