@@ -42,6 +42,8 @@ steps.push({
     'scripts/start.ts',
     'scripts/test.ts',
     'tests/fakes/paystack.ts',
+    'scripts/bench.ts',
+    'scripts/gen-escrow-states.ts',
   ]),
 });
 

@@ -1,0 +1,5 @@
+// `npm run docs:states`: writes docs/escrow-states.md from shared/escrow-states.ts.
+import { renderStatesDoc } from '../shared/escrow-states.ts';
+
+await Deno.writeTextFile(new URL('../docs/escrow-states.md', import.meta.url), renderStatesDoc());
+console.log('docs/escrow-states.md written');
