@@ -83,7 +83,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       result.error.issues.map((i) => {
         const name = i.path.join('.');
         const missing = i.code === 'invalid_type' && cleaned[name] === undefined;
-        return `${name} ${missing ? 'is missing' : i.message}`;
+        if (missing) return `${name} is missing`;
+        // never the value itself: some of these are secrets
+        if (i.code === 'invalid_type') return `${name} must be a ${i.expected === 'number' ? 'whole number' : i.expected}`;
+        return `${name} ${i.message}`;
       }),
     );
   }
