@@ -1,12 +1,15 @@
 // Idempotency-Key (Stripe's model) for POSTs that move money or create resources: the same key
 // with the same body replays the first answer; the same key with another body is 409; a key whose
 // first request is still running is 409; keys live 24 hours. A request that failed with a 5xx
-// leaves no record, so it can be retried with the same key.
+// leaves no record, so it can be retried with the same key, and so does one that died without
+// answering (after ABANDONED_AFTER_SECONDS).
 import { sha256Hex } from './auth/crypto.ts';
 import { asService } from './db.ts';
 import { conflict, HttpError } from './http.ts';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
+/** A claimed key with no answer after this long belongs to a request that died. */
+export const ABANDONED_AFTER_SECONDS = 300;
 
 export interface StoredResponse {
   status: number;
@@ -24,9 +27,12 @@ export async function withIdempotency(
   }
   const hash = await sha256Hex(`${opts.operation}\n${new TextDecoder().decode(opts.rawBody)}`);
   const claimed = await asService(async (tx) => {
+    // Expired keys are forgotten; so is a claim whose request died before answering (a crash):
+    // no request runs for minutes, and the money operations under it are idempotent themselves.
     await tx`delete from private.idempotency_keys
              where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}
-               and created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
+               and (created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+                    or (response_status is null and created_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})))`;
     const inserted = await tx`
       insert into private.idempotency_keys (user_id, operation, key, request_hash)
       values (${opts.userId}, ${opts.operation}, ${opts.key}, ${hash})

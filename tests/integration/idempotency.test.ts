@@ -351,3 +351,18 @@ describe('Idempotency-Key on card-add and payout-add', () => {
     expect(rb.body.data.id).not.toBe(ra.body.data.id);
   });
 });
+
+describe('Idempotency-Key claimed by a request that died', () => {
+  it('is free again after five minutes without an answer (and not before)', async () => {
+    const user = await signUp();
+    const key = `died-${crypto.randomUUID()}`;
+    const body = { authorization_code: 'AUTH_died', last4: '4081', brand: 'visa', exp_month: '12', exp_year: '2030', signature: `SIG-${key}` };
+    // a claim with no answer, as a crashed request leaves it
+    await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash) values (${user.id}, 'card-add', ${key}, 'x')`;
+    const blocked = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    expect(blocked.status).toBe(409);
+    await testDb()`update private.idempotency_keys set created_at = now() - interval '301 seconds' where key = ${key}`;
+    const retried = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+  });
+});
