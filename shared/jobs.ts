@@ -1,13 +1,15 @@
 // Time-driven work, run by the jobs-run function (pg_cron in production, every minute by the
 // local server): the SQL job private.run_jobs(now) (inspection periods that ended -> released,
 // released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
-// payouts that were never sent to the provider, and queued SMS.
+// payouts that were never sent to the provider, reconciliation of movements still pending long
+// after they started (shared/reconcile.ts), and queued SMS.
 import { safeEqual } from './auth/crypto.ts';
 import { getConfig } from './config.ts';
 import { asService } from './db.ts';
 import { startPayout } from './escrow.ts';
 import { unauthorized } from './http.ts';
 import { log } from './log.ts';
+import { reconcilePending } from './reconcile.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
 export function verifyJobsSecret(req: Request): Promise<void> {
@@ -28,12 +30,15 @@ export async function runJobs(now: Date | string = new Date()) {
        and created_at < ${at}::timestamptz - interval '1 minute'
      order by created_at limit 50`);
   for (const id of [...payouts, ...stranded.map((s) => s.id)]) await startPayout(id);
+  // movements still pending long after they started: settled from what the provider says
+  const reconciled = await reconcilePending(at);
   const sms = await dispatchQueuedSms(100);
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
     payouts_started: payouts.length + stranded.length,
     sms_sent: sms,
+    reconciled: reconciled.checked,
   };
   if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) log.info('jobs.run', { ...summary, now: at });
   return { now: at, ...summary };

@@ -119,6 +119,27 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
       return { transferCode: data.transfer_code, status: data.status };
     },
 
+    async verifyCharge(reference) {
+      try {
+        const data = await call<{ status: string; amount: number; id: number | string }>('GET', `/transaction/verify/${encodeURIComponent(reference)}`);
+        return { status: data.status, amountKobo: Number(data.amount), chargeId: String(data.id) };
+      } catch (err) {
+        // 400/404: Paystack has no transaction with that reference
+        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) return null;
+        throw err;
+      }
+    },
+
+    async verifyTransfer(reference) {
+      try {
+        const data = await call<{ status: string; transfer_code?: string }>('GET', `/transfer/verify/${encodeURIComponent(reference)}`);
+        return { status: data.status, transferCode: data.transfer_code ?? null };
+      } catch (err) {
+        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) return null;
+        throw err;
+      }
+    },
+
     async refund(input) {
       const data = await call<{ id: number | string; status: string }>('POST', '/refund', {
         transaction: input.reference,

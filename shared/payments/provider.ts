@@ -34,6 +34,10 @@ export interface PaymentsProvider {
     reason: string;
   }): Promise<{ transferCode: string; status: string }>;
   refund(input: { reference: string; amountKobo?: number }): Promise<{ refundId: string; status: string }>;
+  /** What the provider knows of a charge by our reference; null when it has none. */
+  verifyCharge(reference: string): Promise<{ status: string; amountKobo: number; chargeId: string } | null>;
+  /** What the provider knows of a transfer by our reference; null when it has none. */
+  verifyTransfer(reference: string): Promise<{ status: string; transferCode: string | null } | null>;
 }
 
 /**

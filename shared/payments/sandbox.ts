@@ -3,7 +3,7 @@
 // event shapes) delivered to our own webhook-payments endpoint a moment later, so local work goes
 // through exactly the code paths production uses.
 import { errorMessage, log } from '../log.ts';
-import type { PaymentsProvider } from './provider.ts';
+import { type PaymentsProvider, ProviderError } from './provider.ts';
 import { signPayload } from './signature.ts';
 
 let nextId = Math.floor(Date.now() / 1000);
@@ -99,6 +99,14 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
     },
     async refund(input) {
       return { refundId: `RFD_sandbox_${input.reference}`, status: 'pending' };
+    },
+    // The sandbox keeps no records: its webhooks are the only outcome it reports, so it can never
+    // say a charge or transfer does not exist.
+    async verifyCharge() {
+      throw new ProviderError('unavailable', 'the sandbox keeps no records');
+    },
+    async verifyTransfer() {
+      throw new ProviderError('unavailable', 'the sandbox keeps no records');
     },
   };
 }

@@ -14,6 +14,8 @@
 //   POST /_fake/transfer-outcome {reference, event}   transfer.success / failed / reversed
 //   POST /_fake/assign-outcome {email, success}       dedicatedaccount.assign.success / failed
 //   POST /_fake/dva-deposit {account_number, amount, customer_code?}  a bank transfer into a DVA
+//   POST /_fake/charge-status {reference, status, amount?}    what verify will say, no webhook sent
+//   POST /_fake/transfer-status {reference, status}           (a lost webhook, for reconciliation)
 
 const port = Number(Deno.env.get('FAKE_PAYSTACK_PORT') ?? 54333);
 const secretKey = Deno.env.get('FAKE_PAYSTACK_SECRET_KEY') ?? 'sk_test_fake';
@@ -37,8 +39,8 @@ interface FailRule {
 
 const requests: Recorded[] = [];
 const accounts = new Map<string, string>(); // `${bank}:${number}` -> name
-const charges = new Map<string, { amount: number; email: string; metadata: unknown; authorization_code?: string; id: number }>();
-const transfers = new Map<string, { amount: number; recipient: string; transfer_code: string; id: number; reason: string }>();
+const charges = new Map<string, { amount: number; email: string; metadata: unknown; authorization_code?: string; id: number; status?: string }>();
+const transfers = new Map<string, { amount: number; recipient: string; transfer_code: string; id: number; reason: string; status?: string }>();
 const recipients = new Map<string, { account_number: string; bank_code: string; name: string; id: number }>();
 const assignments = new Map<string, Json>(); // email -> assign request
 const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
@@ -179,6 +181,21 @@ async function api(req: Request, url: URL): Promise<Response> {
       recipient: id, status: 'pending', transfer_code: t.transfer_code, id, reference,
     });
   }
+  const verifyCharge = /^\/transaction\/verify\/(.+)$/.exec(path);
+  if (req.method === 'GET' && verifyCharge) {
+    const reference = decodeURIComponent(verifyCharge[1] as string);
+    const c = charges.get(reference);
+    if (!c) return refuse(400, 'Transaction reference not found');
+    const data = chargeData(reference);
+    return ok('Verification successful', { ...data, status: c.status ?? 'abandoned', amount: c.amount });
+  }
+  const verifyTransfer = /^\/transfer\/verify\/(.+)$/.exec(path);
+  if (req.method === 'GET' && verifyTransfer) {
+    const reference = decodeURIComponent(verifyTransfer[1] as string);
+    const t = transfers.get(reference);
+    if (!t) return refuse(404, 'Transfer not found');
+    return ok('Transfer retrieved', { id: t.id, reference, amount: t.amount, currency: 'NGN', status: t.status ?? 'pending', transfer_code: t.transfer_code, reason: t.reason });
+  }
   if (req.method === 'POST' && path === '/refund') {
     if (!b.transaction) return refuse(400, 'Transaction is required');
     return ok('Refund has been queued for processing', { id: ++seq, transaction: { reference: b.transaction }, amount: b.amount, status: 'pending' });
@@ -209,14 +226,29 @@ async function control(req: Request, url: URL): Promise<Response> {
   if (path === '/charge-success') {
     const data = chargeData(String(b.reference));
     if (!data) return json(404, { error: 'unknown charge reference' });
+    (charges.get(String(b.reference)) as { status?: string }).status = 'success';
     if (b.amount !== undefined) data.amount = Number(b.amount);
     return json(200, { responses: await deliver('charge.success', data, b as never) });
+  }
+  if (path === '/charge-status') {
+    const c = charges.get(String(b.reference));
+    if (!c) return json(404, { error: 'unknown charge reference' });
+    c.status = String(b.status);
+    if (b.amount !== undefined) c.amount = Number(b.amount);
+    return json(200, { ok: true });
+  }
+  if (path === '/transfer-status') {
+    const t = transfers.get(String(b.reference));
+    if (!t) return json(404, { error: 'unknown transfer reference' });
+    t.status = String(b.status);
+    return json(200, { ok: true });
   }
   if (path === '/transfer-outcome') {
     const t = transfers.get(String(b.reference));
     if (!t) return json(404, { error: 'unknown transfer reference' });
     const event = String(b.event);
     const status = event.split('.')[1];
+    t.status = status;
     const r = recipients.get(t.recipient);
     const data = {
       id: t.id, domain: 'test', amount: t.amount, currency: 'NGN', reference: b.reference, source: 'balance', reason: t.reason,

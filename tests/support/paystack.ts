@@ -35,6 +35,8 @@ export const paystack = {
     control<Delivery>('/transfer-outcome', { reference, event, ...opts }),
   assignOutcome: (email: string, success: boolean, opts: DeliveryOptions & { account_number?: string } = {}) =>
     control<Delivery & { customer_code: string }>('/assign-outcome', { email, success, ...opts }),
+  chargeStatus: (reference: string, status: string, amount?: number) => control('/charge-status', { reference, status, amount }),
+  transferStatus: (reference: string, status: string) => control('/transfer-status', { reference, status }),
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
 };

@@ -1,0 +1,90 @@
+// Reconciliation by the job: movements still pending 30 minutes after they started are settled
+// from what Paystack's verify endpoints say, once, whatever webhook comes (or not) afterwards.
+import { describe, expect, it } from 'vitest';
+import { get, post } from '../support/api.ts';
+import { testDb } from '../support/db.ts';
+import { fundWallet, runJobs, walletKobo } from '../support/escrows.ts';
+import { paystack } from '../support/paystack.ts';
+import { signUp, type TestUser } from '../support/users.ts';
+
+const minutesFromNow = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
+
+async function statusOf(id: string): Promise<string> {
+  const [row] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${id}`;
+  return row?.status ?? 'missing';
+}
+
+async function withPayoutAccount(): Promise<TestUser> {
+  const user = await signUp();
+  const account = `6${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
+  await paystack.registerAccount('058', account, 'OBI ADA');
+  const r = await post('payout-add', { bank_code: '058', bank_name: 'GTBank', account_number: account, account_name: 'Ada Obi' }, { token: user.accessToken });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return user;
+}
+
+describe('reconciliation of pending top-ups', () => {
+  it('credits a top-up Paystack says succeeded when its webhook never came, and a late webhook adds nothing', async () => {
+    const user = await signUp();
+    const r = await post('wallet-topup', { amount: 1200 }, { token: user.accessToken });
+    const ref = r.body.data.reference as string;
+    await paystack.chargeStatus(ref, 'success');
+    await runJobs(minutesFromNow(5)); // too soon: not asked yet
+    expect(await statusOf(ref)).toBe('pending');
+    const job = await runJobs(minutesFromNow(31));
+    expect(job.status, JSON.stringify(job.body)).toBe(200);
+    expect(await statusOf(ref)).toBe('succeeded');
+    expect(await walletKobo(user.id)).toBe(120_000);
+    await paystack.chargeSuccess(ref, { times: 2 });
+    expect(await walletKobo(user.id)).toBe(120_000);
+  });
+
+  it('leaves an unfinished checkout pending for a day, then fails it; a failed charge fails at once', async () => {
+    const user = await signUp();
+    const a = (await post('wallet-topup', { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
+    await runJobs(minutesFromNow(60));
+    expect(await statusOf(a)).toBe('pending');
+    await runJobs(minutesFromNow(25 * 60));
+    expect(await statusOf(a)).toBe('failed');
+    const b = (await post('wallet-topup', { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
+    await paystack.chargeStatus(b, 'failed');
+    await runJobs(minutesFromNow(31));
+    expect(await statusOf(b)).toBe('failed');
+    expect(await walletKobo(user.id)).toBe(0);
+  });
+});
+
+describe('reconciliation of pending withdrawals', () => {
+  it('returns the money once for a transfer Paystack says failed, whatever webhooks follow', async () => {
+    const user = await withPayoutAccount();
+    await fundWallet(user, 3000);
+    const w = await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken });
+    expect(w.status, JSON.stringify(w.body)).toBe(200);
+    expect(await walletKobo(user.id)).toBe(200_000);
+    await paystack.transferStatus(w.body.data.id, 'failed');
+    await runJobs(minutesFromNow(31));
+    expect(await statusOf(w.body.data.id)).toBe('failed');
+    expect(await walletKobo(user.id)).toBe(300_000);
+    await paystack.transferOutcome(w.body.data.id, 'transfer.failed', { times: 2 });
+    await runJobs(minutesFromNow(62));
+    expect(await walletKobo(user.id)).toBe(300_000);
+  });
+
+  it('marks a transfer Paystack says succeeded, and fails one Paystack never received', async () => {
+    const user = await withPayoutAccount();
+    await fundWallet(user, 3000);
+    const ok = (await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken })).body.data.id as string;
+    await paystack.transferStatus(ok, 'success');
+    // a withdrawal whose transfer call never reached Paystack (the request died after the debit)
+    const [lost] = await testDb()<{ id: string }[]>`
+      select private.withdrawal_create(${user.id}, 50000, (select id from public.payout_accounts where user_id = ${user.id}), 'paystack') as id`;
+    await testDb()`update public.transactions set created_at = created_at where id = ${lost?.id as string}`;
+    expect(await walletKobo(user.id)).toBe(150_000);
+    await runJobs(minutesFromNow(31));
+    expect(await statusOf(ok)).toBe('succeeded');
+    expect(await statusOf(lost?.id as string)).toBe('failed');
+    expect(await walletKobo(user.id)).toBe(200_000);
+    const wallet = await get('wallet-get', { token: user.accessToken });
+    expect(wallet.body.data).toMatchObject({ balance: 2000, pending_withdrawals: 0 });
+  });
+});
