@@ -7,6 +7,7 @@ import type { AuthUser } from './endpoint.ts';
 import { HttpError, invalidField, notFound } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
+import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { readTransaction } from './transactions.ts';
 
@@ -48,56 +49,22 @@ export async function getWallet(claims: UserClaims) {
   });
 }
 
-async function markTopupFailed(txId: string, reason: string) {
-  await asService((tx) => tx`select private.topup_fail(${txId}, ${reason})`);
-}
-
 export async function topup(user: AuthUser, input: { amount: number; card_id?: string; callback_url?: string }) {
   const provider = payments();
-  let authorizationCode: string | undefined;
-  const cardId = input.card_id;
-  if (cardId) {
-    const [card] = await asService((tx) => tx<{ authorization_code: string }[]>`
-      select ca.authorization_code from public.saved_cards c
-        join private.card_authorizations ca on ca.card_id = c.id
-       where c.id = ${cardId} and c.user_id = ${user.id}`);
-    if (!card) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
-    authorizationCode = card.authorization_code;
-  }
+  const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
   const [created] = await asService((tx) => tx<{ id: string }[]>`
     select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`);
   const reference = (created as { id: string }).id;
-  const metadata = { kind: 'wallet_topup', transaction_id: reference, user_id: user.id };
-  const email = customerEmail(user.id);
-  const base = { transaction_id: reference, reference, amount: toNaira(input.amount), status: 'pending' };
-  try {
-    if (authorizationCode) {
-      const r = await provider.chargeAuthorization({ reference, amountKobo: input.amount, email, metadata, authorizationCode });
-      if (r.status === 'failed') {
-        await markTopupFailed(reference, r.message);
-        throw new HttpError(402, `The card was declined: ${r.message}`);
-      }
-      // Even a synchronous success is completed by the charge.success webhook, the one path.
-      return { ...base, authorization_url: null };
-    }
-    const r = await provider.initializeCharge({ reference, amountKobo: input.amount, email, metadata, callbackUrl: input.callback_url });
-    return { ...base, authorization_url: r.authorizationUrl, access_code: r.accessCode };
-  } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
-    if (err.kind === 'refused') {
-      await markTopupFailed(reference, err.message);
-      throw new HttpError(402, `The payment provider refused the charge: ${err.message}`);
-    }
-    if (!authorizationCode) {
-      // Nothing can have been charged before the customer visits a payment page we never got.
-      await markTopupFailed(reference, 'payment provider unavailable');
-      throw new HttpError(503, 'The payment provider is unavailable; nothing was charged, try again shortly');
-    }
-    // A saved-card charge whose answer was lost may still have gone through: it stays pending
-    // and the charge.success webhook (or its absence) settles it.
-    log.warn('topup.outcome_unknown', { transaction_id: reference, error: errorMessage(err) });
-    return { ...base, authorization_url: null };
-  }
+  const started = await startCharge({
+    reference,
+    amountKobo: input.amount,
+    userId: user.id,
+    metadata: { kind: 'wallet_topup', transaction_id: reference, user_id: user.id },
+    authorizationCode,
+    callbackUrl: input.callback_url,
+    markFailed: (reason) => asService((tx) => tx`select private.topup_fail(${reference}, ${reason})`),
+  });
+  return { transaction_id: reference, reference, amount: toNaira(input.amount), status: 'pending', ...started };
 }
 
 export async function withdraw(user: AuthUser, input: { amount: number; payout_account_id?: string; reason?: string }) {
