@@ -190,12 +190,17 @@ export async function fundEscrow(
     return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`);
   }
   if (input.method === 'bank_transfer') {
-    const [va] = await asService((tx) => tx<{ status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]>`
-      select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`);
-    if (!va || va.status !== 'active') {
-      throw conflict('You need an active virtual account to pay by bank transfer; create one with virtual-account-create');
-    }
-    await asService((tx) => tx`select private.escrow_await_bank_transfer(${id}, ${user.id})`);
+    // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the
+    // account; without an active one the whole transaction, and so the waiting mark, rolls back.
+    const va = await asService(async (tx) => {
+      await tx`select private.escrow_await_bank_transfer(${id}, ${user.id})`;
+      const [row] = await tx<{ status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]>`
+        select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`;
+      if (!row || row.status !== 'active') {
+        throw conflict('You need an active virtual account to pay by bank transfer; create one with virtual-account-create');
+      }
+      return row;
+    });
     const escrow = await getEscrow(user.claims, id);
     return {
       escrow_id: id,

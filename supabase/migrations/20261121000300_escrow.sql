@@ -450,9 +450,20 @@ declare
   v_tx uuid;
 begin
   perform private.escrow_fundable(e, p_actor);
-  v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-            pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
-            pg_catalog.jsonb_build_object('method', 'wallet', 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
+  -- an accepted escrow's payment request (escrow_accept) is the funding it asked for: paying it
+  -- marks that transaction succeeded, rather than cancelling it and recording a second one
+  select id into v_tx from public.transactions
+   where escrow_id = e.id and user_id = p_actor and type = 'escrow_funding' and status = 'pending'
+     and metadata ? 'payment_request' and not metadata ? 'kind'
+   order by created_at limit 1;
+  if v_tx is null then
+    v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
+              pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
+              pg_catalog.jsonb_build_object('method', 'wallet', 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
+  else
+    update public.transactions set provider = 'wallet', metadata = metadata || pg_catalog.jsonb_build_object('method', 'wallet')
+     where id = v_tx;
+  end if;
   perform private.post_transfer('escrow-fund:' || e.id, 'escrow_funding',
     pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', p_actor), 'amount', -e.total_charge),
@@ -470,8 +481,21 @@ set search_path = ''
 as $$
 declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  v_tx uuid;
 begin
   perform private.escrow_fundable(e, p_actor);
+  -- the payment request of an accepted escrow, not yet used as a charge reference, becomes this
+  -- charge's reference (a reference is used once: a later attempt gets a transaction of its own)
+  select id into v_tx from public.transactions
+   where escrow_id = e.id and user_id = p_actor and type = 'escrow_funding' and status = 'pending'
+     and metadata ? 'payment_request' and not metadata ? 'kind'
+   order by created_at limit 1;
+  if v_tx is not null then
+    update public.transactions
+       set provider = p_provider, metadata = metadata || pg_catalog.jsonb_build_object('method', p_method, 'kind', 'escrow_charge')
+     where id = v_tx;
+    return v_tx;
+  end if;
   return private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
            pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', p_provider, 'pending',
            pg_catalog.jsonb_build_object('method', p_method, 'kind', 'escrow_charge', 'amount', e.amount,
@@ -490,15 +514,19 @@ as $$
 declare
   t public.transactions;
   e public.escrows;
+  v_escrow uuid;
 begin
-  select * into t from public.transactions where id = p_tx and type = 'escrow_funding' for update;
+  -- the escrow first, then its transaction: the lock order of every escrow operation (they lock
+  -- the escrow, then change its transactions), so a charge racing a cancel cannot deadlock
+  select escrow_id into v_escrow from public.transactions where id = p_tx and type = 'escrow_funding';
   if not found then
     return 'not_found';
   end if;
+  e := private.escrow_lock(v_escrow, null);
+  select * into t from public.transactions where id = p_tx for update;
   if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' then
     return 'already_done';
   end if;
-  e := private.escrow_lock(t.escrow_id, null);
   update public.transactions set provider_charge_id = p_charge_id where id = t.id;
   if p_received = e.total_charge and t.status = 'pending'
      and (e.status = 'draft' or (e.status = 'active' and e.funded_at is null)) then
@@ -562,7 +590,17 @@ begin
   if v_id is null then
     return 'no_escrow_waiting';
   end if;
-  e := private.escrow_lock(v_id, null);
+  -- This transaction already holds the payer's wallet (the deposit was credited just before), and
+  -- every escrow operation locks the escrow before the wallet: waiting for the escrow here could
+  -- deadlock with one of them and lose the deposit. So the escrow is taken only when it is free
+  -- and still waiting; when busy, the money stays in the wallet, where that operation finds it.
+  select * into e from public.escrows
+   where id = v_id and awaiting_bank_transfer_at is not null
+     and (status = 'draft' or (status = 'active' and funded_at is null))
+     for update skip locked;
+  if not found then
+    return 'escrow_busy';
+  end if;
   select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
   if coalesce(v_balance, 0) >= e.total_charge then
     return 'escrow:' || private.escrow_fund_wallet(e.id, p_user);
@@ -1000,7 +1038,9 @@ begin
                                  initiator_approved, counterparty_approved)
   values (e.id, p_actor,
           (select coalesce(max(milestone_index), 0) + 1 from public.milestones where escrow_id = e.id),
-          p_title, p_description, p_amount, p_due, p_actor = e.initiator_id, p_actor = e.counterparty_id)
+          p_title, p_description, p_amount, p_due,
+          -- an invited counterparty who has not signed up yet (counterparty_id null) has not approved
+          p_actor is not distinct from e.initiator_id, p_actor is not distinct from e.counterparty_id)
   returning id into v_id;
   v_other := case when p_actor = e.initiator_id then e.counterparty_id else e.initiator_id end;
   perform private.notify(v_other, e.id, 'milestone_proposed',
@@ -1019,6 +1059,7 @@ as $$
 declare
   l record;
   v_amount bigint;
+  v_title text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if (l.m).status <> 'proposed' then
@@ -1032,10 +1073,16 @@ begin
     amount = v_amount,
     due_date = case when p_changes ? 'due_date' then (p_changes ->> 'due_date')::date else due_date end,
     changes_note = case when p_changes ? 'changes_note' then p_changes ->> 'changes_note' else changes_note end,
-    initiator_approved = (p_actor = (l.e).initiator_id),
-    counterparty_approved = (p_actor = (l.e).counterparty_id),
+    initiator_approved = (p_actor is not distinct from (l.e).initiator_id),
+    counterparty_approved = (p_actor is not distinct from (l.e).counterparty_id),
     updated_at = now()
-  where id = (l.m).id;
+  where id = (l.m).id
+  returning title into v_title;
+  -- the other party's approval was taken back: they are asked to review the new terms
+  perform private.notify(case when p_actor = (l.e).initiator_id then (l.e).counterparty_id else (l.e).initiator_id end,
+    (l.e).id, 'milestone_updated',
+    pg_catalog.format('Milestone "%s" of "%s" was changed. Review and approve the new terms.', v_title, (l.e).title),
+    'milestone', (l.m).id, 'Review milestone');
 end
 $$;
 
@@ -1053,8 +1100,8 @@ begin
     raise exception 'only a proposed milestone can be approved (this one is %)', (l.m).status using errcode = 'ES409';
   end if;
   update public.milestones set
-    initiator_approved = initiator_approved or p_actor = (l.e).initiator_id,
-    counterparty_approved = counterparty_approved or p_actor = (l.e).counterparty_id,
+    initiator_approved = initiator_approved or p_actor is not distinct from (l.e).initiator_id,
+    counterparty_approved = counterparty_approved or p_actor is not distinct from (l.e).counterparty_id,
     updated_at = now()
   where id = (l.m).id
   returning case when initiator_approved and counterparty_approved then 'accepted' else 'proposed' end into v_status;
@@ -1118,11 +1165,17 @@ begin
    where id = (l.m).id;
   v_payout := private.escrow_start_payout(l.e, (l.m).amount - (
     ((l.e).seller_fee * ((l.e).released_amount + (l.m).amount)) / (l.e).amount - ((l.e).seller_fee * (l.e).released_amount) / (l.e).amount));
-  if (l.e).released_amount + (l.m).amount = (l.e).amount then
-    update public.escrows set status = 'released', released_at = now(), updated_at = now() where id = (l.e).id;
-  end if;
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
     pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
+  if (l.e).released_amount + (l.m).amount = (l.e).amount then
+    -- the last of the money: the escrow itself is released, and both parties are told
+    update public.escrows set status = 'released', released_at = now(), updated_at = now() where id = (l.e).id;
+    perform private.notify(private.payee_of(l.e), (l.e).id, 'released',
+      pg_catalog.format('Every milestone of "%s" was released to you: %s in all, less fees.', (l.e).title, private.naira((l.e).amount)),
+      'escrow', (l.e).id, 'View escrow');
+    perform private.notify(private.payer_of(l.e), (l.e).id, 'released',
+      pg_catalog.format('"%s" was released: every milestone is paid.', (l.e).title), 'escrow', (l.e).id, 'Leave a review');
+  end if;
   return v_payout;
 end
 $$;
@@ -1140,9 +1193,14 @@ declare
   v_id uuid;
   v_payout uuid;
 begin
-  -- inspection periods that ended without a dispute: release
+  -- inspection periods that ended without a dispute: release. Each escrow is taken under its row
+  -- lock and only while still due: overlapping runs share the work instead of one of them failing
+  -- on an escrow the other just released, and an escrow some operation holds right now (a refund,
+  -- a dispute) is left to the next run, which sees what that operation did.
   for v_id in
-    select e.id from public.escrows e where e.status = 'inspection' and e.inspection_ends_at <= p_now order by e.inspection_ends_at
+    select e.id from public.escrows e where e.status = 'inspection' and e.inspection_ends_at <= p_now
+     order by e.inspection_ends_at
+       for update skip locked
   loop
     select r.payout_tx into v_payout from private.escrow_release(v_id, null, p_now) r;
     return query select 'inspection_release'::text, v_id, v_payout;

@@ -1,0 +1,314 @@
+// An escrow as a client app lives it, entirely through @supabase/supabase-js
+// createClient(...).functions.invoke(...) against the running Deno functions server: two people
+// sign up, the seller saves a payout account, the buyer tops up the wallet, creates a
+// goods_products escrow, funds it from the wallet; the seller accepts with the invite token and
+// delivers; the buyer releases; the seller's payout goes to the bank and lands. Paystack is the
+// local fake (tests/fakes/paystack.ts): it completes the top-up (charge.success) and the payout
+// (transfer.success) through the real webhook.
+import { randomInt, randomUUID } from 'node:crypto';
+import { createClient, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseUrl } from '../support/api.ts';
+import { lastOtp } from '../support/db.ts';
+import { paystack } from '../support/paystack.ts';
+import { newPhone } from '../support/users.ts';
+
+// ---- the client ----------------------------------------------------------------------------
+
+interface Ok<T> {
+  success: true;
+  status: number;
+  data: T;
+}
+
+interface Escrow {
+  id: string;
+  status: string;
+  initiator_id: string;
+  counterparty_id: string | null;
+  counterparty_phone: string;
+  category: string;
+  payer_role: string;
+  amount: number;
+  funded_at: string | null;
+  accepted_at: string | null;
+  delivered_at: string | null;
+  inspection_ends_at: string | null;
+  released_at: string | null;
+  fee_breakdown: Record<string, number>;
+}
+
+interface Transaction {
+  id: string;
+  type: string;
+  category: string;
+  amount: number;
+  direction: string;
+  status: string;
+  escrow_id: string | null;
+  provider_transfer_id: string | null;
+  completed_at: string | null;
+}
+
+interface Notification {
+  id: string;
+  user_id: string;
+  escrow_id: string;
+  event_type: string;
+  entity_type: string;
+  entity_id: string;
+  is_read: boolean;
+}
+
+interface Wallet {
+  balance: number;
+  pending_deposits: number;
+  pending_withdrawals: number;
+  currency: string;
+}
+
+/** The Supabase project URL is the functions base URL without its trailing /functions/v1. */
+const supabaseUrl = () => baseUrl().replace(/\/functions\/v1\/?$/, '');
+
+/**
+ * supabase-js looks for a WebSocket class when the client is created and Node 20 has none built
+ * in: hand it the native one where it exists, otherwise a stand-in that refuses to connect
+ * (these tests never open a realtime connection).
+ */
+class NoRealtime {
+  constructor() {
+    throw new Error('realtime is not used by these tests');
+  }
+}
+
+let supabase: SupabaseClient;
+
+beforeAll(() => {
+  supabase = createClient(supabaseUrl(), 'any-string-works-as-the-anon-key', {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: ((globalThis as { WebSocket?: unknown }).WebSocket ?? NoRealtime) as never },
+  });
+});
+
+interface InvokeOptions {
+  body?: Record<string, unknown>;
+  token?: string;
+  method?: 'GET' | 'POST';
+  /** query string for GETs: invoke() takes it as part of the function name */
+  query?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+/** invoke() that must succeed: checks the status and the envelope, returns data and the response. */
+async function call<T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<{ data: T; response: Response }> {
+  const qs = opts.query ? `?${new URLSearchParams(opts.query).toString()}` : '';
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
+  const { data, error, response } = await supabase.functions.invoke<Ok<T>>(`${name}${qs}`, {
+    method: opts.method ?? 'POST',
+    ...(opts.body ? { body: opts.body } : {}),
+    headers,
+  });
+  if (error) {
+    const detail = error instanceof FunctionsHttpError ? await (error.context as Response).text() : String(error);
+    throw new Error(`${name} failed: ${detail}`);
+  }
+  expect(response?.status, name).toBe(status);
+  expect(data, name).toMatchObject({ success: true, status });
+  return { data: (data as Ok<T>).data, response: response as Response };
+}
+
+const ok = async <T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<T> => (await call<T>(name, opts, status)).data;
+
+/** invoke() that must fail with `status`: returns the error envelope. */
+async function fails(name: string, opts: InvokeOptions, status: number): Promise<{ success: false; status: number; error: string }> {
+  const { data, error } = await supabase.functions.invoke(name, {
+    method: opts.method ?? 'POST',
+    ...(opts.body ? { body: opts.body } : {}),
+    headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
+  });
+  expect(data, `${name} should have failed`).toBeNull();
+  expect(error).toBeInstanceOf(FunctionsHttpError);
+  const response = (error as FunctionsHttpError).context as Response;
+  expect(response.status, name).toBe(status);
+  const body = await response.json();
+  expect(body).toMatchObject({ success: false, status });
+  return body;
+}
+
+interface Person {
+  id: string;
+  phone: string; // E.164
+  local: string; // 0XXXXXXXXXX
+  token: string;
+}
+
+/** Sign-up as the app does it: send-otp, the code from the SMS (outbox), verify, signup. */
+async function signUpThroughTheApp(first_name: string, last_name: string): Promise<Person> {
+  const { local, e164 } = newPhone();
+  expect(await ok('auth-send-otp', { body: { phone: local, context: 'signup' } })).toMatchObject({ sent: true });
+  const code = await lastOtp(e164);
+  expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: code } })).toMatchObject({ verified: true });
+  const s = await ok<{ user: { id: string; phone: string }; session: { access_token: string } }>(
+    'auth-signup',
+    { body: { phone: local, first_name, last_name, password: `${first_name} has a long passphrase` } },
+    201,
+  );
+  expect(s.user.phone).toBe(e164);
+  return { id: s.user.id, phone: e164, local, token: s.session.access_token };
+}
+
+const escrowOf = (p: Person, escrowId: string) => ok<Escrow>('escrow-get', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
+const transactionsOf = async (p: Person, query: Record<string, string> = {}) =>
+  (await ok<{ data: Transaction[]; next_cursor: string | null }>('transaction-list', { method: 'GET', token: p.token, query })).data;
+const notificationsOf = (p: Person, escrowId: string) =>
+  ok<Notification[]>('notification-list', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
+const walletOf = (p: Person) => ok<Wallet>('wallet-get', { method: 'GET', token: p.token });
+
+// ---- the story -----------------------------------------------------------------------------
+
+describe('an escrow from two sign-ups to a payout that lands (supabase-js functions.invoke)', () => {
+  it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success', { timeout: 60_000 }, async () => {
+    // --- two people sign up ---
+    const [buyer, seller] = await Promise.all([signUpThroughTheApp('Amaka', 'Nwosu'), signUpThroughTheApp('Chidi', 'Okafor')]);
+    expect(buyer.id).not.toBe(seller.id);
+
+    // --- the seller saves a payout account; the bank (fake) knows the account, in their name ---
+    const accountNumber = `0${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
+    await paystack.registerAccount('058', accountNumber, 'OKAFOR CHIDI EMEKA');
+    const payout = await ok(
+      'payout-add',
+      { token: seller.token, idempotencyKey: randomUUID(), body: { bank_code: '058', bank_name: 'Guaranty Trust Bank', account_number: accountNumber, account_name: 'Chidi Okafor' } },
+      201,
+    );
+    expect(payout).toMatchObject({ verified: true, is_default: true, account_name: 'OKAFOR CHIDI EMEKA', account_number: `******${accountNumber.slice(-4)}` });
+
+    // --- the buyer tops up NGN 50,000 by card; Paystack's charge.success completes it ---
+    const topup = await ok<{ reference: string; amount: number; status: string; authorization_url: string | null }>('wallet-topup', {
+      token: buyer.token,
+      idempotencyKey: randomUUID(),
+      body: { amount: 50_000 },
+    });
+    expect(topup).toMatchObject({ amount: 50_000, status: 'pending' });
+    expect(topup.authorization_url).toMatch(/^https?:\/\//);
+    expect(await walletOf(buyer)).toMatchObject({ balance: 0, pending_deposits: 50_000 });
+    const charged = await paystack.chargeSuccess(topup.reference);
+    expect(charged.responses).toEqual([{ status: 200, body: { success: true, status: 200, data: { received: true } } }]);
+    expect(await walletOf(buyer)).toMatchObject({ balance: 50_000, pending_deposits: 0, currency: 'NGN' });
+
+    // --- the buyer creates a goods_products escrow for NGN 25,000, naming the seller's phone ---
+    const created = await ok<{ escrow_id: string; conversation_id: string; invite_token: string; fee_breakdown: Record<string, number> }>(
+      'escrow-create',
+      {
+        token: buyer.token,
+        idempotencyKey: randomUUID(),
+        body: { category: 'goods_products', payer_role: 'initiator', title: 'iPhone 13, 128 GB', counterparty_phone: seller.local, amount: 25_000 },
+      },
+      201,
+    );
+    // fee 1.5% = 375.00, half each; VAT 7.5% of the buyer's 187.50 = 14.0625 -> 14.06
+    expect(created.fee_breakdown).toEqual({
+      escrow_amount: 25_000,
+      payer_fee: 187.5,
+      vat: 14.06,
+      total_charge: 25_201.56,
+      seller_fee: 187.5,
+      seller_payout: 24_812.5,
+    });
+    const escrowId = created.escrow_id;
+    const draft = await escrowOf(buyer, escrowId);
+    expect(draft).toMatchObject({
+      status: 'draft',
+      initiator_id: buyer.id,
+      counterparty_id: seller.id,
+      counterparty_phone: seller.phone,
+      category: 'goods_products',
+      payer_role: 'initiator',
+      amount: 25_000,
+      funded_at: null,
+    });
+    // the seller can see it already (it names their phone), a draft until the buyer pays
+    expect((await escrowOf(seller, escrowId)).status).toBe('draft');
+
+    // --- the buyer funds it from the wallet ---
+    const funded = await ok<Escrow>('escrow-fund', { token: buyer.token, idempotencyKey: randomUUID(), body: { escrow_id: escrowId, method: 'wallet' } });
+    expect(funded.status).toBe('active');
+    expect(funded.funded_at).not.toBeNull();
+    expect(funded.accepted_at).toBeNull();
+    expect((await walletOf(buyer)).balance).toBe(24_798.44);
+
+    // --- the seller accepts with the invite token (as the link in the invite would) ---
+    // a wrong token is 404, the buyer cannot accept their own escrow (403)
+    await fails('escrow-accept', { token: seller.token, body: { invite_token: `x${created.invite_token}` } }, 404);
+    await fails('escrow-accept', { token: buyer.token, body: { invite_token: created.invite_token } }, 403);
+    const accepted = await ok<Escrow>('escrow-accept', { token: seller.token, body: { invite_token: created.invite_token } });
+    expect(accepted).toMatchObject({ id: escrowId, status: 'funded' });
+    expect(accepted.accepted_at).not.toBeNull();
+
+    // --- the seller delivers: a one-day inspection period starts ---
+    const delivered = await ok<Escrow>('escrow-deliver', { token: seller.token, body: { escrow_id: escrowId } });
+    expect(delivered.status).toBe('inspection');
+    expect(Date.parse(delivered.inspection_ends_at as string) - Date.parse(delivered.delivered_at as string)).toBe(86_400_000);
+
+    // --- the buyer releases (a retry with the same Idempotency-Key replays, never pays twice) ---
+    const releaseKey = randomUUID();
+    const release = await call<Escrow>('escrow-release', { token: buyer.token, idempotencyKey: releaseKey, body: { escrow_id: escrowId } });
+    expect(release.data.status).toBe('released');
+    expect(release.data.released_at).not.toBeNull();
+    const retried = await call<Escrow>('escrow-release', { token: buyer.token, idempotencyKey: releaseKey, body: { escrow_id: escrowId } });
+    expect(retried.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.data).toEqual(release.data);
+    // without the key, a second release is refused by the state
+    await fails('escrow-release', { token: buyer.token, body: { escrow_id: escrowId } }, 409);
+
+    // --- the seller's money: credited, then on its way to the bank (payout pending) ---
+    const sellerTxs = await transactionsOf(seller, { escrow_id: escrowId });
+    expect(sellerTxs.map((t) => [t.type, t.direction, t.amount, t.status])).toEqual([
+      ['escrow_payout', 'out', 24_812.5, 'pending'],
+      ['escrow_release', 'in', 24_812.5, 'succeeded'],
+    ]);
+    const payoutTx = sellerTxs[0] as Transaction;
+    expect(payoutTx).toMatchObject({ category: 'escrow', escrow_id: escrowId, completed_at: null });
+    // the transfer was requested from Paystack with our transaction id as its reference
+    const transfers = (await paystack.requests('/transfer')).filter((r) => r.method === 'POST' && r.body?.reference === payoutTx.id);
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]?.body).toMatchObject({ amount: 2_481_250, reference: payoutTx.id });
+    expect((await walletOf(seller)).balance).toBe(0);
+    expect((await transactionsOf(seller, { status: 'pending' })).map((t) => t.id)).toEqual([payoutTx.id]);
+
+    // --- the bank confirms: transfer.success (delivered twice, as webhooks can be) ---
+    const landed = await paystack.transferOutcome(payoutTx.id, 'transfer.success', { times: 2 });
+    expect(landed.responses.map((r) => r.status)).toEqual([200, 200]);
+    const settled = await transactionsOf(seller, { escrow_id: escrowId });
+    expect(settled.map((t) => [t.type, t.status])).toEqual([
+      ['escrow_payout', 'succeeded'],
+      ['escrow_release', 'succeeded'],
+    ]);
+    expect(settled[0]?.completed_at).not.toBeNull();
+    expect(settled[0]?.provider_transfer_id).toMatch(/^TRF_/);
+    expect(await transactionsOf(seller, { status: 'pending' })).toEqual([]);
+    // the escrow is done
+    expect((await escrowOf(seller, escrowId)).status).toBe('released');
+
+    // --- the buyer's record: the top-up and the escrow funding ---
+    const buyerTxs = await transactionsOf(buyer);
+    expect(buyerTxs.map((t) => [t.type, t.category, t.direction, t.amount, t.status])).toEqual([
+      ['escrow_funding', 'escrow', 'out', 25_201.56, 'succeeded'],
+      ['wallet_topup', 'deposit', 'in', 50_000, 'succeeded'],
+    ]);
+
+    // --- notifications: each party heard what concerns them, newest first ---
+    const buyerNotes = await notificationsOf(buyer, escrowId);
+    expect(buyerNotes.map((n) => n.event_type)).toEqual(['released', 'delivered', 'active', 'funded', 'escrow_created']);
+    const sellerNotes = await notificationsOf(seller, escrowId);
+    expect(sellerNotes.map((n) => n.event_type)).toEqual(['payout_succeeded', 'released', 'invite_received']);
+    for (const n of buyerNotes) expect(n).toMatchObject({ user_id: buyer.id, escrow_id: escrowId, is_read: false });
+    for (const n of sellerNotes) expect(n).toMatchObject({ user_id: seller.id, escrow_id: escrowId, is_read: false });
+    expect(sellerNotes[0]).toMatchObject({ entity_type: 'transaction', entity_id: payoutTx.id });
+
+    // --- the end: exact balances ---
+    expect(await walletOf(buyer)).toMatchObject({ balance: 24_798.44, pending_deposits: 0, pending_withdrawals: 0 });
+    expect(await walletOf(seller)).toMatchObject({ balance: 0, pending_deposits: 0, pending_withdrawals: 0 });
+  });
+});
