@@ -33,12 +33,14 @@ export async function runJobs(now: Date | string = new Date()) {
   // movements still pending long after they started: settled from what the provider says
   const reconciled = await reconcilePending(at);
   const sms = await dispatchQueuedSms(100);
+  const [expired] = await asService((tx) => tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`);
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
     payouts_started: payouts.length + stranded.length,
     sms_sent: sms,
     reconciled: reconciled.checked,
+    idempotency_keys_expired: expired?.removed ?? 0,
   };
   if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) log.info('jobs.run', { ...summary, now: at });
   return { now: at, ...summary };

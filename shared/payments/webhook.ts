@@ -98,11 +98,11 @@ async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string): Promis
     if (!userId) return flag(tx, 'unknown_virtual_account', e, { received: amount });
     const chargeId = str(d.id) ?? str(d.reference);
     if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
-    await tx`select private.virtual_account_deposit(${userId}, ${amount}, ${provider}, ${chargeId},
-                                                      ${tx.json({ sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) } as never)})`;
-    // an escrow waiting for this payer's bank transfer is funded from the wallet when it now can be
-    const [funded] = await tx<{ outcome: string }[]>`select private.escrow_fund_from_deposit(${userId}, ${amount}) as outcome`;
-    return `virtual_account_deposit:${funded?.outcome}`;
+    // credited to the wallet, and an escrow waiting for this payer's bank transfer funded if it now can be
+    const [row] = await tx<{ outcome: string }[]>`
+      select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId},
+        ${tx.json({ sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) } as never)}) as outcome`;
+    return `virtual_account_${row?.outcome}`;
   }
 
   const reference = str(d.reference);

@@ -568,11 +568,15 @@ begin
 end
 $$;
 
--- After a bank transfer into p_user's virtual account was credited (p_received kobo): the oldest
--- escrow waiting for a bank transfer from that payer is funded from the wallet when the wallet now
--- covers it; otherwise the payer is told the shortfall by SMS and the escrow stays as it is.
-create function private.escrow_fund_from_deposit(p_user uuid, p_received bigint)
-returns text
+-- A bank transfer of p_received kobo into p_user's virtual account: the wallet is credited (once
+-- per provider charge id), and the oldest escrow waiting for a bank transfer from that payer is
+-- funded from the wallet when the wallet now covers it; otherwise the payer is told the shortfall
+-- by SMS and notification and the escrow stays as it is. The waiting escrow is locked before the
+-- wallet is touched, the order every escrow operation follows, so this cannot deadlock with a
+-- payer funding the same escrow at the same moment.
+create function private.bank_transfer_received(
+  p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb
+) returns text
 language plpgsql
 set search_path = ''
 as $$
@@ -582,28 +586,24 @@ declare
   v_balance bigint;
   v_phone text;
 begin
+  if exists (select 1 from public.transactions
+              where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user) then
+    return 'already_done';
+  end if;
   select id into v_id from public.escrows
    where awaiting_bank_transfer_at is not null
      and (status = 'draft' or (status = 'active' and funded_at is null))
      and p_user = case when payer_role = 'initiator' then initiator_id else counterparty_id end
-   order by awaiting_bank_transfer_at, id limit 1;
+   order by awaiting_bank_transfer_at, id limit 1
+   for update;
+  perform private.virtual_account_deposit(p_user, p_received, p_provider, p_charge_id, p_metadata);
   if v_id is null then
-    return 'no_escrow_waiting';
+    return 'deposit';
   end if;
-  -- This transaction already holds the payer's wallet (the deposit was credited just before), and
-  -- every escrow operation locks the escrow before the wallet: waiting for the escrow here could
-  -- deadlock with one of them and lose the deposit. So the escrow is taken only when it is free
-  -- and still waiting; when busy, the money stays in the wallet, where that operation finds it.
-  select * into e from public.escrows
-   where id = v_id and awaiting_bank_transfer_at is not null
-     and (status = 'draft' or (status = 'active' and funded_at is null))
-     for update skip locked;
-  if not found then
-    return 'escrow_busy';
-  end if;
+  select * into e from public.escrows where id = v_id;
   select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
   if coalesce(v_balance, 0) >= e.total_charge then
-    return 'escrow:' || private.escrow_fund_wallet(e.id, p_user);
+    return 'deposit:escrow:' || private.escrow_fund_wallet(e.id, p_user);
   end if;
   select phone into v_phone from private.users where id = p_user;
   perform private.queue_sms(v_phone, pg_catalog.format(
@@ -612,7 +612,7 @@ begin
   perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.format(
     'We received %s; "%s" needs %s more to be funded. The money is in your wallet.',
     private.naira(p_received), e.title, private.naira(e.total_charge - coalesce(v_balance, 0))), 'escrow', e.id, 'Fund escrow');
-  return 'shortfall';
+  return 'deposit:shortfall';
 end
 $$;
 
@@ -690,6 +690,7 @@ as $$
 begin
   update public.escrows set status = 'cancelled', cancelled_at = now(), awaiting_bank_transfer_at = null, updated_at = now()
    where id = e.id;
+  perform private.close_milestones(e.id, null);
   update public.transactions set status = 'canceled', completed_at = now()
    where escrow_id = e.id and type = 'escrow_funding' and status = 'pending';
   perform private.notify(u, e.id, p_event, pg_catalog.format('"%s" was %s.', e.title, p_verb), 'escrow', e.id, 'View escrow')
@@ -714,6 +715,7 @@ begin
   elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
     perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was declined', e.title));
     update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, null);
     perform private.notify(u, e.id, 'declined',
       pg_catalog.format('"%s" was declined; %s went back to the payer''s wallet.', e.title, private.naira(e.total_charge)),
       'escrow', e.id, 'View escrow')
@@ -742,6 +744,7 @@ begin
     end if;
     perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was cancelled', e.title));
     update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, null);
     perform private.notify(u, e.id, 'cancelled',
       pg_catalog.format('"%s" was cancelled; %s went back to the payer''s wallet.', e.title, private.naira(e.total_charge)),
       'escrow', e.id, 'View escrow')
@@ -768,6 +771,7 @@ begin
     perform private.refuse_state(e, 'delete');
   end if;
   update public.escrows set status = 'deleted', awaiting_bank_transfer_at = null, updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, null);
   update public.transactions set status = 'canceled', completed_at = now()
    where escrow_id = e.id and type = 'escrow_funding' and status = 'pending';
   return 'deleted';
@@ -855,7 +859,7 @@ $$;
 -- Starts the payee's payout when they have a default payout account: their wallet -> clearing,
 -- and a pending escrow_payout transaction whose id is the transfer reference (the caller starts
 -- the transfer after commit; the job retries payouts that were never started).
-create function private.escrow_start_payout(e public.escrows, p_amount bigint)
+create function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid default null)
 returns uuid
 language plpgsql
 set search_path = ''
@@ -869,7 +873,7 @@ begin
   if not found or p_amount <= 0 then
     return null;
   end if;
-  v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_payout',
+  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.format('Payout of "%s" to %s %s', e.title, pa.bank_name, pg_catalog.right(pa.account_number, 4)),
             p_amount, 'out', 'paystack', 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
@@ -881,6 +885,22 @@ begin
     v_tx);
   return v_tx;
 end
+$$;
+
+-- When an escrow closes, its milestones close with it: on a release, those agreed (accepted or
+-- completed) were paid by the release transfer p_release_transfer; everything else not released
+-- (proposed milestones; all of them on a refund or cancellation) is cancelled.
+create function private.close_milestones(p_escrow uuid, p_release_transfer uuid)
+returns void
+language sql
+set search_path = ''
+as $$
+  update public.milestones
+     set status = case when p_release_transfer is not null and status in ('accepted', 'completed') then 'released' else 'cancelled' end,
+         release_tx_id = case when p_release_transfer is not null and status in ('accepted', 'completed') then p_release_transfer end,
+         released_at = case when p_release_transfer is not null and status in ('accepted', 'completed') then now() end,
+         updated_at = now()
+   where escrow_id = p_escrow and status in ('proposed', 'accepted', 'completed');
 $$;
 
 -- escrow-release (the payer approves), or the job when an inspection period ends (p_actor null).
@@ -896,6 +916,7 @@ declare
   v_remaining bigint;
   v_payout bigint;
   v_payout_tx uuid;
+  v_transfer uuid;
 begin
   if p_actor is not null and p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('only the payer can release this escrow');
@@ -913,15 +934,16 @@ begin
   end if;
   v_remaining := e.amount - e.released_amount;
   if v_remaining > 0 then
-    perform private.escrow_pay_out(e, v_remaining, 'escrow-release:' || e.id, null,
+    v_transfer := private.escrow_pay_out(e, v_remaining, 'escrow-release:' || e.id, null,
       pg_catalog.format('Released: %s', e.title));
   end if;
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, v_transfer);
   -- what the payee was just credited: the rest of the amount less the rest of the seller fee
   v_payout := v_remaining - (e.seller_fee - (e.seller_fee * e.released_amount) / e.amount);
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
-    pg_catalog.format('%s from "%s" was released to you%s.', private.naira(e.seller_payout), e.title,
+    pg_catalog.format('%s from "%s" was released to you%s.', private.naira(v_payout), e.title,
                       case when v_payout_tx is null then ' and is in your wallet' else ' and is on its way to your bank' end),
     'escrow', e.id, 'View escrow');
   perform private.notify(private.payer_of(e), e.id, 'released',
@@ -949,6 +971,7 @@ begin
   end if;
   v_amount := private.escrow_return_hold(e, pg_catalog.format('Refund: %s', e.title));
   update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, null);
   perform private.notify(u, e.id, 'refunded',
     pg_catalog.format('"%s" was refunded: %s went back to the payer''s wallet.', e.title, private.naira(v_amount)),
     'escrow', e.id, 'View escrow')
@@ -970,8 +993,6 @@ begin
   if not found or t.escrow_id is null then
     return;
   end if;
-  update public.escrows set status = 'released', updated_at = now()
-   where id = t.escrow_id and status = 'released';
   perform private.notify(t.user_id, t.escrow_id, case when p_succeeded then 'payout_succeeded' else 'payout_failed' end,
     case when p_succeeded then pg_catalog.format('%s reached your bank account.', private.naira(t.amount))
          else pg_catalog.format('The payout of %s could not be completed; the money is back in your wallet.', private.naira(t.amount)) end,
@@ -1062,6 +1083,9 @@ declare
   v_title text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
+  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+    perform private.refuse_state(l.e, 'change the milestones of');
+  end if;
   if (l.m).status <> 'proposed' then
     raise exception 'only a proposed milestone can be edited (this one is %)', (l.m).status using errcode = 'ES409';
   end if;
@@ -1096,6 +1120,9 @@ declare
   v_status text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
+  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+    perform private.refuse_state(l.e, 'change the milestones of');
+  end if;
   if (l.m).status <> 'proposed' then
     raise exception 'only a proposed milestone can be approved (this one is %)', (l.m).status using errcode = 'ES409';
   end if;
@@ -1126,6 +1153,9 @@ begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if p_actor is distinct from private.payee_of(l.e) then
     perform private.refuse_role('only the freelancer can mark a milestone complete');
+  end if;
+  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+    perform private.refuse_state(l.e, 'complete a milestone of');
   end if;
   if (l.m).status <> 'accepted' then
     raise exception 'only an accepted milestone can be completed (this one is %)', (l.m).status using errcode = 'ES409';
@@ -1164,7 +1194,8 @@ begin
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
   v_payout := private.escrow_start_payout(l.e, (l.m).amount - (
-    ((l.e).seller_fee * ((l.e).released_amount + (l.m).amount)) / (l.e).amount - ((l.e).seller_fee * (l.e).released_amount) / (l.e).amount));
+    ((l.e).seller_fee * ((l.e).released_amount + (l.m).amount)) / (l.e).amount - ((l.e).seller_fee * (l.e).released_amount) / (l.e).amount),
+    (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
     pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
   if (l.e).released_amount + (l.m).amount = (l.e).amount then
@@ -1216,6 +1247,19 @@ begin
 end
 $$;
 
+-- Housekeeping for the job: Idempotency-Keys live 24 hours. (Rate-limit events are pruned as they
+-- are counted, in private.rate_limit_take.) Returns the number of keys removed.
+create function private.cleanup_expired(p_now timestamptz)
+returns integer
+language sql
+set search_path = ''
+as $$
+  with gone as (
+    delete from private.idempotency_keys where created_at < p_now - interval '24 hours' returning 1
+  )
+  select count(*)::integer from gone;
+$$;
+
 -- ---------------------------------------------------------------------------------------------
 -- Grants
 -- ---------------------------------------------------------------------------------------------
@@ -1241,7 +1285,7 @@ grant execute on function
   private.escrow_charge_create(uuid, uuid, text, text),
   private.escrow_charge_succeed(uuid, bigint, text, jsonb),
   private.escrow_await_bank_transfer(uuid, uuid),
-  private.escrow_fund_from_deposit(uuid, bigint),
+  private.bank_transfer_received(uuid, bigint, text, text, jsonb),
   private.escrow_accept(uuid, uuid),
   private.escrow_return_hold(public.escrows, text),
   private.escrow_close_unfunded(public.escrows, uuid, text, text),
@@ -1250,8 +1294,9 @@ grant execute on function
   private.escrow_delete(uuid, uuid),
   private.escrow_deliver(uuid, uuid, timestamptz),
   private.escrow_pay_out(public.escrows, bigint, text, uuid, text),
-  private.escrow_start_payout(public.escrows, bigint),
+  private.escrow_start_payout(public.escrows, bigint, uuid),
   private.escrow_release(uuid, uuid, timestamptz),
+  private.close_milestones(uuid, uuid),
   private.escrow_refund(uuid, uuid),
   private.escrow_payout_settled(uuid, boolean),
   private.milestone_lock(uuid, uuid),
@@ -1261,7 +1306,8 @@ grant execute on function
   private.milestone_approve(uuid, uuid),
   private.milestone_complete(uuid, uuid),
   private.milestone_release(uuid, uuid),
-  private.run_jobs(timestamptz)
+  private.run_jobs(timestamptz),
+  private.cleanup_expired(timestamptz)
   to service_role;
 
 revoke execute on all functions in schema private from public;

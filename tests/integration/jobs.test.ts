@@ -12,7 +12,7 @@ import { call, fieldsOf, get, post, type ApiResult } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { escrowOp, escrowStatus, fundedDeal, holdKobo, runJobs, walletKobo, type Deal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
-import { newPhone } from '../support/users.ts';
+import { newPhone, signUp } from '../support/users.ts';
 import { TEST_JOBS_SECRET } from '../support/stack.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -293,5 +293,21 @@ describe('jobs-run: work left over after a commit', () => {
     ok(await runJobs(new Date().toISOString()));
     const again = await testDb()<{ attempts: number }[]>`select attempts from private.sms_outbox where phone = ${phone}`;
     expect(again.map((a) => a.attempts)).toEqual([1, 1]);
+  });
+});
+
+describe('jobs-run housekeeping', () => {
+  it('forgets Idempotency-Keys older than 24 hours, and only those', async () => {
+    const user = await signUp();
+    const old = `old-${crypto.randomUUID()}`;
+    const fresh = `fresh-${crypto.randomUUID()}`;
+    await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash, created_at)
+                   values (${user.id}, 'card-add', ${old}, 'x', now() - interval '25 hours'),
+                          (${user.id}, 'card-add', ${fresh}, 'x', now() - interval '23 hours')`;
+    const res = await runJobs(new Date().toISOString());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.idempotency_keys_expired).toBeGreaterThanOrEqual(1);
+    const left = await testDb()<{ key: string }[]>`select key from private.idempotency_keys where key in (${old}, ${fresh})`;
+    expect(left.map((r) => r.key)).toEqual([fresh]);
   });
 });

@@ -730,8 +730,10 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const [refund] = await testDb()<{ amount: string; user_id: string }[]>`
       select amount::text, user_id from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_refund'`;
     expect(refund).toEqual({ amount: String(left), user_id: deal.payer.id });
-    // nothing else moves afterwards
-    const rest = ok(await listM(deal.payer, deal.escrowId)).find((m: any) => m.status === 'completed');
+    // the milestone that was never released closes with the escrow, and nothing else moves
+    const after = ok(await listM(deal.payer, deal.escrowId));
+    expect(after.map((m: any) => m.status)).toEqual(['released', 'cancelled']);
+    const rest = after.find((m: any) => m.status === 'cancelled');
     refused(await opM('milestone-release', deal.payer, rest.id), 409);
     refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
   });
@@ -754,5 +756,23 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const sent = (await paystack.requests('/transfer')).filter((r) => r.body?.reference === payout!.id);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.body.amount).toBe(net);
+  });
+});
+
+describe('milestones close with their escrow', () => {
+  it('an escrow-release pays agreed milestones with its transfer and cancels proposed ones; nothing can change them after', async () => {
+    const deal = await fundedHiring(10_000);
+    const agreed = await completedMilestone(deal, 3_000, 'Design');
+    const proposed = ok(await post('milestone-create', { escrow_id: deal.escrowId, title: 'Extra', amount: 1_000 }, { token: deal.payee.accessToken }), 201);
+    ok(await escrowOp('escrow-release', deal.payer, deal.escrowId));
+    const after = ok(await listM(deal.payer, deal.escrowId));
+    const byId = Object.fromEntries(after.map((m: any) => [m.id, m]));
+    expect(byId[agreed.id]).toMatchObject({ status: 'released' });
+    expect(byId[proposed.id]).toMatchObject({ status: 'cancelled', release_tx_id: null });
+    const [release] = await testDb()<{ id: string }[]>`
+      select lt.id from private.ledger_transfers lt where lt.idempotency_key = ${`escrow-release:${deal.escrowId}`}`;
+    expect(byId[agreed.id].release_tx_id).toBe(release?.id);
+    refused(await opM('milestone-approve', deal.payer, proposed.id), 409);
+    refused(await patch('milestone-update', { milestone_id: proposed.id, title: 'Changed' }, { token: deal.payee.accessToken }), 409);
   });
 });
