@@ -9,7 +9,8 @@ import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, HttpError, notFound } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
-import { customerEmail, payments, ProviderError } from './payments/index.ts';
+import { savedCardAuthorization, startCharge } from './payments/charge.ts';
+import { payments, ProviderError } from './payments/index.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
 export interface EscrowRow {
@@ -210,52 +211,24 @@ export async function fundEscrow(
     };
   }
   // card or saved card: a pending funding transaction whose id is the charge reference
-  const provider = payments();
-  let authorizationCode: string | undefined;
-  const cardId = input.card_id;
-  if (cardId) {
-    const [card] = await asService((tx) => tx<{ authorization_code: string }[]>`
-      select ca.authorization_code from public.saved_cards c join private.card_authorizations ca on ca.card_id = c.id
-       where c.id = ${cardId} and c.user_id = ${user.id}`);
-    if (!card) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
-    authorizationCode = card.authorization_code;
-  }
-  const [created] = await asService((tx) => tx<{ id: string }[]>`
-    select private.escrow_charge_create(${id}, ${user.id}, ${provider.name}, ${input.method}) as id`);
-  const reference = (created as { id: string }).id;
-  const [t] = await asService((tx) => tx<{ amount: string }[]>`select amount from public.transactions where id = ${reference}`);
-  const amount = Number(t?.amount);
-  const metadata = { kind: 'escrow_charge', transaction_id: reference, escrow_id: id, user_id: user.id };
-  const email = customerEmail(user.id);
-  const base = { escrow_id: id, transaction_id: reference, reference, amount: toNaira(amount), status: 'pending' };
-  const fail = async (reason: string) =>
-    asService((tx) => tx`update public.transactions set status = 'failed', completed_at = now(),
-                           metadata = metadata || ${tx.json({ failure_reason: reason })}
-                         where id = ${reference} and status = 'pending'`);
-  try {
-    if (authorizationCode) {
-      const r = await provider.chargeAuthorization({ reference, amountKobo: amount, email, metadata, authorizationCode });
-      if (r.status === 'failed') {
-        await fail(r.message);
-        throw new HttpError(402, `The card was declined: ${r.message}`);
-      }
-      return { ...base, authorization_url: null };
-    }
-    const r = await provider.initializeCharge({ reference, amountKobo: amount, email, metadata, callbackUrl: input.callback_url });
-    return { ...base, authorization_url: r.authorizationUrl, access_code: r.accessCode };
-  } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
-    if (err.kind === 'refused') {
-      await fail(err.message);
-      throw new HttpError(402, `The payment provider refused the charge: ${err.message}`);
-    }
-    if (!authorizationCode) {
-      await fail('payment provider unavailable');
-      throw new HttpError(503, 'The payment provider is unavailable; nothing was charged, try again shortly');
-    }
-    log.warn('escrow_charge.outcome_unknown', { transaction_id: reference, error: errorMessage(err) });
-    return { ...base, authorization_url: null };
-  }
+  const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
+  const { id: reference, amount } = await asService(async (tx) => {
+    const [created] = await tx<{ id: string }[]>`
+      select private.escrow_charge_create(${id}, ${user.id}, ${payments().name}, ${input.method}) as id`;
+    const [row] = await tx<{ id: string; amount: string }[]>`
+      select id, amount::text from public.transactions where id = ${(created as { id: string }).id}`;
+    return row as { id: string; amount: string };
+  });
+  const started = await startCharge({
+    reference,
+    amountKobo: Number(amount),
+    userId: user.id,
+    metadata: { kind: 'escrow_charge', transaction_id: reference, escrow_id: id, user_id: user.id },
+    authorizationCode,
+    callbackUrl: input.callback_url,
+    markFailed: (reason) => asService((tx) => tx`select private.escrow_charge_fail(${reference}, ${reason})`),
+  });
+  return { escrow_id: id, transaction_id: reference, reference, amount: toNaira(amount), status: 'pending', ...started };
 }
 
 /**

@@ -34,9 +34,7 @@ async function settleCharge(p: Pending): Promise<string> {
     await asService((tx) =>
       p.type === 'wallet_topup'
         ? tx`select private.topup_fail(${p.id}, ${reason})`
-        : tx`update public.transactions set status = 'failed', completed_at = now(),
-                metadata = metadata || ${tx.json({ failure_reason: reason })}
-              where id = ${p.id} and status = 'pending'`,
+        : tx`select private.escrow_charge_fail(${p.id}, ${reason})`,
     );
     return 'failed';
   }

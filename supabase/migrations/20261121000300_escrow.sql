@@ -503,6 +503,21 @@ begin
 end
 $$;
 
+-- A card charge for an escrow that did not happen (declined, refused, abandoned): the pending
+-- funding transaction is marked failed; nothing moved.
+create function private.escrow_charge_fail(p_tx uuid, p_reason text)
+returns text
+language plpgsql
+set search_path = ''
+as $$
+begin
+  update public.transactions
+     set status = 'failed', completed_at = now(), metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', p_reason)
+   where id = p_tx and type = 'escrow_funding' and status = 'pending';
+  return case when found then 'failed' else 'already_done' end;
+end
+$$;
+
 -- charge.success of kind escrow_charge. The money that arrived goes into the hold when it is
 -- exactly the total and the escrow can still be funded; otherwise it is credited to the payer's
 -- wallet (flagged when the amount differs), so nothing is lost and nothing is guessed.
@@ -699,6 +714,25 @@ begin
 end
 $$;
 
+-- A funded escrow that was never accepted, declined or cancelled (p_verb): the hold goes back to
+-- the payer's wallet and the escrow is refunded.
+create function private.escrow_refund_unaccepted(e public.escrows, p_verb text)
+returns text
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was %s', e.title, p_verb));
+  update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
+  perform private.close_milestones(e.id, null);
+  perform private.notify(u, e.id, p_verb,
+    pg_catalog.format('"%s" was %s; %s went back to the payer''s wallet.', e.title, p_verb, private.naira(e.total_charge)),
+    'escrow', e.id, 'View escrow')
+     from unnest(array[e.initiator_id, e.counterparty_id]) as u;
+  return 'refunded';
+end
+$$;
+
 create function private.escrow_decline(p_escrow uuid, p_actor uuid)
 returns text
 language plpgsql
@@ -713,14 +747,7 @@ begin
   if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
     return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
   elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
-    perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was declined', e.title));
-    update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
-  perform private.close_milestones(e.id, null);
-    perform private.notify(u, e.id, 'declined',
-      pg_catalog.format('"%s" was declined; %s went back to the payer''s wallet.', e.title, private.naira(e.total_charge)),
-      'escrow', e.id, 'View escrow')
-       from unnest(array[e.initiator_id, e.counterparty_id]) as u;
-    return 'refunded';
+    return private.escrow_refund_unaccepted(e, 'declined');
   end if;
   perform private.refuse_state(e, 'decline');
   return null;
@@ -742,14 +769,7 @@ begin
     if p_actor is distinct from private.payer_of(e) then
       perform private.refuse_role('only the payer can cancel a funded escrow before it is accepted');
     end if;
-    perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was cancelled', e.title));
-    update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
-  perform private.close_milestones(e.id, null);
-    perform private.notify(u, e.id, 'cancelled',
-      pg_catalog.format('"%s" was cancelled; %s went back to the payer''s wallet.', e.title, private.naira(e.total_charge)),
-      'escrow', e.id, 'View escrow')
-       from unnest(array[e.initiator_id, e.counterparty_id]) as u;
-    return 'refunded';
+    return private.escrow_refund_unaccepted(e, 'cancelled');
   end if;
   perform private.refuse_state(e, 'cancel');
   return null;
@@ -1284,11 +1304,13 @@ grant execute on function
   private.escrow_fund_wallet(uuid, uuid),
   private.escrow_charge_create(uuid, uuid, text, text),
   private.escrow_charge_succeed(uuid, bigint, text, jsonb),
+  private.escrow_charge_fail(uuid, text),
   private.escrow_await_bank_transfer(uuid, uuid),
   private.bank_transfer_received(uuid, bigint, text, text, jsonb),
   private.escrow_accept(uuid, uuid),
   private.escrow_return_hold(public.escrows, text),
   private.escrow_close_unfunded(public.escrows, uuid, text, text),
+  private.escrow_refund_unaccepted(public.escrows, text),
   private.escrow_decline(uuid, uuid),
   private.escrow_cancel(uuid, uuid),
   private.escrow_delete(uuid, uuid),

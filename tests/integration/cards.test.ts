@@ -3,7 +3,7 @@
 // and must never appear in any response.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -32,22 +32,6 @@ const addCard = (user: TestUser, body: unknown, headers?: Record<string, string>
 const listCards = (user: TestUser) => get('card-list', { token: user.accessToken });
 const setDefault = (user: TestUser, card_id: unknown) => post('card-set-default', { card_id }, { token: user.accessToken });
 const removeCard = (user: TestUser, card_id: unknown) => post('card-remove', { card_id }, { token: user.accessToken });
-
-function expectOk(res: ApiResult, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(true);
-  expect(res.body.status).toBe(status);
-  return res.body.data;
-}
-
-function expectError(res: ApiResult, status: number): string[] {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
-  expect(res.body).not.toHaveProperty('data');
-  return fieldsOf(res);
-}
 
 /** Adds a card and returns the saved card object (201). */
 async function addOk(user: TestUser, over: Record<string, unknown> = {}) {

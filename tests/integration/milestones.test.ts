@@ -5,7 +5,7 @@
 // concurrency releases more than the escrow holds.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, patch, post, type ApiResult } from '../support/api.ts';
+import { expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
@@ -25,22 +25,6 @@ const updateM = (user: TestUser, body: Record<string, unknown>) => patch('milest
 const listM = (user: TestUser, escrowId: string) => get('milestone-list', { token: user.accessToken, query: { escrow_id: escrowId } });
 const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
   post(op, { milestone_id: id }, { token: user.accessToken });
-
-function ok(res: ApiResult, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(true);
-  expect(res.body.status).toBe(status);
-  return res.body.data;
-}
-
-function refused(res: ApiResult, status: number): string[] {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
-  expect(res.body).not.toHaveProperty('data');
-  return fieldsOf(res);
-}
 
 const kobo = (naira: number) => Math.round(naira * 100);
 

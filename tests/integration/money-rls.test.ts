@@ -5,35 +5,12 @@
 import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { asAnonSql, asUserSql, testDb } from '../support/db.ts';
+import { asAnonSql, asUserSql, expectDenied, failureOf, testDb, type PgFailure } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 type Tx = postgres.TransactionSql;
-
-interface PgFailure {
-  code: string | undefined;
-  message: string;
-}
-
-async function failureOf(run: () => Promise<unknown>): Promise<PgFailure | null> {
-  try {
-    await run();
-    return null;
-  } catch (err) {
-    const e = err as { code?: string; message?: string };
-    return { code: e.code, message: String(e.message) };
-  }
-}
-
-/** The statement, run as the user (or anon), fails with SQLSTATE 42501 (insufficient privilege). */
-async function expectDenied(as: 'anon' | string, fn: (tx: Tx) => Promise<unknown>, label: string): Promise<PgFailure> {
-  const failure = await failureOf(() => (as === 'anon' ? asAnonSql(fn) : asUserSql(as, fn)));
-  expect(failure, `${label}: expected permission denied, but it succeeded`).not.toBeNull();
-  expect(failure!.code, `${label}: ${failure!.message}`).toBe('42501');
-  return failure!;
-}
 
 /**
  * The statement, run as the user, changes nothing: either it is refused (42501) or it reaches 0

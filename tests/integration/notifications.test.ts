@@ -3,7 +3,7 @@
 // newest-first paging with the before cursor, isolation between users) and notification-read
 // (one, or all of an escrow's, for the caller only).
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, patch, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { escrowOp, fundedDeal, fundWallet, newDeal, type Deal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -19,22 +19,6 @@ const NOTIFICATION_KEYS = [
 const list = (user: TestUser, query: Record<string, string | number | boolean | undefined> = {}) =>
   get('notification-list', { token: user.accessToken, query });
 const markRead = (user: TestUser, body: Record<string, unknown>) => post('notification-read', body, { token: user.accessToken });
-
-function ok(res: ApiResult, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(true);
-  expect(res.body.status).toBe(status);
-  return res.body.data;
-}
-
-function refused(res: ApiResult, status: number): string[] {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
-  expect(res.body).not.toHaveProperty('data');
-  return fieldsOf(res);
-}
 
 /** Microseconds since the epoch of an ISO timestamp (the API keeps every microsecond). */
 function micros(iso: string): bigint {

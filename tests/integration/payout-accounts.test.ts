@@ -3,7 +3,7 @@
 // payout-remove. Account numbers leave the service masked only.
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -38,22 +38,6 @@ const addPayout = (user: TestUser, body: unknown) => post('payout-add', body, { 
 const listPayouts = (user: TestUser) => get('payout-list', { token: user.accessToken });
 const setDefault = (user: TestUser, id: unknown) => post('payout-set-default', { payout_account_id: id }, { token: user.accessToken });
 const removePayout = (user: TestUser, id: unknown) => post('payout-remove', { payout_account_id: id }, { token: user.accessToken });
-
-function expectOk(res: ApiResult, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(true);
-  expect(res.body.status).toBe(status);
-  return res.body.data;
-}
-
-function expectError(res: ApiResult, status: number): string[] {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
-  expect(res.body).not.toHaveProperty('data');
-  return fieldsOf(res);
-}
 
 /** Every spec field is there (extra fields such as created_at are allowed), the number masked. */
 function expectPayoutObject(p: Record<string, unknown>, fullNumber: string) {

@@ -4,36 +4,12 @@
 // table or function added later without protection fails here by name.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { patch } from '../support/api.ts';
-import { asAnonSql, asUserSql, testDb } from '../support/db.ts';
+import { asAnonSql, asUserSql, expectDenied, failureOf, testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 type Tx = Parameters<Parameters<typeof asUserSql>[1]>[0];
-
-interface PgFailure {
-  code: string | undefined;
-  message: string;
-}
-
-/** Runs the statement and returns the Postgres error it raised, or null when it succeeded. */
-async function failureOf(run: () => Promise<unknown>): Promise<PgFailure | null> {
-  try {
-    await run();
-    return null;
-  } catch (err) {
-    const e = err as { code?: string; message?: string };
-    return { code: e.code, message: String(e.message) };
-  }
-}
-
-/** Statement as the user; expects a permission/RLS error (SQLSTATE 42501) and returns it. */
-async function expectDenied(as: 'anon' | string, fn: (tx: Tx) => Promise<unknown>, label: string): Promise<PgFailure> {
-  const failure = await failureOf(() => (as === 'anon' ? asAnonSql(fn) : asUserSql(as, fn)));
-  expect(failure, `${label}: expected permission denied, but it succeeded`).not.toBeNull();
-  expect(failure!.code, `${label}: ${failure!.message}`).toBe('42501');
-  return failure!;
-}
 
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 

@@ -3,7 +3,7 @@
 // webhooks) and, for the pagination edge cases, rows written straight into the test database.
 import { randomInt, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -41,21 +41,6 @@ interface Tx {
 }
 
 const list = (user: TestUser, query: Query = {}) => get('transaction-list', { token: user.accessToken, query });
-
-function expectOk(res: ApiResult, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(true);
-  expect(res.body.status).toBe(status);
-  return res.body.data;
-}
-
-function expectError(res: ApiResult, status: number): string[] {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
-  return fieldsOf(res);
-}
 
 /** One page: {data, next_cursor} and nothing else. */
 async function page(user: TestUser, query: Query = {}): Promise<{ data: Tx[]; next_cursor: string | null }> {

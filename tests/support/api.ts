@@ -1,5 +1,5 @@
 // Real HTTP calls to the running functions server.
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export const baseUrl = () => inject('baseUrl');
 
@@ -49,3 +49,21 @@ export const get = <T = any>(name: string, opts: Omit<CallOptions, 'body'> = {})
 
 /** The fields named in a 400's details, for concise assertions. */
 export const fieldsOf = (r: ApiResult) => ((r.body?.details ?? []) as { field: string }[]).map((d) => d.field).sort();
+
+/** A success envelope with this status; returns its data. */
+export function expectOk(res: ApiResult, status = 200) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.success).toBe(true);
+  expect(res.body.status).toBe(status);
+  return res.body.data;
+}
+
+/** An error envelope with this status (no data); returns the fields named in its details. */
+export function expectError(res: ApiResult, status: number): string[] {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.success).toBe(false);
+  expect(res.body.status).toBe(status);
+  expect(typeof res.body.error).toBe('string');
+  expect(res.body).not.toHaveProperty('data');
+  return fieldsOf(res);
+}

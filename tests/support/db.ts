@@ -1,7 +1,7 @@
 // Direct access to the test database: reading the SMS outbox, moving time by editing rows,
 // and acting as a given user under row-level security (pgTAP-style).
 import postgres from 'postgres';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 let sql: postgres.Sql | undefined;
 
@@ -61,4 +61,32 @@ export async function asAnonSql<T>(fn: (tx: postgres.TransactionSql) => Promise<
     if (err !== rollback) throw err;
   }
   return result!;
+}
+
+export interface PgFailure {
+  code: string | undefined;
+  message: string;
+}
+
+/** Runs the statement and returns the Postgres error it raised, or null when it succeeded. */
+export async function failureOf(run: () => Promise<unknown>): Promise<PgFailure | null> {
+  try {
+    await run();
+    return null;
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    return { code: e.code, message: String(e.message) };
+  }
+}
+
+/** The statement, run as the user (or anon), fails with SQLSTATE 42501 (insufficient privilege). */
+export async function expectDenied(
+  as: 'anon' | string,
+  fn: (tx: postgres.TransactionSql) => Promise<unknown>,
+  label: string,
+): Promise<PgFailure> {
+  const failure = await failureOf(() => (as === 'anon' ? asAnonSql(fn) : asUserSql(as, fn)));
+  expect(failure, `${label}: expected permission denied, but it succeeded`).not.toBeNull();
+  expect(failure!.code, `${label}: ${failure!.message}`).toBe('42501');
+  return failure!;
 }
