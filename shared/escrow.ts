@@ -11,6 +11,7 @@ import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { payments, ProviderError } from './payments/index.ts';
+import { recipientFor } from './payments/recipient.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
 export interface EscrowRow {
@@ -248,11 +249,7 @@ export async function startPayout(txId: string): Promise<void> {
     const [account] = await asService((tx) => tx<{ id: string; account_number: string; bank_code: string; account_name: string; provider_recipient_code: string | null }[]>`
       select id, account_number, bank_code, account_name, provider_recipient_code from public.payout_accounts where id = ${p.payout_account_id}`);
     if (!account) throw new ProviderError('refused', 'payout account no longer exists');
-    let recipient = account.provider_recipient_code;
-    if (!recipient) {
-      recipient = (await provider.createTransferRecipient({ name: account.account_name, accountNumber: account.account_number, bankCode: account.bank_code })).recipientCode;
-      await asService((tx) => tx`update public.payout_accounts set provider_recipient_code = ${recipient} where id = ${account.id}`);
-    }
+    const recipient = await recipientFor(account);
     const t = await provider.initiateTransfer({ reference: txId, amountKobo: Number(p.amount), recipientCode: recipient, reason: `Escrow payout ${p.escrow_id}` });
     await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
   } catch (err) {

@@ -9,6 +9,7 @@ import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
+import { recipientFor } from './payments/recipient.ts';
 import { readTransaction } from './transactions.ts';
 
 interface VirtualAccountRow {
@@ -89,11 +90,7 @@ export async function withdraw(user: AuthUser, input: { amount: number; payout_a
   // Until /transfer has been called nothing can have been paid out, whatever went wrong.
   let transferRequested = false;
   try {
-    let recipient = account.provider_recipient_code;
-    if (!recipient) {
-      recipient = (await provider.createTransferRecipient({ name: account.account_name, accountNumber: account.account_number, bankCode: account.bank_code })).recipientCode;
-      await asService((tx) => tx`update public.payout_accounts set provider_recipient_code = ${recipient} where id = ${account.id}`);
-    }
+    const recipient = await recipientFor(account);
     transferRequested = true;
     const t = await provider.initiateTransfer({ reference: txId, amountKobo: input.amount, recipientCode: recipient, reason: input.reason ?? 'Wallet withdrawal' });
     await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
