@@ -2,8 +2,7 @@
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
-import { smsSender } from '../sms.ts';
-import { checkOtp, hasLiveOtp, issueOtp, type OtpContext } from './otp.ts';
+import { checkOtp, hasLiveOtp, issueOtp, sendOrExplain, type OtpContext } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
 import {
   hashRefreshToken,
@@ -28,7 +27,7 @@ export async function sendOtp(phone: string, context: 'signup' | 'login', client
   if (context === 'signup' && existing) {
     // The owner of the phone learns it already has an account; nobody else learns anything.
     await issueOtp(phone, context, clientIp, false);
-    await smsSender().send(phone, 'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.');
+    await sendOrExplain(phone, 'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.');
   } else {
     await issueOtp(phone, context, clientIp, context === 'signup' || !!existing);
   }

@@ -4,8 +4,9 @@
 // per client address, in Postgres so the limits hold across instances and restarts.
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
-import { tooManyRequests } from '../http.ts';
-import { smsSender } from '../sms.ts';
+import { HttpError, tooManyRequests } from '../http.ts';
+import { SmsError, smsSender } from '../sms.ts';
+import { log } from '../log.ts';
 import { hmacHex, safeEqual } from './crypto.ts';
 
 export type OtpContext = 'signup' | 'login' | 'reset';
@@ -57,7 +58,18 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
     return 0;
   });
   if (wait > 0) throw tooManyRequests(wait, 'Too many codes requested, try again later');
-  if (deliver) await smsSender().send(phone, MESSAGES[context](code, Math.round(c.OTP_TTL_SECONDS / 60)));
+  if (deliver) await sendOrExplain(phone, MESSAGES[context](code, Math.round(c.OTP_TTL_SECONDS / 60)));
+}
+
+/** Sends an SMS; a provider failure is a 503 the client can act on, never a bare 500. */
+export async function sendOrExplain(phone: string, body: string): Promise<void> {
+  try {
+    await smsSender().send(phone, body);
+  } catch (err) {
+    if (!(err instanceof SmsError)) throw err;
+    log.error('sms.send_failed', { error: err.message });
+    throw new HttpError(503, 'The SMS could not be sent just now; try again in a minute');
+  }
 }
 
 export type OtpOutcome = 'ok' | 'wrong' | 'invalid';
