@@ -3,8 +3,9 @@
 //
 //   1. baseline   pgbench -b tpcb-like, BENCH_CLIENTS clients, BENCH_SECONDS seconds
 //   2. sql        private.post_transfer called directly, one posting per transaction:
-//                   isolated  each client moves money between its own two wallets
-//                   shared    each posting also pays a fee into the platform fee account
+//                   isolated  each client: payer -100, payee +99, and +1 to a fee account of
+//                             its own (no two clients share a row)
+//                   shared    the same, with the fee paid into the one platform fee account
 //                             (sharded: post_transfer picks the shard of the connection)
 //                   hot row   the same, but every fee lands on one fee row (what sharding avoids)
 //   3. http       signed charge.success webhooks (bank transfers into virtual accounts) through
@@ -116,15 +117,27 @@ try {
     await sql`select private.post_transfer(${`bench-fund:${w}`}, 'bench', ${sql.json([{ account_id: Number(clearing?.id), amount: -1_000_000_000 }, { account_id: w, amount: 1_000_000_000 }])})`;
   }
 
+  // a fee account of its own per client, for the isolated run
+  const ownFees: number[] = [];
+  for (let c = 0; c < clients; c++) {
+    const owner = crypto.randomUUID();
+    await sql`insert into private.users (id, phone, password_hash) values (${owner}, ${`+2348${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`}, 'x')`;
+    const [row] = await sql<{ id: string }[]>`select private.owner_account('user_wallet', ${owner}) as id`;
+    ownFees.push(Number(row?.id));
+  }
   const runId = crypto.randomUUID().slice(0, 8);
   const post = (key: string, entries: ({ account_id: number } | { system: string })[] & { amount: number }[]) =>
     sql`select private.post_transfer(${key}, 'bench', ${sql.json(entries)})`;
 
   console.log('\nsql: private.post_transfer, one posting per transaction');
+  // Both runs post the same shape (payer -100, payee +99, fee +1); only the fee account differs:
+  // each client's own in the isolated run, the one platform fee account in the shared run.
   const isolated = await drive('isolated accounts', async (c, i) => {
-    const a = wallets[2 * c] as number;
-    const b = wallets[2 * c + 1] as number;
-    await post(`${runId}:iso:${c}:${i}`, [{ account_id: a, amount: -100 }, { account_id: b, amount: 100 }]);
+    await post(`${runId}:iso:${c}:${i}`, [
+      { account_id: wallets[2 * c] as number, amount: -100 },
+      { account_id: wallets[2 * c + 1] as number, amount: 99 },
+      { account_id: ownFees[c] as number, amount: 1 },
+    ]);
   });
   show(isolated, baseline);
   const shared = await drive('shared fee account (sharded)', async (c, i) => {

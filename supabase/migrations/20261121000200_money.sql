@@ -47,11 +47,12 @@ create unique index ledger_accounts_owner_key on private.ledger_accounts (kind, 
 create unique index ledger_accounts_system_key on private.ledger_accounts (kind, shard) where owner_id is null;
 alter table private.ledger_accounts enable row level security;
 
--- Shards of each system account. 32 keeps two concurrent postings on the same row rare at the
--- concurrency a 2-core database can serve; raising it later only means inserting rows.
+-- Shards of each system account. A posting takes the shard of its connection (pid modulo the
+-- count), so 64 keeps two of a pool's connections on one row rare; raising it later only means
+-- inserting rows.
 insert into private.ledger_accounts (kind, shard)
 select k::private.account_kind, s
-from unnest(array['provider_clearing', 'platform_fees', 'vat_payable']) as k, generate_series(0, 31) as s;
+from unnest(array['provider_clearing', 'platform_fees', 'vat_payable']) as k, generate_series(0, 63) as s;
 
 create table private.ledger_transfers (
   id uuid primary key default gen_random_uuid(),
