@@ -2,7 +2,7 @@
 // gap, the hourly cap, concurrency, no account enumeration, expiry, single use, the attempt
 // limit, context binding and replacement of an older code by a newer one.
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectOtpCodeRejected, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
 
@@ -20,16 +20,6 @@ async function otpRows(e164: string) {
     select context, attempts, consumed_at is not null as consumed,
            (consumed_at is null and expires_at > now()) as live
       from private.otps where phone = ${e164} order by created_at`;
-}
-
-function expectOtpCodeRejected(res: ApiResult): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toEqual({
-    success: false,
-    status: 400,
-    error: 'Validation failed',
-    details: [{ field: 'otp_code', message: 'is invalid or has expired' }],
-  });
 }
 
 function retryAfter(res: ApiResult): number {

@@ -1,7 +1,7 @@
 // auth-forgot-password and auth-reset-password: no account enumeration, code checks, validation,
 // and a successful reset revoking every session of the user and changing the password.
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectOtpCodeRejected, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, lastSms, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
 
@@ -26,16 +26,6 @@ async function tryLogin(phone: string, password: string): Promise<ApiResult> {
   await passResendGap(phone);
   expect((await post('auth-send-otp', { phone, context: 'login' })).status).toBe(200);
   return post('auth-verify', { phone, otp_code: await lastOtp(phone), context: 'login', password });
-}
-
-function expectOtpCodeRejected(res: ApiResult): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toEqual({
-    success: false,
-    status: 400,
-    error: 'Validation failed',
-    details: [{ field: 'otp_code', message: 'is invalid or has expired' }],
-  });
 }
 
 const SENT = { success: true, status: 200, data: { sent: true, expires_in: 600 } };

@@ -8,9 +8,9 @@
 // where no other suite's deadlines are: it releases or ends nothing but these rows.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { escrowOp, escrowStatus, fundedDeal, holdKobo, newDeal, runJobs, walletKobo, type Deal } from '../support/escrows.ts';
+import { balances, type Deal, escrowOp, escrowStatus, fundedDeal, holdKobo, newDeal, runJobs, walletKobo } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
 
@@ -18,16 +18,6 @@ import type { TestUser } from '../support/users.ts';
 
 const kobo = (naira: number) => Math.round(naira * 100);
 const DAY = 86_400_000;
-
-function expectStatus(r: ApiResult, status: number) {
-  expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(r.body).toMatchObject({ success: status < 400, status });
-}
-
-async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
-  return { payer, payee, hold };
-}
 
 async function notes(user: TestUser, escrowId: string) {
   const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });

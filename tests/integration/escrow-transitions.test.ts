@@ -3,35 +3,14 @@
 // with no second effect on any balance), the invite-token form of accept/decline, the
 // notifications each transition writes, where the money goes, and races between transitions.
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import {
-  escrowOp,
-  escrowStatus,
-  fundedDeal,
-  fundWallet,
-  holdKobo,
-  newDeal,
-  walletKobo,
-  type Category,
-  type Deal,
-} from '../support/escrows.ts';
+import { balances, type Category, type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 const kobo = (naira: number) => Math.round(naira * 100);
-
-function expectStatus(r: ApiResult, status: number) {
-  expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(r.body).toMatchObject({ success: status < 400, status });
-}
-
-/** Wallets of both parties and the escrow hold, in kobo. */
-async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
-  return { payer, payee, hold };
-}
 
 /** What this escrow's ledger transfers booked to the platform fee and VAT accounts (kobo). */
 async function feesBooked(escrowId: string) {

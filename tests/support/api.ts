@@ -67,3 +67,20 @@ export function expectError(res: ApiResult, status: number): string[] {
   expect(res.body).not.toHaveProperty('data');
   return fieldsOf(res);
 }
+
+/** An answer with this HTTP status and the envelope that goes with it. */
+export function expectStatus(r: ApiResult, status: number) {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.body).toMatchObject({ success: status < 400, status });
+}
+
+/** The one answer for a wrong, expired, used or burnt code (signup verify, password reset). */
+export function expectOtpCodeRejected(res: ApiResult): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body).toEqual({
+    success: false,
+    status: 400,
+    error: 'Validation failed',
+    details: [{ field: 'otp_code', message: 'is invalid or has expired' }],
+  });
+}

@@ -94,3 +94,9 @@ export async function fundedDeal(opts: Parameters<typeof newDeal>[0] = {}): Prom
 /** Runs the job as the scheduler does, at an explicit time. */
 export const runJobs = (now: string) =>
   call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } });
+
+/** Wallets of both parties and the escrow hold, in kobo. */
+export async function balances(deal: Deal) {
+  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
+  return { payer, payee, hold };
+}
