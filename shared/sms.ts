@@ -31,7 +31,8 @@ export async function dispatchQueuedSms(limit = 20): Promise<number> {
   return await asService(async (tx) => {
     const rows = await tx<{ id: number; phone: string; body: string }[]>`
       select id, phone, body from private.sms_outbox
-       where sent_at is null and attempts < 5 order by id limit ${limit} for update skip locked`;
+       where sent_at is null and withheld is null and attempts < 5 and (expires_at is null or expires_at > now())
+       order by id limit ${limit} for update skip locked`;
     let sent = 0;
     for (const row of rows) {
       try {

@@ -3,6 +3,8 @@ import { inject } from 'vitest';
 import { TEST_IDENTITY_WEBHOOK_SECRET, TEST_JOBS_SECRET, TEST_JWT_SECRET, TEST_KYC_WEBHOOK_SECRET, TEST_PAYMENTS_WEBHOOK_SECRET } from './stack.ts';
 
 process.env.DATABASE_URL = inject('databaseUrl');
+// the test stack is a local stack (a loopback database the harness created), as `npm start` marks it
+process.env.ESCROW_LOCAL_STACK = '1';
 process.env.AUTH_JWT_SECRET = TEST_JWT_SECRET;
 process.env.PAYMENTS_WEBHOOK_SECRET = TEST_PAYMENTS_WEBHOOK_SECRET;
 process.env.KYC_WEBHOOK_SECRET = TEST_KYC_WEBHOOK_SECRET;

@@ -3,13 +3,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TEST_SECRETS } from '../../shared/published-secrets.ts';
 
-export const TEST_JWT_SECRET = 'test-suite-jwt-secret-0123456789abcdefghijklmnop';
-export const TEST_PAYMENTS_WEBHOOK_SECRET = 'test-suite-payments-webhook-secret';
-export const TEST_KYC_WEBHOOK_SECRET = 'test-suite-kyc-webhook-secret';
-export const TEST_IDENTITY_WEBHOOK_SECRET = 'test-suite-identity-webhook-secret';
-export const TEST_PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
-export const TEST_JOBS_SECRET = 'test-suite-jobs-secret-0123456789';
+export const TEST_JWT_SECRET: string = TEST_SECRETS.AUTH_JWT_SECRET;
+export const TEST_PAYMENTS_WEBHOOK_SECRET: string = TEST_SECRETS.PAYMENTS_WEBHOOK_SECRET;
+export const TEST_KYC_WEBHOOK_SECRET: string = TEST_SECRETS.KYC_WEBHOOK_SECRET;
+export const TEST_IDENTITY_WEBHOOK_SECRET: string = TEST_SECRETS.IDENTITY_WEBHOOK_SECRET;
+export const TEST_PAYSTACK_SECRET_KEY: string = TEST_SECRETS.PAYSTACK_SECRET_KEY;
+export const TEST_JOBS_SECRET: string = TEST_SECRETS.JOBS_SECRET;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
