@@ -10,15 +10,15 @@ export function testDb(): postgres.Sql {
   return sql;
 }
 
-/** The newest SMS sent to phone (E.164), or undefined. */
+/** The newest SMS for phone (E.164), or undefined. Withheld rows (never sent) are not messages. */
 export async function lastSms(phone: string): Promise<string | undefined> {
   const [row] = await testDb()<{ body: string }[]>`
-    select body from private.sms_outbox where phone = ${phone} order by id desc limit 1`;
+    select body from private.sms_outbox where phone = ${phone} and withheld is null order by id desc limit 1`;
   return row?.body;
 }
 
 export async function smsCount(phone: string): Promise<number> {
-  const [row] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone}`;
+  const [row] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone} and withheld is null`;
   return row?.n ?? 0;
 }
 
