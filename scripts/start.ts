@@ -126,6 +126,9 @@ async function main() {
     if (jobs) clearInterval(jobs);
     stop.abort();
     await server.finished.catch(() => {});
+    // messages being sent after their answers (OTP SMS) finish before the database closes
+    const { backgroundSettled } = await import('../shared/background.ts');
+    await backgroundSettled();
     const { closeDb } = await import('../shared/db.ts');
     await closeDb().catch(() => {});
     if (pg) await pg.stop().catch(() => {});

@@ -3,11 +3,11 @@
 // strict zod validation of query and body (400 with details), bearer authentication with the
 // live-session check (401), typed errors, request ids and the response envelope.
 import type { z } from 'zod';
-import { getConfig } from './config.ts';
+import { ConfigError, getConfig } from './config.ts';
 import { db, type UserClaims } from './db.ts';
 import { errorBody, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
-import { queryObject, zodDetails } from './validation.ts';
+import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
 import { verifyAccessToken } from './auth/tokens.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
 
@@ -168,6 +168,15 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
   const successStatus = spec.status ?? 200;
   const handler = async (req: Request): Promise<Response> => {
     const requestId = crypto.randomUUID();
+    // A deployment whose configuration is refused (DESIGN §3) serves nothing: the log names the
+    // variables (never their values), the client sees a plain 500.
+    try {
+      getConfig();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      log.error('config.refused', { function: spec.name, request_id: requestId, problems: err.problems });
+      return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, { 'x-request-id': requestId });
+    }
     const cors = corsHeaders(spec.method);
     const base = { ...cors, 'x-request-id': requestId };
     const fail = (e: HttpError) =>
@@ -187,8 +196,11 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
 
       let query: unknown;
       const url = new URL(req.url);
+      const rawQuery = queryObject(url);
+      const badQuery = controlCharacterProblems(rawQuery);
+      if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
       if (spec.query) {
-        const raw = queryObject(url);
+        const raw = rawQuery;
         const parsed = spec.query.safeParse(raw);
         if (!parsed.success) throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
         query = parsed.data;
@@ -204,6 +216,8 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       if (spec.body) {
         const json = parseJson(rawBody);
         const input = json === undefined ? {} : json;
+        const badText = controlCharacterProblems(input);
+        if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
         const parsed = spec.body.safeParse(input);
         if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
         body = parsed.data;

@@ -44,7 +44,9 @@ const SECRETS = {
   TERMII_API_KEY: 'termii-SECRET-value-zyxwvu',
 };
 const DB_URL = 'postgres://postgres:db-PASSWORD-value@127.0.0.1:5432/postgres';
-const validEnv = (): Record<string, string | undefined> => ({ DATABASE_URL: DB_URL, ...SECRETS });
+// the local stack's marker (with the loopback database above): the production rules have their
+// own suite, tests/unit/production-config.test.ts
+const validEnv = (): Record<string, string | undefined> => ({ DATABASE_URL: DB_URL, ESCROW_LOCAL_STACK: '1', ...SECRETS });
 
 function configError(env: Record<string, string | undefined>): ConfigError {
   try {
@@ -386,8 +388,9 @@ describe('parseConfig', () => {
     expect(c.OTP_RESEND_SECONDS).toBe(60);
     expect(c.OTP_MAX_PER_HOUR).toBe(5);
     expect(c.OTP_MAX_ATTEMPTS).toBe(5);
-    const viaSupabase = parseConfig({ ...validEnv(), DATABASE_URL: undefined, SUPABASE_DB_URL: 'postgres://x@h/db' });
-    expect(viaSupabase.databaseUrl).toBe('postgres://x@h/db');
+    expect(c.local).toBe(true);
+    const viaSupabase = parseConfig({ ...validEnv(), DATABASE_URL: undefined, SUPABASE_DB_URL: 'postgres://x@127.0.0.1/db' });
+    expect(viaSupabase.databaseUrl).toBe('postgres://x@127.0.0.1/db');
   });
 
   it('a missing AUTH_JWT_SECRET throws ConfigError naming it, without any provided secret value', () => {

@@ -1,13 +1,22 @@
+import { getConfig } from '../../../shared/config.ts';
 import { endpoint } from '../../../shared/endpoint.ts';
+import { invalidField } from '../../../shared/http.ts';
 import { runJobs, verifyJobsSecret } from '../../../shared/jobs.ts';
 import { jobsRunBody } from '../../../shared/schemas/escrow.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
+// `now` moves the job's clock: believed only on the local stack and in tests (DESIGN §6), so a
+// leaked jobs secret cannot end an inspection early in a deployment.
 export default endpoint({
   name: 'jobs-run',
   method: 'POST',
   auth: 'none',
   verify: verifyJobsSecret,
   body: jobsRunBody,
-  handler: ({ body }) => runJobs(body.now ?? new Date()),
+  handler: ({ body }) => {
+    if (body.now !== undefined && !getConfig().local) {
+      throw invalidField('now', 'is accepted only on the local stack; a deployment runs the job at the current time');
+    }
+    return runJobs(body.now ?? new Date());
+  },
 });

@@ -1,0 +1,134 @@
+// DESIGN §3: outside the local stack the configuration refuses published or short secrets and
+// unset or sandbox providers (ALLOW_SANDBOX_PROVIDERS=true allows the sandboxes for staging), names
+// each variable and never a value; and a function whose configuration is refused serves a plain 500.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig, PROVIDER_KEY_VARIABLES, SECRET_VARIABLES } from '../../shared/config.ts';
+import { EXAMPLE_PLACEHOLDERS, isPublishedSecret, LOCAL_SECRETS, TEST_SECRETS } from '../../shared/published-secrets.ts';
+
+const strong = () => randomBytes(32).toString('base64url');
+const PROD_DB = 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres';
+
+/** A deployment's environment that passes every rule. */
+const deployment = (): Record<string, string | undefined> => ({
+  DATABASE_URL: PROD_DB,
+  AUTH_JWT_SECRET: strong(),
+  PAYMENTS_WEBHOOK_SECRET: strong(),
+  KYC_WEBHOOK_SECRET: strong(),
+  IDENTITY_WEBHOOK_SECRET: strong(),
+  JOBS_SECRET: strong(),
+  PAYMENTS_PROVIDER: 'paystack',
+  PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
+  SMS_PROVIDER: 'termii',
+  TERMII_API_KEY: `TL${randomBytes(24).toString('hex')}`,
+});
+
+function problems(env: Record<string, string | undefined>): string[] {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const e = err as ConfigError;
+    for (const [name, value] of Object.entries(env)) {
+      if (value && value.length > 6 && name !== 'PAYMENTS_PROVIDER' && name !== 'SMS_PROVIDER') expect(e.message, name).not.toContain(value);
+    }
+    return e.problems;
+  }
+  return [];
+}
+
+describe('configuration outside the local stack', () => {
+  it('accepts a complete deployment and marks it not local', () => {
+    const c = parseConfig(deployment());
+    expect(c.local).toBe(false);
+  });
+
+  it('refuses the local defaults of npm start, the test values and the .env.example placeholders, by name', () => {
+    for (const published of [LOCAL_SECRETS, TEST_SECRETS] as Record<string, string>[]) {
+      const env = { ...deployment() };
+      for (const name of SECRET_VARIABLES) if (published[name]) env[name] = published[name];
+      const found = problems(env);
+      for (const name of SECRET_VARIABLES) {
+        if (published[name]) expect(found.some((p) => p.startsWith(`${name} is a value published`)), name).toBe(true);
+      }
+    }
+    const example = { ...deployment() };
+    SECRET_VARIABLES.forEach((name, i) => (example[name] = EXAMPLE_PLACEHOLDERS[i]));
+    expect(problems(example).filter((p) => p.includes('published')).length).toBe(SECRET_VARIABLES.length);
+    // a published provider key, too
+    expect(problems({ ...deployment(), PAYSTACK_SECRET_KEY: TEST_SECRETS.PAYSTACK_SECRET_KEY, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([
+      'PAYSTACK_SECRET_KEY is a value published in the repository',
+    ]);
+  });
+
+  it('refuses a secret shorter than 32 characters (31 no, 32 yes)', () => {
+    for (const name of SECRET_VARIABLES) {
+      const short = problems({ ...deployment(), [name]: 'k'.repeat(31) });
+      expect(short).toHaveLength(1);
+      expect(short[0]).toMatch(new RegExp(`^${name} must be at least 32 characters`));
+      expect(problems({ ...deployment(), [name]: 'k'.repeat(32) })).toEqual([]);
+    }
+  });
+
+  it('refuses unset providers and the sandboxes, unless ALLOW_SANDBOX_PROVIDERS=true marks staging', () => {
+    const unset = problems({ ...deployment(), PAYMENTS_PROVIDER: undefined, SMS_PROVIDER: '' });
+    expect(unset).toEqual(['PAYMENTS_PROVIDER must be set outside the local stack (paystack)', 'SMS_PROVIDER must be set outside the local stack (termii)']);
+    const sandbox = problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox' });
+    expect(sandbox.map((p) => p.split(' ')[0])).toEqual(['PAYMENTS_PROVIDER=sandbox', 'SMS_PROVIDER=outbox']);
+    // a Paystack test key is a sandbox too
+    expect(problems({ ...deployment(), PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}` })[0]).toMatch(/^PAYSTACK_SECRET_KEY is a Paystack test key/);
+    // staging: sandboxes allowed, secrets still held to the rules
+    expect(problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox', ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
+    expect(problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', ALLOW_SANDBOX_PROVIDERS: 'true', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toEqual([
+      'JOBS_SECRET is a value published in the repository; generate a new secret',
+    ]);
+    // unset providers are refused in staging too: staging says which sandbox it runs
+    expect(problems({ ...deployment(), PAYMENTS_PROVIDER: undefined, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([
+      'PAYMENTS_PROVIDER must be set outside the local stack (paystack)',
+    ]);
+  });
+
+  it('the local marker counts only with a loopback database: set in a deployment it changes nothing', () => {
+    expect(problems({ ...deployment(), ESCROW_LOCAL_STACK: '1', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toHaveLength(1);
+    const local = parseConfig({ ...deployment(), DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:54322/postgres', ESCROW_LOCAL_STACK: '1', ...LOCAL_SECRETS, PAYMENTS_PROVIDER: undefined, SMS_PROVIDER: undefined });
+    expect(local.local).toBe(true);
+    expect(local.PAYMENTS_PROVIDER).toBe('sandbox');
+    // a loopback database without the marker (someone's own Postgres) is a deployment
+    expect(problems({ ...deployment(), DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:5432/postgres', ...LOCAL_SECRETS }).length).toBeGreaterThan(0);
+  });
+
+  it('every secret value written in .env.example is on the published list', () => {
+    const text = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    const names: readonly string[] = [...SECRET_VARIABLES, ...PROVIDER_KEY_VARIABLES];
+    for (const line of text.split('\n')) {
+      const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+      if (m && names.includes(m[1] as string) && m[2]) expect(isPublishedSecret(m[2] as string), m[1]).toBe(true);
+    }
+  });
+});
+
+describe('a function whose configuration is refused', () => {
+  it('answers 500 with a request id and no detail; the log names the variables only', async () => {
+    // this file runs in its own process: make it a deployment on published secrets
+    process.env.DATABASE_URL = PROD_DB;
+    delete process.env.ESCROW_LOCAL_STACK;
+    process.env.JOBS_SECRET = EXAMPLE_PLACEHOLDERS[4];
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => void logged.push(String(line));
+    try {
+      const { default: handler } = await import('../../supabase/functions/jobs-run/handler.ts');
+      const res = await handler(new Request('http://x/functions/v1/jobs-run', { method: 'POST', body: '{}', headers: { 'x-jobs-secret': EXAMPLE_PLACEHOLDERS[4] } }));
+      expect(res.status).toBe(500);
+      const body = await res.json();
+      expect(body).toEqual({ success: false, status: 500, error: 'Internal error', request_id: expect.any(String) });
+    } finally {
+      console.error = original;
+    }
+    const line = logged.find((l) => l.includes('config.refused'));
+    expect(line).toContain('JOBS_SECRET');
+    expect(line).toContain('SMS_PROVIDER');
+    expect(line).not.toContain(EXAMPLE_PLACEHOLDERS[4]);
+  });
+});
