@@ -1,7 +1,9 @@
-// SMS through an adapter: `outbox` stores every message in private.sms_outbox (local work and
-// tests; the local server prints it), `termii` calls Termii's send API.
+// SMS: every message is first a row of private.sms_outbox, written in the transaction that
+// decided to send it (an OTP, an escrow transition), then dispatched after the commit. With
+// SMS_PROVIDER=termii dispatching calls Termii's send API; with `outbox` (local work and tests) it
+// marks the row sent and prints it.
 import { getConfig } from './config.ts';
-import { asService } from './db.ts';
+import { asService, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
 
 export interface SmsSender {
@@ -12,39 +14,38 @@ export class SmsError extends Error {
   override name = 'SmsError';
 }
 
-const outbox: SmsSender = {
-  async send(phone, body) {
-    await asService((tx) => tx`insert into private.sms_outbox (phone, body) values (${phone}, ${body})`);
-    // Local only: the outbox exists so a developer can read the codes.
-    console.log(`[sms outbox] to ${phone}: ${body}`);
-  },
-};
+type QueuedSms = { id: number; phone: string; body: string };
+
+/** Sends one claimed row; a failure stays in the row (attempts, last_error) for the next try. */
+async function sendQueued(tx: Tx, sender: SmsSender | null, row: QueuedSms): Promise<boolean> {
+  try {
+    if (sender) await sender.send(row.phone, row.body);
+    else console.log(`[sms outbox] to ${row.phone}: ${row.body}`);
+    await tx`update private.sms_outbox set sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
+    return true;
+  } catch (err) {
+    log.warn('sms.dispatch_failed', { sms_id: row.id, error: errorMessage(err) });
+    await tx`update private.sms_outbox set attempts = attempts + 1, last_error = ${errorMessage(err)} where id = ${row.id}`;
+    return false;
+  }
+}
 
 /**
- * Sends the SMS that transitions queued in private.sms_outbox (sent_at null) in their own
- * transactions. Rows are claimed with SKIP LOCKED, so concurrent dispatchers never send one twice.
+ * Sends queued rows of private.sms_outbox (sent_at null; never withheld or expired ones): the one
+ * given (an OTP just committed, sent after the answer) or the oldest `limit` (the job, and after
+ * transitions). Rows are claimed with SKIP LOCKED, so concurrent dispatchers never send one twice.
  * In outbox mode "sending" is marking the row delivered (and printing it).
  */
-export async function dispatchQueuedSms(limit = 20): Promise<number> {
-  const c = getConfig();
-  const sender = c.SMS_PROVIDER === 'termii' ? smsSender() : null;
+export async function dispatchQueuedSms(limit = 20, only?: number): Promise<number> {
+  const sender = smsSender();
   return await asService(async (tx) => {
-    const rows = await tx<{ id: number; phone: string; body: string }[]>`
+    const rows = await tx<QueuedSms[]>`
       select id, phone, body from private.sms_outbox
        where sent_at is null and withheld is null and attempts < 5 and (expires_at is null or expires_at > now())
+         ${only === undefined ? tx`` : tx`and id = ${only}`}
        order by id limit ${limit} for update skip locked`;
     let sent = 0;
-    for (const row of rows) {
-      try {
-        if (sender) await sender.send(row.phone, row.body);
-        else console.log(`[sms outbox] to ${row.phone}: ${row.body}`);
-        await tx`update private.sms_outbox set sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
-        sent++;
-      } catch (err) {
-        log.warn('sms.dispatch_failed', { sms_id: row.id, error: errorMessage(err) });
-        await tx`update private.sms_outbox set attempts = attempts + 1, last_error = ${errorMessage(err)} where id = ${row.id}`;
-      }
-    }
+    for (const row of rows) if (await sendQueued(tx, sender, row)) sent++;
     return sent;
   });
 }
@@ -80,15 +81,14 @@ export function termiiSender(opts: { baseUrl: string; apiKey: string; senderId: 
   };
 }
 
-export function smsSender(): SmsSender {
+/** The provider that delivers queued messages: Termii, or none with the outbox (local work). */
+export function smsSender(): SmsSender | null {
   const c = getConfig();
-  if (c.SMS_PROVIDER === 'termii') {
-    return termiiSender({
-      baseUrl: c.TERMII_BASE_URL,
-      apiKey: c.TERMII_API_KEY as string,
-      senderId: c.TERMII_SENDER_ID,
-      channel: c.TERMII_CHANNEL,
-    });
-  }
-  return outbox;
+  if (c.SMS_PROVIDER !== 'termii') return null;
+  return termiiSender({
+    baseUrl: c.TERMII_BASE_URL,
+    apiKey: c.TERMII_API_KEY as string,
+    senderId: c.TERMII_SENDER_ID,
+    channel: c.TERMII_CHANNEL,
+  });
 }

@@ -2,7 +2,7 @@
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
-import { checkOtp, hasLiveOtp, issueOtp, sendOrExplain, type OtpContext } from './otp.ts';
+import { checkOtp, codeSms, hasLiveOtp, issueOtp, type OtpContext, type OtpSms } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
 import {
   hashRefreshToken,
@@ -21,16 +21,21 @@ async function accountExists(phone: string): Promise<{ id: string; password_hash
   return row;
 }
 
-/** Sends a code. Same answer whether or not the phone has an account. */
+const ALREADY_REGISTERED = () =>
+  'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.';
+
+/**
+ * Sends a code. Same answer, and the same database work, whether or not the phone has an account:
+ * only the queued message differs (its text, or withheld), and it is sent after the answer.
+ */
 export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string) {
   const existing = await accountExists(phone);
-  if (context === 'signup' && existing) {
-    // The owner of the phone learns it already has an account; nobody else learns anything.
-    await issueOtp(phone, context, clientIp, false);
-    await sendOrExplain(phone, 'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.');
-  } else {
-    await issueOtp(phone, context, clientIp, context === 'signup' || !!existing);
-  }
+  const sms: OtpSms =
+    context === 'signup'
+      ? // the owner of a registered phone learns it already has an account (a notice, no code)
+        existing ? { body: ALREADY_REGISTERED, withheld: null } : codeSms('signup')
+      : codeSms('login', existing ? null : 'no_account');
+  await issueOtp(phone, context, clientIp, sms);
   const c = getConfig();
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
 }
@@ -71,7 +76,25 @@ export async function login(phone: string, code: string, password: string): Prom
   return sessionBody({ id: user.id, phone }, sessionId, refresh);
 }
 
+/** How long one sign-up holds its verified phone while its password is hashed. */
+const SIGNUP_HOLD_SECONDS = 30;
+
+function phoneNotVerified() {
+  const minutes = Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60);
+  return invalidField('phone', `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`);
+}
+
 export async function signup(input: { phone: string; first_name: string; last_name: string; password: string }): Promise<SessionBody> {
+  // No password hash for a phone that has not been verified (DESIGN §5): the check comes first,
+  // and holds the verification so that parallel sign-ups for one phone hash one at a time.
+  const [claim] = await asService((tx) => tx<{ outcome: 'claimed' | 'busy' | 'unverified' }[]>`
+    select private.claim_phone_verification(${input.phone}, ${SIGNUP_HOLD_SECONDS}) as outcome`);
+  if (claim?.outcome === 'busy') {
+    throw conflict('A sign-up for this phone number is already in progress', [
+      { field: 'phone', message: 'is being signed up by another request; try again in a moment' },
+    ]);
+  }
+  if (claim?.outcome !== 'claimed') throw phoneNotVerified();
   const passwordHash = await hashPassword(input.password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
   const refresh = newRefreshToken();
   const refreshHash = await hashRefreshToken(refresh);
@@ -88,10 +111,7 @@ export async function signup(input: { phone: string; first_name: string; last_na
     }
     throw err;
   }
-  if (!row) {
-    const minutes = Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60);
-    throw invalidField('phone', `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`);
-  }
+  if (!row) throw phoneNotVerified();
   return sessionBody({ id: row.user_id, phone: input.phone }, row.session_id, refresh);
 }
 
@@ -116,7 +136,7 @@ export async function logout(sessionId: string) {
 
 export async function forgotPassword(phone: string, clientIp: string) {
   const existing = await accountExists(phone);
-  await issueOtp(phone, 'reset', clientIp, !!existing);
+  await issueOtp(phone, 'reset', clientIp, codeSms('reset', existing ? null : 'no_account'));
   return { sent: true, expires_in: getConfig().OTP_TTL_SECONDS };
 }
 

@@ -1,12 +1,13 @@
 // One-time codes: 6 digits from a CSPRNG, stored as an HMAC (keyed with a secret derived from
 // AUTH_JWT_SECRET), bound to phone and context, valid OTP_TTL_SECONDS, single use, burnt after
 // OTP_MAX_ATTEMPTS wrong tries. Sending is rate limited per phone (resend gap, hourly cap) and
-// per client address, in Postgres so the limits hold across instances and restarts.
+// per client address, in Postgres so the limits hold across instances and restarts. The SMS is
+// queued with the code and sent after the answer (shared/background.ts).
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
-import { HttpError, tooManyRequests } from '../http.ts';
-import { SmsError, smsSender } from '../sms.ts';
-import { log } from '../log.ts';
+import { afterResponse } from '../background.ts';
+import { tooManyRequests } from '../http.ts';
+import { dispatchQueuedSms } from '../sms.ts';
 import { hmacHex, safeEqual } from './crypto.ts';
 
 export type OtpContext = 'signup' | 'login' | 'reset';
@@ -32,44 +33,51 @@ const MESSAGES: Record<OtpContext, (code: string, minutes: number) => string> = 
   reset: (c, m) => `Your Escrow password reset code is ${c}. It expires in ${m} minutes. Never share it.`,
 };
 
+/** What the SMS of an issued code says, and whether it goes out. */
+export interface OtpSms {
+  /** The message; given the code (a notice that carries no code ignores it). */
+  body: (code: string, minutes: number) => string;
+  /** Why it is recorded but not sent (no_account), or null to send it. */
+  withheld: 'no_account' | null;
+}
+
+/** The code's own message for the context. */
+export const codeSms = (context: OtpContext, withheld: OtpSms['withheld'] = null): OtpSms => ({ body: MESSAGES[context], withheld });
+
 /**
- * Issues a code for (phone, context), replacing any earlier live one. `deliver` false still
- * spends the rate limit and stores a code, so a phone without an account looks the same from
- * outside (status, body and timing) as one with an account.
+ * Issues a code for (phone, context), replacing any earlier live one, and queues its SMS, in one
+ * transaction. Every path runs the same statements (rate limits, code, queued SMS): a phone without
+ * an account gets its row marked withheld instead of no row, so the answer's status, body and
+ * database work are the same either way. The provider is called after the answer is sent.
  */
-export async function issueOtp(phone: string, context: OtpContext, clientIp: string, deliver: boolean): Promise<void> {
+export async function issueOtp(phone: string, context: OtpContext, clientIp: string, sms: OtpSms): Promise<void> {
   const c = getConfig();
   const code = generateOtp();
   const codeHash = await hashOtp(phone, context, code);
+  const body = sms.body(code, Math.round(c.OTP_TTL_SECONDS / 60));
   const rules = [
     { key: `otp:resend:${phone}`, limit: 1, window_seconds: c.OTP_RESEND_SECONDS },
     { key: `otp:hour:${phone}`, limit: c.OTP_MAX_PER_HOUR, window_seconds: 3600 },
     { key: `otp:ip:${clientIp}`, limit: c.OTP_IP_MAX_PER_HOUR, window_seconds: 3600 },
   ].filter((r) => r.window_seconds > 0);
 
-  const wait = await asService(async (tx) => {
+  const outcome = await asService(async (tx) => {
     const [row] = await tx`select private.rate_limit_take(${tx.json(rules)}) as wait`;
     const waitSeconds = Number(row?.wait ?? 0);
-    if (waitSeconds > 0) return waitSeconds;
+    if (waitSeconds > 0) return { wait: waitSeconds, smsId: null };
     await tx`update private.otps set consumed_at = now()
              where phone = ${phone} and context = ${context} and consumed_at is null`;
     await tx`insert into private.otps (phone, context, code_hash, expires_at)
              values (${phone}, ${context}, ${codeHash}, now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))`;
-    return 0;
+    const [queued] = await tx<{ id: number }[]>`
+      insert into private.sms_outbox (phone, body, sent_at, withheld, expires_at)
+      values (${phone}, ${body}, null, ${sms.withheld}, now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))
+      returning id`;
+    return { wait: 0, smsId: sms.withheld === null ? Number(queued?.id) : null };
   });
-  if (wait > 0) throw tooManyRequests(wait, 'Too many codes requested, try again later');
-  if (deliver) await sendOrExplain(phone, MESSAGES[context](code, Math.round(c.OTP_TTL_SECONDS / 60)));
-}
-
-/** Sends an SMS; a provider failure is a 503 the client can act on, never a bare 500. */
-export async function sendOrExplain(phone: string, body: string): Promise<void> {
-  try {
-    await smsSender().send(phone, body);
-  } catch (err) {
-    if (!(err instanceof SmsError)) throw err;
-    log.error('sms.send_failed', { error: err.message });
-    throw new HttpError(503, 'The SMS could not be sent just now; try again in a minute');
-  }
+  if (outcome.wait > 0) throw tooManyRequests(outcome.wait, 'Too many codes requested, try again later');
+  const smsId = outcome.smsId;
+  if (smsId !== null) afterResponse('sms.otp', () => dispatchQueuedSms(1, smsId));
 }
 
 export type OtpOutcome = 'ok' | 'wrong' | 'invalid';

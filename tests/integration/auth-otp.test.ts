@@ -219,6 +219,52 @@ describe('auth-send-otp: sending', () => {
   });
 });
 
+describe('no timing oracle: the same database work with and without an account (DESIGN §5)', () => {
+  /** Every row a code request wrote for phone, in a form that does not depend on the phone. */
+  async function footprint(e164: string) {
+    const otps = await testDb()<{ context: string; live: boolean }[]>`
+      select context, (consumed_at is null and expires_at > now()) as live from private.otps where phone = ${e164} order by created_at`;
+    const sms = await testDb()<{ expires: boolean; withheld: string | null }[]>`
+      select expires_at is not null as expires, withheld
+        from private.sms_outbox where phone = ${e164} order by id`;
+    const limits = await testDb()<{ key: string }[]>`
+      select regexp_replace(key, '\\+234[0-9]{10}', 'PHONE') as key from private.rate_limit_events
+       where key like ${`%${e164}`} order by key`;
+    return { otps, sms: sms.map(({ withheld, ...rest }) => ({ ...rest, withheld: withheld !== null })), withheld: sms.map((r) => r.withheld), limits };
+  }
+
+  for (const [name, body] of [
+    ['auth-send-otp', (phone: string) => ({ phone, context: 'login' })],
+    ['auth-forgot-password', (phone: string) => ({ phone })],
+  ] as const) {
+    it(`${name}: a code row, a queued SMS row and the same rate-limit events on both paths; only the SMS row is withheld`, async () => {
+      const user = await signUp();
+      await passResendGap(user.phone);
+      await testDb()`delete from private.rate_limit_events where key like ${`%${user.phone}`}`;
+      const before = await footprint(user.phone);
+      const { e164 } = newPhone();
+      const real = await post(name, body(user.phone));
+      const ghost = await post(name, body(e164));
+      expect(ghost.status).toBe(200);
+      expect(ghost.body).toEqual(real.body);
+      const withAccount = await footprint(user.phone);
+      const without = await footprint(e164);
+      // what this request added for the phone with an account...
+      const added = {
+        otps: withAccount.otps.slice(before.otps.length).filter((o) => o.live),
+        sms: withAccount.sms.slice(before.sms.length),
+        limits: withAccount.limits,
+      };
+      // ...is what it wrote for the phone without one, row for row
+      expect(without.otps).toEqual(added.otps);
+      expect(without.limits).toEqual(added.limits);
+      expect(without.sms.map((r) => ({ ...r, withheld: false }))).toEqual(added.sms);
+      expect(withAccount.withheld.slice(before.sms.length)).toEqual([null]);
+      expect(without.withheld).toEqual(['no_account']);
+    });
+  }
+});
+
 describe('auth-verify: code checks', () => {
   async function sendSignupCode(): Promise<{ local: string; e164: string; code: string }> {
     const p = newPhone();
