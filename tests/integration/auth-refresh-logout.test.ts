@@ -106,6 +106,32 @@ describe('auth-refresh', () => {
     expect(await profileStatus(c.access)).toBe(200);
   });
 
+  it('the grace gives one sibling only: five more presentations of the old token -> one 200, then 401 and the session revoked', async () => {
+    const user = await signUp();
+    const first = await refreshOk(user.refreshToken);
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push((await refresh(user.refreshToken)).status);
+    expect(answers).toEqual([200, 401, 401, 401, 401]);
+    // the second reuse was treated as theft: every token of the session is dead
+    expect(await profileStatus(first.access)).toBe(401);
+    expect401(await refresh(first.refresh));
+    const [live] = await testDb()<{ revoked: boolean; reason: string | null }[]>`
+      select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${sessionIdOf(user.accessToken)}`;
+    expect(live).toEqual({ revoked: true, reason: 'refresh_token_reuse' });
+  });
+
+  it('five concurrent reuses of the old token inside the grace: at most one sibling is issued', async () => {
+    const user = await signUp();
+    await refreshOk(user.refreshToken);
+    const results = await Promise.all(Array.from({ length: 5 }, () => refresh(user.refreshToken)));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => r.status === 401).length).toBeGreaterThanOrEqual(4);
+    // whatever the order, no more than two tokens of the session were ever live at once, and
+    // after a second reuse none is
+    for (const r of ok) expect(await profileStatus(tokensOf(r).access)).toBe(401);
+  });
+
   it('9 s after rotation the previous token is still within the grace', async () => {
     const user = await signUp();
     const a = await refreshOk(user.refreshToken);
