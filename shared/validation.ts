@@ -76,6 +76,33 @@ export function zodDetails(error: z.ZodError, root = 'body', input?: unknown): F
   return out;
 }
 
+// NUL and the other C0 control characters have no place in any text a user sends (Postgres
+// refuses NUL in text and jsonb, so it would otherwise surface as a 500); tab, line feed and
+// carriage return are allowed (multi-line descriptions and messages).
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+export const CONTROL_MESSAGE = 'must not contain control characters (NUL and C0 codes other than tab, line feed and carriage return)';
+
+/**
+ * One problem per string (value or object key) anywhere in a parsed JSON body or query that holds
+ * a forbidden control character, named by its dotted path. Checked before the schemas, for every
+ * endpoint, so no field can forget it.
+ */
+export function controlCharacterProblems(input: unknown, path: string[] = []): FieldProblem[] {
+  if (typeof input === 'string') {
+    return CONTROL.test(input) ? [{ field: path.join('.') || 'body', message: CONTROL_MESSAGE }] : [];
+  }
+  if (Array.isArray(input)) return input.flatMap((v, i) => controlCharacterProblems(v, [...path, String(i)]));
+  if (input !== null && typeof input === 'object') {
+    return Object.entries(input).flatMap(([k, v]) =>
+      CONTROL.test(k)
+        ? [{ field: [...path, k.replace(new RegExp(CONTROL.source, 'g'), '?')].join('.'), message: 'is not an accepted field' }]
+        : controlCharacterProblems(v, [...path, k]),
+    );
+  }
+  return [];
+}
+
 /** URL query -> plain object; a parameter given twice is kept as an array (and then rejected). */
 export function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
