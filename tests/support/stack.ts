@@ -19,6 +19,8 @@ export interface Stack {
   databaseUrl: string;
   fakePaystackUrl: string;
   logFile: string;
+  /** The Deno process serving the functions (CPU readings in benchmarks). */
+  serverPid: number;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startStack(
     databaseUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
     fakePaystackUrl: `http://127.0.0.1:${fakePort}`,
     logFile,
+    serverPid: child.pid as number,
     async stop() {
       if (fake.exitCode === null) fake.kill('SIGTERM');
       if (child.exitCode !== null) return;
