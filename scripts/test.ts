@@ -43,6 +43,7 @@ steps.push({
     'scripts/test.ts',
     'tests/fakes/paystack.ts',
     'scripts/bench.ts',
+    'scripts/bench-abuse.ts',
     'scripts/gen-escrow-states.ts',
   ]),
 });
