@@ -50,6 +50,28 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 
 const strong = () => randomBytes(32).toString('base64url'); // 43 characters
 
+/**
+ * Runs a deployment that must refuse to start: resolves with its exit code and output as soon as
+ * it exits, or fails at once if it says ready (and is stopped either way, so its port is free).
+ */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const d = deploy(env, basePort + 10);
+  try {
+    const code = await Promise.race([
+      d.exited,
+      until('ready or exit', () => (d.output().includes('ready:') ? true : undefined)).then(() => {
+        throw new Error(`the deployment started instead of refusing:\n${d.output()}`);
+      }),
+    ]);
+    return { code, out: d.output() };
+  } finally {
+    if (d.child.exitCode === null) {
+      d.child.kill('SIGKILL');
+      await d.exited;
+    }
+  }
+}
+
 describe('a deployment on local defaults', () => {
   it('refuses to start, naming every variable and no value: published secrets, unset providers', async () => {
     const env = {
@@ -58,9 +80,7 @@ describe('a deployment on local defaults', () => {
       // a marker from the shell does not make a deployment local
       ESCROW_LOCAL_STACK: '1',
     };
-    const d = deploy(env, basePort + 10);
-    const code = await d.exited;
-    const out = d.output();
+    const { code, out } = await refusedStart(env);
     expect(code, out).toBe(1);
     expect(out).not.toContain('ready:');
     for (const name of ['AUTH_JWT_SECRET', 'PAYMENTS_WEBHOOK_SECRET', 'KYC_WEBHOOK_SECRET', 'IDENTITY_WEBHOOK_SECRET', 'JOBS_SECRET', 'PAYMENTS_PROVIDER', 'SMS_PROVIDER']) {
@@ -75,11 +95,11 @@ describe('a deployment on local defaults', () => {
       IDENTITY_WEBHOOK_SECRET: strong(), JOBS_SECRET: strong(),
       PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox',
     };
-    const d = deploy(env, basePort + 10);
-    expect(await d.exited, d.output()).toBe(1);
-    expect(d.output()).toMatch(/PAYMENTS_PROVIDER=sandbox is refused/);
-    expect(d.output()).toMatch(/SMS_PROVIDER=outbox is refused/);
-    expect(d.output()).not.toContain('AUTH_JWT_SECRET');
+    const { code, out } = await refusedStart(env);
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/PAYMENTS_PROVIDER=sandbox is refused/);
+    expect(out).toMatch(/SMS_PROVIDER=outbox is refused/);
+    expect(out).not.toContain('AUTH_JWT_SECRET');
   });
 });
 
@@ -120,7 +140,13 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
   });
 
   const post = async (name: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${d.baseUrl}/${name}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    // an answer that waited for a held provider would never come: give up after 10 s, clearly
+    const res = await fetch(`${d.baseUrl}/${name}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
