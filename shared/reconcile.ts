@@ -3,6 +3,12 @@
 // (Paystack's verify endpoints), through the same SQL functions the webhooks use. Those functions
 // are idempotent on the transaction's state, so a webhook arriving afterwards changes nothing.
 // Run by the job with its explicit "now".
+//
+// A charge is credited only when the provider reports a success of exactly the amount its
+// transaction expects, in naira. A success of anything else is held for review once (flagged,
+// left pending, marked metadata.review with provider_status 'success') and is then out of this
+// loop: the provider's answer is final and disagrees, so an operator decides, and it is never
+// failed as abandoned while the provider says it succeeded.
 import { asService } from './db.ts';
 import { errorMessage, log } from './log.ts';
 import { payments, ProviderError } from './payments/index.ts';
@@ -16,16 +22,26 @@ interface Pending {
   id: string;
   type: string;
   abandoned: boolean;
+  /** what a charge must bring, in kobo (a top-up: its amount; an escrow charge: total_charge) */
+  expected?: string | null;
 }
 
 async function settleCharge(p: Pending): Promise<string> {
   const v = await payments().verifyCharge(p.id);
   if (v?.status === 'success') {
-    const payload = { reconciled: true, status: v.status, amount: v.amountKobo };
+    const expected = Number(p.expected);
+    const payload = { reconciled: true, status: v.status, amount: v.amountKobo, currency: v.currency, charge_id: v.chargeId };
+    if (v.currency !== 'NGN' || v.amountKobo !== expected) {
+      const reason = v.currency !== 'NGN' ? 'currency_mismatch' : 'amount_mismatch';
+      const [row] = await asService((tx) => tx<{ outcome: string }[]>`
+        select private.charge_hold_for_review(${p.id}, ${reason}, ${Number.isSafeInteger(v.amountKobo) ? v.amountKobo : null}, 'success',
+          ${tx.json({ ...payload, expected_amount: expected, action: 'held_for_review' })}) as outcome`);
+      return `${row?.outcome}:${reason}`;
+    }
     const [row] = await asService((tx) =>
       p.type === 'wallet_topup'
-        ? tx<{ outcome: string }[]>`select private.topup_succeed(${p.id}, ${v.amountKobo}, ${v.chargeId}, ${tx.json(payload)}) as outcome`
-        : tx<{ outcome: string }[]>`select private.escrow_charge_succeed(${p.id}, ${v.amountKobo}, ${v.chargeId}, ${tx.json(payload)}) as outcome`,
+        ? tx<{ outcome: string }[]>`select private.topup_succeed(${p.id}, ${expected}, ${v.chargeId}, ${tx.json(payload)}) as outcome`
+        : tx<{ outcome: string }[]>`select private.escrow_charge_succeed(${p.id}, ${expected}, ${v.chargeId}, ${tx.json(payload)}) as outcome`,
     );
     return `succeeded:${row?.outcome}`;
   }
@@ -63,12 +79,15 @@ async function settleTransfer(p: Pending): Promise<string> {
 
 export async function reconcilePending(now: string) {
   const provider = payments();
+  // held for review after the provider reported a success of another amount: an operator's
   const charges = await asService((tx) => tx<Pending[]>`
-    select id, type, created_at < ${now}::timestamptz - make_interval(hours => ${ABANDON_CHARGE_AFTER_HOURS}) as abandoned
-      from public.transactions
-     where status = 'pending' and type in ('wallet_topup', 'escrow_funding') and provider = ${provider.name}
-       and created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
-     order by created_at limit 50`);
+    select t.id, t.type, t.created_at < ${now}::timestamptz - make_interval(hours => ${ABANDON_CHARGE_AFTER_HOURS}) as abandoned,
+           (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected
+      from public.transactions t left join public.escrows e on e.id = t.escrow_id
+     where t.status = 'pending' and t.type in ('wallet_topup', 'escrow_funding') and t.provider = ${provider.name}
+       and t.created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
+       and t.metadata -> 'review' ->> 'provider_status' is distinct from 'success'
+     order by t.created_at limit 50`);
   const transfers = await asService((tx) => tx<Pending[]>`
     select id, type, false as abandoned
       from public.transactions

@@ -121,8 +121,16 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
 
     async verifyCharge(reference) {
       try {
-        const data = await call<{ status: string; amount: number; id: number | string }>('GET', `/transaction/verify/${encodeURIComponent(reference)}`);
-        return { status: data.status, amountKobo: Number(data.amount), chargeId: String(data.id) };
+        const data = await call<{ status: string; amount: number | string; currency?: string | null; id: number | string }>(
+          'GET',
+          `/transaction/verify/${encodeURIComponent(reference)}`,
+        );
+        return {
+          status: String(data.status),
+          amountKobo: Number(data.amount),
+          currency: typeof data.currency === 'string' && data.currency.length > 0 ? data.currency.toUpperCase() : null,
+          chargeId: String(data.id),
+        };
       } catch (err) {
         // 400/404: Paystack has no transaction with that reference
         if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) return null;

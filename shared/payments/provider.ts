@@ -15,6 +15,14 @@ export interface ChargeAuthorization extends Omit<ChargeInit, 'callbackUrl'> {
 
 export type ChargeStatus = 'success' | 'failed' | 'pending';
 
+/** The provider's own answer about a charge (Paystack: GET /transaction/verify/:reference). */
+export interface ChargeVerification {
+  status: string;
+  amountKobo: number;
+  currency: string | null;
+  chargeId: string;
+}
+
 export interface PaymentsProvider {
   readonly name: 'paystack' | 'sandbox';
   initializeCharge(input: ChargeInit): Promise<{ authorizationUrl: string; accessCode: string; reference: string }>;
@@ -34,8 +42,11 @@ export interface PaymentsProvider {
     reason: string;
   }): Promise<{ transferCode: string; status: string }>;
   refund(input: { reference: string; amountKobo?: number }): Promise<{ refundId: string; status: string }>;
-  /** What the provider knows of a charge by our reference; null when it has none. */
-  verifyCharge(reference: string): Promise<{ status: string; amountKobo: number; chargeId: string } | null>;
+  /**
+   * What the provider knows of a charge by our reference; null when it has none. `amountKobo` is
+   * what was charged (minor units of `currency`; null when the provider did not say).
+   */
+  verifyCharge(reference: string): Promise<ChargeVerification | null>;
   /** What the provider knows of a transfer by our reference; null when it has none. */
   verifyTransfer(reference: string): Promise<{ status: string; transferCode: string | null } | null>;
 }

@@ -10,6 +10,8 @@ import { asService, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
 import { dispatchQueuedSms } from '../sms.ts';
+import { payments } from './index.ts';
+import { type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -54,11 +56,16 @@ export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<strin
   return id ? `${e.event}:${id}` : `${e.event}:sha256:${await sha256Hex(new TextDecoder().decode(raw))}`;
 }
 
-async function flag(tx: Tx, reason: string, e: PaymentsEvent, extra: { transaction_id?: string | null; expected?: number | null; received?: number | null } = {}) {
+async function flag(
+  tx: Tx,
+  reason: string,
+  e: PaymentsEvent,
+  extra: { transaction_id?: string | null; expected?: number | null; received?: number | null; payload?: Data } = {},
+) {
   const d = e.data as Data;
   await tx`insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount, payload)
            values (${reason}, ${extra.transaction_id ?? null}, ${str(d.reference)}, ${extra.expected ?? null}, ${extra.received ?? null},
-                   ${tx.json(e as never)})`;
+                   ${tx.json((extra.payload ?? e) as never)})`;
   return `flagged:${reason}`;
 }
 
@@ -87,7 +94,103 @@ function userFromEmail(email: string | null): string | null {
   return local && UUID.test(local) && domain === getConfig().PAYMENTS_EMAIL_DOMAIN ? local : null;
 }
 
-async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string): Promise<string> {
+// ---- card charges: value only for what the provider confirms ------------------------------
+
+/** The currency every charge of ours is made in. */
+const CURRENCY = 'NGN';
+
+/**
+ * What was learnt about a card charge.success before the webhook's transaction opened: the
+ * pending (or still creditable) transaction its reference names, what that transaction expects,
+ * whether the event's figures disagree, and, when they do, what the provider's verify answered.
+ */
+interface ChargeCheck {
+  reference: string;
+  type: 'wallet_topup' | 'escrow_funding';
+  expected: number;
+  mismatch: 'amount_mismatch' | 'currency_mismatch' | null;
+  /** verify's answer; null: the provider has no such charge; 'unavailable': no usable answer */
+  verification?: ChargeVerification | null | 'unavailable';
+}
+
+const eventCurrency = (d: Data): string | null => (typeof d.currency === 'string' && d.currency.length > 0 ? d.currency.toUpperCase() : null);
+
+/**
+ * Runs before the webhook's database transaction (no transaction is held across the provider's
+ * HTTP call). For a card charge.success whose reference is a top-up or escrow charge that could
+ * still be credited, compares the event's amount and currency with what the transaction expects
+ * (a top-up: its amount; an escrow charge: the escrow's total_charge); when they differ, asks the
+ * provider's verify. Null when there is nothing to compare (another event, a bank transfer, an
+ * unknown or closed reference, an event already processed): apply() then does what it always did.
+ */
+async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck | null> {
+  if (e.event !== 'charge.success') return null;
+  const d = e.data as Data;
+  const amount = kobo(d.amount);
+  const reference = str(d.reference);
+  if (amount === null || d.channel === 'dedicated_nuban' || (str(d.status) && d.status !== 'success')) return null;
+  if (!reference || !UUID.test(reference)) return null;
+  const [row] = await asService((tx) => tx<{ type: 'wallet_topup' | 'escrow_funding'; expected: string; seen: boolean }[]>`
+    select t.type, (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected,
+           exists (select 1 from private.webhook_inbox i where i.provider = 'payments' and i.event_key = ${key}) as seen
+      from public.transactions t left join public.escrows e on e.id = t.escrow_id
+     where t.id = ${reference}
+       and ((t.type = 'wallet_topup' and t.status = 'pending')
+         or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'))`);
+  if (!row || row.seen || row.expected === null) return null;
+  const expected = Number(row.expected);
+  const currency = eventCurrency(d);
+  const mismatch = currency !== CURRENCY ? 'currency_mismatch' : amount !== expected ? 'amount_mismatch' : null;
+  const check: ChargeCheck = { reference, type: row.type, expected, mismatch };
+  if (!mismatch) return check;
+  try {
+    check.verification = await payments().verifyCharge(reference);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    check.verification = 'unavailable';
+  }
+  log.warn('webhook.charge_mismatch', {
+    reference, reason: mismatch, expected, received: amount, currency,
+    verified: check.verification === 'unavailable' ? 'unavailable' : check.verification === null ? 'not_found' : check.verification,
+  });
+  return check;
+}
+
+/** Whether verify's answer is a success of exactly the expected amount, in naira. */
+const confirms = (c: ChargeCheck): c is ChargeCheck & { verification: ChargeVerification } =>
+  typeof c.verification === 'object' && c.verification !== null &&
+  c.verification.status === 'success' && c.verification.amountKobo === c.expected && c.verification.currency === CURRENCY;
+
+/**
+ * A charge.success whose figures differ from what its transaction expects. A verified success of
+ * the expected amount in naira is credited as that (expected) amount, and the disagreement is
+ * still flagged for audit. Anything else credits nothing: the transaction stays pending under
+ * review (private.charge_hold_for_review) for reconciliation or an operator.
+ */
+async function mismatchedCharge(tx: Tx, e: PaymentsEvent, c: ChargeCheck, received: number): Promise<string> {
+  const prefix = c.type === 'wallet_topup' ? 'topup' : 'escrow_charge';
+  const verification =
+    c.verification === 'unavailable' ? { unavailable: true } : c.verification === null || c.verification === undefined ? { found: false } : c.verification;
+  if (!confirms(c)) {
+    const providerStatus = typeof c.verification === 'object' && c.verification !== null ? c.verification.status : null;
+    const [row] = await tx<{ outcome: string }[]>`
+      select private.charge_hold_for_review(${c.reference}, ${c.mismatch}, ${received}, ${providerStatus},
+        ${tx.json({ ...e, verification, action: 'held_for_review' } as never)}) as outcome`;
+    return `${prefix}:${row?.outcome}:${c.mismatch}`;
+  }
+  const payload = { ...e, verification, action: 'credited_verified_amount' };
+  const [row] =
+    c.type === 'wallet_topup'
+      ? await tx<{ outcome: string }[]>`
+          select private.topup_succeed(${c.reference}, ${c.expected}, ${c.verification.chargeId}, ${tx.json(payload as never)}) as outcome`
+      : await tx<{ outcome: string }[]>`
+          select private.escrow_charge_succeed(${c.reference}, ${c.expected}, ${c.verification.chargeId}, ${tx.json(payload as never)}) as outcome`;
+  // the event's figures were wrong even though the charge is good: kept for audit
+  await flag(tx, c.mismatch as string, e, { transaction_id: c.reference, expected: c.expected, received, payload });
+  return `${prefix}:${row?.outcome}:verified`;
+}
+
+async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<string> {
   const d = e.data as Data;
   const amount = kobo(d.amount);
   if (amount === null) return flag(tx, 'invalid_amount', e);
@@ -107,6 +210,9 @@ async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string): Promis
 
   const reference = str(d.reference);
   if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_reference', e, { received: amount });
+  if (check?.mismatch && check.reference === reference) return mismatchedCharge(tx, e, check, amount);
+  // The event agrees with the transaction (or there is none to credit): the SQL functions credit
+  // only the expected amount, so a transaction that changed since the check is flagged, not paid.
   const [row] = await tx<{ outcome: string }[]>`
     select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
   if (row?.outcome !== 'not_found') return `topup:${row?.outcome}`;
@@ -165,10 +271,10 @@ async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<string> {
   return updated.length > 0 ? 'virtual_account:inactive' : 'ignored:already_active';
 }
 
-async function apply(tx: Tx, e: PaymentsEvent, provider: string): Promise<string> {
+async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<string> {
   switch (e.event) {
     case 'charge.success':
-      return chargeSuccess(tx, e, provider);
+      return chargeSuccess(tx, e, provider, check);
     case 'transfer.success':
     case 'transfer.failed':
     case 'transfer.reversed':
@@ -185,13 +291,15 @@ export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, req
   const key = await eventKey(e, raw);
   const provider = getConfig().PAYMENTS_PROVIDER;
   try {
+    // before the transaction: a disagreeing charge is checked with the provider over HTTP
+    const check = await checkCharge(e, key);
     const outcome = await asService(async (tx) => {
       const inserted = await tx`
         insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
         values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, 'processing')
         on conflict do nothing returning event_key`;
       if (inserted.length === 0) return 'duplicate';
-      const result = await apply(tx, e, provider);
+      const result = await apply(tx, e, provider, check);
       await tx`update private.webhook_inbox set outcome = ${result} where provider = 'payments' and event_key = ${key}`;
       return result;
     });

@@ -10,11 +10,13 @@
 //        field equal to value); mode = 'refuse' (400 status:false) or 'unavailable' (500)
 //   POST /_fake/deliver {event, data, times?, concurrent?, signature?}  send a webhook
 //        (times copies of the same bytes, all at once when concurrent) -> {responses: [{status, body}]}
-//   POST /_fake/charge-success {reference, amount?}   charge.success for a charge we were asked for
+//   POST /_fake/charge-success {reference, amount?, currency?}   charge.success for a charge we were
+//        asked for; amount and currency are the event's (currency null: left out). What verify says
+//        is unchanged by them (set it with /charge-status): an event can disagree with verify.
 //   POST /_fake/transfer-outcome {reference, event}   transfer.success / failed / reversed
 //   POST /_fake/assign-outcome {email, success}       dedicatedaccount.assign.success / failed
 //   POST /_fake/dva-deposit {account_number, amount, customer_code?}  a bank transfer into a DVA
-//   POST /_fake/charge-status {reference, status, amount?}    what verify will say, no webhook sent
+//   POST /_fake/charge-status {reference, status, amount?, currency?}   what verify will say, no webhook sent
 //   POST /_fake/transfer-status {reference, status}           (a lost webhook, for reconciliation)
 
 const port = Number(Deno.env.get('FAKE_PAYSTACK_PORT') ?? 54333);
@@ -39,7 +41,7 @@ interface FailRule {
 
 const requests: Recorded[] = [];
 const accounts = new Map<string, string>(); // `${bank}:${number}` -> name
-const charges = new Map<string, { amount: number; email: string; metadata: unknown; authorization_code?: string; id: number; status?: string }>();
+const charges = new Map<string, { amount: number; email: string; metadata: unknown; authorization_code?: string; id: number; status?: string; currency?: string }>();
 const transfers = new Map<string, { amount: number; recipient: string; transfer_code: string; id: number; reason: string; status?: string }>();
 const recipients = new Map<string, { account_number: string; bank_code: string; name: string; id: number }>();
 const assignments = new Map<string, Json>(); // email -> assign request
@@ -187,7 +189,9 @@ async function api(req: Request, url: URL): Promise<Response> {
     const c = charges.get(reference);
     if (!c) return refuse(400, 'Transaction reference not found');
     const data = chargeData(reference);
-    return ok('Verification successful', { ...data, status: c.status ?? 'abandoned', amount: c.amount });
+    return ok('Verification successful', {
+      ...data, status: c.status ?? 'abandoned', amount: c.amount, requested_amount: c.amount, currency: c.currency ?? 'NGN',
+    });
   }
   const verifyTransfer = /^\/transfer\/verify\/(.+)$/.exec(path);
   if (req.method === 'GET' && verifyTransfer) {
@@ -227,14 +231,18 @@ async function control(req: Request, url: URL): Promise<Response> {
     const data = chargeData(String(b.reference));
     if (!data) return json(404, { error: 'unknown charge reference' });
     (charges.get(String(b.reference)) as { status?: string }).status = 'success';
-    if (b.amount !== undefined) data.amount = Number(b.amount);
-    return json(200, { responses: await deliver('charge.success', data, b as never) });
+    const event: Json = { ...data };
+    if (b.amount !== undefined) event.amount = Number(b.amount);
+    if (b.currency === null) delete event.currency;
+    else if (b.currency !== undefined) event.currency = String(b.currency);
+    return json(200, { responses: await deliver('charge.success', event, b as never) });
   }
   if (path === '/charge-status') {
     const c = charges.get(String(b.reference));
     if (!c) return json(404, { error: 'unknown charge reference' });
     c.status = String(b.status);
     if (b.amount !== undefined) c.amount = Number(b.amount);
+    if (b.currency !== undefined) c.currency = String(b.currency);
     return json(200, { ok: true });
   }
   if (path === '/transfer-status') {

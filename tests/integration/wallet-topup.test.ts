@@ -237,42 +237,45 @@ describe('wallet-topup validation', () => {
 // ---- charge.success for another amount -----------------------------------------------------
 
 describe('charge.success with an amount other than the pending one', () => {
-  it('credits the amount received, flags the transaction and records the mismatch for review', async () => {
+  it('credits nothing when Paystack confirms that other amount: the top-up stays pending, flagged for review', async () => {
     const user = await signUp();
     const res = await post('wallet-topup', { amount: 5000 }, { token: user.accessToken });
     expect(res.status).toBe(200);
     const reference = res.body.data.reference as string;
 
-    const delivered = await paystack.chargeSuccess(reference, { amount: 300_000 }); // NGN 3,000 arrived
+    await paystack.chargeStatus(reference, 'success', 300_000); // Paystack says NGN 3,000 arrived
+    const delivered = await paystack.chargeSuccess(reference, { amount: 300_000 });
     expect(delivered.responses[0]?.status).toBe(200);
     expect(delivered.responses[0]?.body).toEqual({ success: true, status: 200, data: { received: true } });
 
-    expect(await balanceOf(user.accessToken)).toBe(3000);
+    expect(await balanceOf(user.accessToken)).toBe(0);
     const row = await txRow(reference);
-    expect(row?.status).toBe('succeeded');
-    expect(row?.amount).toBe('300000');
-    expect(row?.metadata).toMatchObject({ flag: 'amount_mismatch', expected_amount: 500000, received_amount: 300000 });
+    expect(row?.status).toBe('pending');
+    expect(row?.amount).toBe('500000');
+    expect(row?.metadata.review).toMatchObject({ reason: 'amount_mismatch', expected_amount: 500000, received_amount: 300000, provider_status: 'success' });
 
     const flags = await testDb()<{ reason: string; expected_amount: string; received_amount: string }[]>`
       select reason, expected_amount::text, received_amount::text from private.payment_flags where transaction_id = ${reference}`;
     expect(flags).toEqual([{ reason: 'amount_mismatch', expected_amount: '500000', received_amount: '300000' }]);
 
-    // a redelivery (even one claiming the expected amount) changes nothing
-    await paystack.chargeSuccess(reference);
-    expect(await balanceOf(user.accessToken)).toBe(3000);
+    // a redelivery changes nothing
+    await paystack.chargeSuccess(reference, { amount: 300_000 });
+    expect(await balanceOf(user.accessToken)).toBe(0);
     const [sum] = await testDb()<{ total: string }[]>`
       select coalesce(sum(e.amount), 0)::text as total
         from private.ledger_entries e join private.ledger_accounts a on a.id = e.account_id
        where a.kind = 'user_wallet' and a.owner_id = ${user.id}`;
-    expect(sum?.total).toBe('300000');
+    expect(sum?.total).toBe('0');
   });
 
-  it('more than expected is credited as received too (never as the expected amount)', async () => {
+  it('an event claiming more than Paystack charged credits only the verified, expected amount (and is flagged)', async () => {
     const user = await signUp();
     const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
     const reference = res.body.data.reference as string;
+    // Paystack charged the NGN 1,000 asked for; the event says NGN 1,500.50
     await paystack.chargeSuccess(reference, { amount: 150_050 });
-    expect(await balanceOf(user.accessToken)).toBe(1500.5);
+    expect(await balanceOf(user.accessToken)).toBe(1000);
+    expect((await txRow(reference))?.status).toBe('succeeded');
     const [flag] = await testDb()<{ expected_amount: string; received_amount: string }[]>`
       select expected_amount::text, received_amount::text from private.payment_flags where transaction_id = ${reference}`;
     expect(flag).toEqual({ expected_amount: '100000', received_amount: '150050' });

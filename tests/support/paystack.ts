@@ -29,13 +29,16 @@ export const paystack = {
     control('/accounts', { bank_code, account_number, account_name }),
   fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable') => control('/fail', { match, mode }),
   deliver: (event: string, data: unknown, opts: DeliveryOptions = {}) => control<Delivery>('/deliver', { event, data, ...opts }),
-  chargeSuccess: (reference: string, opts: DeliveryOptions & { amount?: number } = {}) =>
+  /** charge.success as Paystack would send it; amount/currency override the event's (currency null: left out), not verify's. */
+  chargeSuccess: (reference: string, opts: DeliveryOptions & { amount?: number; currency?: string | null } = {}) =>
     control<Delivery>('/charge-success', { reference, ...opts }),
   transferOutcome: (reference: string, event: 'transfer.success' | 'transfer.failed' | 'transfer.reversed', opts: DeliveryOptions = {}) =>
     control<Delivery>('/transfer-outcome', { reference, event, ...opts }),
   assignOutcome: (email: string, success: boolean, opts: DeliveryOptions & { account_number?: string } = {}) =>
     control<Delivery & { customer_code: string }>('/assign-outcome', { email, success, ...opts }),
-  chargeStatus: (reference: string, status: string, amount?: number) => control('/charge-status', { reference, status, amount }),
+  /** What verify will answer for a charge (amount in kobo, currency default NGN); no webhook is sent. */
+  chargeStatus: (reference: string, status: string, amount?: number, currency?: string) =>
+    control('/charge-status', { reference, status, amount, currency }),
   transferStatus: (reference: string, status: string) => control('/transfer-status', { reference, status }),
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
