@@ -2,6 +2,7 @@
 //   asUser(user, fn)  one transaction as role `authenticated` with the caller's JWT claims set
 //                     exactly as PostgREST sets them, so row-level security and auth.uid() apply
 //   asService(fn)     one transaction as role `service_role` (webhooks, jobs, auth internals)
+// Both also set the configuration the SQL functions read from the transaction.
 import postgres from 'postgres';
 import { getConfig } from './config.ts';
 
@@ -56,11 +57,18 @@ export interface UserClaims {
   [claim: string]: unknown;
 }
 
+/**
+ * Settings the SQL reads from the transaction (private.invite_sms_cap), set in the same statement
+ * as the role, so every transaction that may queue an invite SMS honours the configuration.
+ */
+const inviteCap = () => String(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY);
+
 export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'authenticated', true),
                     set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
-                    set_config('request.jwt.claim.sub', ${claims.sub}, true)`;
+                    set_config('request.jwt.claim.sub', ${claims.sub}, true),
+                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true)`;
     return fn(tx);
   }) as Promise<T>;
 }
@@ -68,7 +76,8 @@ export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promi
 export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'service_role', true),
-                    set_config('request.jwt.claims', '{"role":"service_role"}', true)`;
+                    set_config('request.jwt.claims', '{"role":"service_role"}', true),
+                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true)`;
     return fn(tx);
   }) as Promise<T>;
 }

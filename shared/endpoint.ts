@@ -228,7 +228,7 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       }
 
       const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as never;
-      const run = async (): Promise<StoredResponse & { headers?: Record<string, string> }> => {
+      const run = async (): Promise<StoredResponse> => {
         try {
           const out = await spec.handler(ctx);
           const status = out instanceof Reply ? out.status : successStatus;
@@ -242,7 +242,7 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
       if (key !== null && user) {
         const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
-        return jsonResponse(r.status, r.body, r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : base);
+        return jsonResponse(r.status, r.body, r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) });
       }
       const r = await run();
       return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });

@@ -3,10 +3,11 @@
 // RLS. After a transition commits, queued SMS are dispatched and any payout it started is sent to
 // the provider.
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
+import { getConfig } from './config.ts';
 import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
-import { conflict, HttpError, notFound } from './http.ts';
+import { conflict, HttpError, notFound, tooManyRequests } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
@@ -14,10 +15,16 @@ import { payments, ProviderError } from './payments/index.ts';
 import { recipientFor } from './payments/recipient.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
+/**
+ * An escrow as its parties may read it. counterparty_id itself is not readable by the API roles
+ * (supabase/migrations/*_hardening_invites.sql): before the counterparty accepts or declines it
+ * would tell the initiator whether the invited phone has an account. revealed_counterparty_id is
+ * the same id once they have accepted or declined, null before.
+ */
 export interface EscrowRow {
   id: string;
   initiator_id: string;
-  counterparty_id: string | null;
+  revealed_counterparty_id: string | null;
   category: string;
   payer_role: string;
   title: string;
@@ -42,16 +49,30 @@ export interface EscrowRow {
   released_at: string | null;
   refunded_at: string | null;
   cancelled_at: string | null;
+  declined_at: string | null;
   created_at: string;
   updated_at: string;
   conversation_id?: string;
 }
 
-export function escrowView(e: EscrowRow, opts: { withConversation?: boolean } = {}) {
+/** The escrow columns `authenticated` may select: every one but counterparty_id and invite_token_hash. */
+export const ESCROW_COLUMNS = [
+  'id', 'initiator_id', 'revealed_counterparty_id', 'category', 'payer_role', 'title', 'description', 'counterparty_phone',
+  'transaction_type', 'release_type', 'amount', 'currency', 'status', 'inspection_period_days', 'payer_fee', 'vat',
+  'total_charge', 'seller_fee', 'seller_payout', 'released_amount', 'accepted_at', 'funded_at', 'delivered_at',
+  'inspection_ends_at', 'released_at', 'refunded_at', 'cancelled_at', 'declined_at', 'created_at', 'updated_at',
+] as const;
+
+/**
+ * The escrow as `callerId` (one of its parties) sees it. To the initiator, counterparty_id is null
+ * until the counterparty has accepted or declined, whether or not the phone has an account; the
+ * counterparty can only be reading it because it is linked to them, so theirs is their own id.
+ */
+export function escrowView(e: EscrowRow, callerId: string, opts: { withConversation?: boolean } = {}) {
   return {
     id: e.id,
     initiator_id: e.initiator_id,
-    counterparty_id: e.counterparty_id,
+    counterparty_id: e.initiator_id === callerId ? e.revealed_counterparty_id : callerId,
     category: e.category,
     payer_role: e.payer_role,
     title: e.title,
@@ -82,14 +103,27 @@ export function escrowView(e: EscrowRow, opts: { withConversation?: boolean } = 
     inspection_ends_at: e.inspection_ends_at,
     refunded_at: e.refunded_at,
     cancelled_at: e.cancelled_at,
+    declined_at: e.declined_at,
     updated_at: e.updated_at,
   };
 }
 
-async function readEscrow(tx: Tx, id: string) {
-  const [row] = await tx<EscrowRow[]>`select * from public.escrows where id = ${id}`;
+async function readEscrow(tx: Tx, callerId: string, id: string) {
+  const [row] = await tx<EscrowRow[]>`select ${tx([...ESCROW_COLUMNS])} from public.escrows where id = ${id}`;
   if (!row) throw notFound('Escrow not found');
-  return escrowView(row);
+  return escrowView(row, callerId);
+}
+
+/** 3600 -> "60 minutes", 45 -> "45 seconds", 7300 -> "2 hours 2 minutes". */
+export function describeWait(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (s < 60) return unit(s, 'second');
+  const minutes = Math.ceil(s / 60);
+  if (minutes <= 60) return unit(minutes, 'minute');
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
 }
 
 /** After a transition: SMS out, payouts started. Failures here never undo the transition. */
@@ -108,39 +142,58 @@ export async function createEscrow(
     throw new HttpError(400, 'Validation failed', [{ field: 'counterparty_phone', message: 'must be someone else\'s number' }]);
   }
   const inviteToken = base64url(randomBytes(24));
-  const [row] = await asService(async (tx) => {
+  const inviteTokenHash = await hashInviteToken(inviteToken);
+  const c = getConfig();
+  const outcome = await asService(async (tx) => {
+    // An escrow the counterparty pays invites them by SMS at once, before any money: those are
+    // limited per initiator. The limit is taken in this transaction, so nothing is created when
+    // it refuses, and a creation that fails gives its unit back (the rollback removes it).
+    if (input.payer_role === 'counterparty') {
+      const rules = [
+        { key: `invite:hour:${user.id}`, limit: c.INVITE_MAX_PER_HOUR, window_seconds: 3600 },
+        { key: `invite:day:${user.id}`, limit: c.INVITE_MAX_PER_DAY, window_seconds: 86_400 },
+      ];
+      const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+      const wait = Number(limit?.wait ?? 0);
+      if (wait > 0) return { wait, created: null, fees: null };
+    }
     const [schedule] = await tx<FeeSchedule[]>`
       select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${input.category}`;
     const fees = feeBreakdown(input.amount, schedule);
-    const created = await tx<{ escrow_id: string; conversation_id: string }[]>`
+    const [created] = await tx<{ escrow_id: string; conversation_id: string }[]>`
       select * from private.escrow_create(${user.id}, ${input.category}, ${input.payer_role}, ${input.title},
         ${input.description ?? ''}, ${input.counterparty_phone}, ${input.amount}, ${fees.payer_fee}, ${fees.vat},
-        ${fees.seller_fee}, ${await hashInviteToken(inviteToken)})`;
-    return created.map((c) => ({ ...c, fees }));
+        ${fees.seller_fee}, ${inviteTokenHash})`;
+    return { wait: 0, created: created as { escrow_id: string; conversation_id: string }, fees };
   });
+  if (!outcome.created || !outcome.fees) {
+    throw tooManyRequests(
+      outcome.wait,
+      `Too many invitations: you can create another escrow that the other party pays in ${describeWait(outcome.wait)}`,
+    );
+  }
   await afterCommit();
-  const r = row as { escrow_id: string; conversation_id: string; fees: ReturnType<typeof feeBreakdown> };
   return {
-    escrow_id: r.escrow_id,
-    conversation_id: r.conversation_id,
+    escrow_id: outcome.created.escrow_id,
+    conversation_id: outcome.created.conversation_id,
     invite_token: inviteToken,
-    fee_breakdown: feeBreakdownView(r.fees),
+    fee_breakdown: feeBreakdownView(outcome.fees),
   };
 }
 
-export const getEscrow = (claims: UserClaims, id: string) => asUser(claims, (tx) => readEscrow(tx, id));
+export const getEscrow = (claims: UserClaims, id: string) => asUser(claims, (tx) => readEscrow(tx, claims.sub, id));
 
 export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
   return asUser(claims, async (tx) => {
+    // the caller's escrows, on either side: row-level security keeps exactly those
     const rows = await tx<EscrowRow[]>`
-      select e.*, c.id as conversation_id
+      select ${tx(ESCROW_COLUMNS.map((col) => `e.${col}`))}, c.id as conversation_id
         from public.escrows e join public.conversations c on c.escrow_id = e.id
-       where (e.initiator_id = (select auth.uid()) or e.counterparty_id = (select auth.uid()))
-         and ${q.status ? tx`e.status = ${q.status}` : tx`e.status <> 'deleted'`}
+       where ${q.status ? tx`e.status = ${q.status}` : tx`e.status <> 'deleted'`}
          ${q.before ? tx`and e.created_at < ${q.before}::timestamptz` : tx``}
        order by e.created_at desc
        limit ${q.limit}`;
-    return rows.map((r) => escrowView(r, { withConversation: true }));
+    return rows.map((r) => escrowView(r, claims.sub, { withConversation: true }));
   });
 }
 
@@ -155,7 +208,9 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
 
 /** Runs one transition function and answers with the escrow as it now is. */
 async function transition(user: AuthUser, escrowId: string, call: (tx: Tx) => Promise<unknown>, payoutOf?: (r: unknown) => string | null) {
-  const result = await asService(call);
+  const result = await asService(async (tx) => { // funding an initiator-paid draft sends its invite
+    return call(tx);
+  });
   await afterCommit(payoutOf ? payoutOf(result) : null);
   return getEscrow(user.claims, escrowId);
 }

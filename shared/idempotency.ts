@@ -1,8 +1,8 @@
 // Idempotency-Key (Stripe's model) for POSTs that move money or create resources: the same key
 // with the same body replays the first answer; the same key with another body is 409; a key whose
-// first request is still running is 409; keys live 24 hours. A request that failed with a 5xx
-// leaves no record, so it can be retried with the same key, and so does one that died without
-// answering (after ABANDONED_AFTER_SECONDS).
+// first request is still running is 409; keys live 24 hours. A request that failed with a 5xx or
+// was rate limited (429) leaves no record, so it can be retried with the same key, and so does one
+// that died without answering (after ABANDONED_AFTER_SECONDS).
 import { sha256Hex } from './auth/crypto.ts';
 import { asService } from './db.ts';
 import { conflict, HttpError } from './http.ts';
@@ -14,6 +14,8 @@ export const ABANDONED_AFTER_SECONDS = 300;
 export interface StoredResponse {
   status: number;
   body: unknown;
+  /** Headers of a fresh answer (Retry-After of a 429); never stored, never replayed. */
+  headers?: Record<string, string>;
 }
 
 export async function withIdempotency(
@@ -64,7 +66,9 @@ export async function withIdempotency(
       where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`);
     throw err;
   }
-  if (result.status >= 500) {
+  // A 5xx or a 429 says "not now", not "this request's answer": the key is freed so the same
+  // request can be retried with it once the fault or the limit has passed.
+  if (result.status >= 500 || result.status === 429) {
     await asService((tx) => tx`delete from private.idempotency_keys
       where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`);
   } else {

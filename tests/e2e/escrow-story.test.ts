@@ -221,7 +221,9 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     expect(draft).toMatchObject({
       status: 'draft',
       initiator_id: buyer.id,
-      counterparty_id: seller.id,
+      // not shown to the buyer until the seller accepts or declines (it would tell whether the
+      // phone has an account)
+      counterparty_id: null,
       counterparty_phone: seller.phone,
       category: 'goods_products',
       payer_role: 'initiator',
@@ -245,6 +247,8 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     const accepted = await ok<Escrow>('escrow-accept', { token: seller.token, body: { invite_token: created.invite_token } });
     expect(accepted).toMatchObject({ id: escrowId, status: 'funded' });
     expect(accepted.accepted_at).not.toBeNull();
+    // now that the seller accepted, the buyer sees who the counterparty is
+    expect((await escrowOf(buyer, escrowId)).counterparty_id).toBe(seller.id);
 
     // --- the seller delivers: a one-day inspection period starts ---
     const delivered = await ok<Escrow>('escrow-deliver', { token: seller.token, body: { escrow_id: escrowId } });

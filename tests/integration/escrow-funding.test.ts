@@ -1,7 +1,8 @@
 // escrow-fund by card, saved card and bank transfer, through the real server and the Paystack
 // fake: the charge carries our funding transaction id as its reference, the webhooks complete it
-// exactly once, money that cannot fund the escrow lands in the payer's wallet (flagged when the
-// amount is wrong), and transfers into the virtual account fund the escrow once they cover it.
+// exactly once, the expected money that can no longer fund the escrow lands in the payer's wallet,
+// a wrong amount credits nothing (flagged, held for review), and transfers into the virtual
+// account fund the escrow once they cover it.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
@@ -125,7 +126,8 @@ describe('escrow-fund method card', () => {
     expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
     expect(await txRow(ref)).toMatchObject({ status: 'succeeded' });
     expect((await txRow(ref))?.provider_charge_id).toEqual(expect.any(String));
-    expect(await smsTo(deal.counterparty.phone, '%Card funded%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%invited you%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%Card funded%')).toBe(0); // SMS never quote the title
 
     // the counterparty accepts as usual
     expectStatus(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId), 200);
@@ -156,22 +158,26 @@ describe('escrow-fund method card', () => {
     expect(await balances(a)).toEqual({ payer: 0, payee: 0, hold: kobo(a.feeBreakdown.total_charge) });
   });
 
-  it('charge.success for a different amount does not fund the escrow: the money goes to the wallet, flagged', async () => {
+  it('charge.success for a different amount, confirmed by Paystack, funds nothing and credits nothing: flagged, pending', async () => {
     for (const delta of [-100, +500]) {
       const deal = await newDeal({ amount: 4_000 });
       const ref = await startCardCharge(deal);
       const total = kobo(deal.feeBreakdown.total_charge);
       const received = total + delta;
+      await paystack.chargeStatus(ref, 'success', received);
       const d = await paystack.chargeSuccess(ref, { amount: received });
       expect(d.responses[0]?.status).toBe(200);
       expect(await escrowStatus(deal)).toBe('draft');
-      expect(await balances(deal)).toEqual({ payer: received, payee: 0, hold: 0 });
+      expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
       const f = await flags(ref);
       expect(f.map((x) => [x.reason, Number(x.expected_amount), Number(x.received_amount)])).toEqual([['amount_mismatch', total, received]]);
-      expect((await txRow(ref))?.status).toBe('failed');
-      // redelivery: still credited once
+      const tx = await txRow(ref);
+      expect(tx?.status).toBe('pending');
+      expect(tx?.metadata.review).toMatchObject({ reason: 'amount_mismatch', provider_status: 'success' });
+      expect(await depositsOf(deal.payer.id)).toEqual([]);
+      // redelivery: still nothing, one flag
       await paystack.chargeSuccess(ref, { amount: received, times: 2 });
-      expect(await balances(deal)).toEqual({ payer: received, payee: 0, hold: 0 });
+      expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
       expect(await flags(ref)).toHaveLength(1);
     }
   });
@@ -347,7 +353,8 @@ describe('escrow-fund method bank_transfer', () => {
     expect(await escrowStatus(deal)).toBe('active');
     expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
     expect((await depositsOf(deal.payer.id)).map((x) => Number(x.amount))).toEqual([total]);
-    expect(await smsTo(deal.counterparty.phone, '%By transfer%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%invited you%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%By transfer%')).toBe(0); // SMS never quote the title
     expect(await smsTo(deal.payer.phone, '%We received%')).toBe(0);
   });
 
@@ -361,7 +368,8 @@ describe('escrow-fund method bank_transfer', () => {
     await paystack.dvaDeposit(account, first);
     expect(await escrowStatus(deal)).toBe('draft');
     expect(await balances(deal)).toEqual({ payer: first, payee: 0, hold: 0 });
-    expect(await smsTo(deal.payer.phone, '%We received%Short transfer%')).toBe(1);
+    expect(await smsTo(deal.payer.phone, '%We received%goods escrow%')).toBe(1);
+    expect(await smsTo(deal.payer.phone, '%Short transfer%')).toBe(0); // SMS never quote the title
     expect(await smsTo(deal.payer.phone, '%3,000.00 more%')).toBe(1);
     expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'funding_shortfall')).toHaveLength(1);
     expect(await smsTo(deal.counterparty.phone, '%Short transfer%')).toBe(0);
@@ -369,9 +377,9 @@ describe('escrow-fund method bank_transfer', () => {
     await paystack.dvaDeposit(account, 300_000);
     expect(await escrowStatus(deal)).toBe('active');
     expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
-    expect(await smsTo(deal.payer.phone, '%We received%Short transfer%')).toBe(1);
+    expect(await smsTo(deal.payer.phone, '%We received%')).toBe(1);
     expect((await depositsOf(deal.payer.id)).map((x) => Number(x.amount))).toEqual([first, 300_000]);
-    expect(await smsTo(deal.counterparty.phone, '%Short transfer%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%invited you%already in escrow%')).toBe(1);
   });
 
   it('a redelivered deposit is credited once and funds nothing twice', async () => {

@@ -78,7 +78,9 @@ describe('(new) -> draft / invite_pending', () => {
   it('payer_role counterparty: invite_pending, invite SMS and notification to the counterparty', async () => {
     const deal = await newDeal({ payerRole: 'counterparty', title: 'Invite row' });
     expect(await escrowStatus(deal)).toBe('invite_pending');
-    expect(await smsTo(deal.counterparty.phone, '%invited you%Invite row%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, 'Ini invited you to a goods escrow of NGN 10,000.00 as the Buyer.%')).toBe(1);
+    // never the title: SMS carry no text the inviter wrote but a safe first name
+    expect(await smsTo(deal.counterparty.phone, '%Invite row%')).toBe(0);
     const n = await notes(deal.counterparty, deal.escrowId);
     expect(n).toHaveLength(1);
     expect(n[0]).toMatchObject({ event_type: 'invite_received', entity_type: 'escrow', entity_id: deal.escrowId, user_id: deal.counterparty.id });
@@ -100,7 +102,8 @@ describe('draft -> active (funded, awaiting acceptance): escrow-fund from the wa
     expect(res.body.data).toMatchObject({ id: deal.escrowId, status: 'active' });
     expect(res.body.data.funded_at).not.toBeNull();
     expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: total });
-    expect(await smsTo(deal.counterparty.phone, '%Fund row%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%invited you%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%Fund row%')).toBe(0); // SMS never quote the title
     const txs = await fundingTxs(deal.escrowId);
     expect(txs.map((t) => [t.user_id, t.status, Number(t.amount)])).toEqual([[deal.payer.id, 'succeeded', total]]);
     expect((await notes(deal.counterparty, deal.escrowId)).map((n) => n.event_type)).toContain('invite_received');
@@ -110,7 +113,7 @@ describe('draft -> active (funded, awaiting acceptance): escrow-fund from the wa
     const again = await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' });
     expectStatus(again, 409);
     expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: total });
-    expect(await smsTo(deal.counterparty.phone, '%Fund row%already in escrow%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, '%invited you%already in escrow%')).toBe(1);
     expect(await fundingTxs(deal.escrowId)).toHaveLength(1);
   });
 
