@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { post } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { escrowOp, escrowStatus, holdKobo, newDeal, runJobs, walletKobo, type Deal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -47,16 +47,6 @@ async function verifyCalls(reference: string): Promise<number> {
   return (await paystack.requests(`/transaction/verify/${reference}`)).length;
 }
 
-/** The whole ledger: balances sum to zero, match their entries, transfers balance, no negatives. */
-async function expectLedgerInvariants() {
-  const [row] = await testDb()<{ total: string; drift: number; unbalanced: number; negative: number }[]>`
-    select (select coalesce(sum(balance), 0) from private.ledger_accounts)::text as total,
-           (select count(*)::int from private.ledger_accounts a
-             where a.balance <> coalesce((select sum(e.amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
-           (select count(*)::int from (select transfer_id from private.ledger_entries group by transfer_id having sum(amount) <> 0) t) as unbalanced,
-           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold') and balance < 0) as negative`;
-  expect(row).toEqual({ total: '0', drift: 0, unbalanced: 0, negative: 0 });
-}
 
 async function pendingTopup(user: TestUser, naira: number): Promise<string> {
   const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { predict, type EscrowFacts, type EscrowStatus, type Operation } from '../../shared/escrow-states.ts';
 import { get, post, type ApiResult } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { fundWallet, holdKobo, newDeal, runJobs, walletKobo, type Category, type Deal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -98,15 +98,6 @@ function expectRefusal(res: ApiResult, status: number, r: Real, what: string) {
 
 // ---- checks after every step ---------------------------------------------------------------
 
-async function ledgerInvariants(r: Real) {
-  const [row] = await testDb()<{ total: string; drift: number; unbalanced: number; negative: number }[]>`
-    select (select coalesce(sum(balance), 0) from private.ledger_accounts)::text as total,
-           (select count(*)::int from private.ledger_accounts a
-             where a.balance <> coalesce((select sum(e.amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
-           (select count(*)::int from (select transfer_id from private.ledger_entries group by transfer_id having sum(amount) <> 0) t) as unbalanced,
-           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold') and balance < 0) as negative`;
-  expect(row, context(r, 'ledger invariants')).toEqual({ total: '0', drift: 0, unbalanced: 0, negative: 0 });
-}
 
 /** The entries of the escrow's release transfer, summed by account kind ({} before a release). */
 async function releaseEntries(escrowId: string): Promise<Record<string, number>> {
@@ -153,7 +144,7 @@ async function checkEverything(m: Model, r: Real) {
     : {};
   expect(await releaseEntries(deal.escrowId), context(r, `release transfer: ${balances}`)).toEqual(expectedRelease);
 
-  await ledgerInvariants(r);
+  await expectLedgerInvariants(context(r, 'ledger invariants'));
 }
 
 /**

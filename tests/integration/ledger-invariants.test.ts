@@ -8,20 +8,10 @@
 // the real server and the Paystack fake. STORM_SEED=<n> replays a storm.
 import { describe, expect, it } from 'vitest';
 import { get, post } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
-async function ledgerInvariants() {
-  const sql = testDb();
-  const [r] = await sql<{ total: string; drift: number; unbalanced: number; negative: number }[]>`
-    select (select coalesce(sum(balance), 0) from private.ledger_accounts)::text as total,
-           (select count(*)::int from private.ledger_accounts a
-             where a.balance <> coalesce((select sum(e.amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
-           (select count(*)::int from (select transfer_id from private.ledger_entries group by transfer_id having sum(amount) <> 0) t) as unbalanced,
-           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold') and balance < 0) as negative`;
-  expect(r).toEqual({ total: '0', drift: 0, unbalanced: 0, negative: 0 });
-}
 
 async function walletBalance(userId: string): Promise<number> {
   const [row] = await testDb()<{ balance: string }[]>`
@@ -92,7 +82,7 @@ describe('private.post_transfer under concurrency', () => {
     const after = await Promise.all(accounts.map(async (a) => Number((await sql`select balance from private.ledger_accounts where id = ${a}`)[0]?.balance)));
     expect(after.every((b) => b >= 0)).toBe(true);
     expect(after.reduce((x, y) => x + y, 0)).toBe(before.reduce((x, y) => x + y, 0));
-    await ledgerInvariants();
+    await expectLedgerInvariants();
   });
 
   it('the same key posted 20 times at once makes one transfer; other entries under that key are refused', async () => {
@@ -113,7 +103,7 @@ describe('private.post_transfer under concurrency', () => {
     const feeEntries = [{ account_id: accounts[1] as number, amount: -100 }, { system: 'platform_fees', amount: 100 }];
     const feeIds = await Promise.all(Array.from({ length: 6 }, async () => (await sql<{ id: string }[]>`select private.post_transfer(${feeKey}, 'test', ${sql.json(feeEntries)}) as id`)[0]?.id));
     expect(new Set(feeIds).size).toBe(1);
-    await ledgerInvariants();
+    await expectLedgerInvariants();
   });
 
   it('refuses malformed transfers: unbalanced, one entry, zero or fractional amounts, repeated account', async () => {
@@ -130,7 +120,7 @@ describe('private.post_transfer under concurrency', () => {
     for (const entries of bad) {
       await expect(sql`select private.post_transfer(${`bad:${crypto.randomUUID()}`}, 'test', ${sql.json(entries)})`).rejects.toMatchObject({ code: 'ES422' });
     }
-    await ledgerInvariants();
+    await expectLedgerInvariants();
   });
 });
 
@@ -221,14 +211,14 @@ describe('a random storm through the real server', () => {
             return op < 0.4 ? topup(u) : op < 0.8 ? withdraw(u) : deposit(u);
           }),
         );
-        await ledgerInvariants();
+        await expectLedgerInvariants();
       }
       for (const u of users) {
         await transactionsAgreeWithLedger(u.id);
         const wallet = await get('wallet-get', { token: u.accessToken });
         expect(Math.round(wallet.body.data.balance * 100)).toBe(await walletBalance(u.id));
       }
-      await ledgerInvariants();
+      await expectLedgerInvariants();
     } catch (err) {
       console.error(`storm failed; replay with STORM_SEED=${seed}\n${log.join('\n')}`);
       throw err;
