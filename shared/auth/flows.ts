@@ -104,6 +104,8 @@ export async function signup(input: { phone: string; first_name: string; last_na
       select * from private.create_account(${input.phone}, ${passwordHash}, ${input.first_name},
                                            ${input.last_name}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS})`);
   } catch (err) {
+    // the sign-up did not happen: the phone's verification is free again for the next try
+    await asService((tx) => tx`update private.phone_verifications set claimed_until = null where phone = ${input.phone}`).catch(() => {});
     if (isPgError(err, '23505')) {
       throw conflict('An account already exists for this phone number', [
         { field: 'phone', message: 'already has an account; log in or reset the password' },

@@ -56,6 +56,34 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
     expect(fieldsOf(res)).toEqual(['phone']);
   });
 
+  it('a verified phone that already has an account gets 409 again on a retry (a failed sign-up frees its claim)', async () => {
+    const user = await signUp();
+    await testDb()`insert into private.phone_verifications (phone, expires_at) values (${user.phone}, now() + interval '5 minutes')`;
+    for (let i = 0; i < 2; i++) {
+      const res = await post('auth-signup', { phone: user.phone, first_name: 'A', last_name: 'B', password: 'long enough' });
+      expect(res.status).toBe(409);
+      expect(res.body.details).toEqual([{ field: 'phone', message: 'already has an account; log in or reset the password' }]);
+    }
+  });
+
+  it('10 sign-ups at once for one verified phone: one account, one 201; the others 409 while it hashes, or 400 after', async () => {
+    const { e164 } = newPhone();
+    await verifyPhone(e164);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => post('auth-signup', { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect([400, 409]).toContain(r.status);
+      expect(fieldsOf(r)).toEqual(['phone']);
+    }
+    // at least the ones that arrived while the first was hashing were turned away without a hash
+    expect(statuses.filter((s) => s === 409).length).toBeGreaterThan(0);
+    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.users where phone = ${e164}`;
+    expect(n?.n).toBe(1);
+  });
+
   it('validates every field with details', async () => {
     const res = await post('auth-signup', { phone: '+23480', first_name: '', last_name: 'x'.repeat(101), password: 'short', extra: 1 });
     expect(res.status).toBe(400);
