@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -15,7 +16,19 @@ import { testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const basePort = Number(new URL(inject('baseUrl')).port);
+
+/** A port nothing listens on right now (the system picks it), for one deployment. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const addr = probe.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 interface Deployment {
   child: ChildProcess;
@@ -55,7 +68,7 @@ const strong = () => randomBytes(32).toString('base64url'); // 43 characters
  * it exits, or fails at once if it says ready (and is stopped either way, so its port is free).
  */
 async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const d = deploy(env, basePort + 10);
+  const d = deploy(env, await freePort());
   try {
     const code = await Promise.race([
       d.exited,
@@ -126,7 +139,7 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
         TERMII_BASE_URL: termii.url,
         OTP_IP_MAX_PER_HOUR: '100000',
       },
-      basePort + 11,
+      await freePort(),
     );
     await until('the staging server', () => d.output().includes('ready:') || (d.child.exitCode !== null ? Promise.reject(new Error(d.output())) : undefined));
   });
