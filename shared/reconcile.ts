@@ -12,6 +12,7 @@
 import { asService } from './db.ts';
 import { errorMessage, log } from './log.ts';
 import { payments, ProviderError } from './payments/index.ts';
+import { chargeMismatch } from './payments/provider.ts';
 
 /** How long a movement may stay pending before we ask the provider. */
 export const RECONCILE_AFTER_MINUTES = 30;
@@ -31,8 +32,8 @@ async function settleCharge(p: Pending): Promise<string> {
   if (v?.status === 'success') {
     const expected = Number(p.expected);
     const payload = { reconciled: true, status: v.status, amount: v.amountKobo, currency: v.currency, charge_id: v.chargeId };
-    if (v.currency !== 'NGN' || v.amountKobo !== expected) {
-      const reason = v.currency !== 'NGN' ? 'currency_mismatch' : 'amount_mismatch';
+    const reason = chargeMismatch(v.amountKobo, v.currency, expected);
+    if (reason) {
       const [row] = await asService((tx) => tx<{ outcome: string }[]>`
         select private.charge_hold_for_review(${p.id}, ${reason}, ${Number.isSafeInteger(v.amountKobo) ? v.amountKobo : null}, 'success',
           ${tx.json({ ...payload, expected_amount: expected, action: 'held_for_review' })}) as outcome`);

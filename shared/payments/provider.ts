@@ -23,6 +23,19 @@ export interface ChargeVerification {
   chargeId: string;
 }
 
+/** The currency every charge of ours is made in. */
+export const CHARGE_CURRENCY = 'NGN';
+
+/**
+ * Why a charge's figures (from an event or from the provider's verify) differ from what its
+ * transaction expects, in kobo and naira; null when they agree. The one rule for "value only for
+ * what the provider confirms", used by webhook-payments and by reconciliation.
+ */
+export function chargeMismatch(amountKobo: number | null, currency: string | null, expected: number): 'currency_mismatch' | 'amount_mismatch' | null {
+  if (currency !== CHARGE_CURRENCY) return 'currency_mismatch';
+  return amountKobo !== expected ? 'amount_mismatch' : null;
+}
+
 export interface PaymentsProvider {
   readonly name: 'paystack' | 'sandbox';
   initializeCharge(input: ChargeInit): Promise<{ authorizationUrl: string; accessCode: string; reference: string }>;

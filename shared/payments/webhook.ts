@@ -11,7 +11,7 @@ import { unauthorized } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
 import { dispatchQueuedSms } from '../sms.ts';
 import { payments } from './index.ts';
-import { type ChargeVerification, ProviderError } from './provider.ts';
+import { chargeMismatch, type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -96,9 +96,6 @@ function userFromEmail(email: string | null): string | null {
 
 // ---- card charges: value only for what the provider confirms ------------------------------
 
-/** The currency every charge of ours is made in. */
-const CURRENCY = 'NGN';
-
 /**
  * What was learnt about a card charge.success before the webhook's transaction opened: the
  * pending (or still creditable) transaction its reference names, what that transaction expects,
@@ -140,7 +137,7 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
   if (!row || row.seen || row.expected === null) return null;
   const expected = Number(row.expected);
   const currency = eventCurrency(d);
-  const mismatch = currency !== CURRENCY ? 'currency_mismatch' : amount !== expected ? 'amount_mismatch' : null;
+  const mismatch = chargeMismatch(amount, currency, expected);
   const check: ChargeCheck = { reference, type: row.type, expected, mismatch };
   if (!mismatch) return check;
   try {
@@ -159,7 +156,7 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
 /** Whether verify's answer is a success of exactly the expected amount, in naira. */
 const confirms = (c: ChargeCheck): c is ChargeCheck & { verification: ChargeVerification } =>
   typeof c.verification === 'object' && c.verification !== null &&
-  c.verification.status === 'success' && c.verification.amountKobo === c.expected && c.verification.currency === CURRENCY;
+  c.verification.status === 'success' && chargeMismatch(c.verification.amountKobo, c.verification.currency, c.expected) === null;
 
 /**
  * A charge.success whose figures differ from what its transaction expects. A verified success of
