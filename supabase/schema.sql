@@ -119,6 +119,7 @@ alter table private.card_authorizations add constraint card_authorizations_card_
 alter table private.card_authorizations add constraint card_authorizations_pkey PRIMARY KEY (card_id);
 alter table private.card_authorizations enable row level security;
 create policy "Service role manages card authorizations" on private.card_authorizations as permissive for all to service_role using (true) with check (true);
+comment on table private.card_authorizations is 'The provider''s reusable authorization of each saved card: server-side only, never returned.';
 grant select, insert, update, delete on table private.card_authorizations to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -138,6 +139,7 @@ alter table private.category_rules add constraint category_rules_inspection_peri
 alter table private.category_rules add constraint category_rules_pkey PRIMARY KEY (category);
 alter table private.category_rules enable row level security;
 create policy "Service role manages category rules" on private.category_rules as permissive for all to service_role using (true) with check (true);
+comment on table private.category_rules is 'What each escrow category means: party labels, inspection period, how and when money is released.';
 grant select, insert, update, delete on table private.category_rules to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -160,6 +162,7 @@ alter table private.fee_schedules add constraint fee_schedules_pkey PRIMARY KEY 
 alter table private.fee_schedules add constraint fee_schedules_vat_bps_check CHECK (vat_bps >= 0 AND vat_bps <= 10000);
 alter table private.fee_schedules enable row level security;
 create policy "Service role manages fee schedules" on private.fee_schedules as permissive for all to service_role using (true) with check (true);
+comment on table private.fee_schedules is 'The fee of each escrow category: rate, minimum, maximum, the payer''s share and VAT.';
 grant select, insert, update, delete on table private.fee_schedules to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -180,6 +183,7 @@ alter table private.idempotency_keys add constraint idempotency_keys_user_id_fke
 CREATE INDEX idempotency_keys_created_at_idx ON private.idempotency_keys USING btree (created_at);
 alter table private.idempotency_keys enable row level security;
 create policy "Service role manages idempotency keys" on private.idempotency_keys as permissive for all to service_role using (true) with check (true);
+comment on table private.idempotency_keys is 'Idempotency-Keys of a user''s requests with the first answer, replayed byte for byte; kept 24 hours.';
 grant select, insert, update, delete on table private.idempotency_keys to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -202,6 +206,7 @@ CREATE UNIQUE INDEX ledger_accounts_owner_key ON private.ledger_accounts USING b
 CREATE UNIQUE INDEX ledger_accounts_system_key ON private.ledger_accounts USING btree (kind, shard) WHERE (owner_id IS NULL);
 alter table private.ledger_accounts enable row level security;
 create policy "Service role manages ledger accounts" on private.ledger_accounts as permissive for all to service_role using (true) with check (true);
+comment on table private.ledger_accounts is 'Double-entry ledger accounts: user wallets, escrow holds and the sharded system accounts, with balances.';
 grant select, insert, update, delete on table private.ledger_accounts to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -224,6 +229,7 @@ alter table private.ledger_entries enable row level security;
 create policy "Service role manages ledger entries" on private.ledger_entries as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER ledger_entries_immutable BEFORE DELETE OR UPDATE ON private.ledger_entries FOR EACH ROW EXECUTE FUNCTION private.forbid_change();
 CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON private.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
+comment on table private.ledger_entries is 'The signed amounts of each ledger transfer, one per account; they sum to zero per transfer. Append-only.';
 grant select, insert on table private.ledger_entries to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -247,6 +253,7 @@ alter table private.ledger_transfers enable row level security;
 create policy "Service role manages ledger transfers" on private.ledger_transfers as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER ledger_transfers_immutable BEFORE DELETE OR UPDATE ON private.ledger_transfers FOR EACH ROW EXECUTE FUNCTION private.forbid_change();
 CREATE TRIGGER ledger_transfers_no_truncate BEFORE TRUNCATE ON private.ledger_transfers FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
+comment on table private.ledger_transfers is 'One balanced posting of the ledger, idempotent on its key, naming its transaction; append-only.';
 grant select, insert on table private.ledger_transfers to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -269,6 +276,7 @@ alter table private.otps add constraint otps_pkey PRIMARY KEY (id);
 CREATE INDEX otps_phone_context_idx ON private.otps USING btree (phone, context, created_at DESC);
 alter table private.otps enable row level security;
 create policy "Service role manages otps" on private.otps as permissive for all to service_role using (true) with check (true);
+comment on table private.otps is 'One-time codes sent by SMS, as hashes, per phone and context (signup, login, reset).';
 grant select, insert, update, delete on table private.otps to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -289,6 +297,7 @@ alter table private.payment_flags add constraint payment_flags_transaction_id_fk
 CREATE INDEX payment_flags_transaction_id_idx ON private.payment_flags USING btree (transaction_id);
 alter table private.payment_flags enable row level security;
 create policy "Service role manages payment flags" on private.payment_flags as permissive for all to service_role using (true) with check (true);
+comment on table private.payment_flags is 'Money that arrived in a shape not expected (amount mismatch, closed transaction, ...), kept for an operator.';
 grant select, insert, update, delete on table private.payment_flags to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -304,6 +313,7 @@ alter table private.phone_verifications add constraint phone_verifications_phone
 alter table private.phone_verifications add constraint phone_verifications_pkey PRIMARY KEY (phone);
 alter table private.phone_verifications enable row level security;
 create policy "Service role manages phone verifications" on private.phone_verifications as permissive for all to service_role using (true) with check (true);
+comment on table private.phone_verifications is 'Phones proven by an OTP for sign-up, usable until expires_at; consumed by private.create_account.';
 comment on column private.phone_verifications.claimed_until is 'A sign-up holding this verification (hashing its password) until then.';
 grant select, insert, update, delete on table private.phone_verifications to service_role;
 
@@ -319,6 +329,7 @@ alter table private.rate_limit_events add constraint rate_limit_events_pkey PRIM
 CREATE INDEX rate_limit_events_key_idx ON private.rate_limit_events USING btree (key, created_at DESC);
 alter table private.rate_limit_events enable row level security;
 create policy "Service role manages rate limit events" on private.rate_limit_events as permissive for all to service_role using (true) with check (true);
+comment on table private.rate_limit_events is 'One row per event counted by a sliding-window rate limit (private.rate_limit_take prunes them).';
 grant select, insert, update, delete on table private.rate_limit_events to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -337,6 +348,7 @@ alter table private.refresh_tokens add constraint refresh_tokens_session_id_fkey
 CREATE INDEX refresh_tokens_session_id_idx ON private.refresh_tokens USING btree (session_id);
 alter table private.refresh_tokens enable row level security;
 create policy "Service role manages refresh tokens" on private.refresh_tokens as permissive for all to service_role using (true) with check (true);
+comment on table private.refresh_tokens is 'Every refresh token ever issued to a session, as a SHA-256 hash, with what became of it (rotation, grace reuse).';
 comment on column private.refresh_tokens.grace_used_at is 'Set when this rotated token''s single grace-window reuse was spent; a further reuse revokes the session.';
 grant select, insert, update, delete on table private.refresh_tokens to service_role;
 
@@ -358,6 +370,7 @@ alter table private.sessions add constraint sessions_user_id_fkey FOREIGN KEY (u
 CREATE INDEX sessions_user_id_idx ON private.sessions USING btree (user_id) WHERE (revoked_at IS NULL);
 alter table private.sessions enable row level security;
 create policy "Service role manages sessions" on private.sessions as permissive for all to service_role using (true) with check (true);
+comment on table private.sessions is 'A login session; live until it expires or is revoked (logout, password reset, refresh-token reuse).';
 grant select, insert, update, delete on table private.sessions to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -379,6 +392,7 @@ CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id D
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
 alter table private.sms_outbox enable row level security;
 create policy "Service role manages sms outbox" on private.sms_outbox as permissive for all to service_role using (true) with check (true);
+comment on table private.sms_outbox is 'Every SMS, written in the transaction that decided to send it and dispatched after the commit.';
 comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap.';
 comment on column private.sms_outbox.expires_at is 'A queued message not sent by then is dropped (one-time codes).';
 grant select, insert, update, delete on table private.sms_outbox to service_role;
@@ -399,6 +413,7 @@ alter table private.users add constraint users_pkey PRIMARY KEY (id);
 alter table private.users enable row level security;
 create policy "Service role manages users" on private.users as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER users_link_invited_escrows AFTER INSERT ON private.users FOR EACH ROW EXECUTE FUNCTION private.link_invited_escrows();
+comment on table private.users is 'A phone-first account: the phone (E.164, +234) and the password hash. Its public face is public.profiles.';
 grant select, insert, update, delete on table private.users to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -416,6 +431,7 @@ create table private.webhook_failures (
 alter table private.webhook_failures add constraint webhook_failures_pkey PRIMARY KEY (id);
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
+comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
 grant select, insert, update, delete on table private.webhook_failures to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -432,6 +448,7 @@ create table private.webhook_inbox (
 alter table private.webhook_inbox add constraint webhook_inbox_pkey PRIMARY KEY (provider, event_key);
 alter table private.webhook_inbox enable row level security;
 create policy "Service role manages webhook inbox" on private.webhook_inbox as permissive for all to service_role using (true) with check (true);
+comment on table private.webhook_inbox is 'Every provider webhook event that took effect, once per event key, with its outcome.';
 grant select, insert, update, delete on table private.webhook_inbox to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -450,6 +467,7 @@ create policy "Parties can read their escrows' conversations" on public.conversa
    FROM public.escrows e
   WHERE (e.id = conversations.escrow_id))));
 create policy "Service role manages conversations" on public.conversations as permissive for all to service_role using (true) with check (true);
+comment on table public.conversations is 'The conversation of an escrow (one each), which its notifications belong to. Parties read it.';
 grant select on table public.conversations to authenticated;
 grant all on table public.conversations to service_role;
 
@@ -525,6 +543,7 @@ alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER escrows_created_at_increasing BEFORE INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at_global();
+comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
 comment on column public.escrows.revealed_counterparty_id is 'counterparty_id once the counterparty has accepted or declined, else null: what answers to the initiator may show.';
@@ -605,6 +624,7 @@ create policy "Parties can read their escrows' milestones" on public.milestones 
    FROM public.escrows e
   WHERE (e.id = milestones.escrow_id))));
 create policy "Service role manages milestones" on public.milestones as permissive for all to service_role using (true) with check (true);
+comment on table public.milestones is 'The milestones of a hiring escrow: proposed, agreed by both parties, completed, released. Parties read them.';
 grant select on table public.milestones to authenticated;
 grant all on table public.milestones to service_role;
 
@@ -634,6 +654,7 @@ alter table public.next_of_kin enable row level security;
 create policy "Users can add their own next of kin" on public.next_of_kin as permissive for insert to authenticated with check ((user_id = ( SELECT auth.uid() AS uid)));
 create policy "Users can read their own next of kin" on public.next_of_kin as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 create policy "Users can update their own next of kin" on public.next_of_kin as permissive for update to authenticated using ((user_id = ( SELECT auth.uid() AS uid))) with check ((user_id = ( SELECT auth.uid() AS uid)));
+comment on table public.next_of_kin is 'A user''s next of kin (at most one). Users read, add and edit their own.';
 grant select, insert, update on table public.next_of_kin to authenticated;
 grant all on table public.next_of_kin to service_role;
 
@@ -666,6 +687,7 @@ create policy "Service role manages notifications" on public.notifications as pe
 create policy "Users can mark their own notifications read" on public.notifications as permissive for update to authenticated using ((user_id = ( SELECT auth.uid() AS uid))) with check ((user_id = ( SELECT auth.uid() AS uid)));
 create policy "Users can read their own notifications" on public.notifications as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 CREATE TRIGGER notifications_created_at_increasing BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
+comment on table public.notifications is 'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
 grant select on table public.notifications to authenticated;
 grant all on table public.notifications to service_role;
 grant update (
@@ -698,6 +720,7 @@ CREATE UNIQUE INDEX payout_accounts_one_default ON public.payout_accounts USING 
 alter table public.payout_accounts enable row level security;
 create policy "Service role manages payout accounts" on public.payout_accounts as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own payout accounts" on public.payout_accounts as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+comment on table public.payout_accounts is 'A user''s bank accounts for withdrawals and escrow payouts. Users read theirs.';
 grant select on table public.payout_accounts to authenticated;
 grant all on table public.payout_accounts to service_role;
 
@@ -733,6 +756,7 @@ CREATE UNIQUE INDEX profiles_username_key ON public.profiles USING btree (lower(
 alter table public.profiles enable row level security;
 create policy "Users can read their own profile" on public.profiles as permissive for select to authenticated using ((id = ( SELECT auth.uid() AS uid)));
 create policy "Users can update their own profile" on public.profiles as permissive for update to authenticated using ((id = ( SELECT auth.uid() AS uid))) with check ((id = ( SELECT auth.uid() AS uid)));
+comment on table public.profiles is 'What a user tells about themselves; one row per account (same id). Users read and edit their own.';
 grant select on table public.profiles to authenticated;
 grant all on table public.profiles to service_role;
 grant update (
@@ -776,6 +800,7 @@ CREATE UNIQUE INDEX saved_cards_one_default ON public.saved_cards USING btree (u
 alter table public.saved_cards enable row level security;
 create policy "Service role manages saved cards" on public.saved_cards as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own cards" on public.saved_cards as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+comment on table public.saved_cards is 'A user''s saved payment cards (display details only; the authorization is private). Users read theirs.';
 grant select on table public.saved_cards to authenticated;
 grant all on table public.saved_cards to service_role;
 
@@ -817,6 +842,7 @@ alter table public.transactions enable row level security;
 create policy "Service role manages transactions" on public.transactions as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own transactions" on public.transactions as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 CREATE TRIGGER transactions_created_at_increasing BEFORE INSERT ON public.transactions FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
+comment on table public.transactions is 'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
 grant select on table public.transactions to authenticated;
 grant all on table public.transactions to service_role;
 
@@ -844,6 +870,7 @@ CREATE INDEX virtual_accounts_customer_code_idx ON public.virtual_accounts USING
 alter table public.virtual_accounts enable row level security;
 create policy "Service role manages virtual accounts" on public.virtual_accounts as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own virtual account" on public.virtual_accounts as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+comment on table public.virtual_accounts is 'A user''s dedicated bank account number at the provider, for deposits by bank transfer. Users read theirs.';
 grant select on table public.virtual_accounts to authenticated;
 grant all on table public.virtual_accounts to service_role;
 
@@ -979,6 +1006,7 @@ begin
   return query select v_id, true;
 end
 $function$;
+comment on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) is 'Saves a card (deduplicated by signature per user, the first becomes the default) with its provider authorization.';
 revoke all on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) from public;
 grant execute on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) to service_role;
 
@@ -1005,6 +1033,7 @@ begin
   return true;
 end
 $function$;
+comment on function private.card_remove(p_user uuid, p_card uuid) is 'Removes a user''s saved card; the newest remaining card becomes the default if it was.';
 revoke all on function private.card_remove(p_user uuid, p_card uuid) from public;
 grant execute on function private.card_remove(p_user uuid, p_card uuid) to service_role;
 
@@ -1026,6 +1055,7 @@ begin
   return true;
 end
 $function$;
+comment on function private.card_set_default(p_user uuid, p_card uuid) is 'Makes one of a user''s saved cards the default; false when it is not theirs.';
 revoke all on function private.card_set_default(p_user uuid, p_card uuid) from public;
 grant execute on function private.card_set_default(p_user uuid, p_card uuid) to service_role;
 
@@ -1133,6 +1163,7 @@ AS $function$
   )
   select count(*)::integer from gone;
 $function$;
+comment on function private.cleanup_expired(p_now timestamp with time zone) is 'The job''s housekeeping: deletes Idempotency-Keys older than 24 hours; returns how many.';
 revoke all on function private.cleanup_expired(p_now timestamp with time zone) from public;
 grant execute on function private.cleanup_expired(p_now timestamp with time zone) to service_role;
 
@@ -1151,6 +1182,7 @@ AS $function$
          updated_at = now()
    where escrow_id = p_escrow and status in ('proposed', 'accepted', 'completed');
 $function$;
+comment on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) is 'Closes an escrow''s open milestones: released with the release transfer when agreed, else cancelled.';
 revoke all on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) from public;
 grant execute on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) to service_role;
 
@@ -1182,6 +1214,7 @@ begin
   return query select v_user, v_session;
 end
 $function$;
+comment on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) is 'auth-signup: creates the user, profile, first session and refresh token, consuming the phone verification; no row when the phone is not verified.';
 revoke all on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
 
@@ -1203,6 +1236,7 @@ begin
   return v_session;
 end
 $function$;
+comment on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) is 'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke all on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
 
@@ -1224,6 +1258,7 @@ begin
   return true;
 end
 $function$;
+comment on function private.end_session(p_session_id uuid, p_reason text) is 'Ends a session (logout, password reset, refresh-token reuse) and deletes its refresh-token hashes; false when it had already ended.';
 revoke all on function private.end_session(p_session_id uuid, p_reason text) from public;
 grant execute on function private.end_session(p_session_id uuid, p_reason text) to service_role;
 
@@ -1266,6 +1301,7 @@ begin
   return null;
 end
 $function$;
+comment on function private.escrow_accept(p_escrow uuid, p_actor uuid) is 'escrow-accept by the invited counterparty: active (asked to pay) when they are the payer, funded when the money is in.';
 revoke all on function private.escrow_accept(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_accept(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1284,6 +1320,7 @@ begin
   update public.escrows set awaiting_bank_transfer_at = now(), updated_at = now() where id = e.id;
 end
 $function$;
+comment on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) is 'escrow-fund by bank transfer: marks the escrow as waiting for money in the payer''s virtual account.';
 revoke all on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1311,6 +1348,7 @@ begin
   return null;
 end
 $function$;
+comment on function private.escrow_cancel(p_escrow uuid, p_actor uuid) is 'escrow-cancel: cancels an unfunded escrow, or (by the payer) refunds a funded one not yet accepted.';
 revoke all on function private.escrow_cancel(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_cancel(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1345,6 +1383,7 @@ begin
                                          'payer_fee', e.payer_fee, 'vat', e.vat));
 end
 $function$;
+comment on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) is 'escrow-fund by card: the pending funding transaction (the payment request, if any) whose id is the charge reference.';
 revoke all on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) from public;
 grant execute on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) to service_role;
 
@@ -1363,6 +1402,7 @@ begin
   return case when found then 'failed' else 'already_done' end;
 end
 $function$;
+comment on function private.escrow_charge_fail(p_tx uuid, p_reason text) is 'A card charge for an escrow that did not happen: the pending funding transaction is marked failed.';
 revoke all on function private.escrow_charge_fail(p_tx uuid, p_reason text) from public;
 grant execute on function private.escrow_charge_fail(p_tx uuid, p_reason text) to service_role;
 
@@ -1437,6 +1477,7 @@ begin
   return 'cancelled';
 end
 $function$;
+comment on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) is 'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
 revoke all on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) from public;
 grant execute on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) to service_role;
 
@@ -1546,6 +1587,7 @@ begin
   return 'deleted';
 end
 $function$;
+comment on function private.escrow_delete(p_escrow uuid, p_actor uuid) is 'escrow-delete by the initiator: a draft escrow is marked deleted.';
 revoke all on function private.escrow_delete(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_delete(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1585,6 +1627,7 @@ begin
   return 'funded';
 end
 $function$;
+comment on function private.escrow_deliver(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) is 'escrow-deliver by the payee: records delivery, opening the inspection period where the category has one.';
 revoke all on function private.escrow_deliver(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) from public;
 grant execute on function private.escrow_deliver(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) to service_role;
 
@@ -1623,6 +1666,7 @@ begin
   return private.escrow_mark_funded(e, v_tx);
 end
 $function$;
+comment on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) is 'escrow-fund from the wallet: the payer''s wallet to the escrow''s hold in one transfer, then the escrow is marked funded.';
 revoke all on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1643,6 +1687,7 @@ begin
   end if;
 end
 $function$;
+comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded.';
 revoke all on function private.escrow_fundable(e public.escrows, p_actor uuid) from public;
 grant execute on function private.escrow_fundable(e public.escrows, p_actor uuid) to service_role;
 
@@ -1664,6 +1709,7 @@ begin
   return e;
 end
 $function$;
+comment on function private.escrow_lock(p_escrow uuid, p_actor uuid) is 'Locks an escrow for an operation and returns it; ES404 unless the actor is one of its parties (a null actor is the system).';
 revoke all on function private.escrow_lock(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_lock(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1745,6 +1791,7 @@ begin
   return v_transfer;
 end
 $function$;
+comment on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) is 'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system accounts.';
 revoke all on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) from public;
 grant execute on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) to service_role;
 
@@ -1769,6 +1816,7 @@ begin
     'transaction', t.id, 'View transaction');
 end
 $function$;
+comment on function private.escrow_payout_settled(p_tx uuid, p_succeeded boolean) is 'Tells the payee how their escrow payout ended (reached the bank, or back in the wallet).';
 revoke all on function private.escrow_payout_settled(p_tx uuid, p_succeeded boolean) from public;
 grant execute on function private.escrow_payout_settled(p_tx uuid, p_succeeded boolean) to service_role;
 
@@ -1800,6 +1848,7 @@ begin
   return 'refunded';
 end
 $function$;
+comment on function private.escrow_refund(p_escrow uuid, p_actor uuid) is 'escrow-refund by the payee: the hold goes back to the payer''s wallet and the escrow is refunded.';
 revoke all on function private.escrow_refund(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_refund(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -1822,6 +1871,7 @@ begin
   return 'refunded';
 end
 $function$;
+comment on function private.escrow_refund_unaccepted(e public.escrows, p_verb text) is 'Refunds a funded escrow that was never accepted (declined or cancelled): the hold goes back to the payer.';
 revoke all on function private.escrow_refund_unaccepted(e public.escrows, p_verb text) from public;
 grant execute on function private.escrow_refund_unaccepted(e public.escrows, p_verb text) to service_role;
 
@@ -1875,6 +1925,7 @@ begin
   return query select 'released'::text, v_payout_tx;
 end
 $function$;
+comment on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) is 'escrow-release by the payer, or the job when an inspection period ends: pays out the rest and closes the escrow.';
 revoke all on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) from public;
 grant execute on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) to service_role;
 
@@ -1904,6 +1955,7 @@ begin
   return v_hold;
 end
 $function$;
+comment on function private.escrow_return_hold(e public.escrows, p_description text) is 'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
 revoke all on function private.escrow_return_hold(e public.escrows, p_description text) from public;
 grant execute on function private.escrow_return_hold(e public.escrows, p_description text) to service_role;
 
@@ -1937,6 +1989,7 @@ begin
   return v_tx;
 end
 $function$;
+comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account; returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
@@ -1954,6 +2007,7 @@ AS $function$
           coalesce(p_metadata, '{}'::jsonb), case when p_status = 'pending' then null else now() end)
   returning id;
 $function$;
+comment on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) is 'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
 revoke all on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) from public;
 grant execute on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) to service_role;
 
@@ -1969,6 +2023,7 @@ begin
   raise exception '% is append-only', tg_table_name using errcode = '42501';
 end
 $function$;
+comment on function private.forbid_change() is 'Trigger: refuses UPDATE, DELETE and TRUNCATE on the append-only ledger tables, even for their owner (42501).';
 revoke all on function private.forbid_change() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -2037,6 +2092,7 @@ begin
   return v_status;
 end
 $function$;
+comment on function private.milestone_approve(p_milestone uuid, p_actor uuid) is 'milestone-approve by a party; the milestone is accepted once both parties approved. Returns its status.';
 revoke all on function private.milestone_approve(p_milestone uuid, p_actor uuid) from public;
 grant execute on function private.milestone_approve(p_milestone uuid, p_actor uuid) to service_role;
 
@@ -2067,6 +2123,7 @@ begin
     'milestone', (l.m).id, 'Release milestone');
 end
 $function$;
+comment on function private.milestone_complete(p_milestone uuid, p_actor uuid) is 'milestone-complete by the freelancer: an accepted milestone is marked completed and the client asked to release it.';
 revoke all on function private.milestone_complete(p_milestone uuid, p_actor uuid) from public;
 grant execute on function private.milestone_complete(p_milestone uuid, p_actor uuid) to service_role;
 
@@ -2105,6 +2162,7 @@ begin
   return v_id;
 end
 $function$;
+comment on function private.milestone_create(p_escrow uuid, p_actor uuid, p_title text, p_description text, p_amount bigint, p_due date) is 'milestone-create on a hiring escrow: a proposed milestone, approved by its proposer; the other party is asked to review.';
 revoke all on function private.milestone_create(p_escrow uuid, p_actor uuid, p_title text, p_description text, p_amount bigint, p_due date) from public;
 grant execute on function private.milestone_create(p_escrow uuid, p_actor uuid, p_title text, p_description text, p_amount bigint, p_due date) to service_role;
 
@@ -2129,6 +2187,7 @@ begin
   return next;
 end
 $function$;
+comment on function private.milestone_lock(p_milestone uuid, p_actor uuid) is 'Locks a milestone''s escrow, then the milestone, for an operation; ES404 unless the actor is a party.';
 revoke all on function private.milestone_lock(p_milestone uuid, p_actor uuid) from public;
 grant execute on function private.milestone_lock(p_milestone uuid, p_actor uuid) to service_role;
 
@@ -2176,6 +2235,7 @@ begin
   return v_payout;
 end
 $function$;
+comment on function private.milestone_release(p_milestone uuid, p_actor uuid) is 'milestone-release by the client: pays a completed milestone out of the funded escrow, releasing it when all are paid.';
 revoke all on function private.milestone_release(p_milestone uuid, p_actor uuid) from public;
 grant execute on function private.milestone_release(p_milestone uuid, p_actor uuid) to service_role;
 
@@ -2219,6 +2279,7 @@ begin
     'milestone', (l.m).id, 'Review milestone');
 end
 $function$;
+comment on function private.milestone_update(p_milestone uuid, p_actor uuid, p_changes jsonb) is 'milestone-update of a proposed milestone: the editor''s approval stands and the other party must approve again.';
 revoke all on function private.milestone_update(p_milestone uuid, p_actor uuid, p_changes jsonb) from public;
 grant execute on function private.milestone_update(p_milestone uuid, p_actor uuid, p_changes jsonb) to service_role;
 
@@ -2238,6 +2299,7 @@ begin
   end if;
 end
 $function$;
+comment on function private.milestones_fit(e public.escrows, p_extra bigint, p_except uuid) is 'Refuses (ES409) when the escrow''s milestones that are not cancelled, plus an amount, would exceed the escrow amount.';
 revoke all on function private.milestones_fit(e public.escrows, p_extra bigint, p_except uuid) from public;
 grant execute on function private.milestones_fit(e public.escrows, p_extra bigint, p_except uuid) to service_role;
 
@@ -2250,6 +2312,7 @@ CREATE OR REPLACE FUNCTION private.naira(p_kobo bigint)
  IMMUTABLE
  SET search_path TO ''
 AS $function$ select 'NGN ' || pg_catalog.to_char(p_kobo / 100.0, 'FM999,999,999,990.00') $function$;
+comment on function private.naira(p_kobo bigint) is 'Formats an amount in kobo as people read it: NGN 1,234.50.';
 revoke all on function private.naira(p_kobo bigint) from public;
 grant execute on function private.naira(p_kobo bigint) to service_role;
 
@@ -2265,6 +2328,7 @@ AS $function$
   select p_user, p_escrow, c.id, p_event, p_content, p_entity_type, p_entity, p_action
     from public.conversations c where c.escrow_id = p_escrow and p_user is not null;
 $function$;
+comment on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) is 'Writes a notification for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
 revoke all on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) from public;
 grant execute on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) to service_role;
 
@@ -2294,6 +2358,7 @@ begin
   return 'wrong';
 end
 $function$;
+comment on function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer) is 'Checking an OTP (auth-verify, login, password reset): records one attempt (ok, wrong or invalid) under a row lock, burning the code on success or at the limit.';
 revoke all on function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer) from public;
 grant execute on function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer) to service_role;
 
@@ -2320,6 +2385,7 @@ begin
   return v_id;
 end
 $function$;
+comment on function private.owner_account(p_kind private.account_kind, p_owner uuid) is 'The ledger account of (kind, owner): a user''s wallet or an escrow''s hold, created on first use.';
 revoke all on function private.owner_account(p_kind private.account_kind, p_owner uuid) from public;
 grant execute on function private.owner_account(p_kind private.account_kind, p_owner uuid) to service_role;
 
@@ -2332,6 +2398,7 @@ CREATE OR REPLACE FUNCTION private.payee_of(e public.escrows)
  IMMUTABLE
  SET search_path TO ''
 AS $function$ select case when e.payer_role = 'initiator' then e.counterparty_id else e.initiator_id end $function$;
+comment on function private.payee_of(e public.escrows) is 'The escrow''s payee: the party who is not the payer.';
 revoke all on function private.payee_of(e public.escrows) from public;
 grant execute on function private.payee_of(e public.escrows) to service_role;
 
@@ -2344,6 +2411,7 @@ CREATE OR REPLACE FUNCTION private.payer_of(e public.escrows)
  IMMUTABLE
  SET search_path TO ''
 AS $function$ select case when e.payer_role = 'initiator' then e.initiator_id else e.counterparty_id end $function$;
+comment on function private.payer_of(e public.escrows) is 'The escrow''s payer: the initiator or the counterparty, by payer_role.';
 revoke all on function private.payer_of(e public.escrows) from public;
 grant execute on function private.payer_of(e public.escrows) to service_role;
 
@@ -2367,6 +2435,7 @@ begin
   return v_id;
 end
 $function$;
+comment on function private.payout_add(p_user uuid, p_bank_code text, p_bank_name text, p_account_number text, p_account_name text, p_verified boolean, p_recipient_code text) is 'Adds a payout account for a user (the first becomes the default); returns its id.';
 revoke all on function private.payout_add(p_user uuid, p_bank_code text, p_bank_name text, p_account_number text, p_account_name text, p_verified boolean, p_recipient_code text) from public;
 grant execute on function private.payout_add(p_user uuid, p_bank_code text, p_bank_name text, p_account_number text, p_account_name text, p_verified boolean, p_recipient_code text) to service_role;
 
@@ -2403,6 +2472,7 @@ begin
   return 'failed';
 end
 $function$;
+comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned to the wallet, exactly once.';
 revoke all on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) from public;
 grant execute on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) to service_role;
 
@@ -2429,6 +2499,7 @@ begin
   return true;
 end
 $function$;
+comment on function private.payout_remove(p_user uuid, p_account uuid) is 'Removes a user''s payout account; the newest remaining one becomes the default if it was.';
 revoke all on function private.payout_remove(p_user uuid, p_account uuid) from public;
 grant execute on function private.payout_remove(p_user uuid, p_account uuid) to service_role;
 
@@ -2450,6 +2521,7 @@ begin
   return true;
 end
 $function$;
+comment on function private.payout_set_default(p_user uuid, p_account uuid) is 'Makes one of a user''s payout accounts the default; false when it is not theirs.';
 revoke all on function private.payout_set_default(p_user uuid, p_account uuid) from public;
 grant execute on function private.payout_set_default(p_user uuid, p_account uuid) to service_role;
 
@@ -2477,6 +2549,7 @@ begin
   return 'succeeded';
 end
 $function$;
+comment on function private.payout_succeed(p_tx uuid, p_transfer_code text) is 'A payout transfer (withdrawal or escrow payout) succeeded: the transaction is marked succeeded, once.';
 revoke all on function private.payout_succeed(p_tx uuid, p_transfer_code text) from public;
 grant execute on function private.payout_succeed(p_tx uuid, p_transfer_code text) to service_role;
 
@@ -2554,6 +2627,7 @@ begin
   return v_transfer;
 end
 $function$;
+comment on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) is 'Posts one balanced ledger transfer atomically and idempotently on its key; ES402 when a wallet or hold would go negative.';
 revoke all on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) from public;
 grant execute on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) to service_role;
 
@@ -2604,6 +2678,7 @@ CREATE OR REPLACE FUNCTION private.queue_sms(p_phone text, p_body text)
 AS $function$
   insert into private.sms_outbox (phone, body, sent_at) values (p_phone, p_body, null);
 $function$;
+comment on function private.queue_sms(p_phone text, p_body text) is 'Queues an SMS in the outbox, unsent: it is dispatched after the transaction commits (and retried by the job).';
 revoke all on function private.queue_sms(p_phone text, p_body text) from public;
 grant execute on function private.queue_sms(p_phone text, p_body text) to service_role;
 
@@ -2659,6 +2734,7 @@ begin
   return 0;
 end
 $function$;
+comment on function private.rate_limit_take(p_rules jsonb, p_now timestamp with time zone) is 'Takes one unit from every sliding-window rule or none: 0 when allowed (recorded), else the seconds to wait. Serialised per key.';
 revoke all on function private.rate_limit_take(p_rules jsonb, p_now timestamp with time zone) from public;
 grant execute on function private.rate_limit_take(p_rules jsonb, p_now timestamp with time zone) to service_role;
 
@@ -2674,6 +2750,7 @@ begin
   raise exception '%', p_message using errcode = 'ES403';
 end
 $function$;
+comment on function private.refuse_role(p_message text) is 'Raises ES403 with the message: a party doing what its role may not.';
 revoke all on function private.refuse_role(p_message text) from public;
 grant execute on function private.refuse_role(p_message text) to service_role;
 
@@ -2692,6 +2769,7 @@ begin
     using errcode = 'ES409';
 end
 $function$;
+comment on function private.refuse_state(e public.escrows, p_action text) is 'Raises ES409: the escrow''s current state does not allow the action (named in the message).';
 revoke all on function private.refuse_state(e public.escrows, p_action text) from public;
 grant execute on function private.refuse_state(e public.escrows, p_action text) to service_role;
 
@@ -2717,6 +2795,7 @@ begin
   return v_user;
 end
 $function$;
+comment on function private.reset_password(p_phone text, p_password_hash text) is 'Password reset: sets the new password hash and ends every live session of the user; null when no account has that phone.';
 revoke all on function private.reset_password(p_phone text, p_password_hash text) from public;
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
 
@@ -2817,6 +2896,7 @@ begin
   end loop;
 end
 $function$;
+comment on function private.run_jobs(p_now timestamp with time zone) is 'The job: releases escrows whose inspection period ended and ends those closed 14 days ago; one row per escrow acted on.';
 revoke all on function private.run_jobs(p_now timestamp with time zone) from public;
 grant execute on function private.run_jobs(p_now timestamp with time zone) to service_role;
 
@@ -2862,6 +2942,7 @@ begin
   return new;
 end
 $function$;
+comment on function private.strictly_increasing_created_at() is 'Trigger (before insert): makes created_at later than every earlier row of the same owner (TG_ARGV[0]), so timestamp cursors are exact.';
 revoke all on function private.strictly_increasing_created_at() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -2883,6 +2964,7 @@ begin
   return new;
 end
 $function$;
+comment on function private.strictly_increasing_created_at_global() is 'Trigger (before insert): makes created_at later than every earlier row of the table, so a table-wide timestamp cursor is exact.';
 revoke all on function private.strictly_increasing_created_at_global() from public;
 grant execute on function private.strictly_increasing_created_at_global() to service_role;
 
@@ -2900,6 +2982,7 @@ AS $function$
      and a.shard = pg_catalog.pg_backend_pid() % (
            select count(*) from private.ledger_accounts b where b.kind = p_kind and b.owner_id is null)
 $function$;
+comment on function private.system_account(p_kind private.account_kind) is 'The shard of a system ledger account that this database connection posts to.';
 revoke all on function private.system_account(p_kind private.account_kind) from public;
 grant execute on function private.system_account(p_kind private.account_kind) to service_role;
 
@@ -2926,6 +3009,7 @@ begin
   return v_tx;
 end
 $function$;
+comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference.';
 revoke all on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) from public;
 grant execute on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) to service_role;
 
@@ -2944,6 +3028,7 @@ begin
   return case when found then 'failed' else 'already_done' end;
 end
 $function$;
+comment on function private.topup_fail(p_tx uuid, p_reason text) is 'A failed top-up charge: the pending top-up is marked failed; nothing moves.';
 revoke all on function private.topup_fail(p_tx uuid, p_reason text) from public;
 grant execute on function private.topup_fail(p_tx uuid, p_reason text) to service_role;
 
@@ -3024,6 +3109,7 @@ begin
   return v_tx;
 end
 $function$;
+comment on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'Credits a bank transfer into a user''s virtual account to their wallet as a settled deposit, once per provider charge id.';
 revoke all on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) from public;
 grant execute on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) to service_role;
 
@@ -3061,5 +3147,6 @@ begin
   return v_tx;
 end
 $function$;
+comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal; the amount leaves the wallet at once for the payout transfer (ES402 when short).';
 revoke all on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
 grant execute on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;

@@ -54,6 +54,9 @@ begin
   return new;
 end
 $$;
+comment on function private.strictly_increasing_created_at() is
+  'Trigger (before insert): makes created_at later than every earlier row of the same owner (TG_ARGV[0]), so '
+  'timestamp cursors are exact.';
 revoke execute on function private.strictly_increasing_created_at() from public, anon, authenticated;
 
 -- The global variant of strictly_increasing_created_at: one series for the whole table.
@@ -73,6 +76,9 @@ begin
   return new;
 end
 $$;
+comment on function private.strictly_increasing_created_at_global() is
+  'Trigger (before insert): makes created_at later than every earlier row of the table, so a table-wide timestamp '
+  'cursor is exact.';
 revoke execute on function private.strictly_increasing_created_at_global() from public, anon, authenticated;
 grant execute on function private.strictly_increasing_created_at_global() to service_role;
 
@@ -83,5 +89,7 @@ grant execute on function private.strictly_increasing_created_at_global() to ser
 create function private.naira(p_kobo bigint) returns text
 language sql immutable set search_path = ''
 as $$ select 'NGN ' || pg_catalog.to_char(p_kobo / 100.0, 'FM999,999,999,990.00') $$;
+comment on function private.naira(bigint) is
+  'Formats an amount in kobo as people read it: NGN 1,234.50.';
 revoke execute on function private.naira(bigint) from public, anon, authenticated;
 grant execute on function private.naira(bigint) to service_role;

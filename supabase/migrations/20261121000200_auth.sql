@@ -15,6 +15,8 @@ create table private.users (
   password_changed_at timestamptz not null default now(),
   created_at timestamptz not null default now()
 );
+comment on table private.users is
+  'A phone-first account: the phone (E.164, +234) and the password hash. Its public face is public.profiles.';
 alter table private.users enable row level security;
 create policy "Service role manages users" on private.users
   for all to service_role using (true) with check (true);
@@ -29,6 +31,8 @@ create table private.sessions (
   revoked_at timestamptz,
   revoked_reason text check (revoked_reason in ('logout', 'password_reset', 'refresh_token_reuse'))
 );
+comment on table private.sessions is
+  'A login session; live until it expires or is revoked (logout, password reset, refresh-token reuse).';
 create index sessions_user_id_idx on private.sessions (user_id) where revoked_at is null;
 alter table private.sessions enable row level security;
 create policy "Service role manages sessions" on private.sessions
@@ -46,6 +50,8 @@ create table private.refresh_tokens (
   replaced_by text,
   grace_used_at timestamptz
 );
+comment on table private.refresh_tokens is
+  'Every refresh token ever issued to a session, as a SHA-256 hash, with what became of it (rotation, grace reuse).';
 comment on column private.refresh_tokens.grace_used_at is
   'Set when this rotated token''s single grace-window reuse was spent; a further reuse revokes the session.';
 create index refresh_tokens_session_id_idx on private.refresh_tokens (session_id);
@@ -68,6 +74,8 @@ create table private.otps (
   attempts integer not null default 0 check (attempts >= 0),
   consumed_at timestamptz
 );
+comment on table private.otps is
+  'One-time codes sent by SMS, as hashes, per phone and context (signup, login, reset).';
 create index otps_phone_context_idx on private.otps (phone, context, created_at desc);
 alter table private.otps enable row level security;
 create policy "Service role manages otps" on private.otps
@@ -83,6 +91,8 @@ create table private.phone_verifications (
   expires_at timestamptz not null,
   claimed_until timestamptz
 );
+comment on table private.phone_verifications is
+  'Phones proven by an OTP for sign-up, usable until expires_at; consumed by private.create_account.';
 comment on column private.phone_verifications.claimed_until is
   'A sign-up holding this verification (hashing its password) until then.';
 alter table private.phone_verifications enable row level security;
@@ -117,6 +127,9 @@ begin
   return 'wrong';
 end
 $$;
+comment on function private.otp_record_attempt(uuid, boolean, integer) is
+  'Checking an OTP (auth-verify, login, password reset): records one attempt (ok, wrong or invalid) under a row lock, '
+  'burning the code on success or at the limit.';
 revoke execute on function private.otp_record_attempt(uuid, boolean, integer) from public, anon, authenticated;
 grant execute on function private.otp_record_attempt(uuid, boolean, integer) to service_role;
 
@@ -172,6 +185,9 @@ begin
   return true;
 end
 $$;
+comment on function private.end_session(uuid, text) is
+  'Ends a session (logout, password reset, refresh-token reuse) and deletes its refresh-token hashes; false when it '
+  'had already ended.';
 revoke execute on function private.end_session(uuid, text) from public, anon, authenticated;
 grant execute on function private.end_session(uuid, text) to service_role;
 
@@ -205,6 +221,9 @@ begin
   return query select v_user, v_session;
 end
 $$;
+comment on function private.create_account(text, text, text, text, text, integer) is
+  'auth-signup: creates the user, profile, first session and refresh token, consuming the phone verification; no row '
+  'when the phone is not verified.';
 revoke execute on function private.create_account(text, text, text, text, text, integer)
   from public, anon, authenticated;
 grant execute on function private.create_account(text, text, text, text, text, integer) to service_role;
@@ -296,6 +315,8 @@ begin
   return v_session;
 end
 $$;
+comment on function private.create_session(uuid, text, integer) is
+  'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke execute on function private.create_session(uuid, text, integer) from public, anon, authenticated;
 grant execute on function private.create_session(uuid, text, integer) to service_role;
 
@@ -319,5 +340,8 @@ begin
   return v_user;
 end
 $$;
+comment on function private.reset_password(text, text) is
+  'Password reset: sets the new password hash and ends every live session of the user; null when no account has that '
+  'phone.';
 revoke execute on function private.reset_password(text, text) from public, anon, authenticated;
 grant execute on function private.reset_password(text, text) to service_role;

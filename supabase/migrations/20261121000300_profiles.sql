@@ -24,6 +24,8 @@ create table public.profiles (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
+comment on table public.profiles is
+  'What a user tells about themselves; one row per account (same id). Users read and edit their own.';
 create unique index profiles_username_key on public.profiles (lower(username));
 alter table public.profiles enable row level security;
 
@@ -59,6 +61,8 @@ create table public.next_of_kin (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
+comment on table public.next_of_kin is
+  'A user''s next of kin (at most one). Users read, add and edit their own.';
 alter table public.next_of_kin enable row level security;
 
 revoke all on public.next_of_kin from anon, authenticated;

@@ -14,6 +14,8 @@ create table private.rate_limit_events (
   key text not null,
   created_at timestamptz not null default now()
 );
+comment on table private.rate_limit_events is
+  'One row per event counted by a sliding-window rate limit (private.rate_limit_take prunes them).';
 create index rate_limit_events_key_idx on private.rate_limit_events (key, created_at desc);
 alter table private.rate_limit_events enable row level security;
 create policy "Service role manages rate limit events" on private.rate_limit_events
@@ -76,6 +78,9 @@ begin
   return 0;
 end
 $$;
+comment on function private.rate_limit_take(jsonb, timestamptz) is
+  'Takes one unit from every sliding-window rule or none: 0 when allowed (recorded), else the seconds to wait. '
+  'Serialised per key.';
 revoke execute on function private.rate_limit_take(jsonb, timestamptz) from public, anon, authenticated;
 grant execute on function private.rate_limit_take(jsonb, timestamptz) to service_role;
 
@@ -93,6 +98,8 @@ create table private.idempotency_keys (
   created_at timestamptz not null default now(),
   primary key (user_id, operation, key)
 );
+comment on table private.idempotency_keys is
+  'Idempotency-Keys of a user''s requests with the first answer, replayed byte for byte; kept 24 hours.';
 create index idempotency_keys_created_at_idx on private.idempotency_keys (created_at);
 alter table private.idempotency_keys enable row level security;
 create policy "Service role manages idempotency keys" on private.idempotency_keys

@@ -24,6 +24,8 @@ create table private.sms_outbox (
   withheld text,
   expires_at timestamptz
 );
+comment on table private.sms_outbox is
+  'Every SMS, written in the transaction that decided to send it and dispatched after the commit.';
 comment on column private.sms_outbox.withheld is
   'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap.';
 comment on column private.sms_outbox.expires_at is
@@ -46,5 +48,7 @@ set search_path = ''
 as $$
   insert into private.sms_outbox (phone, body, sent_at) values (p_phone, p_body, null);
 $$;
+comment on function private.queue_sms(text, text) is
+  'Queues an SMS in the outbox, unsent: it is dispatched after the transaction commits (and retried by the job).';
 revoke execute on function private.queue_sms(text, text) from public, anon, authenticated;
 grant execute on function private.queue_sms(text, text) to service_role;

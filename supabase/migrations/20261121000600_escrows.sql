@@ -27,6 +27,8 @@ create table private.fee_schedules (
   vat_bps integer not null check (vat_bps between 0 and 10000),
   updated_at timestamptz not null default now()
 );
+comment on table private.fee_schedules is
+  'The fee of each escrow category: rate, minimum, maximum, the payer''s share and VAT.';
 alter table private.fee_schedules enable row level security;
 create policy "Service role manages fee schedules" on private.fee_schedules
   for all to service_role using (true) with check (true);
@@ -47,6 +49,8 @@ create table private.category_rules (
   release_type text not null,
   transaction_type text not null
 );
+comment on table private.category_rules is
+  'What each escrow category means: party labels, inspection period, how and when money is released.';
 alter table private.category_rules enable row level security;
 create policy "Service role manages category rules" on private.category_rules
   for all to service_role using (true) with check (true);
@@ -106,6 +110,8 @@ create table public.escrows (
   constraint escrows_released_within check (released_amount <= amount),
   constraint escrows_not_self check (counterparty_id is null or counterparty_id <> initiator_id)
 );
+comment on table public.escrows is
+  'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is
   'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API '
   'roles: before acceptance it would tell the initiator whether the phone has an account (see '
@@ -175,6 +181,8 @@ create table public.conversations (
   escrow_id uuid not null unique references public.escrows (id) on delete cascade,
   created_at timestamptz not null default now()
 );
+comment on table public.conversations is
+  'The conversation of an escrow (one each), which its notifications belong to. Parties read it.';
 alter table public.conversations enable row level security;
 
 revoke all on public.conversations from anon, authenticated;
@@ -195,12 +203,16 @@ create policy "Service role manages conversations" on public.conversations
 create function private.payer_of(e public.escrows) returns uuid
 language sql immutable set search_path = ''
 as $$ select case when e.payer_role = 'initiator' then e.initiator_id else e.counterparty_id end $$;
+comment on function private.payer_of(public.escrows) is
+  'The escrow''s payer: the initiator or the counterparty, by payer_role.';
 revoke execute on function private.payer_of(public.escrows) from public, anon, authenticated;
 grant execute on function private.payer_of(public.escrows) to service_role;
 
 create function private.payee_of(e public.escrows) returns uuid
 language sql immutable set search_path = ''
 as $$ select case when e.payer_role = 'initiator' then e.counterparty_id else e.initiator_id end $$;
+comment on function private.payee_of(public.escrows) is
+  'The escrow''s payee: the party who is not the payer.';
 revoke execute on function private.payee_of(public.escrows) from public, anon, authenticated;
 grant execute on function private.payee_of(public.escrows) to service_role;
 
@@ -221,6 +233,9 @@ begin
   return e;
 end
 $$;
+comment on function private.escrow_lock(uuid, uuid) is
+  'Locks an escrow for an operation and returns it; ES404 unless the actor is one of its parties (a null actor is the '
+  'system).';
 revoke execute on function private.escrow_lock(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_lock(uuid, uuid) to service_role;
 
@@ -236,6 +251,8 @@ begin
     using errcode = 'ES409';
 end
 $$;
+comment on function private.refuse_state(public.escrows, text) is
+  'Raises ES409: the escrow''s current state does not allow the action (named in the message).';
 revoke execute on function private.refuse_state(public.escrows, text) from public, anon, authenticated;
 grant execute on function private.refuse_state(public.escrows, text) to service_role;
 
@@ -248,5 +265,7 @@ begin
   raise exception '%', p_message using errcode = 'ES403';
 end
 $$;
+comment on function private.refuse_role(text) is
+  'Raises ES403 with the message: a party doing what its role may not.';
 revoke execute on function private.refuse_role(text) from public, anon, authenticated;
 grant execute on function private.refuse_role(text) to service_role;

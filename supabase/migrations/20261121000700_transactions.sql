@@ -34,6 +34,8 @@ create table public.transactions (
   constraint transactions_completed check ((status = 'pending') = (completed_at is null)),
   constraint transactions_escrow_fk foreign key (escrow_id) references public.escrows (id)
 );
+comment on table public.transactions is
+  'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
 -- transaction-list pages by created_at descending for one user, with the created_at of the last
 -- row as the cursor. That is exact only if no two rows of a user share a created_at: the trigger
 -- below makes each new row's created_at later than every earlier row of the same owner, and the

@@ -47,6 +47,8 @@ create table private.ledger_accounts (
     kind not in ('user_wallet', 'escrow_hold') or balance >= 0
   )
 );
+comment on table private.ledger_accounts is
+  'Double-entry ledger accounts: user wallets, escrow holds and the sharded system accounts, with balances.';
 create unique index ledger_accounts_owner_key on private.ledger_accounts (kind, owner_id) where owner_id is not null;
 create unique index ledger_accounts_system_key on private.ledger_accounts (kind, shard) where owner_id is null;
 alter table private.ledger_accounts enable row level security;
@@ -80,6 +82,8 @@ create table private.ledger_transfers (
   created_at timestamptz not null default now(),
   constraint ledger_transfers_transaction_fk foreign key (transaction_id) references public.transactions (id)
 );
+comment on table private.ledger_transfers is
+  'One balanced posting of the ledger, idempotent on its key, naming its transaction; append-only.';
 create index ledger_transfers_transaction_id_idx on private.ledger_transfers (transaction_id)
   where transaction_id is not null;
 alter table private.ledger_transfers enable row level security;
@@ -95,6 +99,8 @@ create table private.ledger_entries (
   amount bigint not null check (amount <> 0),
   created_at timestamptz not null default now()
 );
+comment on table private.ledger_entries is
+  'The signed amounts of each ledger transfer, one per account; they sum to zero per transfer. Append-only.';
 create index ledger_entries_transfer_id_idx on private.ledger_entries (transfer_id);
 create index ledger_entries_account_id_idx on private.ledger_entries (account_id, id);
 alter table private.ledger_entries enable row level security;
@@ -111,6 +117,8 @@ begin
   raise exception '% is append-only', tg_table_name using errcode = '42501';
 end
 $$;
+comment on function private.forbid_change() is
+  'Trigger: refuses UPDATE, DELETE and TRUNCATE on the append-only ledger tables, even for their owner (42501).';
 revoke execute on function private.forbid_change() from public, anon, authenticated;
 
 create trigger ledger_transfers_immutable before update or delete on private.ledger_transfers
@@ -147,6 +155,8 @@ begin
   return v_id;
 end
 $$;
+comment on function private.owner_account(private.account_kind, uuid) is
+  'The ledger account of (kind, owner): a user''s wallet or an escrow''s hold, created on first use.';
 revoke execute on function private.owner_account(private.account_kind, uuid) from public, anon, authenticated;
 grant execute on function private.owner_account(private.account_kind, uuid) to service_role;
 
@@ -165,6 +175,8 @@ as $$
      and a.shard = pg_catalog.pg_backend_pid() % (
            select count(*) from private.ledger_accounts b where b.kind = p_kind and b.owner_id is null)
 $$;
+comment on function private.system_account(private.account_kind) is
+  'The shard of a system ledger account that this database connection posts to.';
 revoke execute on function private.system_account(private.account_kind) from public, anon, authenticated;
 grant execute on function private.system_account(private.account_kind) to service_role;
 
@@ -246,5 +258,8 @@ begin
   return v_transfer;
 end
 $$;
+comment on function private.post_transfer(text, text, jsonb, uuid, jsonb) is
+  'Posts one balanced ledger transfer atomically and idempotently on its key; ES402 when a wallet or hold would go '
+  'negative.';
 revoke execute on function private.post_transfer(text, text, jsonb, uuid, jsonb) from public, anon, authenticated;
 grant execute on function private.post_transfer(text, text, jsonb, uuid, jsonb) to service_role;

@@ -29,6 +29,8 @@ create table public.virtual_accounts (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
+comment on table public.virtual_accounts is
+  'A user''s dedicated bank account number at the provider, for deposits by bank transfer. Users read theirs.';
 create unique index virtual_accounts_account_number_key on public.virtual_accounts (account_number);
 create index virtual_accounts_customer_code_idx on public.virtual_accounts (provider_customer_code);
 alter table public.virtual_accounts enable row level security;
@@ -54,6 +56,8 @@ create table public.saved_cards (
   created_at timestamptz not null default now(),
   unique (user_id, signature)
 );
+comment on table public.saved_cards is
+  'A user''s saved payment cards (display details only; the authorization is private). Users read theirs.';
 create unique index saved_cards_one_default on public.saved_cards (user_id) where is_default;
 alter table public.saved_cards enable row level security;
 revoke all on public.saved_cards from anon, authenticated;
@@ -71,6 +75,8 @@ create table private.card_authorizations (
   authorization_code text not null,
   created_at timestamptz not null default now()
 );
+comment on table private.card_authorizations is
+  'The provider''s reusable authorization of each saved card: server-side only, never returned.';
 alter table private.card_authorizations enable row level security;
 create policy "Service role manages card authorizations" on private.card_authorizations
   for all to service_role using (true) with check (true);
@@ -89,6 +95,8 @@ create table public.payout_accounts (
   created_at timestamptz not null default now(),
   unique (user_id, bank_code, account_number)
 );
+comment on table public.payout_accounts is
+  'A user''s bank accounts for withdrawals and escrow payouts. Users read theirs.';
 create unique index payout_accounts_one_default on public.payout_accounts (user_id) where is_default;
 alter table public.payout_accounts enable row level security;
 revoke all on public.payout_accounts from anon, authenticated;
@@ -115,6 +123,8 @@ create table private.webhook_inbox (
   received_at timestamptz not null default now(),
   primary key (provider, event_key)
 );
+comment on table private.webhook_inbox is
+  'Every provider webhook event that took effect, once per event key, with its outcome.';
 alter table private.webhook_inbox enable row level security;
 create policy "Service role manages webhook inbox" on private.webhook_inbox
   for all to service_role using (true) with check (true);
@@ -130,6 +140,8 @@ create table private.webhook_failures (
   error text not null,
   created_at timestamptz not null default now()
 );
+comment on table private.webhook_failures is
+  'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures
   for all to service_role using (true) with check (true);
@@ -147,6 +159,8 @@ create table private.payment_flags (
   payload jsonb not null default '{}'::jsonb,
   created_at timestamptz not null default now()
 );
+comment on table private.payment_flags is
+  'Money that arrived in a shape not expected (amount mismatch, closed transaction, ...), kept for an operator.';
 create index payment_flags_transaction_id_idx on private.payment_flags (transaction_id);
 alter table private.payment_flags enable row level security;
 create policy "Service role manages payment flags" on private.payment_flags
@@ -227,6 +241,8 @@ begin
   return v_tx;
 end
 $$;
+comment on function private.topup_create(uuid, bigint, text, uuid) is
+  'wallet-topup: a pending card top-up transaction, whose id is the charge reference.';
 revoke execute on function private.topup_create(uuid, bigint, text, uuid) from public, anon, authenticated;
 grant execute on function private.topup_create(uuid, bigint, text, uuid) to service_role;
 
@@ -290,6 +306,8 @@ begin
   return case when found then 'failed' else 'already_done' end;
 end
 $$;
+comment on function private.topup_fail(uuid, text) is
+  'A failed top-up charge: the pending top-up is marked failed; nothing moves.';
 revoke execute on function private.topup_fail(uuid, text) from public, anon, authenticated;
 grant execute on function private.topup_fail(uuid, text) to service_role;
 
@@ -327,6 +345,9 @@ begin
   return v_tx;
 end
 $$;
+comment on function private.virtual_account_deposit(uuid, bigint, text, text, jsonb) is
+  'Credits a bank transfer into a user''s virtual account to their wallet as a settled deposit, once per provider '
+  'charge id.';
 revoke execute on function private.virtual_account_deposit(uuid, bigint, text, text, jsonb)
   from public, anon, authenticated;
 grant execute on function private.virtual_account_deposit(uuid, bigint, text, text, jsonb) to service_role;
@@ -368,6 +389,9 @@ begin
   return v_tx;
 end
 $$;
+comment on function private.withdrawal_create(uuid, bigint, uuid, text) is
+  'wallet-withdraw: a pending withdrawal; the amount leaves the wallet at once for the payout transfer (ES402 when '
+  'short).';
 revoke execute on function private.withdrawal_create(uuid, bigint, uuid, text) from public, anon, authenticated;
 grant execute on function private.withdrawal_create(uuid, bigint, uuid, text) to service_role;
 
@@ -394,6 +418,8 @@ begin
   return 'succeeded';
 end
 $$;
+comment on function private.payout_succeed(uuid, text) is
+  'A payout transfer (withdrawal or escrow payout) succeeded: the transaction is marked succeeded, once.';
 revoke execute on function private.payout_succeed(uuid, text) from public, anon, authenticated;
 grant execute on function private.payout_succeed(uuid, text) to service_role;
 
@@ -430,6 +456,8 @@ begin
   return 'failed';
 end
 $$;
+comment on function private.payout_fail(uuid, text, text) is
+  'A payout transfer failed or was reversed: marked failed and the amount returned to the wallet, exactly once.';
 revoke execute on function private.payout_fail(uuid, text, text) from public, anon, authenticated;
 grant execute on function private.payout_fail(uuid, text, text) to service_role;
 
@@ -467,6 +495,8 @@ begin
   return query select v_id, true;
 end
 $$;
+comment on function private.card_add(uuid, text, text, text, text, text, text, text) is
+  'Saves a card (deduplicated by signature per user, the first becomes the default) with its provider authorization.';
 revoke execute on function private.card_add(uuid, text, text, text, text, text, text, text)
   from public, anon, authenticated;
 grant execute on function private.card_add(uuid, text, text, text, text, text, text, text) to service_role;
@@ -492,6 +522,8 @@ begin
   return true;
 end
 $$;
+comment on function private.card_remove(uuid, uuid) is
+  'Removes a user''s saved card; the newest remaining card becomes the default if it was.';
 revoke execute on function private.card_remove(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.card_remove(uuid, uuid) to service_role;
 
@@ -510,6 +542,8 @@ begin
   return true;
 end
 $$;
+comment on function private.card_set_default(uuid, uuid) is
+  'Makes one of a user''s saved cards the default; false when it is not theirs.';
 revoke execute on function private.card_set_default(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.card_set_default(uuid, uuid) to service_role;
 
@@ -533,6 +567,8 @@ begin
   return v_id;
 end
 $$;
+comment on function private.payout_add(uuid, text, text, text, text, boolean, text) is
+  'Adds a payout account for a user (the first becomes the default); returns its id.';
 revoke execute on function private.payout_add(uuid, text, text, text, text, boolean, text)
   from public, anon, authenticated;
 grant execute on function private.payout_add(uuid, text, text, text, text, boolean, text) to service_role;
@@ -557,6 +593,8 @@ begin
   return true;
 end
 $$;
+comment on function private.payout_remove(uuid, uuid) is
+  'Removes a user''s payout account; the newest remaining one becomes the default if it was.';
 revoke execute on function private.payout_remove(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.payout_remove(uuid, uuid) to service_role;
 
@@ -575,5 +613,7 @@ begin
   return true;
 end
 $$;
+comment on function private.payout_set_default(uuid, uuid) is
+  'Makes one of a user''s payout accounts the default; false when it is not theirs.';
 revoke execute on function private.payout_set_default(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.payout_set_default(uuid, uuid) to service_role;

@@ -17,6 +17,8 @@ create table public.notifications (
   is_read boolean not null default false,
   created_at timestamptz not null default now()
 );
+comment on table public.notifications is
+  'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
 create unique index notifications_user_created_key on public.notifications (user_id, created_at desc);
 create index notifications_escrow_idx on public.notifications (escrow_id, created_at);
 create index notifications_conversation_idx on public.notifications (conversation_id);
@@ -56,5 +58,7 @@ as $$
   select p_user, p_escrow, c.id, p_event, p_content, p_entity_type, p_entity, p_action
     from public.conversations c where c.escrow_id = p_escrow and p_user is not null;
 $$;
+comment on function private.notify(uuid, uuid, text, text, text, uuid, text) is
+  'Writes a notification for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
 revoke execute on function private.notify(uuid, uuid, text, text, text, uuid, text) from public, anon, authenticated;
 grant execute on function private.notify(uuid, uuid, text, text, text, uuid, text) to service_role;

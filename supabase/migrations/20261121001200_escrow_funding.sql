@@ -23,6 +23,9 @@ as $$
           coalesce(p_metadata, '{}'::jsonb), case when p_status = 'pending' then null else now() end)
   returning id;
 $$;
+comment on function private.escrow_transaction(uuid, uuid, uuid, text, text, bigint, public.transaction_direction,
+  text, public.transaction_status, jsonb) is
+  'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
 revoke execute on function private.escrow_transaction(uuid, uuid, uuid, text, text, bigint,
   public.transaction_direction, text, public.transaction_status, jsonb)
   from public, anon, authenticated;
@@ -86,6 +89,8 @@ begin
   end if;
 end
 $$;
+comment on function private.escrow_fundable(public.escrows, uuid) is
+  'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded.';
 revoke execute on function private.escrow_fundable(public.escrows, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_fundable(public.escrows, uuid) to service_role;
 
@@ -126,6 +131,9 @@ begin
   return private.escrow_mark_funded(e, v_tx);
 end
 $$;
+comment on function private.escrow_fund_wallet(uuid, uuid) is
+  'escrow-fund from the wallet: the payer''s wallet to the escrow''s hold in one transfer, then the escrow is marked '
+  'funded.';
 revoke execute on function private.escrow_fund_wallet(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_fund_wallet(uuid, uuid) to service_role;
 
@@ -162,6 +170,9 @@ begin
                                          'payer_fee', e.payer_fee, 'vat', e.vat));
 end
 $$;
+comment on function private.escrow_charge_create(uuid, uuid, text, text) is
+  'escrow-fund by card: the pending funding transaction (the payment request, if any) whose id is the charge '
+  'reference.';
 revoke execute on function private.escrow_charge_create(uuid, uuid, text, text) from public, anon, authenticated;
 grant execute on function private.escrow_charge_create(uuid, uuid, text, text) to service_role;
 
@@ -179,6 +190,8 @@ begin
   return case when found then 'failed' else 'already_done' end;
 end
 $$;
+comment on function private.escrow_charge_fail(uuid, text) is
+  'A card charge for an escrow that did not happen: the pending funding transaction is marked failed.';
 revoke execute on function private.escrow_charge_fail(uuid, text) from public, anon, authenticated;
 grant execute on function private.escrow_charge_fail(uuid, text) to service_role;
 
@@ -256,6 +269,8 @@ begin
   update public.escrows set awaiting_bank_transfer_at = now(), updated_at = now() where id = e.id;
 end
 $$;
+comment on function private.escrow_await_bank_transfer(uuid, uuid) is
+  'escrow-fund by bank transfer: marks the escrow as waiting for money in the payer''s virtual account.';
 revoke execute on function private.escrow_await_bank_transfer(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_await_bank_transfer(uuid, uuid) to service_role;
 

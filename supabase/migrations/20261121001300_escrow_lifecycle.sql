@@ -44,6 +44,9 @@ begin
   return null;
 end
 $$;
+comment on function private.escrow_accept(uuid, uuid) is
+  'escrow-accept by the invited counterparty: active (asked to pay) when they are the payer, funded when the money is '
+  'in.';
 revoke execute on function private.escrow_accept(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_accept(uuid, uuid) to service_role;
 
@@ -71,6 +74,8 @@ begin
   return v_hold;
 end
 $$;
+comment on function private.escrow_return_hold(public.escrows, text) is
+  'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
 revoke execute on function private.escrow_return_hold(public.escrows, text) from public, anon, authenticated;
 grant execute on function private.escrow_return_hold(public.escrows, text) to service_role;
 
@@ -90,6 +95,8 @@ begin
   return 'cancelled';
 end
 $$;
+comment on function private.escrow_close_unfunded(public.escrows, uuid, text, text) is
+  'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
 revoke execute on function private.escrow_close_unfunded(public.escrows, uuid, text, text)
   from public, anon, authenticated;
 grant execute on function private.escrow_close_unfunded(public.escrows, uuid, text, text) to service_role;
@@ -112,6 +119,8 @@ begin
   return 'refunded';
 end
 $$;
+comment on function private.escrow_refund_unaccepted(public.escrows, text) is
+  'Refunds a funded escrow that was never accepted (declined or cancelled): the hold goes back to the payer.';
 revoke execute on function private.escrow_refund_unaccepted(public.escrows, text) from public, anon, authenticated;
 grant execute on function private.escrow_refund_unaccepted(public.escrows, text) to service_role;
 
@@ -165,6 +174,8 @@ begin
   return null;
 end
 $$;
+comment on function private.escrow_cancel(uuid, uuid) is
+  'escrow-cancel: cancels an unfunded escrow, or (by the payer) refunds a funded one not yet accepted.';
 revoke execute on function private.escrow_cancel(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_cancel(uuid, uuid) to service_role;
 
@@ -189,6 +200,8 @@ begin
   return 'deleted';
 end
 $$;
+comment on function private.escrow_delete(uuid, uuid) is
+  'escrow-delete by the initiator: a draft escrow is marked deleted.';
 revoke execute on function private.escrow_delete(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_delete(uuid, uuid) to service_role;
 
@@ -229,6 +242,8 @@ begin
   return 'funded';
 end
 $$;
+comment on function private.escrow_deliver(uuid, uuid, timestamptz) is
+  'escrow-deliver by the payee: records delivery, opening the inspection period where the category has one.';
 revoke execute on function private.escrow_deliver(uuid, uuid, timestamptz) from public, anon, authenticated;
 grant execute on function private.escrow_deliver(uuid, uuid, timestamptz) to service_role;
 
@@ -273,6 +288,9 @@ begin
   return v_transfer;
 end
 $$;
+comment on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text) is
+  'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system '
+  'accounts.';
 revoke execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text)
   from public, anon, authenticated;
 grant execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text) to service_role;
@@ -307,6 +325,9 @@ begin
   return v_tx;
 end
 $$;
+comment on function private.escrow_start_payout(public.escrows, bigint, uuid) is
+  'Starts the payee''s bank payout of a release when they have a default payout account; returns the pending '
+  'transaction.';
 revoke execute on function private.escrow_start_payout(public.escrows, bigint, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_start_payout(public.escrows, bigint, uuid) to service_role;
 
@@ -359,6 +380,8 @@ begin
   return query select 'released'::text, v_payout_tx;
 end
 $$;
+comment on function private.escrow_release(uuid, uuid, timestamptz) is
+  'escrow-release by the payer, or the job when an inspection period ends: pays out the rest and closes the escrow.';
 revoke execute on function private.escrow_release(uuid, uuid, timestamptz) from public, anon, authenticated;
 grant execute on function private.escrow_release(uuid, uuid, timestamptz) to service_role;
 
@@ -388,6 +411,8 @@ begin
   return 'refunded';
 end
 $$;
+comment on function private.escrow_refund(uuid, uuid) is
+  'escrow-refund by the payee: the hold goes back to the payer''s wallet and the escrow is refunded.';
 revoke execute on function private.escrow_refund(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_refund(uuid, uuid) to service_role;
 
@@ -410,5 +435,7 @@ begin
     'transaction', t.id, 'View transaction');
 end
 $$;
+comment on function private.escrow_payout_settled(uuid, boolean) is
+  'Tells the payee how their escrow payout ended (reached the bank, or back in the wallet).';
 revoke execute on function private.escrow_payout_settled(uuid, boolean) from public, anon, authenticated;
 grant execute on function private.escrow_payout_settled(uuid, boolean) to service_role;

@@ -26,6 +26,8 @@ create table public.milestones (
   released_at timestamptz,
   unique (escrow_id, milestone_index)
 );
+comment on table public.milestones is
+  'The milestones of a hiring escrow: proposed, agreed by both parties, completed, released. Parties read them.';
 create index milestones_created_by_idx on public.milestones (created_by);
 create index milestones_release_tx_idx on public.milestones (release_tx_id) where release_tx_id is not null;
 alter table public.milestones enable row level security;
@@ -62,6 +64,8 @@ begin
   return next;
 end
 $$;
+comment on function private.milestone_lock(uuid, uuid) is
+  'Locks a milestone''s escrow, then the milestone, for an operation; ES404 unless the actor is a party.';
 revoke execute on function private.milestone_lock(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.milestone_lock(uuid, uuid) to service_role;
 
@@ -78,6 +82,9 @@ begin
   end if;
 end
 $$;
+comment on function private.milestones_fit(public.escrows, bigint, uuid) is
+  'Refuses (ES409) when the escrow''s milestones that are not cancelled, plus an amount, would exceed the escrow '
+  'amount.';
 revoke execute on function private.milestones_fit(public.escrows, bigint, uuid) from public, anon, authenticated;
 grant execute on function private.milestones_fit(public.escrows, bigint, uuid) to service_role;
 
@@ -96,6 +103,8 @@ as $$
          updated_at = now()
    where escrow_id = p_escrow and status in ('proposed', 'accepted', 'completed');
 $$;
+comment on function private.close_milestones(uuid, uuid) is
+  'Closes an escrow''s open milestones: released with the release transfer when agreed, else cancelled.';
 revoke execute on function private.close_milestones(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.close_milestones(uuid, uuid) to service_role;
 
@@ -136,6 +145,9 @@ begin
   return v_id;
 end
 $$;
+comment on function private.milestone_create(uuid, uuid, text, text, bigint, date) is
+  'milestone-create on a hiring escrow: a proposed milestone, approved by its proposer; the other party is asked to '
+  'review.';
 revoke execute on function private.milestone_create(uuid, uuid, text, text, bigint, date)
   from public, anon, authenticated;
 grant execute on function private.milestone_create(uuid, uuid, text, text, bigint, date) to service_role;
@@ -178,6 +190,8 @@ begin
     'milestone', (l.m).id, 'Review milestone');
 end
 $$;
+comment on function private.milestone_update(uuid, uuid, jsonb) is
+  'milestone-update of a proposed milestone: the editor''s approval stands and the other party must approve again.';
 revoke execute on function private.milestone_update(uuid, uuid, jsonb) from public, anon, authenticated;
 grant execute on function private.milestone_update(uuid, uuid, jsonb) to service_role;
 
@@ -212,6 +226,8 @@ begin
   return v_status;
 end
 $$;
+comment on function private.milestone_approve(uuid, uuid) is
+  'milestone-approve by a party; the milestone is accepted once both parties approved. Returns its status.';
 revoke execute on function private.milestone_approve(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.milestone_approve(uuid, uuid) to service_role;
 
@@ -239,6 +255,8 @@ begin
     'milestone', (l.m).id, 'Release milestone');
 end
 $$;
+comment on function private.milestone_complete(uuid, uuid) is
+  'milestone-complete by the freelancer: an accepted milestone is marked completed and the client asked to release it.';
 revoke execute on function private.milestone_complete(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.milestone_complete(uuid, uuid) to service_role;
 
@@ -285,5 +303,8 @@ begin
   return v_payout;
 end
 $$;
+comment on function private.milestone_release(uuid, uuid) is
+  'milestone-release by the client: pays a completed milestone out of the funded escrow, releasing it when all are '
+  'paid.';
 revoke execute on function private.milestone_release(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.milestone_release(uuid, uuid) to service_role;

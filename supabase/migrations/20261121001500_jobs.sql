@@ -36,6 +36,9 @@ begin
   end loop;
 end
 $$;
+comment on function private.run_jobs(timestamptz) is
+  'The job: releases escrows whose inspection period ended and ends those closed 14 days ago; one row per escrow '
+  'acted on.';
 revoke execute on function private.run_jobs(timestamptz) from public, anon, authenticated;
 grant execute on function private.run_jobs(timestamptz) to service_role;
 
@@ -51,5 +54,7 @@ as $$
   )
   select count(*)::integer from gone;
 $$;
+comment on function private.cleanup_expired(timestamptz) is
+  'The job''s housekeeping: deletes Idempotency-Keys older than 24 hours; returns how many.';
 revoke execute on function private.cleanup_expired(timestamptz) from public, anon, authenticated;
 grant execute on function private.cleanup_expired(timestamptz) to service_role;
