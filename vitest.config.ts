@@ -1,36 +1,39 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// Suites that run the job with a "now" in the future (runJobs) act on every row of the shared
-// test database: they would release, end or fail what suites running beside them are still
-// waiting on. They form the "clock" group, which runs after every other suite, one file at a time.
-const root = new URL('.', import.meta.url).pathname;
-function testFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return testFiles(path);
-    return name.endsWith('.test.ts') ? [relative(root, path)] : [];
-  });
-}
-const all = testFiles(join(root, 'tests'));
-const clock = all.filter((f) => /\brunJobs\(/.test(readFileSync(join(root, f), 'utf8')));
+// Two projects over one stack. The stack is started once, by the root config's globalSetup
+// (Vitest always runs the root project's globalSetup and gives every project what it provides);
+// the projects do not extend this file, so they do not start a second stack on the same ports.
+//
+// The "clock" group: suites that run the job (jobs-run) act on every row of the shared test
+// database, with a "now" in the future: they would release, end or fail what suites running beside
+// them are still waiting on. They are named *.clock.test.ts and run after every other suite, one
+// file at a time. tests/unit/clock-group.test.ts fails when a suite outside the group names the
+// job by any route, and tests/support/no-job.ts refuses the call at run time (tests/README.md).
+const CLOCK = 'tests/**/*.clock.test.ts';
+
+const common = {
+  setupFiles: ['tests/support/env.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+};
 
 export default defineConfig({
   test: {
     globalSetup: ['tests/support/global-setup.ts'],
-    setupFiles: ['tests/support/env.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     projects: [
       {
-        extends: true,
-        test: { name: 'suites', include: all.filter((f) => !clock.includes(f)), sequence: { groupOrder: 0 } },
+        test: {
+          ...common,
+          name: 'suites',
+          include: ['tests/**/*.test.ts'],
+          exclude: [CLOCK],
+          setupFiles: [...common.setupFiles, 'tests/support/no-job.ts'],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
-        extends: true,
-        test: { name: 'clock', include: clock, sequence: { groupOrder: 1 }, fileParallelism: false },
+        test: { ...common, name: 'clock', include: [CLOCK], sequence: { groupOrder: 1 }, fileParallelism: false },
       },
     ],
   },

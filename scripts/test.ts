@@ -1,9 +1,10 @@
 // `npm test`: everything CI checks, with a line of progress per step.
 //   1. tsc --noEmit (strict) over shared/, handlers and tests
 //   2. deno check of every function entry and every script
-//   3. the real stack (embedded Postgres + Deno functions server) on test ports, fresh data
-//   4. vitest: unit, integration and end-to-end suites against that stack
-//   5. supabase db advisors (security and performance) against the test database: zero findings
+//   3. deploy check: each function from the files the supabase CLI uploads, without node_modules
+//   4. the real stack (embedded Postgres + Deno functions server) on test ports, fresh data
+//   5. vitest: unit, integration and end-to-end suites against that stack
+//   6. supabase db advisors (security and performance) against the test database: zero findings
 // Ends with one line "N passed, N failed" (vitest tests plus the other steps).
 import postgres from 'postgres';
 import { startStack } from '../tests/support/stack.ts';
@@ -46,6 +47,15 @@ steps.push({
     'scripts/bench-abuse.ts',
     'scripts/gen-escrow-states.ts',
     'scripts/gen-schema.ts',
+    'scripts/deploy-check.ts',
+  ]),
+});
+steps.push({
+  name: 'deploy check',
+  ok: await run('deploy check (each function from the files the supabase CLI uploads, no node_modules)', bin('deno'), [
+    'run',
+    '--allow-all',
+    'scripts/deploy-check.ts',
   ]),
 });
 

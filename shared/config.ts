@@ -11,7 +11,10 @@ const schema = z
   .object({
     DATABASE_URL: z.string().min(1).optional(),
     SUPABASE_DB_URL: z.string().min(1).optional(),
-    DB_POOL_MAX: int(10, 1),
+    // Connections each function instance may hold (postgres.js pool). Unset: 2 in a deployment,
+    // where every instance has its own pool through the transaction pooler, and 10 on the local
+    // stack, where one server process serves every function (and the test suite's parallel calls).
+    DB_POOL_MAX: z.coerce.number().int().min(1).optional(),
     PORT: int(54321, 1),
     // Set to 1 by `npm start` (and the test harness) for the database it created itself. Together
     // with a loopback database address it is what "the local stack" means; anything else is a
@@ -79,7 +82,11 @@ const schema = z
     }
   });
 
-export type Config = z.infer<typeof schema> & {
+/** DB_POOL_MAX when unset: a deployment's instance, and the local stack's one server process. */
+export const DB_POOL_DEFAULT = { deployment: 2, local: 10 } as const;
+
+export type Config = Omit<z.infer<typeof schema>, 'DB_POOL_MAX'> & {
+  DB_POOL_MAX: number;
   databaseUrl: string;
   /** The local stack that `npm start` or the test harness made: the only place `now` is believed. */
   local: boolean;
@@ -171,7 +178,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const problems = productionProblems(c, cleaned as Record<string, string>);
     if (problems.length > 0) throw new ConfigError(problems);
   }
-  return { ...c, databaseUrl, local };
+  const DB_POOL_MAX = c.DB_POOL_MAX ?? (local ? DB_POOL_DEFAULT.local : DB_POOL_DEFAULT.deployment);
+  return { ...c, DB_POOL_MAX, databaseUrl, local };
 }
 
 let cached: Config | undefined;

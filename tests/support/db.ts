@@ -30,14 +30,18 @@ export async function lastOtp(phone: string): Promise<string> {
   return code;
 }
 
-/** Runs fn in a transaction as role `authenticated` with sub = userId, then rolls back. */
+/**
+ * Runs fn in a transaction as role `authenticated` with sub = userId, then rolls back. The settings
+ * are those shared/db.ts asUser makes for a request (role, claims, claim.sub).
+ */
 export async function asUserSql<T>(userId: string, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   let result: T;
   const rollback = new Error('rollback');
   try {
     await testDb().begin(async (tx) => {
       await tx`select set_config('role', 'authenticated', true),
-                      set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true)`;
+                      set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true),
+                      set_config('request.jwt.claim.sub', ${userId}, true)`;
       result = await fn(tx);
       throw rollback;
     });

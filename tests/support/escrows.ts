@@ -1,10 +1,9 @@
 // Escrow scenarios built through the real endpoints (and the Paystack fake where money arrives).
 import { expect } from 'vitest';
-import { call, get, post } from './api.ts';
+import { get, post } from './api.ts';
 import { testDb } from './db.ts';
 import { paystack } from './paystack.ts';
 import { signUp, type TestUser } from './users.ts';
-import { TEST_JOBS_SECRET } from './stack.ts';
 
 export type Category = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
 
@@ -90,10 +89,6 @@ export async function fundedDeal(opts: Parameters<typeof newDeal>[0] = {}): Prom
   expect(await escrowStatus(deal)).toBe('funded');
   return deal;
 }
-
-/** Runs the job as the scheduler does, at an explicit time. */
-export const runJobs = (now: string) =>
-  call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } });
 
 /** Wallets of both parties and the escrow hold, in kobo. */
 export async function balances(deal: Deal) {

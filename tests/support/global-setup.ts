@@ -1,5 +1,6 @@
 // Uses the stack that `npm test` started (TEST_BASE_URL / TEST_DATABASE_URL), or starts one for
-// a direct `npx vitest` run.
+// a direct `npx vitest` run. Listed in the root config of vitest.config.ts only, so it runs once per
+// run whatever projects take part; both projects inherit what it provides.
 import type { TestProject } from 'vitest/node';
 import { startStack, type Stack } from './stack.ts';
 

@@ -45,7 +45,7 @@ const SECRETS = {
 };
 const DB_URL = 'postgres://postgres:db-PASSWORD-value@127.0.0.1:5432/postgres';
 // the local stack's marker (with the loopback database above): the production rules have their
-// own suite, tests/unit/production-config.test.ts
+// own suite, tests/unit/production-config.clock.test.ts
 const validEnv = (): Record<string, string | undefined> => ({ DATABASE_URL: DB_URL, ESCROW_LOCAL_STACK: '1', ...SECRETS });
 
 function configError(env: Record<string, string | undefined>): ConfigError {

@@ -22,7 +22,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { predict, type EscrowFacts, type EscrowStatus, type Operation } from '../../shared/escrow-states.ts';
 import { get, post, type ApiResult } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import { fundWallet, holdKobo, newDeal, runJobs, walletKobo, type Category, type Deal } from '../support/escrows.ts';
+import { fundWallet, holdKobo, newDeal, walletKobo, type Category, type Deal } from '../support/escrows.ts';
+import { runJobs } from '../support/clock.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- the model and the system under test ---------------------------------------------------

@@ -10,7 +10,17 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { balances, type Deal, escrowOp, escrowStatus, fundedDeal, holdKobo, newDeal, runJobs, walletKobo } from '../support/escrows.ts';
+import {
+  balances,
+  type Deal,
+  escrowOp,
+  escrowStatus,
+  fundedDeal,
+  holdKobo,
+  newDeal,
+  walletKobo,
+} from '../support/escrows.ts';
+import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
 

@@ -9,7 +9,8 @@ import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import { escrowOp, escrowStatus, holdKobo, newDeal, runJobs, walletKobo, type Deal } from '../support/escrows.ts';
+import { escrowOp, escrowStatus, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
+import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 

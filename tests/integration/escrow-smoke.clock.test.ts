@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
-import { escrowOp, escrowStatus, fundedDeal, holdKobo, runJobs, walletKobo } from '../support/escrows.ts';
+import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';
+import { runJobs } from '../support/clock.ts';
 
 describe('escrow smoke: goods_products from creation to auto-release', () => {
   it('funds, accepts, delivers, and the job releases after the inspection day', async () => {
