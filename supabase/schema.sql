@@ -946,9 +946,9 @@ begin
               where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user) then
     return 'already_done';
   end if;
-  select id into v_id from public.escrows
+  select id into v_id from public.escrows w
    where awaiting_bank_transfer_at is not null
-     and (status = 'draft' or (status = 'active' and funded_at is null))
+     and private.escrow_is_fundable(w)
      and p_user = case when payer_role = 'initiator' then initiator_id else counterparty_id end
    order by awaiting_bank_transfer_at, id limit 1
    for update;
@@ -1291,7 +1291,7 @@ begin
       pg_catalog.format('Fund "%s": %s (the escrow amount, fee and VAT).', e.title, private.naira(e.total_charge)),
       'transaction', v_tx, 'Fund escrow');
     return 'active';
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set status = 'funded', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
       pg_catalog.format('%s accepted "%s". The money is in escrow and the deal is on.', v_name, e.title), 'escrow', e.id, 'View escrow');
@@ -1335,9 +1335,9 @@ AS $function$
 declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
-  if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
+  if private.escrow_is_unfunded(e) then
     return private.escrow_close_unfunded(e, p_actor, 'cancelled', 'cancelled');
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
       perform private.refuse_role('only the payer can cancel a funded escrow before it is accepted');
@@ -1435,7 +1435,7 @@ begin
     return 'flagged';
   end if;
   update public.transactions set provider_charge_id = p_charge_id, metadata = metadata - 'review' where id = t.id;
-  if t.status = 'pending' and (e.status = 'draft' or (e.status = 'active' and e.funded_at is null)) then
+  if t.status = 'pending' and private.escrow_is_fundable(e) then
     perform private.post_transfer('escrow-fund:' || e.id, 'escrow_funding',
       pg_catalog.jsonb_build_array(
         pg_catalog.jsonb_build_object('system', 'provider_clearing', 'amount', -e.total_charge),
@@ -1548,10 +1548,10 @@ begin
   if p_actor is distinct from e.counterparty_id then
     perform private.refuse_role('only the invited counterparty can decline this escrow');
   end if;
-  if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
+  if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
   end if;
@@ -1682,7 +1682,7 @@ begin
   if p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('only the payer can fund this escrow');
   end if;
-  if not (e.status = 'draft' or (e.status = 'active' and e.funded_at is null)) then
+  if not private.escrow_is_fundable(e) then
     perform private.refuse_state(e, 'fund');
   end if;
 end
@@ -1690,6 +1690,45 @@ $function$;
 comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded.';
 revoke all on function private.escrow_fundable(e public.escrows, p_actor uuid) from public;
 grant execute on function private.escrow_fundable(e public.escrows, p_actor uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.escrow_is_fundable(e public.escrows)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_is_fundable(e public.escrows)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select e.status = 'draft' or (e.status = 'active' and e.funded_at is null) $function$;
+comment on function private.escrow_is_fundable(e public.escrows) is 'Whether the payer may fund the escrow now: a draft, or an accepted invitation whose money has not come in.';
+revoke all on function private.escrow_is_fundable(e public.escrows) from public;
+grant execute on function private.escrow_is_fundable(e public.escrows) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.escrow_is_funded_unaccepted(e public.escrows)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_is_funded_unaccepted(e public.escrows)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select e.status = 'active' and e.funded_at is not null and e.accepted_at is null $function$;
+comment on function private.escrow_is_funded_unaccepted(e public.escrows) is 'Whether the escrow holds the initiator''s money and waits for the counterparty to accept it.';
+revoke all on function private.escrow_is_funded_unaccepted(e public.escrows) from public;
+grant execute on function private.escrow_is_funded_unaccepted(e public.escrows) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.escrow_is_unfunded(e public.escrows)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_is_unfunded(e public.escrows)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select e.status = 'invite_pending' or private.escrow_is_fundable(e) $function$;
+comment on function private.escrow_is_unfunded(e public.escrows) is 'Whether the escrow is open with no money in it: a draft, an unanswered invitation, or accepted and not yet funded.';
+revoke all on function private.escrow_is_unfunded(e public.escrows) from public;
+grant execute on function private.escrow_is_unfunded(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_lock(p_escrow uuid, p_actor uuid)
@@ -1753,6 +1792,19 @@ revoke all on function private.escrow_mark_funded(e public.escrows, p_tx uuid) f
 grant execute on function private.escrow_mark_funded(e public.escrows, p_tx uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.escrow_milestones_may_change(e public.escrows)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_milestones_may_change(e public.escrows)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select e.status in ('draft', 'invite_pending', 'active', 'funded') $function$;
+comment on function private.escrow_milestones_may_change(e public.escrows) is 'Whether the escrow''s milestones may still be proposed, edited, approved or completed (draft to funded).';
+revoke all on function private.escrow_milestones_may_change(e public.escrows) from public;
+grant execute on function private.escrow_milestones_may_change(e public.escrows) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text)
@@ -1761,12 +1813,11 @@ CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount big
  SET search_path TO ''
 AS $function$
 declare
-  v_before bigint := e.released_amount;
   v_after bigint := e.released_amount + p_amount;
   v_payee uuid := private.payee_of(e);
-  v_seller_fee bigint := (e.seller_fee * v_after) / e.amount - (e.seller_fee * v_before) / e.amount;
-  v_payer_fee bigint := (e.payer_fee * v_after) / e.amount - (e.payer_fee * v_before) / e.amount;
-  v_vat bigint := (e.vat * v_after) / e.amount - (e.vat * v_before) / e.amount;
+  v_seller_fee bigint := private.escrow_release_share(e, e.seller_fee, p_amount);
+  v_payer_fee bigint := private.escrow_release_share(e, e.payer_fee, p_amount);
+  v_vat bigint := private.escrow_release_share(e, e.vat, p_amount);
   v_payee_gets bigint := p_amount - v_seller_fee;
   v_tx uuid;
   v_transfer uuid;
@@ -1913,7 +1964,7 @@ begin
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, v_transfer);
   -- what the payee was just credited: the rest of the amount less the rest of the seller fee
-  v_payout := v_remaining - (e.seller_fee - (e.seller_fee * e.released_amount) / e.amount);
+  v_payout := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
     pg_catalog.format('%s from "%s" was released to you%s.', private.naira(v_payout), e.title,
@@ -1928,6 +1979,19 @@ $function$;
 comment on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) is 'escrow-release by the payer, or the job when an inspection period ends: pays out the rest and closes the escrow.';
 revoke all on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) from public;
 grant execute on function private.escrow_release(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint)
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select (p_total * (e.released_amount + p_release)) / e.amount - (p_total * e.released_amount) / e.amount $function$;
+comment on function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint) is 'The cumulative share of a fee or VAT total that a release of part of the escrow amount carries.';
+revoke all on function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint) from public;
+grant execute on function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_return_hold(e public.escrows, p_description text)
@@ -2071,7 +2135,7 @@ declare
   v_status text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'change the milestones of');
   end if;
   if (l.m).status <> 'proposed' then
@@ -2111,7 +2175,7 @@ begin
   if p_actor is distinct from private.payee_of(l.e) then
     perform private.refuse_role('only the freelancer can mark a milestone complete');
   end if;
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'complete a milestone of');
   end if;
   if (l.m).status <> 'accepted' then
@@ -2143,7 +2207,7 @@ begin
   if e.category <> 'hiring' then
     raise exception 'milestones are for hiring escrows' using errcode = 'ES409';
   end if;
-  if e.status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(e) then
     perform private.refuse_state(e, 'add milestones to');
   end if;
   perform private.milestones_fit(e, p_amount, null);
@@ -2218,9 +2282,9 @@ begin
     pg_catalog.format('Milestone released: %s', (l.m).title));
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
-  v_payout := private.escrow_start_payout(l.e, (l.m).amount - (
-    ((l.e).seller_fee * ((l.e).released_amount + (l.m).amount)) / (l.e).amount - ((l.e).seller_fee * (l.e).released_amount) / (l.e).amount),
-    (l.m).id);
+  -- what the payee was just credited: the milestone's amount less its share of the seller fee
+  v_payout := private.escrow_start_payout(l.e,
+    (l.m).amount - private.escrow_release_share(l.e, (l.e).seller_fee, (l.m).amount), (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
     pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
   if (l.e).released_amount + (l.m).amount = (l.e).amount then
@@ -2253,7 +2317,7 @@ declare
   v_title text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'change the milestones of');
   end if;
   if (l.m).status <> 'proposed' then

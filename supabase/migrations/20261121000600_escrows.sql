@@ -269,3 +269,47 @@ comment on function private.refuse_role(text) is
   'Raises ES403 with the message: a party doing what its role may not.';
 revoke execute on function private.refuse_role(text) from public, anon, authenticated;
 grant execute on function private.refuse_role(text) to service_role;
+
+-- =============================================================================================
+-- States: the conditions several operations test, each written once
+-- =============================================================================================
+
+-- The payer may pay the escrow's money in now: a draft (the initiator pays before inviting), or
+-- an accepted invitation whose money has not come in (status active, funded_at null).
+create function private.escrow_is_fundable(e public.escrows) returns boolean
+language sql immutable set search_path = ''
+as $$ select e.status = 'draft' or (e.status = 'active' and e.funded_at is null) $$;
+comment on function private.escrow_is_fundable(public.escrows) is
+  'Whether the payer may fund the escrow now: a draft, or an accepted invitation whose money has not come in.';
+revoke execute on function private.escrow_is_fundable(public.escrows) from public, anon, authenticated;
+grant execute on function private.escrow_is_fundable(public.escrows) to service_role;
+
+-- Open and without money in it: fundable, or an invitation the counterparty (the payer) has not
+-- answered yet. Cancelling or declining it refunds nothing.
+create function private.escrow_is_unfunded(e public.escrows) returns boolean
+language sql immutable set search_path = ''
+as $$ select e.status = 'invite_pending' or private.escrow_is_fundable(e) $$;
+comment on function private.escrow_is_unfunded(public.escrows) is
+  'Whether the escrow is open with no money in it: a draft, an unanswered invitation, or accepted and not yet funded.';
+revoke execute on function private.escrow_is_unfunded(public.escrows) from public, anon, authenticated;
+grant execute on function private.escrow_is_unfunded(public.escrows) to service_role;
+
+-- Funded by the initiator (the payer) and not yet accepted by the counterparty: status active with
+-- funded_at set. Accepting makes it funded; declining or the payer cancelling refunds it.
+create function private.escrow_is_funded_unaccepted(e public.escrows) returns boolean
+language sql immutable set search_path = ''
+as $$ select e.status = 'active' and e.funded_at is not null and e.accepted_at is null $$;
+comment on function private.escrow_is_funded_unaccepted(public.escrows) is
+  'Whether the escrow holds the initiator''s money and waits for the counterparty to accept it.';
+revoke execute on function private.escrow_is_funded_unaccepted(public.escrows) from public, anon, authenticated;
+grant execute on function private.escrow_is_funded_unaccepted(public.escrows) to service_role;
+
+-- Milestones may still be proposed, edited, approved or completed while the escrow has not been
+-- released, refunded or closed: draft, invite_pending, active or funded.
+create function private.escrow_milestones_may_change(e public.escrows) returns boolean
+language sql immutable set search_path = ''
+as $$ select e.status in ('draft', 'invite_pending', 'active', 'funded') $$;
+comment on function private.escrow_milestones_may_change(public.escrows) is
+  'Whether the escrow''s milestones may still be proposed, edited, approved or completed (draft to funded).';
+revoke execute on function private.escrow_milestones_may_change(public.escrows) from public, anon, authenticated;
+grant execute on function private.escrow_milestones_may_change(public.escrows) to service_role;

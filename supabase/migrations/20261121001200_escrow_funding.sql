@@ -84,7 +84,7 @@ begin
   if p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('only the payer can fund this escrow');
   end if;
-  if not (e.status = 'draft' or (e.status = 'active' and e.funded_at is null)) then
+  if not private.escrow_is_fundable(e) then
     perform private.refuse_state(e, 'fund');
   end if;
 end
@@ -227,7 +227,7 @@ begin
     return 'flagged';
   end if;
   update public.transactions set provider_charge_id = p_charge_id, metadata = metadata - 'review' where id = t.id;
-  if t.status = 'pending' and (e.status = 'draft' or (e.status = 'active' and e.funded_at is null)) then
+  if t.status = 'pending' and private.escrow_is_fundable(e) then
     perform private.post_transfer('escrow-fund:' || e.id, 'escrow_funding',
       pg_catalog.jsonb_build_array(
         pg_catalog.jsonb_build_object('system', 'provider_clearing', 'amount', -e.total_charge),
@@ -298,9 +298,9 @@ begin
               where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user) then
     return 'already_done';
   end if;
-  select id into v_id from public.escrows
+  select id into v_id from public.escrows w
    where awaiting_bank_transfer_at is not null
-     and (status = 'draft' or (status = 'active' and funded_at is null))
+     and private.escrow_is_fundable(w)
      and p_user = case when payer_role = 'initiator' then initiator_id else counterparty_id end
    order by awaiting_bank_transfer_at, id limit 1
    for update;

@@ -34,7 +34,7 @@ begin
       pg_catalog.format('Fund "%s": %s (the escrow amount, fee and VAT).', e.title, private.naira(e.total_charge)),
       'transaction', v_tx, 'Fund escrow');
     return 'active';
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set status = 'funded', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
       pg_catalog.format('%s accepted "%s". The money is in escrow and the deal is on.', v_name, e.title), 'escrow', e.id, 'View escrow');
@@ -136,10 +136,10 @@ begin
   if p_actor is distinct from e.counterparty_id then
     perform private.refuse_role('only the invited counterparty can decline this escrow');
   end if;
-  if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
+  if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
   end if;
@@ -161,9 +161,9 @@ as $$
 declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
-  if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
+  if private.escrow_is_unfunded(e) then
     return private.escrow_close_unfunded(e, p_actor, 'cancelled', 'cancelled');
-  elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
+  elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
       perform private.refuse_role('only the payer can cancel a funded escrow before it is accepted');
@@ -247,9 +247,23 @@ comment on function private.escrow_deliver(uuid, uuid, timestamptz) is
 revoke execute on function private.escrow_deliver(uuid, uuid, timestamptz) from public, anon, authenticated;
 grant execute on function private.escrow_deliver(uuid, uuid, timestamptz) to service_role;
 
+-- The part of a total (the seller fee, the payer fee or the VAT) that releasing p_release kobo of
+-- the escrow amount carries, after e.released_amount was released before. Shares are cumulative
+-- (the total times the amount released so far over the escrow amount, rounded down, less the same
+-- before this release), so the last release takes every remainder and the shares of all the
+-- releases add up to the total exactly.
+create function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint) returns bigint
+language sql immutable set search_path = ''
+as $$ select (p_total * (e.released_amount + p_release)) / e.amount - (p_total * e.released_amount) / e.amount $$;
+comment on function private.escrow_release_share(public.escrows, bigint, bigint) is
+  'The cumulative share of a fee or VAT total that a release of part of the escrow amount carries.';
+revoke execute on function private.escrow_release_share(public.escrows, bigint, bigint)
+  from public, anon, authenticated;
+grant execute on function private.escrow_release_share(public.escrows, bigint, bigint) to service_role;
+
 -- Pays p_amount of the escrow amount out of the hold: the payee's share to their wallet, the fee
--- and VAT shares to the system accounts. Shares are cumulative, so the last release takes every
--- remainder and the hold ends at exactly zero. Returns the ledger transfer id.
+-- and VAT shares (private.escrow_release_share) to the system accounts; the hold ends at exactly
+-- zero with the last release. Returns the ledger transfer id.
 create function private.escrow_pay_out(
   e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text
 )
@@ -258,12 +272,11 @@ language plpgsql
 set search_path = ''
 as $$
 declare
-  v_before bigint := e.released_amount;
   v_after bigint := e.released_amount + p_amount;
   v_payee uuid := private.payee_of(e);
-  v_seller_fee bigint := (e.seller_fee * v_after) / e.amount - (e.seller_fee * v_before) / e.amount;
-  v_payer_fee bigint := (e.payer_fee * v_after) / e.amount - (e.payer_fee * v_before) / e.amount;
-  v_vat bigint := (e.vat * v_after) / e.amount - (e.vat * v_before) / e.amount;
+  v_seller_fee bigint := private.escrow_release_share(e, e.seller_fee, p_amount);
+  v_payer_fee bigint := private.escrow_release_share(e, e.payer_fee, p_amount);
+  v_vat bigint := private.escrow_release_share(e, e.vat, p_amount);
   v_payee_gets bigint := p_amount - v_seller_fee;
   v_tx uuid;
   v_transfer uuid;
@@ -368,7 +381,7 @@ begin
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, v_transfer);
   -- what the payee was just credited: the rest of the amount less the rest of the seller fee
-  v_payout := v_remaining - (e.seller_fee - (e.seller_fee * e.released_amount) / e.amount);
+  v_payout := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
     pg_catalog.format('%s from "%s" was released to you%s.', private.naira(v_payout), e.title,

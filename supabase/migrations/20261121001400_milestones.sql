@@ -126,7 +126,7 @@ begin
   if e.category <> 'hiring' then
     raise exception 'milestones are for hiring escrows' using errcode = 'ES409';
   end if;
-  if e.status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(e) then
     perform private.refuse_state(e, 'add milestones to');
   end if;
   perform private.milestones_fit(e, p_amount, null);
@@ -164,7 +164,7 @@ declare
   v_title text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'change the milestones of');
   end if;
   if (l.m).status <> 'proposed' then
@@ -205,7 +205,7 @@ declare
   v_status text;
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'change the milestones of');
   end if;
   if (l.m).status <> 'proposed' then
@@ -243,7 +243,7 @@ begin
   if p_actor is distinct from private.payee_of(l.e) then
     perform private.refuse_role('only the freelancer can mark a milestone complete');
   end if;
-  if (l.e).status not in ('draft', 'invite_pending', 'active', 'funded') then
+  if not private.escrow_milestones_may_change(l.e) then
     perform private.refuse_state(l.e, 'complete a milestone of');
   end if;
   if (l.m).status <> 'accepted' then
@@ -286,9 +286,9 @@ begin
     pg_catalog.format('Milestone released: %s', (l.m).title));
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
-  v_payout := private.escrow_start_payout(l.e, (l.m).amount - (
-    ((l.e).seller_fee * ((l.e).released_amount + (l.m).amount)) / (l.e).amount - ((l.e).seller_fee * (l.e).released_amount) / (l.e).amount),
-    (l.m).id);
+  -- what the payee was just credited: the milestone's amount less its share of the seller fee
+  v_payout := private.escrow_start_payout(l.e,
+    (l.m).amount - private.escrow_release_share(l.e, (l.e).seller_fee, (l.m).amount), (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
     pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
   if (l.e).released_amount + (l.m).amount = (l.e).amount then
