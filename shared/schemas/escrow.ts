@@ -1,17 +1,14 @@
 import { z } from 'zod';
+import { ESCROW_CATEGORIES, ESCROW_STATUSES, PAYER_ROLES } from '../enums.ts';
 import { nairaAmount } from '../money.ts';
 import { NIGERIAN_PHONE, queryBool, queryInt, queryTimestamp, toE164 } from '../validation.ts';
 
 const uuid = z.uuid({ message: 'must be a UUID' });
 const date = z.iso.date({ message: 'must be a date (YYYY-MM-DD)' });
 
-export const ESCROW_STATUSES = [
-  'draft', 'invite_pending', 'active', 'funded', 'inspection', 'released', 'refunded', 'disputed', 'cancelled', 'deleted', 'ended',
-] as const;
-
 export const escrowCreateBody = z.strictObject({
-  category: z.enum(['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto']),
-  payer_role: z.enum(['initiator', 'counterparty']),
+  category: z.enum(ESCROW_CATEGORIES),
+  payer_role: z.enum(PAYER_ROLES),
   title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   counterparty_phone: z
     .string()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRANSACTION_CATEGORIES, TRANSACTION_STATUSES } from '../enums.ts';
 import { nairaAmount } from '../money.ts';
 import { queryInt, queryTimestamp } from '../validation.ts';
 
@@ -42,9 +43,9 @@ export const payoutAddBody = z.strictObject({
 export const payoutIdBody = z.strictObject({ payout_account_id: uuid });
 
 export const transactionListQuery = z.strictObject({
-  category: z.enum(['deposit', 'withdrawal', 'escrow']).optional(),
+  category: z.enum(TRANSACTION_CATEGORIES).optional(),
   escrow_id: uuid.optional(),
-  status: z.enum(['pending', 'succeeded', 'failed', 'canceled']).optional(),
+  status: z.enum(TRANSACTION_STATUSES).optional(),
   limit: queryInt(20, 1, 100),
   before: queryTimestamp.optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MARITAL_STATUSES } from '../enums.ts';
 import { text } from '../validation.ts';
 
 const avatarUrl = z
@@ -17,7 +18,7 @@ export const profileUpdateBody = z
       .max(30, 'must be at most 30 characters')
       .regex(/^[a-zA-Z0-9_]+$/, 'may contain only letters, digits and underscores'),
     address: z.string().trim().max(500, 'must be at most 500 characters'),
-    marital_status: z.enum(['single', 'married', 'divorced', 'widowed']),
+    marital_status: z.enum(MARITAL_STATUSES),
     bio: z.string().trim().max(300, 'must be at most 300 characters'),
     avatar_url: avatarUrl,
     storage_path: z.string().trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
