@@ -1,7 +1,9 @@
 // The endpoint builder: every function is `endpoint({...})`, which gives it the same behaviour
 // for CORS and OPTIONS, method checks (405 + Allow), the 1 MiB body limit (413), JSON parsing,
 // strict zod validation of query and body (400 with details), bearer authentication with the
-// live-session check (401), typed errors, request ids and the response envelope.
+// live-session check (401), typed errors, request ids and the response envelope. The `response`
+// schema describes the envelope's `data` and types the handler's result; it is not checked at run
+// time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
 import { db, type UserClaims } from './db.ts';
@@ -14,10 +16,10 @@ import { type StoredResponse, withIdempotency } from './idempotency.ts';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
-export class Reply {
+export class Reply<T = unknown> {
   constructor(
     readonly status: number,
-    readonly data: unknown,
+    readonly data: T,
   ) {}
 }
 
@@ -56,31 +58,66 @@ export interface Context<Q, B, A extends AuthMode> {
   user: A extends 'user' ? AuthUser : undefined;
 }
 
-export interface EndpointSpec<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, A extends AuthMode> {
+/** The parsed value of an optional schema: what the handler receives as `query` or `body`. */
+type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * What a handler may return: the `data` of the success envelope in its wire form, `z.input` of the
+ * response schema (the JSON a client receives is parsed by that schema), or a Reply carrying it
+ * with another status. Without a response schema (only toy endpoints in tests), anything.
+ */
+export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType
+  ? z.input<RS> | Reply<z.input<RS>>
+  : unknown;
+
+export interface EndpointSpec<
+  QS extends z.ZodType | undefined,
+  BS extends z.ZodType | undefined,
+  RS extends z.ZodType | undefined,
+  A extends AuthMode,
+> {
   name: string;
   method: Method;
   auth: A;
   query?: QS;
   body?: BS;
+  /** The `data` of the success envelope (z.strictObject, nullable where a field can be null). */
+  response?: RS;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201;
   /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user'). */
   idempotent?: boolean;
   /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
   verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
-  handler: (
-    ctx: Context<QS extends z.ZodType ? z.output<QS> : undefined, BS extends z.ZodType ? z.output<BS> : undefined, A>,
-  ) => Promise<unknown>;
+  handler: (ctx: Context<Parsed<QS>, Parsed<BS>, A>) => Promise<HandlerResult<RS>>;
 }
 
-export interface EndpointMeta {
-  name: string;
-  method: Method;
-  auth: AuthMode;
-  status: number;
+/**
+ * What an endpoint is, for tests and generators (README table, OpenAPI). name, method, auth and
+ * status are plain enumerable fields (what the local server prints); idempotent and the three
+ * schemas are read-only and non-enumerable, so that printing, spreading or comparing a meta shows
+ * the route, not whole zod schemas.
+ */
+export interface EndpointMeta<
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+  BS extends z.ZodType | undefined = z.ZodType | undefined,
+  RS extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  readonly name: string;
+  readonly method: Method;
+  readonly auth: AuthMode;
+  readonly status: number;
+  readonly idempotent: boolean;
+  readonly query: QS;
+  readonly body: BS;
+  readonly response: RS;
 }
 
-export type Handler = ((req: Request) => Promise<Response>) & { meta: EndpointMeta };
+export type Handler<
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+  BS extends z.ZodType | undefined = z.ZodType | undefined,
+  RS extends z.ZodType | undefined = z.ZodType | undefined,
+> = ((req: Request) => Promise<Response>) & { meta: EndpointMeta<QS, BS, RS> };
 
 function corsHeaders(method: Method): Record<string, string> {
   return {
@@ -162,9 +199,12 @@ export function clientAddress(req: Request, trustedHops = getConfig().TRUSTED_PR
   return entries[entries.length - trustedHops] ?? entries[0] ?? 'unknown';
 }
 
-export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, A extends AuthMode>(
-  spec: EndpointSpec<QS, BS, A>,
-): Handler {
+export function endpoint<
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  RS extends z.ZodType | undefined = undefined,
+  A extends AuthMode = AuthMode,
+>(spec: EndpointSpec<QS, BS, RS, A>): Handler<QS, BS, RS> {
   const successStatus = spec.status ?? 200;
   const handler = async (req: Request): Promise<Response> => {
     const requestId = crypto.randomUUID();
@@ -227,10 +267,15 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
         if (!empty) throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
       }
 
-      const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as never;
+      // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user'
+      const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
+        Parsed<QS>,
+        Parsed<BS>,
+        A
+      >;
       const run = async (): Promise<StoredResponse> => {
         try {
-          const out = await spec.handler(ctx);
+          const out: unknown = await spec.handler(ctx);
           const status = out instanceof Reply ? out.status : successStatus;
           return { status, body: successBody(status, out instanceof Reply ? out.data : out) };
         } catch (err) {
@@ -256,7 +301,19 @@ export function endpoint<QS extends z.ZodType | undefined, BS extends z.ZodType 
       );
     }
   };
-  return Object.assign(handler, {
-    meta: { name: spec.name, method: spec.method, auth: spec.auth, status: successStatus },
-  });
+  const meta: EndpointMeta<QS, BS, RS> = {
+    name: spec.name,
+    method: spec.method,
+    auth: spec.auth,
+    status: successStatus,
+    idempotent: spec.idempotent === true,
+    // an omitted schema is undefined, and so is its type parameter (the defaults above)
+    query: spec.query as QS,
+    body: spec.body as BS,
+    response: spec.response as RS,
+  };
+  for (const key of ['idempotent', 'query', 'body', 'response'] as const) {
+    Object.defineProperty(meta, key, { enumerable: false, writable: false });
+  }
+  return Object.assign(handler, { meta });
 }

@@ -2,10 +2,10 @@
 // SQL transition functions implement it; docs/escrow-states.md is generated from it (a test
 // fails when they differ), and the model-based test drives random operations against the real
 // server and checks every answer against predict() below, so code, docs and this table cannot drift.
+// The states and categories themselves are the lists in shared/enums.ts.
+import { ESCROW_CATEGORIES, ESCROW_STATUSES, type EscrowCategory, type EscrowStatus, type PayerRole } from './enums.ts';
 
-export type EscrowStatus =
-  | 'draft' | 'invite_pending' | 'active' | 'funded' | 'inspection' | 'released' | 'refunded'
-  | 'disputed' | 'cancelled' | 'deleted' | 'ended';
+export type { EscrowStatus };
 
 export type Operation =
   | 'fund' | 'accept' | 'decline' | 'cancel' | 'delete' | 'deliver' | 'release' | 'refund'
@@ -16,8 +16,8 @@ export type Role = 'payer' | 'payee' | 'initiator' | 'counterparty' | 'party' | 
 /** What the model needs to know about an escrow beyond its status. */
 export interface EscrowFacts {
   status: EscrowStatus;
-  category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
-  payerRole: 'initiator' | 'counterparty';
+  category: EscrowCategory;
+  payerRole: PayerRole;
   funded: boolean;
   accepted: boolean;
   delivered: boolean;
@@ -51,13 +51,19 @@ export const ESCROW_TRANSITIONS: Transition[] = [
   { from: 'released, refunded, 14 days after', operation: 'job (jobs-run)', who: 'job', to: 'ended', also: '' },
 ];
 
-/** The spec's states and the category rules, in words, for the generated document. */
-export const CATEGORY_RULES = [
-  { category: 'goods_products', roles: 'Buyer / Seller', release: 'the buyer releases, or the job releases when the 1-day inspection period after delivery ends' },
-  { category: 'hiring', roles: 'Client / Freelancer', release: 'manual release only: the whole escrow, or milestone by milestone' },
-  { category: 'auto_dealership', roles: 'Buyer / Dealer', release: 'the buyer releases by confirming the delivery the dealer recorded' },
-  { category: 'p2p_crypto', roles: 'Sender / Receiver', release: 'the sender releases on approval, delivery or not' },
-] as const;
+/** The category rules, in words, for the generated document (a category without its rule does not compile). */
+export const CATEGORY_RULES: Record<EscrowCategory, { roles: string; release: string }> = {
+  goods_products: {
+    roles: 'Buyer / Seller',
+    release: 'the buyer releases, or the job releases when the 1-day inspection period after delivery ends',
+  },
+  hiring: { roles: 'Client / Freelancer', release: 'manual release only: the whole escrow, or milestone by milestone' },
+  auto_dealership: {
+    roles: 'Buyer / Dealer',
+    release: 'the buyer releases by confirming the delivery the dealer recorded',
+  },
+  p2p_crypto: { roles: 'Sender / Receiver', release: 'the sender releases on approval, delivery or not' },
+};
 
 export type Outcome = { ok: true; next: Partial<EscrowFacts> } | { ok: false; status: 403 | 404 | 409 };
 
@@ -122,7 +128,7 @@ export function renderStatesDoc(): string {
     '',
     '<!-- Generated from shared/escrow-states.ts by `npm run docs:states`; tests/unit/escrow-states.test.ts fails when this file is stale. -->',
     '',
-    'States: draft, invite_pending, active, funded, inspection, released, refunded, disputed, cancelled, deleted, ended.',
+    `States: ${ESCROW_STATUSES.join(', ')}.`,
     '`active` has two meanings, told apart by `funded_at` and `accepted_at`: funded and waiting for the counterparty to accept, or accepted and waiting for the payer\'s money.',
     '',
     'Refusals: a party whose role may not do it gets 403; someone who is not a party gets 404 (the escrow is not revealed); a state that does not allow it gets 409, and so does a second execution.',
@@ -135,7 +141,7 @@ export function renderStatesDoc(): string {
     '',
     row(['Category', 'Payer / payee', 'Release']),
     row(['---', '---', '---']),
-    ...CATEGORY_RULES.map((c) => row([c.category, c.roles, c.release])),
+    ...ESCROW_CATEGORIES.map((c) => row([c, CATEGORY_RULES[c].roles, CATEGORY_RULES[c].release])),
     '',
   ].join('\n');
 }

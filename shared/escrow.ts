@@ -6,6 +6,7 @@ import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { getConfig } from './config.ts';
 import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
+import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, HttpError, notFound, tooManyRequests } from './http.ts';
 import { errorMessage, log } from './log.ts';
@@ -13,6 +14,7 @@ import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { recipientFor } from './payments/recipient.ts';
+import type { EscrowFundResponse, EscrowListItemResponse, EscrowResponse } from './schemas/escrow.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
 /**
@@ -25,16 +27,16 @@ export interface EscrowRow {
   id: string;
   initiator_id: string;
   revealed_counterparty_id: string | null;
-  category: string;
-  payer_role: string;
+  category: EscrowCategory;
+  payer_role: PayerRole;
   title: string;
   description: string;
   counterparty_phone: string;
   transaction_type: string;
   release_type: string;
   amount: string;
-  currency: string;
-  status: string;
+  currency: 'NGN';
+  status: EscrowStatus;
   inspection_period_days: number;
   payer_fee: string;
   vat: string;
@@ -68,6 +70,12 @@ export const ESCROW_COLUMNS = [
  * until the counterparty has accepted or declined, whether or not the phone has an account; the
  * counterparty can only be reading it because it is linked to them, so theirs is their own id.
  */
+export function escrowView(e: EscrowRow, callerId: string): EscrowResponse;
+export function escrowView(
+  e: EscrowRow & { conversation_id: string },
+  callerId: string,
+  opts: { withConversation: true },
+): EscrowListItemResponse;
 export function escrowView(e: EscrowRow, callerId: string, opts: { withConversation?: boolean } = {}) {
   return {
     id: e.id,
@@ -186,7 +194,7 @@ export const getEscrow = (claims: UserClaims, id: string) => asUser(claims, (tx)
 export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
   return asUser(claims, async (tx) => {
     // the caller's escrows, on either side: row-level security keeps exactly those
-    const rows = await tx<EscrowRow[]>`
+    const rows = await tx<(EscrowRow & { conversation_id: string })[]>`
       select ${tx(ESCROW_COLUMNS.map((col) => `e.${col}`))}, c.id as conversation_id
         from public.escrows e join public.conversations c on c.escrow_id = e.id
        where ${q.status ? tx`e.status = ${q.status}` : tx`e.status <> 'deleted'`}
@@ -241,7 +249,7 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
 export async function fundEscrow(
   user: AuthUser,
   input: { escrow_id: string; method: 'wallet' | 'card' | 'saved_card' | 'bank_transfer'; card_id?: string; callback_url?: string },
-) {
+): Promise<EscrowFundResponse> {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
     return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`);

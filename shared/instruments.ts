@@ -6,6 +6,7 @@ import { conflict, HttpError, notFound } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { Reply } from './endpoint.ts';
+import type { CardRemovedResponse, PayoutRemovedResponse } from './schemas/money.ts';
 
 interface CardRow {
   id: string;
@@ -49,7 +50,7 @@ export const listCards = (claims: UserClaims) =>
     (await tx<CardRow[]>`select * from public.saved_cards where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`).map(cardView),
   );
 
-export async function removeCard(user: AuthUser, cardId: string) {
+export async function removeCard(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
   if (!row?.ok) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
   return { removed: true, card_id: cardId };
@@ -168,7 +169,7 @@ export const listPayoutAccounts = (claims: UserClaims) =>
     (await tx<PayoutRow[]>`select * from public.payout_accounts where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`).map(payoutView),
   );
 
-export async function removePayoutAccount(user: AuthUser, accountId: string) {
+export async function removePayoutAccount(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`);
   if (!row?.ok) throw new HttpError(404, 'Payout account not found', [{ field: 'payout_account_id', message: 'is not one of your payout accounts' }]);
   return { removed: true, payout_account_id: accountId };

@@ -3,6 +3,7 @@
 // escrow's hold, referenced by release_tx_id). Writes are SQL functions; reads run under RLS.
 import { asService, asUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
+import type { MilestoneStatus } from './enums.ts';
 import { notFound } from './http.ts';
 import { toNaira } from './money.ts';
 import { startPayout } from './escrow.ts';
@@ -17,7 +18,7 @@ interface MilestoneRow {
   description: string | null;
   amount: string;
   due_date: string | null;
-  status: string;
+  status: MilestoneStatus;
   initiator_approved: boolean;
   counterparty_approved: boolean;
   changes_note: string | null;

@@ -27,6 +27,8 @@ export function formatNaira(kobo: number): string {
 }
 
 /** Timestamps from Postgres (ISO strings with microseconds, or Date) -> ISO 8601 string. */
+export function iso(value: string | Date): string;
+export function iso(value: string | Date | null | undefined): string | null;
 export function iso(value: string | Date | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : value.toISOString();

@@ -1,5 +1,6 @@
 // Notifications: written by the transitions (SQL), read and marked read here as the caller.
 import { asUser, type UserClaims } from './db.ts';
+import type { ActionLabel, EntityType, NotificationEventType } from './enums.ts';
 import { notFound } from './http.ts';
 
 interface NotificationRow {
@@ -7,11 +8,11 @@ interface NotificationRow {
   conversation_id: string;
   escrow_id: string;
   user_id: string;
-  event_type: string;
+  event_type: NotificationEventType;
   content: string;
-  entity_type: string;
+  entity_type: EntityType;
   entity_id: string;
-  action_label: string | null;
+  action_label: ActionLabel | null;
   is_read: boolean;
   created_at: string;
 }

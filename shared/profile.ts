@@ -1,6 +1,7 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
 import { asUser, isPgError, type Tx, type UserClaims } from './db.ts';
 import { badRequest, conflict, notFound } from './http.ts';
+import type { MaritalStatus } from './enums.ts';
 import type { ProfileUpdate } from './schemas/profile.ts';
 import { iso } from './money.ts';
 
@@ -11,7 +12,7 @@ interface ProfileRow {
   username: string | null;
   phone_number: string;
   address: string | null;
-  marital_status: string | null;
+  marital_status: MaritalStatus | null;
   bio: string | null;
   avatar_url: string | null;
   avatar_storage_path: string | null;

@@ -1,16 +1,17 @@
 // The spec's Transaction, as users see it (always read as the caller: RLS applies).
 import { asUser, type Tx, type UserClaims } from './db.ts';
+import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
 import { toNaira } from './money.ts';
 
 export interface TransactionRow {
   id: string;
-  type: string;
-  category: string;
+  type: TransactionType;
+  category: TransactionCategory;
   description: string;
   amount: string | number;
-  currency: string;
-  direction: string;
-  status: string;
+  currency: 'NGN';
+  direction: TransactionDirection;
+  status: TransactionStatus;
   escrow_id: string | null;
   milestone_id: string | null;
   provider: string;

@@ -10,10 +10,12 @@ import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { recipientFor } from './payments/recipient.ts';
+import type { VirtualAccountStatus } from './enums.ts';
+import type { WalletResponse, WalletTopupResponse } from './schemas/money.ts';
 import { readTransaction } from './transactions.ts';
 
 interface VirtualAccountRow {
-  status: string;
+  status: VirtualAccountStatus;
   account_number: string | null;
   account_name: string | null;
   bank_name: string | null;
@@ -30,7 +32,7 @@ const virtualAccountView = (v: VirtualAccountRow) => ({
   updated_at: v.updated_at,
 });
 
-export async function getWallet(claims: UserClaims) {
+export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
   const userId = claims.sub;
   const [balance] = await asService((tx) => tx<{ balance: string }[]>`
     select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0) as balance`);
@@ -50,7 +52,10 @@ export async function getWallet(claims: UserClaims) {
   });
 }
 
-export async function topup(user: AuthUser, input: { amount: number; card_id?: string; callback_url?: string }) {
+export async function topup(
+  user: AuthUser,
+  input: { amount: number; card_id?: string; callback_url?: string },
+): Promise<WalletTopupResponse> {
   const provider = payments();
   const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
   const [created] = await asService((tx) => tx<{ id: string }[]>`

@@ -2,6 +2,13 @@
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
+import type {
+  ForgotPasswordResponse,
+  LogoutResponse,
+  OtpSentResponse,
+  PhoneVerifiedResponse,
+  ResetPasswordResponse,
+} from '../schemas/auth.ts';
 import { checkOtp, codeSms, hasLiveOtp, issueOtp, type OtpContext, type OtpSms } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
 import {
@@ -28,7 +35,7 @@ const ALREADY_REGISTERED = () =>
  * Sends a code. Same answer, and the same database work, whether or not the phone has an account:
  * only the queued message differs (its text, or withheld), and it is sent after the answer.
  */
-export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string) {
+export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string): Promise<OtpSentResponse> {
   const existing = await accountExists(phone);
   const sms: OtpSms =
     context === 'signup'
@@ -40,7 +47,7 @@ export async function sendOtp(phone: string, context: 'signup' | 'login', client
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
 }
 
-export async function verifySignupCode(phone: string, code: string) {
+export async function verifySignupCode(phone: string, code: string): Promise<PhoneVerifiedResponse> {
   const ttl = getConfig().PHONE_VERIFICATION_TTL_SECONDS;
   const outcome = await asService(async (tx) => {
     const result = await checkOtp(tx, phone, 'signup', code);
@@ -131,18 +138,18 @@ export async function refresh(token: string): Promise<SessionBody> {
   return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next);
 }
 
-export async function logout(sessionId: string) {
+export async function logout(sessionId: string): Promise<LogoutResponse> {
   await asService((tx) => tx`select private.end_session(${sessionId}, 'logout')`);
   return { logged_out: true };
 }
 
-export async function forgotPassword(phone: string, clientIp: string) {
+export async function forgotPassword(phone: string, clientIp: string): Promise<ForgotPasswordResponse> {
   const existing = await accountExists(phone);
   await issueOtp(phone, 'reset', clientIp, codeSms('reset', existing ? null : 'no_account'));
   return { sent: true, expires_in: getConfig().OTP_TTL_SECONDS };
 }
 
-export async function resetPassword(phone: string, code: string, password: string) {
+export async function resetPassword(phone: string, code: string, password: string): Promise<ResetPasswordResponse> {
   if (!(await hasLiveOtp(phone, 'reset'))) throw invalidField('otp_code', CODE_INVALID);
   const hash = await hashPassword(password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
   const done = await asService(async (tx) => {

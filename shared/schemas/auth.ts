@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { otpCodeSchema, passwordSchema, phoneSchema, text } from '../validation.ts';
+import { count, e164Phone, uuid } from './common.ts';
+
+// ---- requests --------------------------------------------------------------------------------
 
 export const sendOtpBody = z.strictObject({
   phone: phoneSchema,
@@ -46,3 +49,38 @@ export const resetPasswordBody = z
     path: ['confirm_password'],
     message: 'must match password',
   });
+
+// ---- responses (the `data` of the success envelope) ----------------------------------------
+
+/** The spec's Session: auth-signup, auth-verify (login), auth-refresh. */
+export const sessionResponse = z.strictObject({
+  user: z.strictObject({ id: uuid, phone: e164Phone }),
+  session: z.strictObject({
+    access_token: z.string().min(1),
+    refresh_token: z.string().min(1),
+    expires_in: count,
+    token_type: z.literal('bearer'),
+  }),
+});
+export type SessionResponse = z.input<typeof sessionResponse>;
+
+/** auth-send-otp: the same answer whether or not the phone has an account. */
+export const otpSentResponse = z.strictObject({ sent: z.literal(true), expires_in: count, resend_after: count });
+export type OtpSentResponse = z.input<typeof otpSentResponse>;
+
+/** auth-verify with context signup: the phone may sign up within expires_in seconds. */
+export const phoneVerifiedResponse = z.strictObject({ verified: z.literal(true), expires_in: count });
+export type PhoneVerifiedResponse = z.input<typeof phoneVerifiedResponse>;
+
+/** auth-verify: a verified phone (context signup) or a session (context login). */
+export const verifyResponse = z.union([phoneVerifiedResponse, sessionResponse]);
+
+export const logoutResponse = z.strictObject({ logged_out: z.literal(true) });
+export type LogoutResponse = z.input<typeof logoutResponse>;
+
+/** auth-forgot-password: the same answer whether or not the phone has an account. */
+export const forgotPasswordResponse = z.strictObject({ sent: z.literal(true), expires_in: count });
+export type ForgotPasswordResponse = z.input<typeof forgotPasswordResponse>;
+
+export const resetPasswordResponse = z.strictObject({ password_reset: z.literal(true) });
+export type ResetPasswordResponse = z.input<typeof resetPasswordResponse>;

@@ -1,17 +1,25 @@
 import { z } from 'zod';
+import {
+  ACTION_LABELS,
+  ENTITY_TYPES,
+  ESCROW_CATEGORIES,
+  ESCROW_STATUSES,
+  MILESTONE_STATUSES,
+  PAYER_ROLES,
+} from '../enums.ts';
 import { nairaAmount } from '../money.ts';
 import { NIGERIAN_PHONE, queryBool, queryInt, queryTimestamp, toE164 } from '../validation.ts';
+import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from './common.ts';
+import { chargeStarted } from './money.ts';
 
 const uuid = z.uuid({ message: 'must be a UUID' });
 const date = z.iso.date({ message: 'must be a date (YYYY-MM-DD)' });
 
-export const ESCROW_STATUSES = [
-  'draft', 'invite_pending', 'active', 'funded', 'inspection', 'released', 'refunded', 'disputed', 'cancelled', 'deleted', 'ended',
-] as const;
+// ---- requests --------------------------------------------------------------------------------
 
 export const escrowCreateBody = z.strictObject({
-  category: z.enum(['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto']),
-  payer_role: z.enum(['initiator', 'counterparty']),
+  category: z.enum(ESCROW_CATEGORIES),
+  payer_role: z.enum(PAYER_ROLES),
   title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   counterparty_phone: z
     .string()
@@ -91,3 +99,151 @@ export const notificationReadBody = z
   });
 
 export const jobsRunBody = z.strictObject({ now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional() });
+
+// ---- responses (the `data` of the success envelope) ----------------------------------------
+
+/** The spec's fee breakdown, in naira. */
+export const feeBreakdownResponse = z.strictObject({
+  escrow_amount: naira,
+  payer_fee: naira,
+  vat: naira,
+  total_charge: naira,
+  seller_fee: naira,
+  seller_payout: naira,
+});
+
+const escrowFields = {
+  id: responseUuid,
+  initiator_id: responseUuid,
+  /** null to the initiator until the counterparty has accepted or declined */
+  counterparty_id: responseUuid.nullable(),
+  category: z.enum(ESCROW_CATEGORIES),
+  payer_role: z.enum(PAYER_ROLES),
+  title: z.string(),
+  description: z.string(),
+  counterparty_phone: e164Phone,
+  transaction_type: z.string(),
+  release_type: z.string(),
+  amount: naira,
+  currency,
+  status: z.enum(ESCROW_STATUSES),
+  inspection_period_days: count,
+  created_at: timestamp,
+  funded_at: timestamp.nullable(),
+  released_at: timestamp.nullable(),
+  // beyond the spec's fields: what a client needs to show the deal
+  fee_breakdown: feeBreakdownResponse,
+  released_amount: naira,
+  accepted_at: timestamp.nullable(),
+  delivered_at: timestamp.nullable(),
+  inspection_ends_at: timestamp.nullable(),
+  refunded_at: timestamp.nullable(),
+  cancelled_at: timestamp.nullable(),
+  declined_at: timestamp.nullable(),
+  updated_at: timestamp,
+};
+
+/** The spec's Escrow as one of its parties reads it (escrow-get and every transition). */
+export const escrowResponse = z.strictObject(escrowFields);
+export type EscrowResponse = z.input<typeof escrowResponse>;
+
+/** An escrow-list item: the escrow with its conversation_id. */
+export const escrowListItemResponse = z.strictObject({ ...escrowFields, conversation_id: responseUuid });
+export type EscrowListItemResponse = z.input<typeof escrowListItemResponse>;
+
+export const escrowListResponse = z.array(escrowListItemResponse);
+
+export const escrowCreateResponse = z.strictObject({
+  escrow_id: responseUuid,
+  conversation_id: responseUuid,
+  invite_token: z.string().min(20),
+  fee_breakdown: feeBreakdownResponse,
+});
+export type EscrowCreateResponse = z.input<typeof escrowCreateResponse>;
+
+/**
+ * escrow-fund: from the wallet, the funded escrow; by bank transfer, the account to pay into
+ * (its fields null while the provider has not assigned it); by card, the pending charge.
+ */
+export const escrowFundResponse = z.union([
+  escrowResponse,
+  z.strictObject({
+    escrow_id: responseUuid,
+    status: z.literal('awaiting_bank_transfer'),
+    amount: naira,
+    virtual_account: z.strictObject({
+      account_number: z.string().nullable(),
+      account_name: z.string().nullable(),
+      bank_name: z.string().nullable(),
+    }),
+  }),
+  z.strictObject({
+    escrow_id: responseUuid,
+    transaction_id: responseUuid,
+    reference: responseUuid,
+    amount: naira,
+    status: z.literal('pending'),
+    ...chargeStarted.shape,
+  }),
+]);
+export type EscrowFundResponse = z.input<typeof escrowFundResponse>;
+
+/** The spec's Milestone. */
+export const milestoneResponse = z.strictObject({
+  id: responseUuid,
+  escrow_id: responseUuid,
+  created_by: responseUuid,
+  milestone_index: z.int().positive(),
+  title: z.string(),
+  description: z.string().nullable(),
+  amount: naira,
+  due_date: isoDate.nullable(),
+  status: z.enum(MILESTONE_STATUSES),
+  initiator_approved: z.boolean(),
+  counterparty_approved: z.boolean(),
+  changes_note: z.string().nullable(),
+  release_tx_id: responseUuid.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  accepted_at: timestamp.nullable(),
+  completed_at: timestamp.nullable(),
+  released_at: timestamp.nullable(),
+});
+export type MilestoneResponse = z.input<typeof milestoneResponse>;
+
+export const milestoneListResponse = z.array(milestoneResponse);
+
+/** The spec's Notification; action_label is null when the notification offers no action. */
+export const notificationResponse = z.strictObject({
+  id: responseUuid,
+  conversation_id: responseUuid,
+  escrow_id: responseUuid,
+  user_id: responseUuid,
+  // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
+  // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'
+  // notifications to page through many rows.
+  event_type: z.string().min(1),
+  content: z.string(),
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: responseUuid,
+  action_label: z.enum(ACTION_LABELS).nullable(),
+  is_read: z.boolean(),
+  created_at: timestamp,
+});
+export type NotificationResponse = z.input<typeof notificationResponse>;
+
+export const notificationListResponse = z.array(notificationResponse);
+
+/** notification-read: how many notifications this call marked read (0 when all already were). */
+export const notificationReadResponse = z.strictObject({ updated: count });
+
+/** jobs-run: what one run of the job did. */
+export const jobsRunResponse = z.strictObject({
+  now: timestamp,
+  released: count,
+  ended: count,
+  payouts_started: count,
+  sms_sent: count,
+  reconciled: count,
+  idempotency_keys_expired: count,
+});

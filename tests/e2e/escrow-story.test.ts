@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl } from '../support/api.ts';
 import { lastOtp } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
+import { checkResponseData } from '../support/responses.ts';
 import { newPhone } from '../support/users.ts';
 
 // ---- the client ----------------------------------------------------------------------------
@@ -116,6 +117,7 @@ async function call<T = any>(name: string, opts: InvokeOptions = {}, status = 20
   }
   expect(response?.status, name).toBe(status);
   expect(data, name).toMatchObject({ success: true, status });
+  await checkResponseData(name, (data as Ok<T>).data);
   return { data: (data as Ok<T>).data, response: response as Response };
 }
 

@@ -5,6 +5,7 @@ import { createClient, FunctionsHttpError, type SupabaseClient } from '@supabase
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
+import { checkResponseData } from '../support/responses.ts';
 import { newPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -50,6 +51,7 @@ async function ok<T = any>(
   expect(response?.status, name).toBe(status);
   expect(data).toMatchObject({ success: true, status });
   expect(response?.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  await checkResponseData(name, (data as Ok<T>).data);
   return (data as Ok<T>).data;
 }
 

@@ -1,5 +1,7 @@
-// Real HTTP calls to the running functions server.
+// Real HTTP calls to the running functions server. Every success answer is checked against the
+// endpoint's response schema (./responses.ts) before the test sees it.
 import { expect, inject } from 'vitest';
+import { checkSuccessBody } from './responses.ts';
 
 export const baseUrl = () => inject('baseUrl');
 
@@ -38,6 +40,7 @@ export async function call<T = any>(name: string, opts: CallOptions = {}): Promi
   } catch {
     /* keep text */
   }
+  await checkSuccessBody(name, res.status, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 

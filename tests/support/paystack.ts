@@ -1,5 +1,7 @@
-// Driving the Paystack fake (tests/fakes/paystack.ts) from tests.
+// Driving the Paystack fake (tests/fakes/paystack.ts) from tests. The answers webhook-payments
+// gave to the webhooks the fake delivered are checked against its response schema (./responses.ts).
 import { inject } from 'vitest';
+import { checkSuccessBody } from './responses.ts';
 
 const fakeUrl = () => inject('fakePaystackUrl');
 
@@ -11,6 +13,12 @@ async function control<T = any>(path: string, body?: unknown): Promise<T> {
   });
   const out = await res.json();
   if (!res.ok) throw new Error(`fake paystack ${path}: ${JSON.stringify(out)}`);
+  const deliveries = (out as { responses?: unknown }).responses;
+  if (Array.isArray(deliveries)) {
+    for (const r of deliveries as { status: number; body: unknown }[]) {
+      await checkSuccessBody('webhook-payments', r.status, r.body);
+    }
+  }
   return out as T;
 }
 

@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { logout } from '../../../shared/auth/flows.ts';
+import { logoutResponse } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-logout',
   method: 'POST',
   auth: 'user',
+  response: logoutResponse,
   handler: ({ user }) => logout(user.sessionId),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { resetPassword } from '../../../shared/auth/flows.ts';
-import { resetPasswordBody } from '../../../shared/schemas/auth.ts';
+import { resetPasswordBody, resetPasswordResponse } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-reset-password',
   method: 'POST',
   auth: 'none',
   body: resetPasswordBody,
+  response: resetPasswordResponse,
   handler: ({ body }) => resetPassword(body.phone, body.otp_code, body.password),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { signup } from '../../../shared/auth/flows.ts';
-import { signupBody } from '../../../shared/schemas/auth.ts';
+import { sessionResponse, signupBody } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-signup',
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'none',
   status: 201,
   body: signupBody,
+  response: sessionResponse,
   handler: ({ body }) => signup(body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { addCard } from '../../../shared/instruments.ts';
-import { cardAddBody } from '../../../shared/schemas/money.ts';
+import { cardAddBody, cardResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-add',
@@ -9,5 +9,6 @@ export default endpoint({
   status: 201,
   idempotent: true,
   body: cardAddBody,
+  response: cardResponse,
   handler: ({ user, body }) => addCard(user, body),
 });

@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { listCards } from '../../../shared/instruments.ts';
+import { cardListResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-list',
   method: 'GET',
   auth: 'user',
+  response: cardListResponse,
   handler: ({ user }) => listCards(user.claims),
 });

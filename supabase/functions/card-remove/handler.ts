@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { removeCard } from '../../../shared/instruments.ts';
-import { cardIdBody } from '../../../shared/schemas/money.ts';
+import { cardIdBody, cardRemovedResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-remove',
   method: 'POST',
   auth: 'user',
   body: cardIdBody,
+  response: cardRemovedResponse,
   handler: ({ user, body }) => removeCard(user, body.card_id),
 });

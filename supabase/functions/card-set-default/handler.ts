@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { setDefaultCard } from '../../../shared/instruments.ts';
-import { cardIdBody } from '../../../shared/schemas/money.ts';
+import { cardIdBody, cardResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-set-default',
   method: 'POST',
   auth: 'user',
   body: cardIdBody,
+  response: cardResponse,
   handler: ({ user, body }) => setDefaultCard(user, body.card_id),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { acceptEscrow } from '../../../shared/escrow.ts';
-import { escrowInviteBody } from '../../../shared/schemas/escrow.ts';
+import { escrowInviteBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-accept',
   method: 'POST',
   auth: 'user',
   body: escrowInviteBody,
+  response: escrowResponse,
   handler: ({ user, body }) => acceptEscrow(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { cancelEscrow } from '../../../shared/escrow.ts';
-import { escrowIdBody } from '../../../shared/schemas/escrow.ts';
+import { escrowIdBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-cancel',
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: escrowIdBody,
+  response: escrowResponse,
   handler: ({ user, body }) => cancelEscrow(user, body.escrow_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { createEscrow } from '../../../shared/escrow.ts';
-import { escrowCreateBody } from '../../../shared/schemas/escrow.ts';
+import { escrowCreateBody, escrowCreateResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-create',
@@ -9,5 +9,6 @@ export default endpoint({
   status: 201,
   idempotent: true,
   body: escrowCreateBody,
+  response: escrowCreateResponse,
   handler: ({ user, body }) => createEscrow(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { declineEscrow } from '../../../shared/escrow.ts';
-import { escrowInviteBody } from '../../../shared/schemas/escrow.ts';
+import { escrowInviteBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-decline',
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: escrowInviteBody,
+  response: escrowResponse,
   handler: ({ user, body }) => declineEscrow(user, body),
 });

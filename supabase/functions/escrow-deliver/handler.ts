@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { deliverEscrow } from '../../../shared/escrow.ts';
-import { escrowIdBody } from '../../../shared/schemas/escrow.ts';
+import { escrowIdBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-deliver',
   method: 'POST',
   auth: 'user',
   body: escrowIdBody,
+  response: escrowResponse,
   handler: ({ user, body }) => deliverEscrow(user, body.escrow_id),
 });

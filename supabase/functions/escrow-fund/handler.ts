@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { fundEscrow } from '../../../shared/escrow.ts';
-import { escrowFundBody } from '../../../shared/schemas/escrow.ts';
+import { escrowFundBody, escrowFundResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-fund',
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: escrowFundBody,
+  response: escrowFundResponse,
   handler: ({ user, body }) => fundEscrow(user, body),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { listEscrows } from '../../../shared/escrow.ts';
-import { escrowListQuery } from '../../../shared/schemas/escrow.ts';
+import { escrowListQuery, escrowListResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'escrow-list',
   method: 'GET',
   auth: 'user',
   query: escrowListQuery,
+  response: escrowListResponse,
   handler: ({ user, query }) => listEscrows(user.claims, query),
 });

@@ -2,7 +2,7 @@ import { getConfig } from '../../../shared/config.ts';
 import { endpoint } from '../../../shared/endpoint.ts';
 import { invalidField } from '../../../shared/http.ts';
 import { runJobs, verifyJobsSecret } from '../../../shared/jobs.ts';
-import { jobsRunBody } from '../../../shared/schemas/escrow.ts';
+import { jobsRunBody, jobsRunResponse } from '../../../shared/schemas/escrow.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
 // `now` moves the job's clock: believed only on the local stack and in tests (DESIGN §6), so a
@@ -13,6 +13,7 @@ export default endpoint({
   auth: 'none',
   verify: verifyJobsSecret,
   body: jobsRunBody,
+  response: jobsRunResponse,
   handler: ({ body }) => {
     if (body.now !== undefined && !getConfig().local) {
       throw invalidField('now', 'is accepted only on the local stack; a deployment runs the job at the current time');

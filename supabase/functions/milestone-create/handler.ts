@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { createMilestone } from '../../../shared/milestones.ts';
-import { milestoneCreateBody } from '../../../shared/schemas/escrow.ts';
+import { milestoneCreateBody, milestoneResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'milestone-create',
@@ -9,5 +9,6 @@ export default endpoint({
   status: 201,
   idempotent: true,
   body: milestoneCreateBody,
+  response: milestoneResponse,
   handler: ({ user, body }) => createMilestone(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { releaseMilestone } from '../../../shared/milestones.ts';
-import { milestoneIdBody } from '../../../shared/schemas/escrow.ts';
+import { milestoneIdBody, milestoneResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'milestone-release',
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: milestoneIdBody,
+  response: milestoneResponse,
   handler: ({ user, body }) => releaseMilestone(user, body.milestone_id),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { updateMilestone } from '../../../shared/milestones.ts';
-import { milestoneUpdateBody } from '../../../shared/schemas/escrow.ts';
+import { milestoneResponse, milestoneUpdateBody } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'milestone-update',
   method: 'PATCH',
   auth: 'user',
   body: milestoneUpdateBody,
+  response: milestoneResponse,
   handler: ({ user, body }) => updateMilestone(user, body),
 });

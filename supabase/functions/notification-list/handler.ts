@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { listNotifications } from '../../../shared/notifications.ts';
-import { notificationListQuery } from '../../../shared/schemas/escrow.ts';
+import { notificationListQuery, notificationListResponse } from '../../../shared/schemas/escrow.ts';
 
 export default endpoint({
   name: 'notification-list',
   method: 'GET',
   auth: 'user',
   query: notificationListQuery,
+  response: notificationListResponse,
   handler: ({ user, query }) => listNotifications(user.claims, query),
 });

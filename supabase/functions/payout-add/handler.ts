@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { addPayoutAccount } from '../../../shared/instruments.ts';
-import { payoutAddBody } from '../../../shared/schemas/money.ts';
+import { payoutAccountResponse, payoutAddBody } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'payout-add',
@@ -9,5 +9,6 @@ export default endpoint({
   status: 201,
   idempotent: true,
   body: payoutAddBody,
+  response: payoutAccountResponse,
   handler: ({ user, body }) => addPayoutAccount(user, body),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { removePayoutAccount } from '../../../shared/instruments.ts';
-import { payoutIdBody } from '../../../shared/schemas/money.ts';
+import { payoutIdBody, payoutRemovedResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'payout-remove',
   method: 'POST',
   auth: 'user',
   body: payoutIdBody,
+  response: payoutRemovedResponse,
   handler: ({ user, body }) => removePayoutAccount(user, body.payout_account_id),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { setDefaultPayoutAccount } from '../../../shared/instruments.ts';
-import { payoutIdBody } from '../../../shared/schemas/money.ts';
+import { payoutAccountResponse, payoutIdBody } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'payout-set-default',
   method: 'POST',
   auth: 'user',
   body: payoutIdBody,
+  response: payoutAccountResponse,
   handler: ({ user, body }) => setDefaultPayoutAccount(user, body.payout_account_id),
 });

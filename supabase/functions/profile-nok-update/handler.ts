@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { upsertNextOfKin } from '../../../shared/profile.ts';
-import { nokUpdateBody } from '../../../shared/schemas/profile.ts';
+import { nextOfKinResponse, nokUpdateBody } from '../../../shared/schemas/profile.ts';
 
 export default endpoint({
   name: 'profile-nok-update',
   method: 'PATCH',
   auth: 'user',
   body: nokUpdateBody,
+  response: nextOfKinResponse,
   handler: ({ user, body }) => upsertNextOfKin(user.claims, body),
 });

@@ -1,11 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { updateProfile } from '../../../shared/profile.ts';
-import { profileUpdateBody } from '../../../shared/schemas/profile.ts';
+import { profileResponse, profileUpdateBody } from '../../../shared/schemas/profile.ts';
 
 export default endpoint({
   name: 'profile-update',
   method: 'PATCH',
   auth: 'user',
   body: profileUpdateBody,
+  response: profileResponse,
   handler: ({ user, body }) => updateProfile(user.claims, body),
 });

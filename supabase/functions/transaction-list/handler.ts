@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/endpoint.ts';
-import { transactionListQuery } from '../../../shared/schemas/money.ts';
+import { transactionListQuery, transactionListResponse } from '../../../shared/schemas/money.ts';
 import { listTransactions } from '../../../shared/transactions.ts';
 
 export default endpoint({
@@ -7,5 +7,6 @@ export default endpoint({
   method: 'GET',
   auth: 'user',
   query: transactionListQuery,
+  response: transactionListResponse,
   handler: ({ user, query }) => listTransactions(user.claims, query),
 });

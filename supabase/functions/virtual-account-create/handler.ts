@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/endpoint.ts';
+import { virtualAccountResponse } from '../../../shared/schemas/money.ts';
 import { createVirtualAccount } from '../../../shared/wallet.ts';
 
 export default endpoint({
@@ -6,5 +7,6 @@ export default endpoint({
   method: 'POST',
   auth: 'user',
   idempotent: true,
+  response: virtualAccountResponse,
   handler: ({ user }) => createVirtualAccount(user),
 });

@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
+import { virtualAccountResponse } from '../../../shared/schemas/money.ts';
 import { getVirtualAccount } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-get',
   method: 'GET',
   auth: 'user',
+  response: virtualAccountResponse,
   handler: ({ user }) => getVirtualAccount(user.claims),
 });

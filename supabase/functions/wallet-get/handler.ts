@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
+import { walletResponse } from '../../../shared/schemas/money.ts';
 import { getWallet } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'wallet-get',
   method: 'GET',
   auth: 'user',
+  response: walletResponse,
   handler: ({ user }) => getWallet(user.claims),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/endpoint.ts';
-import { walletTopupBody } from '../../../shared/schemas/money.ts';
+import { walletTopupBody, walletTopupResponse } from '../../../shared/schemas/money.ts';
 import { topup } from '../../../shared/wallet.ts';
 
 export default endpoint({
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: walletTopupBody,
+  response: walletTopupResponse,
   handler: ({ user, body }) => topup(user, body),
 });

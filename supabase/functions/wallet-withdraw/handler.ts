@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/endpoint.ts';
-import { walletWithdrawBody } from '../../../shared/schemas/money.ts';
+import { transactionResponse, walletWithdrawBody } from '../../../shared/schemas/money.ts';
 import { withdraw } from '../../../shared/wallet.ts';
 
 export default endpoint({
@@ -8,5 +8,6 @@ export default endpoint({
   auth: 'user',
   idempotent: true,
   body: walletWithdrawBody,
+  response: transactionResponse,
   handler: ({ user, body }) => withdraw(user, body),
 });

@@ -1,5 +1,6 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { handlePaymentsEvent, paymentsEventSchema, verifyPaymentsSignature } from '../../../shared/payments/webhook.ts';
+import { webhookReceivedResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'webhook-payments',
@@ -7,5 +8,6 @@ export default endpoint({
   auth: 'none',
   verify: verifyPaymentsSignature,
   body: paymentsEventSchema,
+  response: webhookReceivedResponse,
   handler: ({ body, rawBody, requestId }) => handlePaymentsEvent(body, rawBody, requestId),
 });

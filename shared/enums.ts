@@ -1,0 +1,109 @@
+// Every closed set of values the service stores or answers with, written once. The zod schemas
+// (shared/schemas/*), the escrow state table (shared/escrow-states.ts) and the generated
+// docs/escrow-states.md read them from here; the database holds the same lists as check
+// constraints or enum types, and tests/integration/enums.test.ts fails, naming the value, when a
+// list here and its column disagree. Adding a value: here, and a migration that widens the
+// column's constraint (docs/architecture.md).
+
+/** The spec's escrow states (public.escrows.status). */
+export const ESCROW_STATUSES = [
+  'draft',
+  'invite_pending',
+  'active',
+  'funded',
+  'inspection',
+  'released',
+  'refunded',
+  'disputed',
+  'cancelled',
+  'deleted',
+  'ended',
+] as const;
+export type EscrowStatus = (typeof ESCROW_STATUSES)[number];
+
+/** Escrow categories (public.escrows.category, type public.escrow_category). */
+export const ESCROW_CATEGORIES = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'] as const;
+export type EscrowCategory = (typeof ESCROW_CATEGORIES)[number];
+
+/** Which party pays (public.escrows.payer_role). */
+export const PAYER_ROLES = ['initiator', 'counterparty'] as const;
+export type PayerRole = (typeof PAYER_ROLES)[number];
+
+/** Milestone states (public.milestones.status); a new milestone is proposed. */
+export const MILESTONE_STATUSES = ['proposed', 'accepted', 'completed', 'released', 'cancelled'] as const;
+export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
+
+/** What a transaction is (public.transactions.type). */
+export const TRANSACTION_TYPES = [
+  'wallet_topup',
+  'virtual_account_deposit',
+  'withdrawal',
+  'escrow_funding',
+  'escrow_release',
+  'escrow_refund',
+  'escrow_payout',
+  'escrow_fee',
+] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/** The spec's transaction categories (public.transactions.category, type public.transaction_category). */
+export const TRANSACTION_CATEGORIES = ['deposit', 'withdrawal', 'escrow'] as const;
+export type TransactionCategory = (typeof TRANSACTION_CATEGORIES)[number];
+
+/** The spec's transaction states (public.transactions.status, type public.transaction_status). */
+export const TRANSACTION_STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** Money in or out of the user's wallet (public.transactions.direction, type public.transaction_direction). */
+export const TRANSACTION_DIRECTIONS = ['in', 'out'] as const;
+export type TransactionDirection = (typeof TRANSACTION_DIRECTIONS)[number];
+
+/** The event a notification reports (public.notifications.event_type). */
+export const NOTIFICATION_EVENT_TYPES = [
+  'escrow_created',
+  'invite_received',
+  'funded',
+  'funding_shortfall',
+  'active',
+  'payment_requested',
+  'declined',
+  'cancelled',
+  'delivered',
+  'released',
+  'refunded',
+  'payout_succeeded',
+  'payout_failed',
+  'milestone_proposed',
+  'milestone_updated',
+  'milestone_accepted',
+  'milestone_completed',
+  'milestone_released',
+] as const;
+export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
+
+/** What a notification's entity_id points at (public.notifications.entity_type). */
+export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+/** The button a notification offers (public.notifications.action_label; null: no action). */
+export const ACTION_LABELS = [
+  'View escrow',
+  'Review invitation',
+  'Fund escrow',
+  'Inspect delivery',
+  'Release funds',
+  'Leave a review',
+  'View transaction',
+  'Review milestone',
+  'View milestone',
+  'Release milestone',
+] as const;
+export type ActionLabel = (typeof ACTION_LABELS)[number];
+
+/** A user's dedicated bank account (public.virtual_accounts.status). */
+export const VIRTUAL_ACCOUNT_STATUSES = ['pending', 'active', 'inactive'] as const;
+export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];
+
+/** The spec's marital statuses (public.profiles.marital_status, type public.marital_status). */
+export const MARITAL_STATUSES = ['single', 'married', 'divorced', 'widowed'] as const;
+export type MaritalStatus = (typeof MARITAL_STATUSES)[number];

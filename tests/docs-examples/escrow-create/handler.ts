@@ -1,0 +1,17 @@
+// The example of docs/adding-a-function.md (step 3), kept here so that tsc type-checks it (the
+// imports resolve as from supabase/functions/escrow-create/). tests/unit/docs-example.test.ts
+// fails when this code and the document's block differ; change both together.
+import { endpoint } from '../../../shared/endpoint.ts';
+import { createEscrow } from '../../../shared/escrow.ts';
+import { escrowCreateBody, escrowCreateResponse } from '../../../shared/schemas/escrow.ts';
+
+export default endpoint({
+  name: 'escrow-create', // the folder name
+  method: 'POST',
+  auth: 'user', // 'user' = bearer token required; 'none' for public and webhook endpoints
+  status: 201, // only for creations; 200 otherwise (the default)
+  idempotent: true, // POSTs that move money or create a resource honour Idempotency-Key
+  body: escrowCreateBody, // or query: ... for a GET
+  response: escrowCreateResponse, // the `data` of the success envelope
+  handler: ({ user, body }) => createEscrow(user, body),
+});

@@ -1,0 +1,87 @@
+// One source for each enum: every list in shared/enums.ts equals the set of values its database
+// column accepts, read from the catalog of the migrated test database (the labels of the column's
+// enum type, or the values of the check constraint on that column; a domain's own check counts
+// too). Columns are found by table and column, never by constraint name, so a migration may name
+// or restructure its constraints freely. Both ways: a value missing on either side fails, named.
+import { describe, expect, it } from 'vitest';
+import * as enums from '../../shared/enums.ts';
+import { testDb } from '../support/db.ts';
+
+type EnumName = {
+  [K in keyof typeof enums]: (typeof enums)[K] extends readonly string[] ? K : never;
+}[keyof typeof enums];
+
+/** Which column holds each list (schema-qualified table). */
+const COLUMNS: { name: EnumName; table: string; column: string }[] = [
+  { name: 'ESCROW_STATUSES', table: 'public.escrows', column: 'status' },
+  { name: 'ESCROW_CATEGORIES', table: 'public.escrows', column: 'category' },
+  { name: 'PAYER_ROLES', table: 'public.escrows', column: 'payer_role' },
+  { name: 'MILESTONE_STATUSES', table: 'public.milestones', column: 'status' },
+  { name: 'TRANSACTION_TYPES', table: 'public.transactions', column: 'type' },
+  { name: 'TRANSACTION_CATEGORIES', table: 'public.transactions', column: 'category' },
+  { name: 'TRANSACTION_STATUSES', table: 'public.transactions', column: 'status' },
+  { name: 'TRANSACTION_DIRECTIONS', table: 'public.transactions', column: 'direction' },
+  { name: 'NOTIFICATION_EVENT_TYPES', table: 'public.notifications', column: 'event_type' },
+  { name: 'ENTITY_TYPES', table: 'public.notifications', column: 'entity_type' },
+  { name: 'ACTION_LABELS', table: 'public.notifications', column: 'action_label' },
+  { name: 'VIRTUAL_ACCOUNT_STATUSES', table: 'public.virtual_accounts', column: 'status' },
+  { name: 'MARITAL_STATUSES', table: 'public.profiles', column: 'marital_status' },
+];
+
+/** The quoted literals of a constraint definition ('it''s' -> it's). */
+const literals = (def: string) =>
+  [...def.matchAll(/'((?:[^']|'')*)'/g)].map((m) => (m[1] as string).replace(/''/g, "'"));
+
+/** A check that lists values (`x in (...)`, `x = '...'`), not a length, range or pattern check. */
+const listsValues = (def: string) => /= ANY \(|= '/.test(def) && !/~|char_length|length\(/.test(def);
+
+/**
+ * The values a column accepts: its enum type's labels, else the literals of the value-listing
+ * check constraints on that column alone (or on its domain). Null when nothing restricts it.
+ */
+async function acceptedValues(table: string, column: string): Promise<{ values: string[] | null; source: string }> {
+  const sql = testDb();
+  const [col] = await sql<{ attnum: number; typtype: string; typoid: number; typname: string; basetype: number }[]>`
+    select a.attnum, t.typtype, t.oid::int as typoid, t.typname, t.typbasetype::int as basetype
+      from pg_attribute a join pg_type t on t.oid = a.atttypid
+     where a.attrelid = ${table}::regclass and a.attname = ${column} and not a.attisdropped`;
+  if (!col) throw new Error(`${table}.${column} does not exist`);
+  const enumType = col.typtype === 'e' ? col.typoid : col.typtype === 'd' ? col.basetype : null;
+  if (enumType !== null) {
+    const labels = await sql<{ label: string }[]>`
+      select e.enumlabel as label from pg_enum e where e.enumtypid = ${enumType} order by e.enumsortorder`;
+    if (labels.length > 0) return { values: labels.map((l) => l.label), source: `enum type ${col.typname}` };
+  }
+  const checks = await sql<{ def: string }[]>`
+    select pg_get_constraintdef(c.oid) as def from pg_constraint c
+     where c.contype = 'c' and c.conrelid = ${table}::regclass and c.conkey = array[${col.attnum}]::int2[]
+    union all
+    select pg_get_constraintdef(c.oid) from pg_constraint c where c.contype = 'c' and c.contypid = ${col.typoid}`;
+  const listing = checks.map((c) => c.def).filter(listsValues);
+  if (listing.length === 0) return { values: null, source: 'no check constraint listing its values' };
+  return { values: [...new Set(listing.flatMap(literals))], source: listing.join(' and ') };
+}
+
+describe('shared/enums.ts and the database', () => {
+  it('maps every list of shared/enums.ts to a column here', () => {
+    const lists = Object.entries(enums)
+      .filter(([, v]) => Array.isArray(v))
+      .map(([k]) => k);
+    const mapped = COLUMNS.map((c) => c.name);
+    const unmapped = lists.filter((l) => !mapped.includes(l as EnumName));
+    expect(unmapped, 'add each new list to COLUMNS in this test').toEqual([]);
+  });
+
+  const cases = COLUMNS.map((c) => ({ ...c, where: `${c.table}.${c.column}` }));
+  it.each(cases)('$name is exactly what $where accepts', async ({ name, table, column, where }) => {
+    const ours = enums[name] as readonly string[];
+    const { values, source } = await acceptedValues(table, column);
+    expect(values, `${where}: ${source}; add one listing ${name} (see SQL-FOR-MERGE.md)`).not.toBeNull();
+    const theirs = values as string[];
+    const problems = [
+      ...ours.filter((v) => !theirs.includes(v)).map((v) => `'${v}' is in ${name} but ${where} refuses it`),
+      ...theirs.filter((v) => !ours.includes(v)).map((v) => `'${v}' is accepted by ${where}, missing from ${name}`),
+    ];
+    expect(problems, `${name} vs ${table}.${column} (${source})`).toEqual([]);
+  });
+});
