@@ -1,12 +1,14 @@
-// The spec's Transaction, as users see it (always read as the caller: RLS applies).
+// The spec's Transaction, as users see it (always read as the caller: RLS applies). A row
+// records its description as a message (kind and params), written out when it is read.
 import { asUser, type Tx, type UserClaims } from './db.ts';
+import { renderTransaction, type TransactionMessage } from './messages.ts';
 import { toNaira } from './money.ts';
 
 export interface TransactionRow {
   id: string;
   type: string;
   category: string;
-  description: string;
+  message: TransactionMessage | null;
   amount: string | number;
   currency: string;
   direction: string;
@@ -27,7 +29,7 @@ export function transactionView(t: TransactionRow) {
     id: t.id,
     type: t.type,
     category: t.category,
-    description: t.description,
+    description: renderTransaction(t.message),
     amount: toNaira(t.amount),
     currency: t.currency,
     direction: t.direction,
