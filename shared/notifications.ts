@@ -1,7 +1,9 @@
-// Notifications: written by the transitions (SQL), read and marked read here as the caller.
+// Notifications: written by the transitions (SQL), read and marked read here as the caller. A
+// row records its message (kind and params); its content is written from it when it is read.
 import { asUser, type UserClaims } from './db.ts';
 import type { ActionLabel, EntityType, NotificationEventType } from './enums.ts';
 import { notFound } from './http.ts';
+import { type NotificationMessage, renderNotification } from './messages.ts';
 
 interface NotificationRow {
   id: string;
@@ -9,7 +11,7 @@ interface NotificationRow {
   escrow_id: string;
   user_id: string;
   event_type: NotificationEventType;
-  content: string;
+  message: NotificationMessage;
   entity_type: EntityType;
   entity_id: string;
   action_label: ActionLabel | null;
@@ -23,7 +25,7 @@ const view = (n: NotificationRow) => ({
   escrow_id: n.escrow_id,
   user_id: n.user_id,
   event_type: n.event_type,
-  content: n.content,
+  content: renderNotification(n.message),
   entity_type: n.entity_type,
   entity_id: n.entity_id,
   action_label: n.action_label,

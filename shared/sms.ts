@@ -1,10 +1,13 @@
 // SMS: every message is first a row of private.sms_outbox, written in the transaction that
-// decided to send it (an OTP, an escrow transition), then dispatched after the commit. With
+// decided to send it (an OTP, an escrow transition), then dispatched after the commit. A row
+// records its message (kind and params); dispatching writes the text (shared/messages.ts) into
+// the row's body, unless it has one already (one-time codes are written with theirs). With
 // SMS_PROVIDER=termii dispatching calls Termii's send API; with `outbox` (local work and tests) it
 // marks the row sent and prints it.
 import { getConfig } from './config.ts';
 import { asService, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
+import { renderSms, type SmsMessage } from './messages.ts';
 
 export interface SmsSender {
   send(phone: string, body: string): Promise<void>;
@@ -14,18 +17,26 @@ export class SmsError extends Error {
   override name = 'SmsError';
 }
 
-type QueuedSms = { id: number; phone: string; body: string };
+type QueuedSms = { id: number; phone: string; message: SmsMessage; body: string | null };
 
-/** Sends one claimed row; a failure stays in the row (attempts, last_error) for the next try. */
+/**
+ * Sends one claimed row, its body written from its message first when it has none (and kept in
+ * the row, sent or not); a failure stays in the row (attempts, last_error) for the next try.
+ */
 async function sendQueued(tx: Tx, sender: SmsSender | null, row: QueuedSms): Promise<boolean> {
+  let body = row.body;
   try {
-    if (sender) await sender.send(row.phone, row.body);
-    else console.log(`[sms outbox] to ${row.phone}: ${row.body}`);
-    await tx`update private.sms_outbox set sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
+    body ??= renderSms(row.message);
+    if (sender) await sender.send(row.phone, body);
+    else console.log(`[sms outbox] to ${row.phone}: ${body}`);
+    await tx`
+      update private.sms_outbox set body = ${body}, sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
     return true;
   } catch (err) {
     log.warn('sms.dispatch_failed', { sms_id: row.id, error: errorMessage(err) });
-    await tx`update private.sms_outbox set attempts = attempts + 1, last_error = ${errorMessage(err)} where id = ${row.id}`;
+    await tx`
+      update private.sms_outbox set body = ${body}, attempts = attempts + 1, last_error = ${errorMessage(err)}
+       where id = ${row.id}`;
     return false;
   }
 }
@@ -40,7 +51,7 @@ export async function dispatchQueuedSms(limit = 20, only?: number): Promise<numb
   const sender = smsSender();
   return await asService(async (tx) => {
     const rows = await tx<QueuedSms[]>`
-      select id, phone, body from private.sms_outbox
+      select id, phone, message, body from private.sms_outbox
        where sent_at is null and withheld is null and attempts < 5 and (expires_at is null or expires_at > now())
          ${only === undefined ? tx`` : tx`and id = ${only}`}
        order by id limit ${limit} for update skip locked`;

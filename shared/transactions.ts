@@ -1,13 +1,15 @@
-// The spec's Transaction, as users see it (always read as the caller: RLS applies).
+// The spec's Transaction, as users see it (always read as the caller: RLS applies). A row
+// records its description as a message (kind and params), written out when it is read.
 import { asUser, type Tx, type UserClaims } from './db.ts';
 import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
+import { renderTransaction, type TransactionMessage } from './messages.ts';
 import { toNaira } from './money.ts';
 
 export interface TransactionRow {
   id: string;
   type: TransactionType;
   category: TransactionCategory;
-  description: string;
+  message: TransactionMessage | null;
   amount: string | number;
   currency: 'NGN';
   direction: TransactionDirection;
@@ -28,7 +30,7 @@ export function transactionView(t: TransactionRow) {
     id: t.id,
     type: t.type,
     category: t.category,
-    description: t.description,
+    description: renderTransaction(t.message),
     amount: toNaira(t.amount),
     currency: t.currency,
     direction: t.direction,

@@ -379,7 +379,8 @@ grant select, insert, update, delete on table private.sessions to service_role;
 create table private.sms_outbox (
   id bigint not null generated always as identity,
   phone text not null,
-  body text not null,
+  message jsonb not null,
+  body text,
   created_at timestamp with time zone not null default now(),
   sent_at timestamp with time zone default now(),
   attempts integer not null default 0,
@@ -387,12 +388,15 @@ create table private.sms_outbox (
   withheld text,
   expires_at timestamp with time zone
 );
+alter table private.sms_outbox add constraint sms_outbox_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table private.sms_outbox add constraint sms_outbox_pkey PRIMARY KEY (id);
 CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id DESC);
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
 alter table private.sms_outbox enable row level security;
 create policy "Service role manages sms outbox" on private.sms_outbox as permissive for all to service_role using (true) with check (true);
 comment on table private.sms_outbox is 'Every SMS, written in the transaction that decided to send it and dispatched after the commit.';
+comment on column private.sms_outbox.message is 'What to say: {kind, ...params}, rendered by shared/messages.ts (one-time codes: without the code).';
+comment on column private.sms_outbox.body is 'The text, written when the row is dispatched (one-time codes: when queued); null until then.';
 comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap.';
 comment on column private.sms_outbox.expires_at is 'A queued message not sent by then is dropped (one-time codes).';
 grant select, insert, update, delete on table private.sms_outbox to service_role;
@@ -667,7 +671,7 @@ create table public.notifications (
   escrow_id uuid not null,
   conversation_id uuid not null,
   event_type text not null,
-  content text not null,
+  message jsonb not null,
   entity_type text not null,
   entity_id uuid not null,
   action_label text,
@@ -677,6 +681,7 @@ create table public.notifications (
 alter table public.notifications add constraint notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
 alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text]));
 alter table public.notifications add constraint notifications_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
+alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX notifications_conversation_idx ON public.notifications USING btree (conversation_id);
@@ -688,6 +693,7 @@ create policy "Users can mark their own notifications read" on public.notificati
 create policy "Users can read their own notifications" on public.notifications as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 CREATE TRIGGER notifications_created_at_increasing BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
 comment on table public.notifications is 'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
+comment on column public.notifications.message is 'What the notification says, as {kind, ...params}: rendered into its content by shared/messages.ts when read.';
 grant select on table public.notifications to authenticated;
 grant all on table public.notifications to service_role;
 grant update (
@@ -812,7 +818,7 @@ create table public.transactions (
   user_id uuid not null,
   type text not null,
   category public.transaction_category not null,
-  description text not null default ''::text,
+  message jsonb,
   amount bigint not null,
   currency text not null default 'NGN'::text,
   direction public.transaction_direction not null,
@@ -831,6 +837,7 @@ alter table public.transactions add constraint transactions_amount_check CHECK (
 alter table public.transactions add constraint transactions_completed CHECK ((status = 'pending'::public.transaction_status) = (completed_at IS NULL));
 alter table public.transactions add constraint transactions_currency_check CHECK (currency = 'NGN'::text);
 alter table public.transactions add constraint transactions_escrow_fk FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
+alter table public.transactions add constraint transactions_message_check CHECK (message IS NULL OR jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.transactions add constraint transactions_pkey PRIMARY KEY (id);
 alter table public.transactions add constraint transactions_provider_check CHECK (provider = ANY (ARRAY['paystack'::text, 'sandbox'::text, 'wallet'::text]));
 alter table public.transactions add constraint transactions_type_check CHECK (type = ANY (ARRAY['wallet_topup'::text, 'virtual_account_deposit'::text, 'withdrawal'::text, 'escrow_funding'::text, 'escrow_release'::text, 'escrow_refund'::text, 'escrow_payout'::text, 'escrow_fee'::text]));
@@ -843,6 +850,7 @@ create policy "Service role manages transactions" on public.transactions as perm
 create policy "Users can read their own transactions" on public.transactions as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 CREATE TRIGGER transactions_created_at_increasing BEFORE INSERT ON public.transactions FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
 comment on table public.transactions is 'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
+comment on column public.transactions.message is 'What the description says, as {kind, ...params}: rendered by shared/messages.ts when read (null: no description).';
 grant select on table public.transactions to authenticated;
 grant all on table public.transactions to service_role;
 
@@ -962,13 +970,12 @@ begin
     return 'deposit:escrow:' || private.escrow_fund_wallet(e.id, p_user);
   end if;
   select phone into v_phone from private.users where id = p_user;
-  perform private.queue_sms(v_phone, pg_catalog.format(
-    'We received %s and put it in your Escrow wallet. Your %s escrow needs %s: send %s more to fund it.',
-    private.naira(p_received), private.category_sms_word(e.category), private.naira(e.total_charge),
-    private.naira(e.total_charge - coalesce(v_balance, 0))));
-  perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.format(
-    'We received %s; "%s" needs %s more to be funded. The money is in your wallet.',
-    private.naira(p_received), e.title, private.naira(e.total_charge - coalesce(v_balance, 0))), 'escrow', e.id, 'Fund escrow');
+  perform private.queue_sms(v_phone, pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+    'received', p_received, 'category', e.category, 'total_charge', e.total_charge,
+    'shortfall', e.total_charge - coalesce(v_balance, 0)));
+  perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+    'title', e.title, 'received', p_received, 'shortfall', e.total_charge - coalesce(v_balance, 0)),
+    'escrow', e.id, 'Fund escrow');
   return 'deposit:shortfall';
 end
 $function$;
@@ -1058,26 +1065,6 @@ $function$;
 comment on function private.card_set_default(p_user uuid, p_card uuid) is 'Makes one of a user''s saved cards the default; false when it is not theirs.';
 revoke all on function private.card_set_default(p_user uuid, p_card uuid) from public;
 grant execute on function private.card_set_default(p_user uuid, p_card uuid) to service_role;
-
--- ---------------------------------------------------------------------------------------------
--- function private.category_sms_word(p_category public.escrow_category)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.category_sms_word(p_category public.escrow_category)
- RETURNS text
- LANGUAGE sql
- IMMUTABLE
- SET search_path TO ''
-AS $function$
-  select case p_category
-           when 'goods_products' then 'goods'
-           when 'hiring' then 'hiring'
-           when 'auto_dealership' then 'vehicle'
-           when 'p2p_crypto' then 'crypto'
-         end;
-$function$;
-comment on function private.category_sms_word(p_category public.escrow_category) is 'The word an SMS uses for an escrow category (goods, hiring, vehicle, crypto).';
-revoke all on function private.category_sms_word(p_category public.escrow_category) from public;
-grant execute on function private.category_sms_word(p_category public.escrow_category) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.charge_hold_for_review(p_tx uuid, p_reason text, p_received bigint, p_provider_status text, p_payload jsonb)
@@ -1283,18 +1270,21 @@ begin
     -- the counterparty is the payer: accepted, now waiting for their money
     update public.escrows set status = 'active', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
-      pg_catalog.format('%s accepted "%s". The escrow is active.', v_name, e.title), 'escrow', e.id, 'View escrow');
+      pg_catalog.jsonb_build_object('kind', 'accepted', 'accepter', v_name, 'title', e.title), 'escrow', e.id,
+      'View escrow');
     v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-              pg_catalog.format('Payment request: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
+              pg_catalog.jsonb_build_object('kind', 'payment_request', 'title', e.title), e.total_charge, 'out',
+              'wallet', 'pending',
               pg_catalog.jsonb_build_object('payment_request', true, 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
     perform private.notify(p_actor, e.id, 'payment_requested',
-      pg_catalog.format('Fund "%s": %s (the escrow amount, fee and VAT).', e.title, private.naira(e.total_charge)),
+      pg_catalog.jsonb_build_object('kind', 'payment_requested', 'title', e.title, 'total_charge', e.total_charge),
       'transaction', v_tx, 'Fund escrow');
     return 'active';
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set status = 'funded', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
-      pg_catalog.format('%s accepted "%s". The money is in escrow and the deal is on.', v_name, e.title), 'escrow', e.id, 'View escrow');
+      pg_catalog.jsonb_build_object('kind', 'accepted_funded', 'accepter', v_name, 'title', e.title), 'escrow', e.id,
+      'View escrow');
     return 'funded';
   end if;
   perform private.refuse_state(e, 'accept');
@@ -1336,7 +1326,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if private.escrow_is_unfunded(e) then
-    return private.escrow_close_unfunded(e, p_actor, 'cancelled', 'cancelled');
+    return private.escrow_close_unfunded(e, p_actor, 'cancelled');
   elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
@@ -1378,7 +1368,8 @@ begin
     return v_tx;
   end if;
   return private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-           pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', p_provider, 'pending',
+           pg_catalog.jsonb_build_object('kind', 'escrow_funding', 'title', e.title), e.total_charge, 'out',
+           p_provider, 'pending',
            pg_catalog.jsonb_build_object('method', p_method, 'kind', 'escrow_charge', 'amount', e.amount,
                                          'payer_fee', e.payer_fee, 'vat', e.vat));
 end
@@ -1459,9 +1450,9 @@ revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigin
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text)
+-- function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text)
+CREATE OR REPLACE FUNCTION private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
  RETURNS text
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -1472,14 +1463,16 @@ begin
   perform private.close_milestones(e.id, null);
   update public.transactions set status = 'canceled', completed_at = now()
    where escrow_id = e.id and type = 'escrow_funding' and status = 'pending';
-  perform private.notify(u, e.id, p_event, pg_catalog.format('"%s" was %s.', e.title, p_verb), 'escrow', e.id, 'View escrow')
+  perform private.notify(u, e.id, p_event,
+    pg_catalog.jsonb_build_object('kind', 'closed_unfunded', 'title', e.title, 'how', p_event), 'escrow', e.id,
+    'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'cancelled';
 end
 $function$;
-comment on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) is 'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
-revoke all on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) from public;
-grant execute on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text) to service_role;
+comment on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) is 'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
+revoke all on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) from public;
+grant execute on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_create(p_initiator uuid, p_category public.escrow_category, p_payer_role text, p_title text, p_description text, p_counterparty_phone text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_invite_token_hash text)
@@ -1518,12 +1511,14 @@ begin
   insert into public.conversations (escrow_id) values (e.id) returning id into v_conversation;
 
   perform private.notify(p_initiator, e.id, 'escrow_created',
-    pg_catalog.format('You created "%s" for %s.', p_title, private.naira(p_amount)), 'escrow', e.id, 'View escrow');
+    pg_catalog.jsonb_build_object('kind', 'escrow_created', 'title', p_title, 'amount', p_amount),
+    'escrow', e.id, 'View escrow');
   if v_status = 'invite_pending' then
     -- the counterparty pays: invite them at once (in the app with the deal's own words; by SMS
     -- with none of them)
     perform private.notify(v_counterparty, e.id, 'invite_received',
-      pg_catalog.format('%s invited you to "%s" for %s as %s.', v_name, p_title, private.naira(p_amount), r.payer_label),
+      pg_catalog.jsonb_build_object('kind', 'invite_received', 'inviter', v_name, 'title', p_title, 'amount', p_amount,
+                                    'category', p_category),
       'escrow', e.id, 'Review invitation');
     perform private.queue_invite_sms(e);
   end if;
@@ -1550,7 +1545,7 @@ begin
   end if;
   if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
-    return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
+    return private.escrow_close_unfunded(e, p_actor, 'declined');
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
@@ -1616,14 +1611,13 @@ begin
            inspection_ends_at = p_now + pg_catalog.make_interval(days => e.inspection_period_days)
      where id = e.id;
     perform private.notify(private.payer_of(e), e.id, 'delivered',
-      pg_catalog.format('"%s" was delivered. Inspect it: the money is released automatically after %s day(s) unless you raise a dispute.',
-                        e.title, e.inspection_period_days), 'escrow', e.id, 'Inspect delivery');
+      pg_catalog.jsonb_build_object('kind', 'delivered_inspection', 'title', e.title, 'days', e.inspection_period_days),
+      'escrow', e.id, 'Inspect delivery');
     return 'inspection';
   end if;
   update public.escrows set delivered_at = p_now, updated_at = now() where id = e.id;
   perform private.notify(private.payer_of(e), e.id, 'delivered',
-    pg_catalog.format('"%s" was marked delivered. Release the money when you are satisfied.', e.title),
-    'escrow', e.id, 'Release funds');
+    pg_catalog.jsonb_build_object('kind', 'delivered', 'title', e.title), 'escrow', e.id, 'Release funds');
   return 'funded';
 end
 $function$;
@@ -1652,7 +1646,8 @@ begin
    order by created_at limit 1;
   if v_tx is null then
     v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-              pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
+              pg_catalog.jsonb_build_object('kind', 'escrow_funding', 'title', e.title), e.total_charge, 'out',
+              'wallet', 'pending',
               pg_catalog.jsonb_build_object('method', 'wallet', 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
   else
     update public.transactions set provider = 'wallet', metadata = metadata || pg_catalog.jsonb_build_object('method', 'wallet')
@@ -1772,16 +1767,18 @@ begin
   update public.escrows set status = v_next, funded_at = now(), awaiting_bank_transfer_at = null, updated_at = now()
    where id = e.id;
   perform private.notify(v_payer, e.id, 'funded',
-    pg_catalog.format('%s is locked in escrow for "%s".', private.naira(e.total_charge), e.title), 'escrow', e.id, 'View escrow');
+    pg_catalog.jsonb_build_object('kind', 'funded_payer', 'title', e.title, 'total_charge', e.total_charge),
+    'escrow', e.id, 'View escrow');
   if v_next = 'active' then
     select first_name || ' ' || last_name into v_name from public.profiles where id = e.initiator_id;
     perform private.notify(e.counterparty_id, e.id, 'invite_received',
-      pg_catalog.format('%s invited you to "%s" for %s; the money is already in escrow.', v_name, e.title, private.naira(e.amount)),
+      pg_catalog.jsonb_build_object('kind', 'invite_received_funded', 'inviter', v_name, 'title', e.title,
+                                    'amount', e.amount),
       'escrow', e.id, 'Review invitation');
     perform private.queue_invite_sms(e);
   else
     perform private.notify(private.payee_of(e), e.id, 'funded',
-      pg_catalog.format('"%s" is funded: %s is in escrow. You can deliver now.', e.title, private.naira(e.amount)),
+      pg_catalog.jsonb_build_object('kind', 'funded_payee', 'title', e.title, 'amount', e.amount),
       'escrow', e.id, 'View escrow');
   end if;
   return v_next;
@@ -1805,9 +1802,9 @@ revoke all on function private.escrow_milestones_may_change(e public.escrows) fr
 grant execute on function private.escrow_milestones_may_change(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text)
+-- function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text)
+CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
  RETURNS uuid
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -1826,7 +1823,8 @@ begin
   if p_amount <= 0 or v_after > e.amount then
     raise exception 'release of % kobo exceeds what is left in escrow', p_amount using errcode = 'ES409';
   end if;
-  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_description, v_payee_gets, 'in', 'wallet', 'succeeded',
+  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_message, v_payee_gets, 'in',
+                                     'wallet', 'succeeded',
             pg_catalog.jsonb_build_object('released_amount', p_amount, 'seller_fee', v_seller_fee, 'payer_fee', v_payer_fee, 'vat', v_vat));
   v_entries := pg_catalog.jsonb_build_array(
     pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -(p_amount + v_payer_fee + v_vat)),
@@ -1842,9 +1840,9 @@ begin
   return v_transfer;
 end
 $function$;
-comment on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) is 'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system accounts.';
-revoke all on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) from public;
-grant execute on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text) to service_role;
+comment on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) is 'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system accounts.';
+revoke all on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) from public;
+grant execute on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_payout_settled(p_tx uuid, p_succeeded boolean)
@@ -1862,8 +1860,8 @@ begin
     return;
   end if;
   perform private.notify(t.user_id, t.escrow_id, case when p_succeeded then 'payout_succeeded' else 'payout_failed' end,
-    case when p_succeeded then pg_catalog.format('%s reached your bank account.', private.naira(t.amount))
-         else pg_catalog.format('The payout of %s could not be completed; the money is back in your wallet.', private.naira(t.amount)) end,
+    pg_catalog.jsonb_build_object('kind', case when p_succeeded then 'payout_succeeded' else 'payout_failed' end,
+                                  'amount', t.amount),
     'transaction', t.id, 'View transaction');
 end
 $function$;
@@ -1889,11 +1887,11 @@ begin
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'refund');
   end if;
-  v_amount := private.escrow_return_hold(e, pg_catalog.format('Refund: %s', e.title));
+  v_amount := private.escrow_return_hold(e, pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title));
   update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, null);
   perform private.notify(u, e.id, 'refunded',
-    pg_catalog.format('"%s" was refunded: %s went back to the payer''s wallet.', e.title, private.naira(v_amount)),
+    pg_catalog.jsonb_build_object('kind', 'refunded', 'title', e.title, 'amount', v_amount),
     'escrow', e.id, 'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'refunded';
@@ -1912,11 +1910,13 @@ CREATE OR REPLACE FUNCTION private.escrow_refund_unaccepted(e public.escrows, p_
  SET search_path TO ''
 AS $function$
 begin
-  perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was %s', e.title, p_verb));
+  perform private.escrow_return_hold(e,
+    pg_catalog.jsonb_build_object('kind', 'refund_unaccepted', 'title', e.title, 'how', p_verb));
   update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, null);
   perform private.notify(u, e.id, p_verb,
-    pg_catalog.format('"%s" was %s; %s went back to the payer''s wallet.', e.title, p_verb, private.naira(e.total_charge)),
+    pg_catalog.jsonb_build_object('kind', 'refunded_unaccepted', 'title', e.title, 'how', p_verb,
+                                  'amount', e.total_charge),
     'escrow', e.id, 'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'refunded';
@@ -1959,7 +1959,7 @@ begin
   v_remaining := e.amount - e.released_amount;
   if v_remaining > 0 then
     v_transfer := private.escrow_pay_out(e, v_remaining, 'escrow-release:' || e.id, null,
-      pg_catalog.format('Released: %s', e.title));
+      pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
   end if;
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, v_transfer);
@@ -1967,11 +1967,11 @@ begin
   v_payout := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
-    pg_catalog.format('%s from "%s" was released to you%s.', private.naira(v_payout), e.title,
-                      case when v_payout_tx is null then ' and is in your wallet' else ' and is on its way to your bank' end),
+    pg_catalog.jsonb_build_object('kind', 'released_payee', 'title', e.title, 'amount', v_payout,
+                                  'to', case when v_payout_tx is null then 'wallet' else 'bank' end),
     'escrow', e.id, 'View escrow');
   perform private.notify(private.payer_of(e), e.id, 'released',
-    pg_catalog.format('"%s" was released%s.', e.title, case when p_actor is null then ' automatically at the end of the inspection period' else '' end),
+    pg_catalog.jsonb_build_object('kind', 'released_payer', 'title', e.title, 'automatic', p_actor is null),
     'escrow', e.id, 'Leave a review');
   return query select 'released'::text, v_payout_tx;
 end
@@ -1994,9 +1994,9 @@ revoke all on function private.escrow_release_share(e public.escrows, p_total bi
 grant execute on function private.escrow_release_share(e public.escrows, p_total bigint, p_release bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_return_hold(e public.escrows, p_description text)
+-- function private.escrow_return_hold(e public.escrows, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_return_hold(e public.escrows, p_description text)
+CREATE OR REPLACE FUNCTION private.escrow_return_hold(e public.escrows, p_message jsonb)
  RETURNS bigint
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -2010,7 +2010,8 @@ begin
   if coalesce(v_hold, 0) = 0 then
     return 0;
   end if;
-  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_description, v_hold, 'in', 'wallet', 'succeeded', '{}'::jsonb);
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, v_hold, 'in', 'wallet',
+                                     'succeeded', '{}'::jsonb);
   perform private.post_transfer('escrow-refund:' || e.id, 'escrow_refund',
     pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_hold),
@@ -2019,9 +2020,9 @@ begin
   return v_hold;
 end
 $function$;
-comment on function private.escrow_return_hold(e public.escrows, p_description text) is 'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
-revoke all on function private.escrow_return_hold(e public.escrows, p_description text) from public;
-grant execute on function private.escrow_return_hold(e public.escrows, p_description text) to service_role;
+comment on function private.escrow_return_hold(e public.escrows, p_message jsonb) is 'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
+revoke all on function private.escrow_return_hold(e public.escrows, p_message jsonb) from public;
+grant execute on function private.escrow_return_hold(e public.escrows, p_message jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid)
@@ -2041,7 +2042,8 @@ begin
     return null;
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
-            pg_catalog.format('Payout of "%s" to %s %s', e.title, pa.bank_name, pg_catalog.right(pa.account_number, 4)),
+            pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
+                                          'account_last4', pg_catalog.right(pa.account_number, 4)),
             p_amount, 'out', 'paystack', 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)));
@@ -2058,22 +2060,22 @@ revoke all on function private.escrow_start_payout(e public.escrows, p_amount bi
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb)
+-- function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb)
+CREATE OR REPLACE FUNCTION private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb)
  RETURNS uuid
  LANGUAGE sql
  SET search_path TO ''
 AS $function$
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, escrow_id,
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, escrow_id,
                                    milestone_id, provider, metadata, completed_at)
-  values (p_user, p_type, 'escrow', p_description, p_amount, p_direction, p_status, p_escrow, p_milestone, p_provider,
+  values (p_user, p_type, 'escrow', p_message, p_amount, p_direction, p_status, p_escrow, p_milestone, p_provider,
           coalesce(p_metadata, '{}'::jsonb), case when p_status = 'pending' then null else now() end)
   returning id;
 $function$;
-comment on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) is 'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
-revoke all on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) from public;
-grant execute on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) to service_role;
+comment on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) is 'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
+revoke all on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) from public;
+grant execute on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.forbid_change()
@@ -2150,7 +2152,8 @@ begin
   if v_status = 'accepted' then
     update public.milestones set status = 'accepted', accepted_at = now() where id = (l.m).id;
     perform private.notify(u, (l.e).id, 'milestone_accepted',
-      pg_catalog.format('Milestone "%s" was agreed by both parties.', (l.m).title), 'milestone', (l.m).id, 'View milestone')
+      pg_catalog.jsonb_build_object('kind', 'milestone_accepted', 'milestone', (l.m).title), 'milestone', (l.m).id,
+      'View milestone')
        from unnest(array[(l.e).initiator_id, (l.e).counterparty_id]) as u;
   end if;
   return v_status;
@@ -2183,7 +2186,7 @@ begin
   end if;
   update public.milestones set status = 'completed', completed_at = now(), updated_at = now() where id = (l.m).id;
   perform private.notify(private.payer_of(l.e), (l.e).id, 'milestone_completed',
-    pg_catalog.format('Milestone "%s" was marked complete. Release %s when satisfied.', (l.m).title, private.naira((l.m).amount)),
+    pg_catalog.jsonb_build_object('kind', 'milestone_completed', 'milestone', (l.m).title, 'amount', (l.m).amount),
     'milestone', (l.m).id, 'Release milestone');
 end
 $function$;
@@ -2221,7 +2224,8 @@ begin
   returning id into v_id;
   v_other := case when p_actor = e.initiator_id then e.counterparty_id else e.initiator_id end;
   perform private.notify(v_other, e.id, 'milestone_proposed',
-    pg_catalog.format('A milestone "%s" (%s) was proposed for "%s".', p_title, private.naira(p_amount), e.title),
+    pg_catalog.jsonb_build_object('kind', 'milestone_proposed', 'milestone', p_title, 'amount', p_amount,
+                                  'title', e.title),
     'milestone', v_id, 'Review milestone');
   return v_id;
 end
@@ -2279,22 +2283,24 @@ begin
     perform private.refuse_state(l.e, 'release a milestone of');
   end if;
   v_transfer := private.escrow_pay_out(l.e, (l.m).amount, 'milestone-release:' || (l.m).id, (l.m).id,
-    pg_catalog.format('Milestone released: %s', (l.m).title));
+    pg_catalog.jsonb_build_object('kind', 'milestone_release', 'milestone', (l.m).title));
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
   -- what the payee was just credited: the milestone's amount less its share of the seller fee
   v_payout := private.escrow_start_payout(l.e,
     (l.m).amount - private.escrow_release_share(l.e, (l.e).seller_fee, (l.m).amount), (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
-    pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
+    pg_catalog.jsonb_build_object('kind', 'milestone_released', 'milestone', (l.m).title), 'milestone', (l.m).id,
+    'View milestone');
   if (l.e).released_amount + (l.m).amount = (l.e).amount then
     -- the last of the money: the escrow itself is released, and both parties are told
     update public.escrows set status = 'released', released_at = now(), updated_at = now() where id = (l.e).id;
     perform private.notify(private.payee_of(l.e), (l.e).id, 'released',
-      pg_catalog.format('Every milestone of "%s" was released to you: %s in all, less fees.', (l.e).title, private.naira((l.e).amount)),
+      pg_catalog.jsonb_build_object('kind', 'milestones_released_payee', 'title', (l.e).title, 'amount', (l.e).amount),
       'escrow', (l.e).id, 'View escrow');
     perform private.notify(private.payer_of(l.e), (l.e).id, 'released',
-      pg_catalog.format('"%s" was released: every milestone is paid.', (l.e).title), 'escrow', (l.e).id, 'Leave a review');
+      pg_catalog.jsonb_build_object('kind', 'milestones_released_payer', 'title', (l.e).title), 'escrow', (l.e).id,
+      'Leave a review');
   end if;
   return v_payout;
 end
@@ -2339,7 +2345,7 @@ begin
   -- the other party's approval was taken back: they are asked to review the new terms
   perform private.notify(case when p_actor = (l.e).initiator_id then (l.e).counterparty_id else (l.e).initiator_id end,
     (l.e).id, 'milestone_updated',
-    pg_catalog.format('Milestone "%s" of "%s" was changed. Review and approve the new terms.', v_title, (l.e).title),
+    pg_catalog.jsonb_build_object('kind', 'milestone_updated', 'milestone', v_title, 'title', (l.e).title),
     'milestone', (l.m).id, 'Review milestone');
 end
 $function$;
@@ -2381,20 +2387,21 @@ revoke all on function private.naira(p_kobo bigint) from public;
 grant execute on function private.naira(p_kobo bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text)
+-- function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text)
+CREATE OR REPLACE FUNCTION private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text)
  RETURNS void
  LANGUAGE sql
  SET search_path TO ''
 AS $function$
-  insert into public.notifications (user_id, escrow_id, conversation_id, event_type, content, entity_type, entity_id, action_label)
-  select p_user, p_escrow, c.id, p_event, p_content, p_entity_type, p_entity, p_action
+  insert into public.notifications (user_id, escrow_id, conversation_id, event_type, message, entity_type, entity_id,
+                                    action_label)
+  select p_user, p_escrow, c.id, p_event, p_message, p_entity_type, p_entity, p_action
     from public.conversations c where c.escrow_id = p_escrow and p_user is not null;
 $function$;
-comment on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) is 'Writes a notification for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
-revoke all on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) from public;
-grant execute on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text) to service_role;
+comment on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) is 'Writes a notification (event type and message) for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
+revoke all on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) from public;
+grant execute on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer)
@@ -2704,26 +2711,20 @@ CREATE OR REPLACE FUNCTION private.queue_invite_sms(e public.escrows)
  SET search_path TO ''
 AS $function$
 declare
-  r private.category_rules;
   v_name text;
   v_cap integer := private.invite_sms_cap();
   v_withheld text;
 begin
-  select * into r from private.category_rules where category = e.category;
   select private.sms_first_name(first_name) into v_name from public.profiles where id = e.initiator_id;
   if v_cap <= 0 or private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
        'key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap, 'window_seconds', 86400))) > 0 then
     v_withheld := 'invite_daily_cap';
   end if;
-  insert into private.sms_outbox (phone, body, sent_at, withheld)
+  insert into private.sms_outbox (phone, message, sent_at, withheld)
   values (e.counterparty_phone,
-          case when e.payer_role = 'counterparty' then
-            pg_catalog.format('%s invited you to a %s escrow of %s as the %s. Open the Escrow app with this number to review it.',
-                              coalesce(v_name, 'Someone'), private.category_sms_word(e.category), private.naira(e.amount), r.payer_label)
-          else
-            pg_catalog.format('%s invited you to a %s escrow of %s as the %s, and the money is already in escrow. Open the Escrow app with this number to accept it.',
-                              coalesce(v_name, 'Someone'), private.category_sms_word(e.category), private.naira(e.amount), r.payee_label)
-          end,
+          pg_catalog.jsonb_build_object(
+            'kind', case when e.payer_role = 'counterparty' then 'escrow_invite' else 'escrow_invite_funded' end,
+            'inviter', v_name, 'category', e.category, 'amount', e.amount),
           null, v_withheld);
   return v_withheld is null;
 end
@@ -2733,18 +2734,18 @@ revoke all on function private.queue_invite_sms(e public.escrows) from public;
 grant execute on function private.queue_invite_sms(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.queue_sms(p_phone text, p_body text)
+-- function private.queue_sms(p_phone text, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.queue_sms(p_phone text, p_body text)
+CREATE OR REPLACE FUNCTION private.queue_sms(p_phone text, p_message jsonb)
  RETURNS void
  LANGUAGE sql
  SET search_path TO ''
 AS $function$
-  insert into private.sms_outbox (phone, body, sent_at) values (p_phone, p_body, null);
+  insert into private.sms_outbox (phone, message, sent_at) values (p_phone, p_message, null);
 $function$;
-comment on function private.queue_sms(p_phone text, p_body text) is 'Queues an SMS in the outbox, unsent: it is dispatched after the transaction commits (and retried by the job).';
-revoke all on function private.queue_sms(p_phone text, p_body text) from public;
-grant execute on function private.queue_sms(p_phone text, p_body text) to service_role;
+comment on function private.queue_sms(p_phone text, p_message jsonb) is 'Queues an SMS (a message, rendered when sent) in the outbox, unsent: it is dispatched after the transaction commits (and retried by the job).';
+revoke all on function private.queue_sms(p_phone text, p_message jsonb) from public;
+grant execute on function private.queue_sms(p_phone text, p_message jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.rate_limit_take(p_rules jsonb, p_now timestamp with time zone)
@@ -2973,14 +2974,12 @@ CREATE OR REPLACE FUNCTION private.sms_first_name(p_first_name text)
  IMMUTABLE
  SET search_path TO ''
 AS $function$
-  select coalesce(
-    nullif(pg_catalog.rtrim(pg_catalog.left(
-      pg_catalog.substring(coalesce(p_first_name, '') collate pg_catalog.pg_c_utf8,
-                           '^[[:space:]]*([[:alpha:]][[:alpha:]\u0300-\u036f''’-]*)'),
-      20), '''’-'), ''),
-    'Someone');
+  select nullif(pg_catalog.rtrim(pg_catalog.left(
+           pg_catalog.substring(coalesce(p_first_name, '') collate pg_catalog.pg_c_utf8,
+                                '^[[:space:]]*([[:alpha:]][[:alpha:]\u0300-\u036f''’-]*)'),
+           20), '''’-'), '');
 $function$;
-comment on function private.sms_first_name(p_first_name text) is 'A user-written first name made safe for an SMS: the first word''s leading letters, at most 20 characters, else ''Someone''.';
+comment on function private.sms_first_name(p_first_name text) is 'A user-written first name made safe for an SMS: the first word''s leading letters, at most 20 characters, else null.';
 revoke all on function private.sms_first_name(p_first_name text) from public;
 grant execute on function private.sms_first_name(p_first_name text) to service_role;
 
@@ -3064,9 +3063,10 @@ begin
   if p_amount <= 0 then
     raise exception 'amount must be positive' using errcode = 'ES422';
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider, metadata)
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
   values (p_user, 'wallet_topup', 'deposit',
-          case when p_card_id is null then 'Wallet top-up by card' else 'Wallet top-up with a saved card' end,
+          pg_catalog.jsonb_build_object('kind', case when p_card_id is null then 'wallet_topup'
+                                                     else 'wallet_topup_saved_card' end),
           p_amount, 'in', 'pending', p_provider,
           case when p_card_id is null then '{}'::jsonb else pg_catalog.jsonb_build_object('card_id', p_card_id) end)
   returning id into v_tx;
@@ -3159,10 +3159,11 @@ begin
   if found then
     return v_tx;
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider,
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider,
                                    provider_charge_id, metadata, completed_at)
-  values (p_user, 'virtual_account_deposit', 'deposit', 'Bank transfer to your virtual account', p_amount, 'in',
-          'succeeded', p_provider, p_charge_id, coalesce(p_metadata, '{}'::jsonb), now())
+  values (p_user, 'virtual_account_deposit', 'deposit',
+          pg_catalog.jsonb_build_object('kind', 'virtual_account_deposit'),
+          p_amount, 'in', 'succeeded', p_provider, p_charge_id, coalesce(p_metadata, '{}'::jsonb), now())
   returning id into v_tx;
   perform private.post_transfer(
     'va-deposit:' || p_charge_id, 'virtual_account_deposit',
@@ -3196,8 +3197,10 @@ begin
   if not found then
     raise exception 'payout account not found' using errcode = 'ES404';
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider, metadata)
-  values (p_user, 'withdrawal', 'withdrawal', 'Withdrawal to ' || pa.bank_name || ' ' || pg_catalog.right(pa.account_number, 4),
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
+  values (p_user, 'withdrawal', 'withdrawal',
+          pg_catalog.jsonb_build_object('kind', 'withdrawal', 'bank_name', pa.bank_name,
+                                        'account_last4', pg_catalog.right(pa.account_number, 4)),
           p_amount, 'out', 'pending', p_provider,
           pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                         'account_last4', pg_catalog.right(pa.account_number, 4)))

@@ -28,9 +28,6 @@ async function accountExists(phone: string): Promise<{ id: string; password_hash
   return row;
 }
 
-const ALREADY_REGISTERED = () =>
-  'Someone asked to sign up with this number, which already has an Escrow account. Log in, or reset your password if you forgot it.';
-
 /**
  * Sends a code. Same answer, and the same database work, whether or not the phone has an account:
  * only the queued message differs (its text, or withheld), and it is sent after the answer.
@@ -40,8 +37,8 @@ export async function sendOtp(phone: string, context: 'signup' | 'login', client
   const sms: OtpSms =
     context === 'signup'
       ? // the owner of a registered phone learns it already has an account (a notice, no code)
-        existing ? { body: ALREADY_REGISTERED, withheld: null } : codeSms('signup')
-      : codeSms('login', existing ? null : 'no_account');
+        existing ? { kind: 'account_exists', withheld: null } : codeSms()
+      : codeSms(existing ? null : 'no_account');
   await issueOtp(phone, context, clientIp, sms);
   const c = getConfig();
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
@@ -145,7 +142,7 @@ export async function logout(sessionId: string): Promise<LogoutResponse> {
 
 export async function forgotPassword(phone: string, clientIp: string): Promise<ForgotPasswordResponse> {
   const existing = await accountExists(phone);
-  await issueOtp(phone, 'reset', clientIp, codeSms('reset', existing ? null : 'no_account'));
+  await issueOtp(phone, 'reset', clientIp, codeSms(existing ? null : 'no_account'));
   return { sent: true, expires_in: getConfig().OTP_TTL_SECONDS };
 }
 

@@ -2,15 +2,18 @@
 // AUTH_JWT_SECRET), bound to phone and context, valid OTP_TTL_SECONDS, single use, burnt after
 // OTP_MAX_ATTEMPTS wrong tries. Sending is rate limited per phone (resend gap, hourly cap) and
 // per client address, in Postgres so the limits hold across instances and restarts. The SMS is
-// queued with the code and sent after the answer (shared/background.ts).
+// queued with the code and sent after the answer (shared/background.ts); its text is written when
+// it is queued (shared/messages.ts), so the code is kept in the outbox row's body only, and the
+// row's message records the kind and the context without it.
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { afterResponse } from '../background.ts';
 import { tooManyRequests } from '../http.ts';
+import { type OtpContext, renderSms } from '../messages.ts';
 import { dispatchQueuedSms } from '../sms.ts';
 import { hmacHex, safeEqual } from './crypto.ts';
 
-export type OtpContext = 'signup' | 'login' | 'reset';
+export type { OtpContext };
 
 export function generateOtp(): string {
   // rejection sampling keeps every code equally likely
@@ -27,22 +30,16 @@ export function hashOtp(phone: string, context: OtpContext, code: string): Promi
   return hmacHex('SHA-256', `otp:${getConfig().AUTH_JWT_SECRET}`, `${context}:${phone}:${code}`);
 }
 
-const MESSAGES: Record<OtpContext, (code: string, minutes: number) => string> = {
-  signup: (c, m) => `Your Escrow sign-up code is ${c}. It expires in ${m} minutes. Never share it.`,
-  login: (c, m) => `Your Escrow login code is ${c}. It expires in ${m} minutes. Never share it.`,
-  reset: (c, m) => `Your Escrow password reset code is ${c}. It expires in ${m} minutes. Never share it.`,
-};
-
-/** What the SMS of an issued code says, and whether it goes out. */
+/** Which SMS an issued code sends, and whether it goes out. */
 export interface OtpSms {
-  /** The message; given the code (a notice that carries no code ignores it). */
-  body: (code: string, minutes: number) => string;
+  /** otp_code: the code's own message for the context; account_exists: a notice with no code. */
+  kind: 'otp_code' | 'account_exists';
   /** Why it is recorded but not sent (no_account), or null to send it. */
   withheld: 'no_account' | null;
 }
 
-/** The code's own message for the context. */
-export const codeSms = (context: OtpContext, withheld: OtpSms['withheld'] = null): OtpSms => ({ body: MESSAGES[context], withheld });
+/** The code's own message. */
+export const codeSms = (withheld: OtpSms['withheld'] = null): OtpSms => ({ kind: 'otp_code', withheld });
 
 /**
  * Issues a code for (phone, context), replacing any earlier live one, and queues its SMS, in one
@@ -54,7 +51,10 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
   const c = getConfig();
   const code = generateOtp();
   const codeHash = await hashOtp(phone, context, code);
-  const body = sms.body(code, Math.round(c.OTP_TTL_SECONDS / 60));
+  const minutes = Math.round(c.OTP_TTL_SECONDS / 60);
+  const body = renderSms(sms.kind === 'otp_code' ? { kind: 'otp_code', context, code, minutes } : { kind: sms.kind });
+  // what the row records besides its text: never the code
+  const message = sms.kind === 'otp_code' ? { kind: sms.kind, context, minutes } : { kind: sms.kind };
   const rules = [
     { key: `otp:resend:${phone}`, limit: 1, window_seconds: c.OTP_RESEND_SECONDS },
     { key: `otp:hour:${phone}`, limit: c.OTP_MAX_PER_HOUR, window_seconds: 3600 },
@@ -70,8 +70,9 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
     await tx`insert into private.otps (phone, context, code_hash, expires_at)
              values (${phone}, ${context}, ${codeHash}, now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))`;
     const [queued] = await tx<{ id: number }[]>`
-      insert into private.sms_outbox (phone, body, sent_at, withheld, expires_at)
-      values (${phone}, ${body}, null, ${sms.withheld}, now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))
+      insert into private.sms_outbox (phone, message, body, sent_at, withheld, expires_at)
+      values (${phone}, ${tx.json(message)}, ${body}, null, ${sms.withheld},
+              now() + make_interval(secs => ${c.OTP_TTL_SECONDS}))
       returning id`;
     return { wait: 0, smsId: sms.withheld === null ? Number(queued?.id) : null };
   });

@@ -17,7 +17,8 @@ create table public.transactions (
     'escrow_funding', 'escrow_release', 'escrow_refund', 'escrow_payout', 'escrow_fee'
   )),
   category public.transaction_category not null,
-  description text not null default '',
+  -- the description as a message ({kind, ...params}), rendered by shared/messages.ts when read
+  message jsonb check (message is null or (pg_catalog.jsonb_typeof(message) = 'object' and message ? 'kind')),
   amount bigint not null check (amount > 0),
   currency text not null default 'NGN' check (currency = 'NGN'),
   direction public.transaction_direction not null,
@@ -36,6 +37,8 @@ create table public.transactions (
 );
 comment on table public.transactions is
   'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
+comment on column public.transactions.message is
+  'What the description says, as {kind, ...params}: rendered by shared/messages.ts when read (null: no description).';
 -- transaction-list pages by created_at descending for one user, with the created_at of the last
 -- row as the cursor. That is exact only if no two rows of a user share a created_at: the trigger
 -- below makes each new row's created_at later than every earlier row of the same owner, and the

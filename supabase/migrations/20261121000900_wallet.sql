@@ -232,9 +232,10 @@ begin
   if p_amount <= 0 then
     raise exception 'amount must be positive' using errcode = 'ES422';
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider, metadata)
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
   values (p_user, 'wallet_topup', 'deposit',
-          case when p_card_id is null then 'Wallet top-up by card' else 'Wallet top-up with a saved card' end,
+          pg_catalog.jsonb_build_object('kind', case when p_card_id is null then 'wallet_topup'
+                                                     else 'wallet_topup_saved_card' end),
           p_amount, 'in', 'pending', p_provider,
           case when p_card_id is null then '{}'::jsonb else pg_catalog.jsonb_build_object('card_id', p_card_id) end)
   returning id into v_tx;
@@ -331,10 +332,11 @@ begin
   if found then
     return v_tx;
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider,
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider,
                                    provider_charge_id, metadata, completed_at)
-  values (p_user, 'virtual_account_deposit', 'deposit', 'Bank transfer to your virtual account', p_amount, 'in',
-          'succeeded', p_provider, p_charge_id, coalesce(p_metadata, '{}'::jsonb), now())
+  values (p_user, 'virtual_account_deposit', 'deposit',
+          pg_catalog.jsonb_build_object('kind', 'virtual_account_deposit'),
+          p_amount, 'in', 'succeeded', p_provider, p_charge_id, coalesce(p_metadata, '{}'::jsonb), now())
   returning id into v_tx;
   perform private.post_transfer(
     'va-deposit:' || p_charge_id, 'virtual_account_deposit',
@@ -374,8 +376,10 @@ begin
   if not found then
     raise exception 'payout account not found' using errcode = 'ES404';
   end if;
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, provider, metadata)
-  values (p_user, 'withdrawal', 'withdrawal', 'Withdrawal to ' || pa.bank_name || ' ' || pg_catalog.right(pa.account_number, 4),
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
+  values (p_user, 'withdrawal', 'withdrawal',
+          pg_catalog.jsonb_build_object('kind', 'withdrawal', 'bank_name', pa.bank_name,
+                                        'account_last4', pg_catalog.right(pa.account_number, 4)),
           p_amount, 'out', 'pending', p_provider,
           pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                         'account_last4', pg_catalog.right(pa.account_number, 4)))

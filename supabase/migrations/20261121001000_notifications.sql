@@ -10,7 +10,7 @@ create table public.notifications (
   escrow_id uuid not null references public.escrows (id) on delete cascade,
   conversation_id uuid not null references public.conversations (id) on delete cascade,
   event_type text not null,
-  content text not null,
+  message jsonb not null check (pg_catalog.jsonb_typeof(message) = 'object' and message ? 'kind'),
   entity_type text not null check (entity_type in ('escrow', 'transaction', 'milestone')),
   entity_id uuid not null,
   action_label text,
@@ -19,6 +19,8 @@ create table public.notifications (
 );
 comment on table public.notifications is
   'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
+comment on column public.notifications.message is
+  'What the notification says, as {kind, ...params}: rendered into its content by shared/messages.ts when read.';
 create unique index notifications_user_created_key on public.notifications (user_id, created_at desc);
 create index notifications_escrow_idx on public.notifications (escrow_id, created_at);
 create index notifications_conversation_idx on public.notifications (conversation_id);
@@ -47,18 +49,21 @@ create policy "Service role manages notifications" on public.notifications
 -- =============================================================================================
 
 -- A notification for p_user about escrow p_escrow, in its conversation (none when p_user is null:
--- an invited counterparty without an account yet).
+-- an invited counterparty without an account yet). p_message is what it says, {kind, ...params}
+-- (shared/messages.ts renders it when it is read).
 create function private.notify(
-  p_user uuid, p_escrow uuid, p_event text, p_content text, p_entity_type text, p_entity uuid, p_action text
+  p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text
 ) returns void
 language sql
 set search_path = ''
 as $$
-  insert into public.notifications (user_id, escrow_id, conversation_id, event_type, content, entity_type, entity_id, action_label)
-  select p_user, p_escrow, c.id, p_event, p_content, p_entity_type, p_entity, p_action
+  insert into public.notifications (user_id, escrow_id, conversation_id, event_type, message, entity_type, entity_id,
+                                    action_label)
+  select p_user, p_escrow, c.id, p_event, p_message, p_entity_type, p_entity, p_action
     from public.conversations c where c.escrow_id = p_escrow and p_user is not null;
 $$;
-comment on function private.notify(uuid, uuid, text, text, text, uuid, text) is
-  'Writes a notification for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
-revoke execute on function private.notify(uuid, uuid, text, text, text, uuid, text) from public, anon, authenticated;
-grant execute on function private.notify(uuid, uuid, text, text, text, uuid, text) to service_role;
+comment on function private.notify(uuid, uuid, text, jsonb, text, uuid, text) is
+  'Writes a notification (event type and message) for a user about an escrow, in the escrow''s conversation; nothing '
+  'when the user is null.';
+revoke execute on function private.notify(uuid, uuid, text, jsonb, text, uuid, text) from public, anon, authenticated;
+grant execute on function private.notify(uuid, uuid, text, jsonb, text, uuid, text) to service_role;

@@ -2,7 +2,8 @@
 -- Escrow creation and the invitation (escrow-create).
 --
 -- SMS carry no text written by another user: an invite names the inviter's first name (rendered
--- safely: its first word of letters, at most 20 characters), the category and the amount. One
+-- safely: its first word of letters, at most 20 characters), the category and the amount (the
+-- words are shared/messages.ts's; this area records the facts). One
 -- phone receives at most INVITE_SMS_MAX_PER_PHONE_PER_DAY invite SMS in 24 hours from all
 -- initiators together; further invites are recorded withheld ('invite_daily_cap') and never sent.
 -- (The per-initiator limit on escrows whose invite goes out at once is taken by shared/escrow.ts,
@@ -14,26 +15,24 @@
 -- =============================================================================================
 
 -- The inviter's first name as an SMS may show it: the leading letters (Unicode letters and their
--- combining marks, apostrophes, hyphens) of its first word, at most 20 characters, or 'Someone'
--- when nothing is left. No digit, dot, colon or slash survives, so a "name" cannot carry a code or
--- a link. The collation is the built-in Unicode one, so letters are letters whatever the
--- database's locale.
+-- combining marks, apostrophes, hyphens) of its first word, at most 20 characters, or null when
+-- nothing is left (the SMS then says "Someone": shared/messages.ts). No digit, dot, colon or slash
+-- survives, so a "name" cannot carry a code or a link. The collation is the built-in Unicode one,
+-- so letters are letters whatever the database's locale.
 create function private.sms_first_name(p_first_name text)
 returns text
 language sql
 immutable
 set search_path = ''
 as $$
-  select coalesce(
-    nullif(pg_catalog.rtrim(pg_catalog.left(
-      pg_catalog.substring(coalesce(p_first_name, '') collate pg_catalog.pg_c_utf8,
-                           '^[[:space:]]*([[:alpha:]][[:alpha:]\u0300-\u036f''’-]*)'),
-      20), '''’-'), ''),
-    'Someone');
+  select nullif(pg_catalog.rtrim(pg_catalog.left(
+           pg_catalog.substring(coalesce(p_first_name, '') collate pg_catalog.pg_c_utf8,
+                                '^[[:space:]]*([[:alpha:]][[:alpha:]\u0300-\u036f''’-]*)'),
+           20), '''’-'), '');
 $$;
 comment on function private.sms_first_name(text) is
   'A user-written first name made safe for an SMS: the first word''s leading letters, at most 20 characters, else '
-  '''Someone''.';
+  'null.';
 revoke execute on function private.sms_first_name(text) from public, anon, authenticated;
 grant execute on function private.sms_first_name(text) to service_role;
 
@@ -52,33 +51,14 @@ comment on function private.invite_sms_cap() is
 revoke execute on function private.invite_sms_cap() from public, anon, authenticated;
 grant execute on function private.invite_sms_cap() to service_role;
 
--- The word an SMS uses for a category.
-create function private.category_sms_word(p_category public.escrow_category)
-returns text
-language sql
-immutable
-set search_path = ''
-as $$
-  select case p_category
-           when 'goods_products' then 'goods'
-           when 'hiring' then 'hiring'
-           when 'auto_dealership' then 'vehicle'
-           when 'p2p_crypto' then 'crypto'
-         end;
-$$;
-comment on function private.category_sms_word(public.escrow_category) is
-  'The word an SMS uses for an escrow category (goods, hiring, vehicle, crypto).';
-revoke execute on function private.category_sms_word(public.escrow_category) from public, anon, authenticated;
-grant execute on function private.category_sms_word(public.escrow_category) to service_role;
-
 -- Queues the invite SMS of escrow e to its counterparty's phone: at creation when the counterparty
--- pays, after the money arrived when the initiator pays. The text is built from fixed words, the
--- inviter's safe first name, the category, the amount and the invitee's role; never the title or
--- the description. Each phone gets at most invite_sms_cap() invite SMS in any 24 hours from all
--- initiators together: the slot is taken through private.rate_limit_take, whose advisory lock on
--- the phone's key is held to the end of the transaction, so two initiators inviting the same
--- phone at the same moment cannot both take the last slot. Over the cap the message is recorded
--- withheld ('invite_daily_cap') and never sent; the invitee finds the escrow in the app.
+-- pays, after the money arrived when the initiator pays. The message carries the inviter's safe
+-- first name, the category and the amount (the invitee's role follows from the kind); never the
+-- title or the description. Each phone gets at most invite_sms_cap() invite SMS in any 24 hours
+-- from all initiators together: the slot is taken through private.rate_limit_take, whose advisory
+-- lock on the phone's key is held to the end of the transaction, so two initiators inviting the
+-- same phone at the same moment cannot both take the last slot. Over the cap the message is
+-- recorded withheld ('invite_daily_cap') and never sent; the invitee finds the escrow in the app.
 -- Returns whether the message is to be sent.
 create function private.queue_invite_sms(e public.escrows)
 returns boolean
@@ -86,26 +66,20 @@ language plpgsql
 set search_path = ''
 as $$
 declare
-  r private.category_rules;
   v_name text;
   v_cap integer := private.invite_sms_cap();
   v_withheld text;
 begin
-  select * into r from private.category_rules where category = e.category;
   select private.sms_first_name(first_name) into v_name from public.profiles where id = e.initiator_id;
   if v_cap <= 0 or private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
        'key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap, 'window_seconds', 86400))) > 0 then
     v_withheld := 'invite_daily_cap';
   end if;
-  insert into private.sms_outbox (phone, body, sent_at, withheld)
+  insert into private.sms_outbox (phone, message, sent_at, withheld)
   values (e.counterparty_phone,
-          case when e.payer_role = 'counterparty' then
-            pg_catalog.format('%s invited you to a %s escrow of %s as the %s. Open the Escrow app with this number to review it.',
-                              coalesce(v_name, 'Someone'), private.category_sms_word(e.category), private.naira(e.amount), r.payer_label)
-          else
-            pg_catalog.format('%s invited you to a %s escrow of %s as the %s, and the money is already in escrow. Open the Escrow app with this number to accept it.',
-                              coalesce(v_name, 'Someone'), private.category_sms_word(e.category), private.naira(e.amount), r.payee_label)
-          end,
+          pg_catalog.jsonb_build_object(
+            'kind', case when e.payer_role = 'counterparty' then 'escrow_invite' else 'escrow_invite_funded' end,
+            'inviter', v_name, 'category', e.category, 'amount', e.amount),
           null, v_withheld);
   return v_withheld is null;
 end
@@ -161,12 +135,14 @@ begin
   insert into public.conversations (escrow_id) values (e.id) returning id into v_conversation;
 
   perform private.notify(p_initiator, e.id, 'escrow_created',
-    pg_catalog.format('You created "%s" for %s.', p_title, private.naira(p_amount)), 'escrow', e.id, 'View escrow');
+    pg_catalog.jsonb_build_object('kind', 'escrow_created', 'title', p_title, 'amount', p_amount),
+    'escrow', e.id, 'View escrow');
   if v_status = 'invite_pending' then
     -- the counterparty pays: invite them at once (in the app with the deal's own words; by SMS
     -- with none of them)
     perform private.notify(v_counterparty, e.id, 'invite_received',
-      pg_catalog.format('%s invited you to "%s" for %s as %s.', v_name, p_title, private.naira(p_amount), r.payer_label),
+      pg_catalog.jsonb_build_object('kind', 'invite_received', 'inviter', v_name, 'title', p_title, 'amount', p_amount,
+                                    'category', p_category),
       'escrow', e.id, 'Review invitation');
     perform private.queue_invite_sms(e);
   end if;

@@ -10,26 +10,27 @@
 -- =============================================================================================
 
 -- A user-facing transaction for an escrow movement (already settled unless p_status says otherwise).
+-- p_message is what its description says, {kind, ...params} (shared/messages.ts renders it).
 create function private.escrow_transaction(
-  p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_description text, p_amount bigint,
+  p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint,
   p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb
 ) returns uuid
 language sql
 set search_path = ''
 as $$
-  insert into public.transactions (user_id, type, category, description, amount, direction, status, escrow_id,
+  insert into public.transactions (user_id, type, category, message, amount, direction, status, escrow_id,
                                    milestone_id, provider, metadata, completed_at)
-  values (p_user, p_type, 'escrow', p_description, p_amount, p_direction, p_status, p_escrow, p_milestone, p_provider,
+  values (p_user, p_type, 'escrow', p_message, p_amount, p_direction, p_status, p_escrow, p_milestone, p_provider,
           coalesce(p_metadata, '{}'::jsonb), case when p_status = 'pending' then null else now() end)
   returning id;
 $$;
-comment on function private.escrow_transaction(uuid, uuid, uuid, text, text, bigint, public.transaction_direction,
+comment on function private.escrow_transaction(uuid, uuid, uuid, text, jsonb, bigint, public.transaction_direction,
   text, public.transaction_status, jsonb) is
   'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
-revoke execute on function private.escrow_transaction(uuid, uuid, uuid, text, text, bigint,
+revoke execute on function private.escrow_transaction(uuid, uuid, uuid, text, jsonb, bigint,
   public.transaction_direction, text, public.transaction_status, jsonb)
   from public, anon, authenticated;
-grant execute on function private.escrow_transaction(uuid, uuid, uuid, text, text, bigint,
+grant execute on function private.escrow_transaction(uuid, uuid, uuid, text, jsonb, bigint,
   public.transaction_direction, text, public.transaction_status, jsonb)
   to service_role;
 
@@ -54,16 +55,18 @@ begin
   update public.escrows set status = v_next, funded_at = now(), awaiting_bank_transfer_at = null, updated_at = now()
    where id = e.id;
   perform private.notify(v_payer, e.id, 'funded',
-    pg_catalog.format('%s is locked in escrow for "%s".', private.naira(e.total_charge), e.title), 'escrow', e.id, 'View escrow');
+    pg_catalog.jsonb_build_object('kind', 'funded_payer', 'title', e.title, 'total_charge', e.total_charge),
+    'escrow', e.id, 'View escrow');
   if v_next = 'active' then
     select first_name || ' ' || last_name into v_name from public.profiles where id = e.initiator_id;
     perform private.notify(e.counterparty_id, e.id, 'invite_received',
-      pg_catalog.format('%s invited you to "%s" for %s; the money is already in escrow.', v_name, e.title, private.naira(e.amount)),
+      pg_catalog.jsonb_build_object('kind', 'invite_received_funded', 'inviter', v_name, 'title', e.title,
+                                    'amount', e.amount),
       'escrow', e.id, 'Review invitation');
     perform private.queue_invite_sms(e);
   else
     perform private.notify(private.payee_of(e), e.id, 'funded',
-      pg_catalog.format('"%s" is funded: %s is in escrow. You can deliver now.', e.title, private.naira(e.amount)),
+      pg_catalog.jsonb_build_object('kind', 'funded_payee', 'title', e.title, 'amount', e.amount),
       'escrow', e.id, 'View escrow');
   end if;
   return v_next;
@@ -117,7 +120,8 @@ begin
    order by created_at limit 1;
   if v_tx is null then
     v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-              pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
+              pg_catalog.jsonb_build_object('kind', 'escrow_funding', 'title', e.title), e.total_charge, 'out',
+              'wallet', 'pending',
               pg_catalog.jsonb_build_object('method', 'wallet', 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
   else
     update public.transactions set provider = 'wallet', metadata = metadata || pg_catalog.jsonb_build_object('method', 'wallet')
@@ -165,7 +169,8 @@ begin
     return v_tx;
   end if;
   return private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-           pg_catalog.format('Escrow funding: %s', e.title), e.total_charge, 'out', p_provider, 'pending',
+           pg_catalog.jsonb_build_object('kind', 'escrow_funding', 'title', e.title), e.total_charge, 'out',
+           p_provider, 'pending',
            pg_catalog.jsonb_build_object('method', p_method, 'kind', 'escrow_charge', 'amount', e.amount,
                                          'payer_fee', e.payer_fee, 'vat', e.vat));
 end
@@ -314,13 +319,12 @@ begin
     return 'deposit:escrow:' || private.escrow_fund_wallet(e.id, p_user);
   end if;
   select phone into v_phone from private.users where id = p_user;
-  perform private.queue_sms(v_phone, pg_catalog.format(
-    'We received %s and put it in your Escrow wallet. Your %s escrow needs %s: send %s more to fund it.',
-    private.naira(p_received), private.category_sms_word(e.category), private.naira(e.total_charge),
-    private.naira(e.total_charge - coalesce(v_balance, 0))));
-  perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.format(
-    'We received %s; "%s" needs %s more to be funded. The money is in your wallet.',
-    private.naira(p_received), e.title, private.naira(e.total_charge - coalesce(v_balance, 0))), 'escrow', e.id, 'Fund escrow');
+  perform private.queue_sms(v_phone, pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+    'received', p_received, 'category', e.category, 'total_charge', e.total_charge,
+    'shortfall', e.total_charge - coalesce(v_balance, 0)));
+  perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+    'title', e.title, 'received', p_received, 'shortfall', e.total_charge - coalesce(v_balance, 0)),
+    'escrow', e.id, 'Fund escrow');
   return 'deposit:shortfall';
 end
 $$;

@@ -26,18 +26,21 @@ begin
     -- the counterparty is the payer: accepted, now waiting for their money
     update public.escrows set status = 'active', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
-      pg_catalog.format('%s accepted "%s". The escrow is active.', v_name, e.title), 'escrow', e.id, 'View escrow');
+      pg_catalog.jsonb_build_object('kind', 'accepted', 'accepter', v_name, 'title', e.title), 'escrow', e.id,
+      'View escrow');
     v_tx := private.escrow_transaction(p_actor, e.id, null, 'escrow_funding',
-              pg_catalog.format('Payment request: %s', e.title), e.total_charge, 'out', 'wallet', 'pending',
+              pg_catalog.jsonb_build_object('kind', 'payment_request', 'title', e.title), e.total_charge, 'out',
+              'wallet', 'pending',
               pg_catalog.jsonb_build_object('payment_request', true, 'amount', e.amount, 'payer_fee', e.payer_fee, 'vat', e.vat));
     perform private.notify(p_actor, e.id, 'payment_requested',
-      pg_catalog.format('Fund "%s": %s (the escrow amount, fee and VAT).', e.title, private.naira(e.total_charge)),
+      pg_catalog.jsonb_build_object('kind', 'payment_requested', 'title', e.title, 'total_charge', e.total_charge),
       'transaction', v_tx, 'Fund escrow');
     return 'active';
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set status = 'funded', accepted_at = now(), updated_at = now() where id = e.id;
     perform private.notify(e.initiator_id, e.id, 'active',
-      pg_catalog.format('%s accepted "%s". The money is in escrow and the deal is on.', v_name, e.title), 'escrow', e.id, 'View escrow');
+      pg_catalog.jsonb_build_object('kind', 'accepted_funded', 'accepter', v_name, 'title', e.title), 'escrow', e.id,
+      'View escrow');
     return 'funded';
   end if;
   perform private.refuse_state(e, 'accept');
@@ -50,8 +53,9 @@ comment on function private.escrow_accept(uuid, uuid) is
 revoke execute on function private.escrow_accept(uuid, uuid) from public, anon, authenticated;
 grant execute on function private.escrow_accept(uuid, uuid) to service_role;
 
--- Returns the hold (whatever is left in it) to the payer's wallet and records it.
-create function private.escrow_return_hold(e public.escrows, p_description text)
+-- Returns the hold (whatever is left in it) to the payer's wallet and records it (p_message: what
+-- the refund transaction's description says).
+create function private.escrow_return_hold(e public.escrows, p_message jsonb)
 returns bigint
 language plpgsql
 set search_path = ''
@@ -65,7 +69,8 @@ begin
   if coalesce(v_hold, 0) = 0 then
     return 0;
   end if;
-  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_description, v_hold, 'in', 'wallet', 'succeeded', '{}'::jsonb);
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, v_hold, 'in', 'wallet',
+                                     'succeeded', '{}'::jsonb);
   perform private.post_transfer('escrow-refund:' || e.id, 'escrow_refund',
     pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_hold),
@@ -74,12 +79,13 @@ begin
   return v_hold;
 end
 $$;
-comment on function private.escrow_return_hold(public.escrows, text) is
+comment on function private.escrow_return_hold(public.escrows, jsonb) is
   'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
-revoke execute on function private.escrow_return_hold(public.escrows, text) from public, anon, authenticated;
-grant execute on function private.escrow_return_hold(public.escrows, text) to service_role;
+revoke execute on function private.escrow_return_hold(public.escrows, jsonb) from public, anon, authenticated;
+grant execute on function private.escrow_return_hold(public.escrows, jsonb) to service_role;
 
-create function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text)
+-- p_event: declined or cancelled.
+create function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
 returns text
 language plpgsql
 set search_path = ''
@@ -90,16 +96,17 @@ begin
   perform private.close_milestones(e.id, null);
   update public.transactions set status = 'canceled', completed_at = now()
    where escrow_id = e.id and type = 'escrow_funding' and status = 'pending';
-  perform private.notify(u, e.id, p_event, pg_catalog.format('"%s" was %s.', e.title, p_verb), 'escrow', e.id, 'View escrow')
+  perform private.notify(u, e.id, p_event,
+    pg_catalog.jsonb_build_object('kind', 'closed_unfunded', 'title', e.title, 'how', p_event), 'escrow', e.id,
+    'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'cancelled';
 end
 $$;
-comment on function private.escrow_close_unfunded(public.escrows, uuid, text, text) is
+comment on function private.escrow_close_unfunded(public.escrows, uuid, text) is
   'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
-revoke execute on function private.escrow_close_unfunded(public.escrows, uuid, text, text)
-  from public, anon, authenticated;
-grant execute on function private.escrow_close_unfunded(public.escrows, uuid, text, text) to service_role;
+revoke execute on function private.escrow_close_unfunded(public.escrows, uuid, text) from public, anon, authenticated;
+grant execute on function private.escrow_close_unfunded(public.escrows, uuid, text) to service_role;
 
 -- A funded escrow that was never accepted, declined or cancelled (p_verb): the hold goes back to
 -- the payer's wallet and the escrow is refunded.
@@ -109,11 +116,13 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  perform private.escrow_return_hold(e, pg_catalog.format('Refund: "%s" was %s', e.title, p_verb));
+  perform private.escrow_return_hold(e,
+    pg_catalog.jsonb_build_object('kind', 'refund_unaccepted', 'title', e.title, 'how', p_verb));
   update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, null);
   perform private.notify(u, e.id, p_verb,
-    pg_catalog.format('"%s" was %s; %s went back to the payer''s wallet.', e.title, p_verb, private.naira(e.total_charge)),
+    pg_catalog.jsonb_build_object('kind', 'refunded_unaccepted', 'title', e.title, 'how', p_verb,
+                                  'amount', e.total_charge),
     'escrow', e.id, 'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'refunded';
@@ -138,7 +147,7 @@ begin
   end if;
   if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
-    return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
+    return private.escrow_close_unfunded(e, p_actor, 'declined');
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
@@ -162,7 +171,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if private.escrow_is_unfunded(e) then
-    return private.escrow_close_unfunded(e, p_actor, 'cancelled', 'cancelled');
+    return private.escrow_close_unfunded(e, p_actor, 'cancelled');
   elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
@@ -231,14 +240,13 @@ begin
            inspection_ends_at = p_now + pg_catalog.make_interval(days => e.inspection_period_days)
      where id = e.id;
     perform private.notify(private.payer_of(e), e.id, 'delivered',
-      pg_catalog.format('"%s" was delivered. Inspect it: the money is released automatically after %s day(s) unless you raise a dispute.',
-                        e.title, e.inspection_period_days), 'escrow', e.id, 'Inspect delivery');
+      pg_catalog.jsonb_build_object('kind', 'delivered_inspection', 'title', e.title, 'days', e.inspection_period_days),
+      'escrow', e.id, 'Inspect delivery');
     return 'inspection';
   end if;
   update public.escrows set delivered_at = p_now, updated_at = now() where id = e.id;
   perform private.notify(private.payer_of(e), e.id, 'delivered',
-    pg_catalog.format('"%s" was marked delivered. Release the money when you are satisfied.', e.title),
-    'escrow', e.id, 'Release funds');
+    pg_catalog.jsonb_build_object('kind', 'delivered', 'title', e.title), 'escrow', e.id, 'Release funds');
   return 'funded';
 end
 $$;
@@ -263,9 +271,10 @@ grant execute on function private.escrow_release_share(public.escrows, bigint, b
 
 -- Pays p_amount of the escrow amount out of the hold: the payee's share to their wallet, the fee
 -- and VAT shares (private.escrow_release_share) to the system accounts; the hold ends at exactly
--- zero with the last release. Returns the ledger transfer id.
+-- zero with the last release. p_message is what the release transaction's description says.
+-- Returns the ledger transfer id.
 create function private.escrow_pay_out(
-  e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_description text
+  e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb
 )
 returns uuid
 language plpgsql
@@ -285,7 +294,8 @@ begin
   if p_amount <= 0 or v_after > e.amount then
     raise exception 'release of % kobo exceeds what is left in escrow', p_amount using errcode = 'ES409';
   end if;
-  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_description, v_payee_gets, 'in', 'wallet', 'succeeded',
+  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_message, v_payee_gets, 'in',
+                                     'wallet', 'succeeded',
             pg_catalog.jsonb_build_object('released_amount', p_amount, 'seller_fee', v_seller_fee, 'payer_fee', v_payer_fee, 'vat', v_vat));
   v_entries := pg_catalog.jsonb_build_array(
     pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -(p_amount + v_payer_fee + v_vat)),
@@ -301,12 +311,12 @@ begin
   return v_transfer;
 end
 $$;
-comment on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text) is
+comment on function private.escrow_pay_out(public.escrows, bigint, text, uuid, jsonb) is
   'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system '
   'accounts.';
-revoke execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text)
+revoke execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, jsonb)
   from public, anon, authenticated;
-grant execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, text) to service_role;
+grant execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, jsonb) to service_role;
 
 -- Starts the payee's payout when they have a default payout account: their wallet -> clearing,
 -- and a pending escrow_payout transaction whose id is the transfer reference (the caller starts
@@ -326,7 +336,8 @@ begin
     return null;
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
-            pg_catalog.format('Payout of "%s" to %s %s', e.title, pa.bank_name, pg_catalog.right(pa.account_number, 4)),
+            pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
+                                          'account_last4', pg_catalog.right(pa.account_number, 4)),
             p_amount, 'out', 'paystack', 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)));
@@ -376,7 +387,7 @@ begin
   v_remaining := e.amount - e.released_amount;
   if v_remaining > 0 then
     v_transfer := private.escrow_pay_out(e, v_remaining, 'escrow-release:' || e.id, null,
-      pg_catalog.format('Released: %s', e.title));
+      pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
   end if;
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, v_transfer);
@@ -384,11 +395,11 @@ begin
   v_payout := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
-    pg_catalog.format('%s from "%s" was released to you%s.', private.naira(v_payout), e.title,
-                      case when v_payout_tx is null then ' and is in your wallet' else ' and is on its way to your bank' end),
+    pg_catalog.jsonb_build_object('kind', 'released_payee', 'title', e.title, 'amount', v_payout,
+                                  'to', case when v_payout_tx is null then 'wallet' else 'bank' end),
     'escrow', e.id, 'View escrow');
   perform private.notify(private.payer_of(e), e.id, 'released',
-    pg_catalog.format('"%s" was released%s.', e.title, case when p_actor is null then ' automatically at the end of the inspection period' else '' end),
+    pg_catalog.jsonb_build_object('kind', 'released_payer', 'title', e.title, 'automatic', p_actor is null),
     'escrow', e.id, 'Leave a review');
   return query select 'released'::text, v_payout_tx;
 end
@@ -414,11 +425,11 @@ begin
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'refund');
   end if;
-  v_amount := private.escrow_return_hold(e, pg_catalog.format('Refund: %s', e.title));
+  v_amount := private.escrow_return_hold(e, pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title));
   update public.escrows set status = 'refunded', refunded_at = now(), updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, null);
   perform private.notify(u, e.id, 'refunded',
-    pg_catalog.format('"%s" was refunded: %s went back to the payer''s wallet.', e.title, private.naira(v_amount)),
+    pg_catalog.jsonb_build_object('kind', 'refunded', 'title', e.title, 'amount', v_amount),
     'escrow', e.id, 'View escrow')
      from unnest(array[e.initiator_id, e.counterparty_id]) as u;
   return 'refunded';
@@ -443,8 +454,8 @@ begin
     return;
   end if;
   perform private.notify(t.user_id, t.escrow_id, case when p_succeeded then 'payout_succeeded' else 'payout_failed' end,
-    case when p_succeeded then pg_catalog.format('%s reached your bank account.', private.naira(t.amount))
-         else pg_catalog.format('The payout of %s could not be completed; the money is back in your wallet.', private.naira(t.amount)) end,
+    pg_catalog.jsonb_build_object('kind', case when p_succeeded then 'payout_succeeded' else 'payout_failed' end,
+                                  'amount', t.amount),
     'transaction', t.id, 'View transaction');
 end
 $$;

@@ -140,7 +140,8 @@ begin
   returning id into v_id;
   v_other := case when p_actor = e.initiator_id then e.counterparty_id else e.initiator_id end;
   perform private.notify(v_other, e.id, 'milestone_proposed',
-    pg_catalog.format('A milestone "%s" (%s) was proposed for "%s".', p_title, private.naira(p_amount), e.title),
+    pg_catalog.jsonb_build_object('kind', 'milestone_proposed', 'milestone', p_title, 'amount', p_amount,
+                                  'title', e.title),
     'milestone', v_id, 'Review milestone');
   return v_id;
 end
@@ -186,7 +187,7 @@ begin
   -- the other party's approval was taken back: they are asked to review the new terms
   perform private.notify(case when p_actor = (l.e).initiator_id then (l.e).counterparty_id else (l.e).initiator_id end,
     (l.e).id, 'milestone_updated',
-    pg_catalog.format('Milestone "%s" of "%s" was changed. Review and approve the new terms.', v_title, (l.e).title),
+    pg_catalog.jsonb_build_object('kind', 'milestone_updated', 'milestone', v_title, 'title', (l.e).title),
     'milestone', (l.m).id, 'Review milestone');
 end
 $$;
@@ -220,7 +221,8 @@ begin
   if v_status = 'accepted' then
     update public.milestones set status = 'accepted', accepted_at = now() where id = (l.m).id;
     perform private.notify(u, (l.e).id, 'milestone_accepted',
-      pg_catalog.format('Milestone "%s" was agreed by both parties.', (l.m).title), 'milestone', (l.m).id, 'View milestone')
+      pg_catalog.jsonb_build_object('kind', 'milestone_accepted', 'milestone', (l.m).title), 'milestone', (l.m).id,
+      'View milestone')
        from unnest(array[(l.e).initiator_id, (l.e).counterparty_id]) as u;
   end if;
   return v_status;
@@ -251,7 +253,7 @@ begin
   end if;
   update public.milestones set status = 'completed', completed_at = now(), updated_at = now() where id = (l.m).id;
   perform private.notify(private.payer_of(l.e), (l.e).id, 'milestone_completed',
-    pg_catalog.format('Milestone "%s" was marked complete. Release %s when satisfied.', (l.m).title, private.naira((l.m).amount)),
+    pg_catalog.jsonb_build_object('kind', 'milestone_completed', 'milestone', (l.m).title, 'amount', (l.m).amount),
     'milestone', (l.m).id, 'Release milestone');
 end
 $$;
@@ -283,22 +285,24 @@ begin
     perform private.refuse_state(l.e, 'release a milestone of');
   end if;
   v_transfer := private.escrow_pay_out(l.e, (l.m).amount, 'milestone-release:' || (l.m).id, (l.m).id,
-    pg_catalog.format('Milestone released: %s', (l.m).title));
+    pg_catalog.jsonb_build_object('kind', 'milestone_release', 'milestone', (l.m).title));
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
   -- what the payee was just credited: the milestone's amount less its share of the seller fee
   v_payout := private.escrow_start_payout(l.e,
     (l.m).amount - private.escrow_release_share(l.e, (l.e).seller_fee, (l.m).amount), (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
-    pg_catalog.format('Milestone "%s" was released to you.', (l.m).title), 'milestone', (l.m).id, 'View milestone');
+    pg_catalog.jsonb_build_object('kind', 'milestone_released', 'milestone', (l.m).title), 'milestone', (l.m).id,
+    'View milestone');
   if (l.e).released_amount + (l.m).amount = (l.e).amount then
     -- the last of the money: the escrow itself is released, and both parties are told
     update public.escrows set status = 'released', released_at = now(), updated_at = now() where id = (l.e).id;
     perform private.notify(private.payee_of(l.e), (l.e).id, 'released',
-      pg_catalog.format('Every milestone of "%s" was released to you: %s in all, less fees.', (l.e).title, private.naira((l.e).amount)),
+      pg_catalog.jsonb_build_object('kind', 'milestones_released_payee', 'title', (l.e).title, 'amount', (l.e).amount),
       'escrow', (l.e).id, 'View escrow');
     perform private.notify(private.payer_of(l.e), (l.e).id, 'released',
-      pg_catalog.format('"%s" was released: every milestone is paid.', (l.e).title), 'escrow', (l.e).id, 'Leave a review');
+      pg_catalog.jsonb_build_object('kind', 'milestones_released_payer', 'title', (l.e).title), 'escrow', (l.e).id,
+      'Leave a review');
   end if;
   return v_payout;
 end

@@ -3,7 +3,7 @@
 // (and a stranger) can read, and cursor paging that neither loses nor repeats an escrow.
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { smsMatching, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { newPhone, signUp, verifyPhone, type TestUser } from '../support/users.ts';
 
@@ -35,8 +35,7 @@ const escrowRow = async (id: string) => {
 };
 
 /** SMS queued for phone whose body matches pattern (LIKE). */
-const smsTo = async (phone: string, like: string) =>
-  (await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone} and body like ${like}`)[0]?.n ?? 0;
+const smsTo = smsMatching;
 
 async function signUpWithPhone(phone: string): Promise<TestUser> {
   await verifyPhone(phone);

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { smsMatching, testDb } from '../support/db.ts';
 import { escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -46,8 +46,7 @@ const depositsOf = (userId: string) =>
   testDb()<{ amount: string; status: string }[]>`
     select amount::text, status::text from public.transactions where user_id = ${userId} and type = 'virtual_account_deposit' order by created_at`;
 
-const smsTo = async (phone: string, like: string) =>
-  (await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone} and body like ${like}`)[0]?.n ?? 0;
+const smsTo = smsMatching;
 
 async function notes(user: TestUser, escrowId: string) {
   const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });

@@ -4,7 +4,7 @@
 // notifications each transition writes, where the money goes, and races between transitions.
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectStatus, fieldsOf, get, post } from '../support/api.ts';
-import { testDb } from '../support/db.ts';
+import { smsMatching, testDb } from '../support/db.ts';
 import { balances, type Category, type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -43,8 +43,7 @@ async function notes(user: TestUser, escrowId: string) {
   return r.body.data as { event_type: string; content: string; entity_type: string; entity_id: string; action_label: string | null; user_id: string; escrow_id: string }[];
 }
 
-const smsTo = async (phone: string, like: string) =>
-  (await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone} and body like ${like}`)[0]?.n ?? 0;
+const smsTo = smsMatching;
 
 /** draft -> active (funded, awaiting acceptance), paid from the payer's wallet (topped up by `extra` more). */
 async function fundedUnaccepted(opts: { category?: Category; extraNaira?: number } = {}): Promise<Deal> {

@@ -277,20 +277,27 @@ describe('jobs-run: work left over after a commit', () => {
     expect(note).toMatchObject({ event_type: 'payout_succeeded', entity_type: 'transaction', entity_id: ref, user_id: deal.payee.id, is_read: false });
   });
 
-  it('dispatches queued SMS (sent_at set)', async () => {
+  it('dispatches queued SMS (sent_at set, and the body written from the message)', async () => {
     const phone = newPhone().e164;
-    await testDb()`select private.queue_sms(${phone}, 'Queued by a transition')`;
-    await testDb()`select private.queue_sms(${phone}, 'And another')`;
-    const queued = await testDb()<{ id: number; sent_at: Date | null }[]>`select id, sent_at from private.sms_outbox where phone = ${phone}`;
-    expect(queued.map((q) => q.sent_at)).toEqual([null, null]);
+    const shortfall = {
+      kind: 'funding_shortfall', received: 100_000, category: 'hiring', total_charge: 350_000, shortfall: 250_000,
+    };
+    await testDb()`select private.queue_sms(${phone}, ${testDb().json(shortfall)})`;
+    await testDb()`select private.queue_sms(${phone}, ${testDb().json({ ...shortfall, category: 'p2p_crypto' })})`;
+    const queued = await testDb()<{ id: number; sent_at: Date | null; body: string | null }[]>`
+      select id, sent_at, body from private.sms_outbox where phone = ${phone}`;
+    expect(queued.map((q) => [q.sent_at, q.body])).toEqual([[null, null], [null, null]]);
     ok(await runJobs(new Date().toISOString()));
-    const after = await testDb()<{ sent_at: Date | null; attempts: number }[]>`
-      select sent_at, attempts from private.sms_outbox where phone = ${phone} order by id`;
+    const after = await testDb()<{ sent_at: Date | null; attempts: number; body: string | null }[]>`
+      select sent_at, attempts, body from private.sms_outbox where phone = ${phone} order by id`;
     expect(after).toHaveLength(2);
     for (const row of after) {
       expect(row.sent_at).not.toBeNull();
       expect(row.attempts).toBe(1);
     }
+    expect(after.map((r) => r.body)).toEqual(['hiring', 'crypto'].map((word) =>
+      `We received NGN 1,000.00 and put it in your Escrow wallet. Your ${word} escrow needs NGN 3,500.00: ` +
+      'send NGN 2,500.00 more to fund it.'));
     ok(await runJobs(new Date().toISOString()));
     const again = await testDb()<{ attempts: number }[]>`select attempts from private.sms_outbox where phone = ${phone}`;
     expect(again.map((a) => a.attempts)).toEqual([1, 1]);

@@ -171,7 +171,8 @@ describe('a user cannot write the money tables directly', () => {
       await expectNoEffect(a.user.id, (tx) => tx`update public.transactions set user_id = ${a.user.id} where id = ${target.txId}`, `${label} reassign`);
     }
     // in fact every one of them is refused outright: no UPDATE privilege at all
-    await expectDenied(a.user.id, (tx) => tx`update public.transactions set description = 'x' where id = ${a.txId}`, 'update own transaction');
+    await expectDenied(a.user.id, (tx) => tx`update public.transactions set message = null where id = ${a.txId}`,
+      'update own transaction');
     await expectDenied(a.user.id, (tx) => tx`update public.payout_accounts set verified = true where id = ${a.payoutId}`, 'update own payout');
   });
 

@@ -271,7 +271,9 @@ describe('notification-list', () => {
     for (const m of ms.slice(0, 5)) ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
     // 45 notifications written by one transaction: they share now(), and still page exactly
     await testDb()`
-      select private.notify(${u.id}, ${deal.escrowId}, 'bulk', 'Bulk notice ' || g, 'escrow', ${deal.escrowId}, 'View escrow')
+      select private.notify(${u.id}, ${deal.escrowId}, 'bulk',
+                            jsonb_build_object('kind', 'milestone_accepted', 'milestone', 'Bulk ' || g),
+                            'escrow', ${deal.escrowId}, 'View escrow')
         from generate_series(1, 45) g`;
     const stored = await testDb()<{ id: string }[]>`select id from public.notifications where user_id = ${u.id} order by created_at desc`;
     expect(stored).toHaveLength(1 + 10 + 5 + 45);

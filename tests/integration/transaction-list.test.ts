@@ -149,8 +149,10 @@ describe('transaction-list over real top-ups and withdrawals', () => {
                                                   1000000, 0, 0, 0, ${`hash-${randomUUID()}`})`;
     escrowId = escrow!.escrow_id;
     const [row] = await testDb()<{ id: string }[]>`
-      insert into public.transactions (user_id, type, category, description, amount, direction, status, provider, escrow_id, completed_at)
-      values (${user.id}, 'escrow_funding', 'escrow', 'Escrow funding', 12345, 'out', 'succeeded', 'wallet', ${escrowId}, now())
+      insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, escrow_id,
+                                       completed_at)
+      values (${user.id}, 'escrow_funding', 'escrow', '{"kind": "escrow_funding", "title": "Logo design"}',
+              12345, 'out', 'succeeded', 'wallet', ${escrowId}, now())
       returning id`;
     escrowTx = row!.id;
     // someone else's movements, which must never show up

@@ -2,6 +2,7 @@
 // and acting as a given user under row-level security (pgTAP-style).
 import postgres from 'postgres';
 import { expect, inject } from 'vitest';
+import { renderSms, type SmsMessage } from '../../shared/messages.ts';
 
 let sql: postgres.Sql | undefined;
 
@@ -10,11 +11,42 @@ export function testDb(): postgres.Sql {
   return sql;
 }
 
+type OutboxRow = { body: string | null; message: SmsMessage };
+
+/**
+ * What an outbox row says: the body it was sent with (or written with: one-time codes), else, while
+ * it waits to be dispatched or is withheld, its message written out as dispatching writes it.
+ */
+const smsText = (row: OutboxRow): string => row.body ?? renderSms(row.message);
+
 /** The newest SMS for phone (E.164), or undefined. Withheld rows (never sent) are not messages. */
 export async function lastSms(phone: string): Promise<string | undefined> {
-  const [row] = await testDb()<{ body: string }[]>`
-    select body from private.sms_outbox where phone = ${phone} and withheld is null order by id desc limit 1`;
-  return row?.body;
+  const [row] = await testDb()<OutboxRow[]>`
+    select body, message from private.sms_outbox where phone = ${phone} and withheld is null order by id desc limit 1`;
+  return row ? smsText(row) : undefined;
+}
+
+/** SQL LIKE as a regular expression: % any run, _ any one character, \ escapes the next one. */
+function likeToRegExp(like: string): RegExp {
+  let re = '';
+  for (let i = 0; i < like.length; i++) {
+    const ch = like[i] as string;
+    if (ch === '\\' && i + 1 < like.length) re += (like[++i] as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (ch === '%') re += '[\\s\\S]*';
+    else if (ch === '_') re += '[\\s\\S]';
+    else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * How many SMS rows for phone, withheld ones included, say something matching the SQL LIKE
+ * pattern (what `body like pattern` counted when bodies were written at once).
+ */
+export async function smsMatching(phone: string, like: string): Promise<number> {
+  const rows = await testDb()<OutboxRow[]>`select body, message from private.sms_outbox where phone = ${phone}`;
+  const re = likeToRegExp(like);
+  return rows.filter((r) => re.test(smsText(r))).length;
 }
 
 export async function smsCount(phone: string): Promise<number> {

@@ -1,0 +1,325 @@
+// Every sentence a user reads from us, in one place: notification content, SMS bodies and
+// transaction descriptions (docs/architecture.md, "Messages").
+//
+// The SQL functions record what happened, never a sentence: a message, stored as jsonb
+// `{"kind": ..., ...params}` in public.notifications.message, private.sms_outbox.message and
+// public.transactions.message. This module turns a message into text: a notification's `content`
+// and a transaction's `description` when they are read, an SMS body when it is dispatched (the
+// outbox then keeps the body it sent). Params are facts: titles and names as stored (SMS names
+// already made safe by private.sms_first_name, null when nothing safe is left), amounts in kobo,
+// days, codes (category, how an escrow closed, where a payout went); never words.
+//
+// Adding a message: its kind and params below (the type), its text in every language's table
+// (the compiler refuses a missing one), the SQL that records it, and a sample in
+// tests/integration/messages.test.ts. A second language is a second `Language` object in
+// LANGUAGES; only English exists today.
+
+export type EscrowCategory = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+export type OtpContext = 'signup' | 'login' | 'reset';
+
+/** An amount in kobo, as the SQL functions record it (a jsonb number). */
+type Kobo = number;
+
+/** What each notification kind says it about, by kind. */
+export interface NotificationParams {
+  escrow_created: { title: string; amount: Kobo };
+  /** The counterparty is invited and pays (as the category's payer). */
+  invite_received: { inviter: string | null; title: string; amount: Kobo; category: EscrowCategory };
+  /** The counterparty is invited once the initiator's money is in. */
+  invite_received_funded: { inviter: string | null; title: string; amount: Kobo };
+  funded_payer: { title: string; total_charge: Kobo };
+  funded_payee: { title: string; amount: Kobo };
+  funding_shortfall: { title: string; received: Kobo; shortfall: Kobo };
+  /** The invited payer accepted; their payment is requested. */
+  accepted: { accepter: string | null; title: string };
+  /** The invited payee accepted a funded escrow. */
+  accepted_funded: { accepter: string | null; title: string };
+  payment_requested: { title: string; total_charge: Kobo };
+  /** An unfunded escrow declined by the counterparty or cancelled. */
+  closed_unfunded: { title: string; how: 'declined' | 'cancelled' };
+  /** A funded escrow never accepted, declined or cancelled: the money went back. */
+  refunded_unaccepted: { title: string; how: 'declined' | 'cancelled'; amount: Kobo };
+  refunded: { title: string; amount: Kobo };
+  delivered_inspection: { title: string; days: number };
+  delivered: { title: string };
+  released_payee: { title: string; amount: Kobo; to: 'wallet' | 'bank' };
+  released_payer: { title: string; automatic: boolean };
+  milestones_released_payee: { title: string; amount: Kobo };
+  milestones_released_payer: { title: string };
+  payout_succeeded: { amount: Kobo };
+  payout_failed: { amount: Kobo };
+  milestone_proposed: { milestone: string; amount: Kobo; title: string };
+  milestone_updated: { milestone: string; title: string };
+  milestone_accepted: { milestone: string };
+  milestone_completed: { milestone: string; amount: Kobo };
+  milestone_released: { milestone: string };
+}
+
+export interface SmsParams {
+  /** An invite at creation: the counterparty pays (the category's payer). */
+  escrow_invite: { inviter: string | null; category: EscrowCategory; amount: Kobo };
+  /** An invite once the initiator's money is in: the counterparty is paid (the payee). */
+  escrow_invite_funded: { inviter: string | null; category: EscrowCategory; amount: Kobo };
+  funding_shortfall: { received: Kobo; category: EscrowCategory; total_charge: Kobo; shortfall: Kobo };
+  /**
+   * A one-time code. Rendered when it is queued (shared/auth/otp.ts), so the code is stored only
+   * in the outbox row's body, as it always was; the row's message keeps the kind and the context.
+   */
+  otp_code: { context: OtpContext; code: string; minutes: number };
+  /** Sign-up asked for a phone that already has an account: a notice, no code. */
+  account_exists: Record<never, never>;
+}
+
+export interface TransactionParams {
+  escrow_funding: { title: string };
+  payment_request: { title: string };
+  refund_unaccepted: { title: string; how: 'declined' | 'cancelled' };
+  refund: { title: string };
+  escrow_release: { title: string };
+  milestone_release: { milestone: string };
+  escrow_payout: { title: string; bank_name: string; account_last4: string };
+  wallet_topup: Record<never, never>;
+  wallet_topup_saved_card: Record<never, never>;
+  virtual_account_deposit: Record<never, never>;
+  withdrawal: { bank_name: string; account_last4: string };
+}
+
+export type NotificationKind = keyof NotificationParams;
+export type SmsKind = keyof SmsParams;
+export type TransactionKind = keyof TransactionParams;
+
+type MessageOf<P> = { [K in keyof P]: { kind: K } & P[K] }[keyof P];
+/** A notification's message as stored in public.notifications.message. */
+export type NotificationMessage = MessageOf<NotificationParams>;
+/** An SMS as stored in private.sms_outbox.message (otp_code: without its code). */
+export type SmsMessage = MessageOf<SmsParams>;
+/** A transaction's message as stored in public.transactions.message. */
+export type TransactionMessage = MessageOf<TransactionParams>;
+
+/**
+ * The notification event types each kind is written with (public.notifications.event_type): the
+ * kinds are the sentences, the event types what the client app acts on. Their union is the list of
+ * event types the transitions write today.
+ */
+export const NOTIFICATION_KIND_EVENTS = {
+  escrow_created: ['escrow_created'],
+  invite_received: ['invite_received'],
+  invite_received_funded: ['invite_received'],
+  funded_payer: ['funded'],
+  funded_payee: ['funded'],
+  funding_shortfall: ['funding_shortfall'],
+  accepted: ['active'],
+  accepted_funded: ['active'],
+  payment_requested: ['payment_requested'],
+  closed_unfunded: ['declined', 'cancelled'],
+  refunded_unaccepted: ['declined', 'cancelled'],
+  refunded: ['refunded'],
+  delivered_inspection: ['delivered'],
+  delivered: ['delivered'],
+  released_payee: ['released'],
+  released_payer: ['released'],
+  milestones_released_payee: ['released'],
+  milestones_released_payer: ['released'],
+  payout_succeeded: ['payout_succeeded'],
+  payout_failed: ['payout_failed'],
+  milestone_proposed: ['milestone_proposed'],
+  milestone_updated: ['milestone_updated'],
+  milestone_accepted: ['milestone_accepted'],
+  milestone_completed: ['milestone_completed'],
+  milestone_released: ['milestone_released'],
+} as const satisfies { [K in NotificationKind]: readonly string[] };
+
+export const NOTIFICATION_KINDS = Object.keys(NOTIFICATION_KIND_EVENTS) as NotificationKind[];
+/** Every event type a notification is written with, in the order of the kinds above. */
+export const NOTIFICATION_EVENT_TYPES_WRITTEN = [...new Set(Object.values(NOTIFICATION_KIND_EVENTS).flat())];
+export type NotificationEventWritten = (typeof NOTIFICATION_KIND_EVENTS)[NotificationKind][number];
+
+const SMS_KIND_LIST = {
+  escrow_invite: true,
+  escrow_invite_funded: true,
+  funding_shortfall: true,
+  otp_code: true,
+  account_exists: true,
+} as const satisfies { [K in SmsKind]: true };
+export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
+
+const TRANSACTION_KIND_LIST = {
+  escrow_funding: true,
+  payment_request: true,
+  refund_unaccepted: true,
+  refund: true,
+  escrow_release: true,
+  milestone_release: true,
+  escrow_payout: true,
+  wallet_topup: true,
+  wallet_topup_saved_card: true,
+  virtual_account_deposit: true,
+  withdrawal: true,
+} as const satisfies { [K in TransactionKind]: true };
+export const TRANSACTION_KINDS = Object.keys(TRANSACTION_KIND_LIST) as TransactionKind[];
+
+// ---- languages --------------------------------------------------------------------------------
+
+type Templates<P> = { [K in keyof P]: (p: P[K]) => string };
+
+/** One language: how it writes an amount, its words for categories and roles, and every message. */
+export interface Language {
+  naira: (kobo: Kobo | bigint | string) => string;
+  notification: Templates<NotificationParams>;
+  sms: Templates<SmsParams>;
+  transaction: Templates<TransactionParams>;
+}
+
+/**
+ * An amount in kobo as people read it, exactly as SQL's private.naira() writes it
+ * (`'NGN ' || to_char(kobo / 100.0, 'FM999,999,999,990.00')`): thousands separated by commas,
+ * always two decimals, a leading minus when negative; beyond the twelve integer digits the
+ * pattern has room for, to_char writes every digit as '#', and so does this.
+ */
+export function nairaEn(kobo: Kobo | bigint | string): string {
+  const k = BigInt(kobo);
+  const abs = k < 0n ? -k : k;
+  const whole = (abs / 100n).toString();
+  const cents = (abs % 100n).toString().padStart(2, '0');
+  const sign = k < 0n ? '-' : '';
+  if (whole.length > 12) return `NGN ${sign}###,###,###,###.##`;
+  return `NGN ${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${cents}`;
+}
+
+/** The words an SMS uses for a category. */
+const CATEGORY_WORD_EN: Record<EscrowCategory, string> = {
+  goods_products: 'goods',
+  hiring: 'hiring',
+  auto_dealership: 'vehicle',
+  p2p_crypto: 'crypto',
+};
+
+/** The parties' names in each category: the payer and the payee (as private.category_rules has them). */
+export const ROLE_LABELS_EN: Record<EscrowCategory, { payer: string; payee: string }> = {
+  goods_products: { payer: 'Buyer', payee: 'Seller' },
+  hiring: { payer: 'Client', payee: 'Freelancer' },
+  auto_dealership: { payer: 'Buyer', payee: 'Dealer' },
+  p2p_crypto: { payer: 'Sender', payee: 'Receiver' },
+};
+
+const OTP_PURPOSE_EN: Record<OtpContext, string> = { signup: 'sign-up', login: 'login', reset: 'password reset' };
+
+/** A name as a sentence shows it (null, as SQL's format() shows it, is nothing). */
+const name = (n: string | null | undefined) => n ?? '';
+/** The inviter's safe first name in an SMS, or Someone when none is left. */
+const smsName = (n: string | null | undefined) => n ?? 'Someone';
+
+const naira = nairaEn;
+
+const en: Language = {
+  naira,
+  notification: {
+    escrow_created: (p) => `You created "${p.title}" for ${naira(p.amount)}.`,
+    invite_received: (p) =>
+      `${name(p.inviter)} invited you to "${p.title}" for ${naira(p.amount)} as ${ROLE_LABELS_EN[p.category].payer}.`,
+    invite_received_funded: (p) =>
+      `${name(p.inviter)} invited you to "${p.title}" for ${naira(p.amount)}; the money is already in escrow.`,
+    funded_payer: (p) => `${naira(p.total_charge)} is locked in escrow for "${p.title}".`,
+    funded_payee: (p) => `"${p.title}" is funded: ${naira(p.amount)} is in escrow. You can deliver now.`,
+    funding_shortfall: (p) =>
+      `We received ${naira(p.received)}; "${p.title}" needs ${naira(p.shortfall)} more to be funded. ` +
+      'The money is in your wallet.',
+    accepted: (p) => `${name(p.accepter)} accepted "${p.title}". The escrow is active.`,
+    accepted_funded: (p) => `${name(p.accepter)} accepted "${p.title}". The money is in escrow and the deal is on.`,
+    payment_requested: (p) => `Fund "${p.title}": ${naira(p.total_charge)} (the escrow amount, fee and VAT).`,
+    closed_unfunded: (p) =>
+      `"${p.title}" was ${p.how === 'declined' ? 'declined by the counterparty' : 'cancelled'}.`,
+    refunded_unaccepted: (p) =>
+      `"${p.title}" was ${p.how === 'declined' ? 'declined' : 'cancelled'}; ${naira(p.amount)} went back to the ` +
+      "payer's wallet.",
+    refunded: (p) => `"${p.title}" was refunded: ${naira(p.amount)} went back to the payer's wallet.`,
+    delivered_inspection: (p) =>
+      `"${p.title}" was delivered. Inspect it: the money is released automatically after ${p.days} day(s) ` +
+      'unless you raise a dispute.',
+    delivered: (p) => `"${p.title}" was marked delivered. Release the money when you are satisfied.`,
+    released_payee: (p) =>
+      `${naira(p.amount)} from "${p.title}" was released to you` +
+      `${p.to === 'bank' ? ' and is on its way to your bank' : ' and is in your wallet'}.`,
+    released_payer: (p) =>
+      `"${p.title}" was released${p.automatic ? ' automatically at the end of the inspection period' : ''}.`,
+    milestones_released_payee: (p) =>
+      `Every milestone of "${p.title}" was released to you: ${naira(p.amount)} in all, less fees.`,
+    milestones_released_payer: (p) => `"${p.title}" was released: every milestone is paid.`,
+    payout_succeeded: (p) => `${naira(p.amount)} reached your bank account.`,
+    payout_failed: (p) =>
+      `The payout of ${naira(p.amount)} could not be completed; the money is back in your wallet.`,
+    milestone_proposed: (p) => `A milestone "${p.milestone}" (${naira(p.amount)}) was proposed for "${p.title}".`,
+    milestone_updated: (p) =>
+      `Milestone "${p.milestone}" of "${p.title}" was changed. Review and approve the new terms.`,
+    milestone_accepted: (p) => `Milestone "${p.milestone}" was agreed by both parties.`,
+    milestone_completed: (p) =>
+      `Milestone "${p.milestone}" was marked complete. Release ${naira(p.amount)} when satisfied.`,
+    milestone_released: (p) => `Milestone "${p.milestone}" was released to you.`,
+  },
+  sms: {
+    escrow_invite: (p) =>
+      `${smsName(p.inviter)} invited you to a ${CATEGORY_WORD_EN[p.category]} escrow of ${naira(p.amount)} ` +
+      `as the ${ROLE_LABELS_EN[p.category].payer}. Open the Escrow app with this number to review it.`,
+    escrow_invite_funded: (p) =>
+      `${smsName(p.inviter)} invited you to a ${CATEGORY_WORD_EN[p.category]} escrow of ${naira(p.amount)} ` +
+      `as the ${ROLE_LABELS_EN[p.category].payee}, and the money is already in escrow. ` +
+      'Open the Escrow app with this number to accept it.',
+    funding_shortfall: (p) =>
+      `We received ${naira(p.received)} and put it in your Escrow wallet. ` +
+      `Your ${CATEGORY_WORD_EN[p.category]} escrow needs ${naira(p.total_charge)}: ` +
+      `send ${naira(p.shortfall)} more to fund it.`,
+    otp_code: (p) => {
+      if (!p.code) throw new Error('a one-time code is rendered when it is queued, never from the outbox');
+      return `Your Escrow ${OTP_PURPOSE_EN[p.context]} code is ${p.code}. It expires in ${p.minutes} minutes. ` +
+        'Never share it.';
+    },
+    account_exists: () =>
+      'Someone asked to sign up with this number, which already has an Escrow account. ' +
+      'Log in, or reset your password if you forgot it.',
+  },
+  transaction: {
+    escrow_funding: (p) => `Escrow funding: ${p.title}`,
+    payment_request: (p) => `Payment request: ${p.title}`,
+    refund_unaccepted: (p) => `Refund: "${p.title}" was ${p.how === 'declined' ? 'declined' : 'cancelled'}`,
+    refund: (p) => `Refund: ${p.title}`,
+    escrow_release: (p) => `Released: ${p.title}`,
+    milestone_release: (p) => `Milestone released: ${p.milestone}`,
+    escrow_payout: (p) => `Payout of "${p.title}" to ${p.bank_name} ${p.account_last4}`,
+    wallet_topup: () => 'Wallet top-up by card',
+    wallet_topup_saved_card: () => 'Wallet top-up with a saved card',
+    virtual_account_deposit: () => 'Bank transfer to your virtual account',
+    withdrawal: (p) => `Withdrawal to ${p.bank_name} ${p.account_last4}`,
+  },
+};
+
+export const LANGUAGES = { en } as const satisfies Record<string, Language>;
+export type LanguageCode = keyof typeof LANGUAGES;
+
+// ---- rendering --------------------------------------------------------------------------------
+
+export class UnknownMessageError extends Error {
+  override name = 'UnknownMessageError';
+}
+
+function render<P>(table: Templates<P>, channel: string, message: { kind: string } | null | undefined): string {
+  const kind = message?.kind;
+  if (typeof kind !== 'string' || !Object.hasOwn(table, kind)) {
+    throw new UnknownMessageError(`no ${channel} message of kind ${JSON.stringify(kind)}`);
+  }
+  return (table[kind as keyof P] as (p: unknown) => string)(message);
+}
+
+/** A notification's content, from its message. */
+export function renderNotification(message: NotificationMessage, lang: LanguageCode = 'en'): string {
+  return render(LANGUAGES[lang].notification, 'notification', message);
+}
+
+/** An SMS body, from its message (one-time codes carry their code here; the outbox never has it). */
+export function renderSms(message: SmsMessage, lang: LanguageCode = 'en'): string {
+  return render(LANGUAGES[lang].sms, 'sms', message);
+}
+
+/** A transaction's description, from its message; a transaction recorded without one has none (''). */
+export function renderTransaction(message: TransactionMessage | null, lang: LanguageCode = 'en'): string {
+  return message === null ? '' : render(LANGUAGES[lang].transaction, 'transaction', message);
+}
