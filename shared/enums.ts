@@ -104,6 +104,10 @@ export type ActionLabel = (typeof ACTION_LABELS)[number];
 export const VIRTUAL_ACCOUNT_STATUSES = ['pending', 'active', 'inactive'] as const;
 export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];
 
+/** What a one-time code is for (private.otps.context); sign-up and login codes are requested by clients. */
+export const OTP_CONTEXTS = ['signup', 'login', 'reset'] as const;
+export type OtpContext = (typeof OTP_CONTEXTS)[number];
+
 /** The spec's marital statuses (public.profiles.marital_status, type public.marital_status). */
 export const MARITAL_STATUSES = ['single', 'married', 'divorced', 'widowed'] as const;
 export type MaritalStatus = (typeof MARITAL_STATUSES)[number];

@@ -14,8 +14,7 @@
 // tests/integration/messages.test.ts. A second language is a second `Language` object in
 // LANGUAGES; only English exists today.
 
-export type EscrowCategory = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
-export type OtpContext = 'signup' | 'login' | 'reset';
+import type { EscrowCategory, NotificationEventType, OtpContext } from './enums.ts';
 
 /** An amount in kobo, as the SQL functions record it (a jsonb number). */
 type Kobo = number;
@@ -127,7 +126,7 @@ export const NOTIFICATION_KIND_EVENTS = {
   milestone_accepted: ['milestone_accepted'],
   milestone_completed: ['milestone_completed'],
   milestone_released: ['milestone_released'],
-} as const satisfies { [K in NotificationKind]: readonly string[] };
+} as const satisfies { [K in NotificationKind]: readonly NotificationEventType[] };
 
 export const NOTIFICATION_KINDS = Object.keys(NOTIFICATION_KIND_EVENTS) as NotificationKind[];
 /** Every event type a notification is written with, in the order of the kinds above. */

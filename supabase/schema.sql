@@ -678,9 +678,11 @@ create table public.notifications (
   is_read boolean not null default false,
   created_at timestamp with time zone not null default now()
 );
+alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text]));
 alter table public.notifications add constraint notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
 alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text]));
 alter table public.notifications add constraint notifications_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
+alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text]));
 alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;

@@ -9,7 +9,8 @@ import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { afterResponse } from '../background.ts';
 import { tooManyRequests } from '../http.ts';
-import { type OtpContext, renderSms } from '../messages.ts';
+import type { OtpContext } from '../enums.ts';
+import { renderSms } from '../messages.ts';
 import { dispatchQueuedSms } from '../sms.ts';
 import { hmacHex, safeEqual } from './crypto.ts';
 

@@ -5,6 +5,7 @@ import {
   ESCROW_CATEGORIES,
   ESCROW_STATUSES,
   MILESTONE_STATUSES,
+  NOTIFICATION_EVENT_TYPES,
   PAYER_ROLES,
 } from '../enums.ts';
 import { nairaAmount } from '../money.ts';
@@ -222,7 +223,7 @@ export const notificationResponse = z.strictObject({
   // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
   // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'
   // notifications to page through many rows.
-  event_type: z.string().min(1),
+  event_type: z.enum(NOTIFICATION_EVENT_TYPES),
   content: z.string(),
   entity_type: z.enum(ENTITY_TYPES),
   entity_id: responseUuid,

@@ -9,11 +9,20 @@ create table public.notifications (
   user_id uuid not null references private.users (id) on delete cascade,
   escrow_id uuid not null references public.escrows (id) on delete cascade,
   conversation_id uuid not null references public.conversations (id) on delete cascade,
-  event_type text not null,
+  -- the lists of shared/enums.ts (NOTIFICATION_EVENT_TYPES, ENTITY_TYPES, ACTION_LABELS); the enums test compares them
+  event_type text not null check (event_type in (
+    'escrow_created', 'invite_received', 'funded', 'funding_shortfall', 'active', 'payment_requested', 'declined',
+    'cancelled', 'delivered', 'released', 'refunded', 'payout_succeeded', 'payout_failed', 'milestone_proposed',
+    'milestone_updated', 'milestone_accepted', 'milestone_completed', 'milestone_released'
+  )),
   message jsonb not null check (pg_catalog.jsonb_typeof(message) = 'object' and message ? 'kind'),
   entity_type text not null check (entity_type in ('escrow', 'transaction', 'milestone')),
   entity_id uuid not null,
-  action_label text,
+  -- null: the notification offers no action
+  action_label text check (action_label in (
+    'View escrow', 'Review invitation', 'Fund escrow', 'Inspect delivery', 'Release funds', 'Leave a review',
+    'View transaction', 'Review milestone', 'View milestone', 'Release milestone'
+  )),
   is_read boolean not null default false,
   created_at timestamptz not null default now()
 );

@@ -26,6 +26,7 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'ACTION_LABELS', table: 'public.notifications', column: 'action_label' },
   { name: 'VIRTUAL_ACCOUNT_STATUSES', table: 'public.virtual_accounts', column: 'status' },
   { name: 'MARITAL_STATUSES', table: 'public.profiles', column: 'marital_status' },
+  { name: 'OTP_CONTEXTS', table: 'private.otps', column: 'context' },
 ];
 
 /** The quoted literals of a constraint definition ('it''s' -> it's). */

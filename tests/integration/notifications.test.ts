@@ -271,8 +271,8 @@ describe('notification-list', () => {
     for (const m of ms.slice(0, 5)) ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
     // 45 notifications written by one transaction: they share now(), and still page exactly
     await testDb()`
-      select private.notify(${u.id}, ${deal.escrowId}, 'bulk',
-                            jsonb_build_object('kind', 'milestone_accepted', 'milestone', 'Bulk ' || g),
+      select private.notify(${u.id}, ${deal.escrowId}, 'milestone_completed',
+                            jsonb_build_object('kind', 'milestone_completed', 'milestone', 'Bulk ' || g, 'amount', 100),
                             'escrow', ${deal.escrowId}, 'View escrow')
         from generate_series(1, 45) g`;
     const stored = await testDb()<{ id: string }[]>`select id from public.notifications where user_id = ${u.id} order by created_at desc`;
@@ -296,7 +296,7 @@ describe('notification-list', () => {
       for (let i = 1; i < seen.length; i++) expect(micros(seen[i - 1].created_at) > micros(seen[i].created_at)).toBe(true);
     }
 
-    // the same with the escrow filter, and only the bulk ones are newer than the last acceptance
+    // the same with the escrow filter, and only the bulk ones (the only completions) are newer than the last acceptance
     const filtered: any[] = [];
     let before: string | undefined;
     for (;;) {
@@ -306,7 +306,7 @@ describe('notification-list', () => {
       before = page[page.length - 1].created_at;
     }
     expect(filtered.map((n) => n.id)).toEqual(stored.map((r) => r.id));
-    expect(types(filtered.slice(0, 45)).every((t) => t === 'bulk')).toBe(true);
+    expect(types(filtered.slice(0, 45)).every((t) => t === 'milestone_completed')).toBe(true);
   });
 
   it('a user never sees another user\'s notifications', async () => {

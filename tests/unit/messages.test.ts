@@ -5,8 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NOTIFICATION_EVENT_TYPES } from '../../shared/enums.ts';
 import {
   nairaEn,
+  NOTIFICATION_EVENT_TYPES_WRITTEN,
   NOTIFICATION_KIND_EVENTS,
   NOTIFICATION_KINDS,
   type NotificationParams,
@@ -133,6 +135,10 @@ describe('messages', () => {
 
   it('every notification kind names the event types it is written with', () => {
     for (const kind of NOTIFICATION_KINDS) expect(NOTIFICATION_KIND_EVENTS[kind].length).toBeGreaterThan(0);
+  });
+
+  it('the kinds are written with every event type of shared/enums.ts and no other', () => {
+    expect([...NOTIFICATION_EVENT_TYPES_WRITTEN].sort()).toEqual([...NOTIFICATION_EVENT_TYPES].sort());
   });
 
   it('writes naira as private.naira() does', () => {
