@@ -119,7 +119,7 @@ function isLoopbackDatabase(url: string): boolean {
 }
 
 /**
- * DESIGN §3: a deployment never runs on local defaults. Each problem names the variable, never
+ * A deployment never runs on local defaults (docs/security.md). Each problem names the variable, never
  * its value. `raw` is the environment as given (before defaults), so an unset provider is seen.
  */
 function productionProblems(c: z.infer<typeof schema>, raw: Record<string, string>): string[] {

@@ -208,7 +208,7 @@ export function endpoint<
   const successStatus = spec.status ?? 200;
   const handler = async (req: Request): Promise<Response> => {
     const requestId = crypto.randomUUID();
-    // A deployment whose configuration is refused (DESIGN §3) serves nothing: the log names the
+    // A deployment whose configuration is refused (docs/security.md) serves nothing: the log names the
     // variables (never their values), the client sees a plain 500.
     try {
       getConfig();

@@ -1,4 +1,4 @@
-// The fee breakdown of an escrow: one pure function over a fee schedule (DESIGN.md section 6).
+// The fee breakdown of an escrow: one pure function over a fee schedule (docs/escrow.md, "Money").
 // All arithmetic is integer kobo; every division rounds half up.
 
 export interface FeeSchedule {

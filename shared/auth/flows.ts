@@ -1,4 +1,4 @@
-// The account flows of DESIGN.md section 5. Each is called by exactly one function.
+// The account flows of docs/auth.md ("The flows at a glance"). Each is called by exactly one function.
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
@@ -89,7 +89,7 @@ function phoneNotVerified() {
 }
 
 export async function signup(input: { phone: string; first_name: string; last_name: string; password: string }): Promise<SessionBody> {
-  // No password hash for a phone that has not been verified (DESIGN §5): the check comes first,
+  // No password hash for a phone that has not been verified (docs/auth.md, "Enumeration resistance"): the check comes first,
   // and holds the verification so that parallel sign-ups for one phone hash one at a time.
   const [claim] = await asService((tx) => tx<{ outcome: 'claimed' | 'busy' | 'unverified' }[]>`
     select private.claim_phone_verification(${input.phone}, ${SIGNUP_HOLD_SECONDS}) as outcome`);

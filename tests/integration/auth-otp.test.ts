@@ -219,7 +219,7 @@ describe('auth-send-otp: sending', () => {
   });
 });
 
-describe('no timing oracle: the same database work with and without an account (DESIGN §5)', () => {
+describe('no timing oracle: the same database work with and without an account (docs/auth.md)', () => {
   /** Every row a code request wrote for phone, in a form that does not depend on the phone. */
   async function footprint(e164: string) {
     const otps = await testDb()<{ context: string; live: boolean }[]>`

@@ -1,4 +1,4 @@
-// DESIGN §4: NUL and the other C0 control characters (but tab, line feed and carriage return) are
+// docs/security.md: NUL and the other C0 control characters (but tab, line feed and carriage return) are
 // refused in every text field with 400 and details naming the field, never a 500 from the database.
 import { describe, expect, it } from 'vitest';
 import { call, patch, post } from '../support/api.ts';

@@ -1,5 +1,5 @@
 // The server as a deployment runs it: `scripts/start.ts` with a DATABASE_URL it did not create
-// (here the test database), so the production rules of DESIGN §3 apply. It refuses published
+// (here the test database), so the production rules of docs/security.md apply. It refuses published
 // secrets and sandbox providers; as a staging deployment (ALLOW_SANDBOX_PROVIDERS=true) with real
 // secrets it serves, refuses a caller's `now` on jobs-run, sends OTP SMS through Termii (a local
 // fake) only after answering, and spends no password hash on unverified sign-ups.

@@ -13,7 +13,7 @@
 // ahead to end an inspection). So that they cannot move this test's escrows, and this test cannot
 // move theirs, every escrow here keeps its deadlines parked far in the future between steps
 // (inspection_ends_at, released_at / refunded_at: 2200-01-01). A job step brings the deadline
-// to the past by editing the row (DESIGN.md section 7: the job takes "now" as an input, so tests
+// to the past by editing the row (docs/escrow.md, "The job": it takes "now" as an input, so tests
 // need no sleeping) and runs the job twice at explicit times in the past: one second before the
 // deadline (nothing may happen) and one second after it (the transition must happen). No other
 // escrow has a deadline that far back.

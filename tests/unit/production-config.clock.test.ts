@@ -1,4 +1,4 @@
-// DESIGN §3: outside the local stack the configuration refuses published or short secrets and
+// docs/security.md: outside the local stack the configuration refuses published or short secrets and
 // unset or sandbox providers (ALLOW_SANDBOX_PROVIDERS=true allows the sandboxes for staging), names
 // each variable and never a value; and a function whose configuration is refused serves a plain 500.
 import { randomBytes } from 'node:crypto';

@@ -5,7 +5,7 @@ import { runJobs, verifyJobsSecret } from '../../../shared/jobs.ts';
 import { jobsRunBody, jobsRunResponse } from '../../../shared/schemas/escrow.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
-// `now` moves the job's clock: believed only on the local stack and in tests (DESIGN §6), so a
+// `now` moves the job's clock: believed only on the local stack and in tests (docs/escrow.md, "The job"), so a
 // leaked jobs secret cannot end an inspection early in a deployment.
 export default endpoint({
   name: 'jobs-run',
