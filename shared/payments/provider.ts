@@ -54,7 +54,6 @@ export interface PaymentsProvider {
     recipientCode: string;
     reason: string;
   }): Promise<{ transferCode: string; status: string }>;
-  refund(input: { reference: string; amountKobo?: number }): Promise<{ refundId: string; status: string }>;
   /**
    * What the provider knows of a charge by our reference; null when it has none. `amountKobo` is
    * what was charged (minor units of `currency`; null when the provider did not say).
