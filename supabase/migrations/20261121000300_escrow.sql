@@ -697,7 +697,7 @@ begin
 end
 $$;
 
-create function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text, p_verb text)
+create function private.escrow_close_unfunded(e public.escrows, p_event text, p_verb text)
 returns text
 language plpgsql
 set search_path = ''
@@ -745,7 +745,7 @@ begin
     perform private.refuse_role('only the invited counterparty can decline this escrow');
   end if;
   if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
-    return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
+    return private.escrow_close_unfunded(e, 'declined', 'declined by the counterparty');
   elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
     return private.escrow_refund_unaccepted(e, 'declined');
   end if;
@@ -763,7 +763,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
-    return private.escrow_close_unfunded(e, p_actor, 'cancelled', 'cancelled');
+    return private.escrow_close_unfunded(e, 'cancelled', 'cancelled');
   elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
@@ -1309,7 +1309,7 @@ grant execute on function
   private.bank_transfer_received(uuid, bigint, text, text, jsonb),
   private.escrow_accept(uuid, uuid),
   private.escrow_return_hold(public.escrows, text),
-  private.escrow_close_unfunded(public.escrows, uuid, text, text),
+  private.escrow_close_unfunded(public.escrows, text, text),
   private.escrow_refund_unaccepted(public.escrows, text),
   private.escrow_decline(uuid, uuid),
   private.escrow_cancel(uuid, uuid),

@@ -307,7 +307,7 @@ begin
   end if;
   if e.status in ('draft', 'invite_pending') or (e.status = 'active' and e.funded_at is null) then
     update public.escrows set declined_at = now() where id = e.id;
-    return private.escrow_close_unfunded(e, p_actor, 'declined', 'declined by the counterparty');
+    return private.escrow_close_unfunded(e, 'declined', 'declined by the counterparty');
   elsif e.status = 'active' and e.funded_at is not null and e.accepted_at is null then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
