@@ -1,8 +1,9 @@
 // Escrow operations. Every transition is one SQL function (supabase/migrations/*_escrow.sql) run
 // in one transaction as service_role with the caller as the actor; reads run as the caller under
-// RLS. After a transition commits, queued SMS are dispatched and any payout it started is sent to
-// the provider.
+// RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
+// it started (a release) is sent to the provider, through afterCommit (shared/background.ts).
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
+import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
@@ -126,11 +127,8 @@ export function describeWait(seconds: number): string {
   return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
 }
 
-/** After a transition: SMS out, payouts started. Failures here never undo the transition. */
-async function afterCommit(payoutTx?: string | null) {
-  if (payoutTx) await startPayout(payoutTx);
-  await dispatchQueuedSms().catch((err) => log.warn('sms.dispatch_failed', { error: errorMessage(err) }));
-}
+/** After a transition that queued SMS (an invitation): they go out now; the job retries failures. */
+const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSms());
 
 export const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
@@ -172,7 +170,8 @@ export async function createEscrow(
       `Too many invitations: you can create another escrow that the other party pays in ${describeWait(outcome.wait)}`,
     );
   }
-  await afterCommit();
+  // an escrow the counterparty pays queued its invitation SMS
+  if (input.payer_role === 'counterparty') await sendQueuedSms();
   return {
     escrow_id: outcome.created.escrow_id,
     conversation_id: outcome.created.conversation_id,
@@ -206,12 +205,18 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
   return row.id;
 }
 
-/** Runs one transition function and answers with the escrow as it now is. */
-async function transition(user: AuthUser, escrowId: string, call: (tx: Tx) => Promise<unknown>, payoutOf?: (r: unknown) => string | null) {
-  const result = await asService(async (tx) => { // funding an initiator-paid draft sends its invite
-    return call(tx);
-  });
-  await afterCommit(payoutOf ? payoutOf(result) : null);
+/**
+ * Runs one transition function, then `after` (what follows its commit, through afterCommit), and
+ * answers with the escrow as it now is.
+ */
+async function transition<T>(
+  user: AuthUser,
+  escrowId: string,
+  call: (tx: Tx) => Promise<T>,
+  after?: (result: T) => Promise<void>,
+) {
+  const result = await asService(call);
+  if (after) await after(result);
   return getEscrow(user.claims, escrowId);
 }
 
@@ -234,8 +239,11 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
   transition(
     user,
     id,
-    (tx) => tx<{ payout_tx: string | null }[]>`select * from private.escrow_release(${id}, ${user.id}, now())`,
-    (r) => (r as { payout_tx: string | null }[])[0]?.payout_tx ?? null,
+    (tx) => tx<{ payout_tx: string | null }[]>`select payout_tx from private.escrow_release(${id}, ${user.id}, now())`,
+    async ([r]) => {
+      const payoutTx = r?.payout_tx;
+      if (payoutTx) await afterCommit('escrow.payout', () => startPayout(payoutTx));
+    },
   );
 
 export async function fundEscrow(
@@ -244,7 +252,8 @@ export async function fundEscrow(
 ) {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
-    return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`);
+    // funding an initiator-paid draft queues its invitation SMS
+    return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`, sendQueuedSms);
   }
   if (input.method === 'bank_transfer') {
     // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the

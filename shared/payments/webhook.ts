@@ -5,6 +5,7 @@
 // 200 {received: true} (as the spec requires), so a later redelivery can apply it afresh.
 import { z } from 'zod';
 import { sha256Hex } from '../auth/crypto.ts';
+import { afterCommit } from '../background.ts';
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
@@ -302,7 +303,7 @@ export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, req
     });
     log.info('webhook.payments', { event: e.event, event_key: key, outcome, request_id: requestId });
     if (outcome.includes('escrow') || outcome.includes('shortfall')) {
-      await dispatchQueuedSms().catch((err) => log.warn('sms.dispatch_failed', { error: errorMessage(err) }));
+      await afterCommit('sms.dispatch', () => dispatchQueuedSms());
     }
   } catch (err) {
     log.error('webhook.payments_failed', { event: e.event, event_key: key, request_id: requestId, error: errorMessage(err) });
