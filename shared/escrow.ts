@@ -1,7 +1,8 @@
 // Escrow operations. Every transition is one SQL function (supabase/migrations/*_escrow.sql) run
 // in one transaction as service_role with the caller as the actor; reads run as the caller under
 // RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
-// it started (a release) is sent to the provider, through afterCommit (shared/background.ts).
+// it started (a release) is sent to the provider (shared/payouts.ts), through afterCommit
+// (shared/background.ts).
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
@@ -9,11 +10,10 @@ import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, HttpError, notFound, tooManyRequests } from './http.ts';
-import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
-import { payments, ProviderError } from './payments/index.ts';
-import { recipientFor } from './payments/recipient.ts';
+import { payments } from './payments/index.ts';
+import { startEscrowPayout } from './payouts.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
 /**
@@ -242,7 +242,7 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
     (tx) => tx<{ payout_tx: string | null }[]>`select payout_tx from private.escrow_release(${id}, ${user.id}, now())`,
     async ([r]) => {
       const payoutTx = r?.payout_tx;
-      if (payoutTx) await afterCommit('escrow.payout', () => startPayout(payoutTx));
+      if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
     },
   );
 
@@ -295,36 +295,3 @@ export async function fundEscrow(
   });
   return { escrow_id: id, transaction_id: reference, reference, amount: toNaira(amount), status: 'pending', ...started };
 }
-
-/**
- * Sends a payout (escrow_payout transaction, already debited from the payee's wallet) to the
- * provider. The attempt is recorded first: a payout whose attempt had no answer is settled by the
- * transfer webhooks, never re-sent (that could pay twice); only payouts never attempted (a crash
- * between commit and this call) are picked up again by the job.
- */
-export async function startPayout(txId: string): Promise<void> {
-  const provider = payments();
-  const [p] = await asService((tx) => tx<{ amount: string; payout_account_id: string; escrow_id: string }[]>`
-    update public.transactions set metadata = metadata || jsonb_build_object('transfer_attempted_at', now())
-     where id = ${txId} and type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
-    returning amount::text, metadata ->> 'payout_account_id' as payout_account_id, escrow_id`);
-  if (!p) return;
-  try {
-    const [account] = await asService((tx) => tx<{ id: string; account_number: string; bank_code: string; account_name: string; provider_recipient_code: string | null }[]>`
-      select id, account_number, bank_code, account_name, provider_recipient_code from public.payout_accounts where id = ${p.payout_account_id}`);
-    if (!account) throw new ProviderError('refused', 'payout account no longer exists');
-    const recipient = await recipientFor(account);
-    const t = await provider.initiateTransfer({ reference: txId, amountKobo: Number(p.amount), recipientCode: recipient, reason: `Escrow payout ${p.escrow_id}` });
-    await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
-  } catch (err) {
-    if (err instanceof ProviderError && err.kind === 'refused') {
-      await asService(async (tx) => {
-        await tx`select private.payout_fail(${txId}, ${err.message}, null)`;
-        await tx`select private.escrow_payout_settled(${txId}, false)`;
-      });
-      return;
-    }
-    log.warn('escrow_payout.outcome_unknown', { transaction_id: txId, error: errorMessage(err) });
-  }
-}
-

@@ -7,7 +7,7 @@ import { safeEqual } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import { asService } from './db.ts';
-import { startPayout } from './escrow.ts';
+import { startEscrowPayout } from './payouts.ts';
 import { unauthorized } from './http.ts';
 import { log } from './log.ts';
 import { reconcilePending } from './reconcile.ts';
@@ -31,7 +31,7 @@ export async function runJobs(now: Date | string = new Date()) {
        and created_at < ${at}::timestamptz - interval '1 minute'
      order by created_at limit 50`);
   for (const id of [...payouts, ...stranded.map((s) => s.id)]) {
-    await afterCommit('escrow.payout', () => startPayout(id));
+    await afterCommit('escrow.payout', () => startEscrowPayout(id));
   }
   // movements still pending long after they started: settled from what the provider says
   const reconciled = await reconcilePending(at);

@@ -7,7 +7,7 @@ import { asService, asUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import { notFound } from './http.ts';
 import { toNaira } from './money.ts';
-import { startPayout } from './escrow.ts';
+import { startEscrowPayout } from './payouts.ts';
 
 interface MilestoneRow {
   id: string;
@@ -101,6 +101,6 @@ export async function completeMilestone(user: AuthUser, id: string) {
 export async function releaseMilestone(user: AuthUser, id: string) {
   const [row] = await asService((tx) => tx<{ payout: string | null }[]>`select private.milestone_release(${id}, ${user.id}) as payout`);
   const payoutTx = row?.payout;
-  if (payoutTx) await afterCommit('escrow.payout', () => startPayout(payoutTx));
+  if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
   return readMilestone(user.claims, id);
 }
