@@ -876,9 +876,22 @@ begin
 end
 $$;
 
+-- The payments provider the functions are configured with (PAYMENTS_PROVIDER), which shared/db.ts
+-- sets on every transaction as escrow.payments_provider; 'sandbox', the configuration's default,
+-- when SQL runs outside the functions (the payout module then records the provider it sends
+-- the payout through).
+create function private.payments_provider()
+returns text
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.payments_provider', true), ''), 'sandbox');
+$$;
+
 -- Starts the payee's payout when they have a default payout account: their wallet -> clearing,
--- and a pending escrow_payout transaction whose id is the transfer reference (the caller starts
--- the transfer after commit; the job retries payouts that were never started).
+-- and a pending escrow_payout transaction, with the configured provider, whose id is the transfer
+-- reference (shared/payouts.ts sends it after commit; the job retries payouts never started).
 create function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid default null)
 returns uuid
 language plpgsql
@@ -895,7 +908,7 @@ begin
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.format('Payout of "%s" to %s %s', e.title, pa.bank_name, pg_catalog.right(pa.account_number, 4)),
-            p_amount, 'out', 'paystack', 'pending',
+            p_amount, 'out', private.payments_provider(), 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)));
   perform private.post_transfer('escrow-payout:' || v_tx, 'escrow_payout',
@@ -1316,6 +1329,7 @@ grant execute on function
   private.escrow_delete(uuid, uuid),
   private.escrow_deliver(uuid, uuid, timestamptz),
   private.escrow_pay_out(public.escrows, bigint, text, uuid, text),
+  private.payments_provider(),
   private.escrow_start_payout(public.escrows, bigint, uuid),
   private.escrow_release(uuid, uuid, timestamptz),
   private.close_milestones(uuid, uuid),
