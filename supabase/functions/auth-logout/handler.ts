@@ -5,5 +5,6 @@ export default endpoint({
   name: 'auth-logout',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   handler: ({ user }) => logout(user.sessionId),
 });

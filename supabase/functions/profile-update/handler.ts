@@ -6,6 +6,7 @@ export default endpoint({
   name: 'profile-update',
   method: 'PATCH',
   auth: 'user',
+  idempotent: false,
   body: profileUpdateBody,
   handler: ({ user, body }) => updateProfile(user.claims, body),
 });
