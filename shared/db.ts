@@ -16,7 +16,7 @@ let client: Sql | undefined;
  * with every microsecond kept. A JS Date would drop the microseconds, and with them the exactness
  * of the `before` cursors that pages are cut with.
  */
-export function pgTimestampToIso(text: string): string {
+function pgTimestampToIso(text: string): string {
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?:\+00(?::00)?)?$/.exec(text);
   return m ? `${m[1]}T${m[2]}Z` : new Date(text).toISOString();
 }

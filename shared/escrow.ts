@@ -116,7 +116,7 @@ async function readEscrow(tx: Tx, callerId: string, id: string) {
 }
 
 /** 3600 -> "60 minutes", 45 -> "45 seconds", 7300 -> "2 hours 2 minutes". */
-export function describeWait(seconds: number): string {
+function describeWait(seconds: number): string {
   const s = Math.max(1, Math.ceil(seconds));
   const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   if (s < 60) return unit(s, 'second');
@@ -130,7 +130,7 @@ export function describeWait(seconds: number): string {
 /** After a transition that queued SMS (an invitation): they go out now; the job retries failures. */
 const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSms());
 
-export const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
+const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
 export async function createEscrow(
   user: AuthUser,

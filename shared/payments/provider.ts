@@ -24,7 +24,7 @@ export interface ChargeVerification {
 }
 
 /** The currency every charge of ours is made in. */
-export const CHARGE_CURRENCY = 'NGN';
+const CHARGE_CURRENCY = 'NGN';
 
 /**
  * Why a charge's figures (from an event or from the provider's verify) differ from what its

@@ -41,7 +41,7 @@ const kobo = (v: unknown): number | null => {
 };
 
 /** What identifies an event across redeliveries (Paystack events carry no event id). */
-export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
+async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
   const d = e.data as Data;
   if (e.event.startsWith('dedicatedaccount.')) {
     const customer = obj(d.customer);
