@@ -7,9 +7,9 @@ import { safeEqual } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import { asService } from './db.ts';
-import { startEscrowPayout } from './payouts.ts';
 import { unauthorized } from './http.ts';
 import { log } from './log.ts';
+import { startEscrowPayout } from './payouts.ts';
 import { reconcilePending } from './reconcile.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
