@@ -252,8 +252,15 @@ export async function fundEscrow(
 ) {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
-    // funding an initiator-paid draft queues its invitation SMS
-    return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`, sendQueuedSms);
+    return transition(
+      user,
+      id,
+      (tx) => tx<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet(${id}, ${user.id}) as status`,
+      // a draft that became active (the initiator paid) queued its invitation SMS
+      async ([r]) => {
+        if (r?.status === 'active') await sendQueuedSms();
+      },
+    );
   }
   if (input.method === 'bank_transfer') {
     // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the
