@@ -16,7 +16,7 @@ let client: Sql | undefined;
  * with every microsecond kept. A JS Date would drop the microseconds, and with them the exactness
  * of the `before` cursors that pages are cut with.
  */
-export function pgTimestampToIso(text: string): string {
+function pgTimestampToIso(text: string): string {
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?:\+00(?::00)?)?$/.exec(text);
   return m ? `${m[1]}T${m[2]}Z` : new Date(text).toISOString();
 }
@@ -58,8 +58,10 @@ export interface UserClaims {
 }
 
 /**
- * Settings the SQL reads from the transaction (private.invite_sms_cap), set in the same statement
- * as the role, so every transaction that may queue an invite SMS honours the configuration.
+ * Settings the SQL reads from the transaction, set in the same statement as the role: the invite
+ * SMS cap (private.invite_sms_cap), so every transaction that may queue an invite SMS honours the
+ * configuration, and, as service_role, the payments provider (private.payments_provider), which
+ * an escrow payout that a release starts records, as a withdrawal does.
  */
 const inviteCap = () => String(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY);
 
@@ -77,7 +79,8 @@ export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'service_role', true),
                     set_config('request.jwt.claims', '{"role":"service_role"}', true),
-                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true)`;
+                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true),
+                    set_config('escrow.payments_provider', ${getConfig().PAYMENTS_PROVIDER}, true)`;
     return fn(tx);
   }) as Promise<T>;
 }

@@ -11,8 +11,6 @@ export type Operation =
   | 'fund' | 'accept' | 'decline' | 'cancel' | 'delete' | 'deliver' | 'release' | 'refund'
   | 'job:inspection_ends' | 'job:14_days';
 
-export type Role = 'payer' | 'payee' | 'initiator' | 'counterparty' | 'party' | 'job';
-
 /** What the model needs to know about an escrow beyond its status. */
 export interface EscrowFacts {
   status: EscrowStatus;

@@ -1,19 +1,20 @@
 // Escrow operations. Every transition is one SQL function (supabase/migrations/*_escrow.sql) run
 // in one transaction as service_role with the caller as the actor; reads run as the caller under
-// RLS. After a transition commits, queued SMS are dispatched and any payout it started is sent to
-// the provider.
+// RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
+// it started (a release) is sent to the provider (shared/payouts.ts), through afterCommit
+// (shared/background.ts).
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
+import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, HttpError, notFound, tooManyRequests } from './http.ts';
-import { errorMessage, log } from './log.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
-import { payments, ProviderError } from './payments/index.ts';
-import { recipientFor } from './payments/recipient.ts';
+import { payments } from './payments/index.ts';
+import { startEscrowPayout } from './payouts.ts';
 import type { EscrowFundResponse, EscrowListItemResponse, EscrowResponse } from './schemas/escrow.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
@@ -123,7 +124,7 @@ async function readEscrow(tx: Tx, callerId: string, id: string) {
 }
 
 /** 3600 -> "60 minutes", 45 -> "45 seconds", 7300 -> "2 hours 2 minutes". */
-export function describeWait(seconds: number): string {
+function describeWait(seconds: number): string {
   const s = Math.max(1, Math.ceil(seconds));
   const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   if (s < 60) return unit(s, 'second');
@@ -134,13 +135,10 @@ export function describeWait(seconds: number): string {
   return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
 }
 
-/** After a transition: SMS out, payouts started. Failures here never undo the transition. */
-async function afterCommit(payoutTx?: string | null) {
-  if (payoutTx) await startPayout(payoutTx);
-  await dispatchQueuedSms().catch((err) => log.warn('sms.dispatch_failed', { error: errorMessage(err) }));
-}
+/** After a transition that queued SMS (an invitation): they go out now; the job retries failures. */
+const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSms());
 
-export const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
+const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
 export async function createEscrow(
   user: AuthUser,
@@ -180,7 +178,8 @@ export async function createEscrow(
       `Too many invitations: you can create another escrow that the other party pays in ${describeWait(outcome.wait)}`,
     );
   }
-  await afterCommit();
+  // an escrow the counterparty pays queued its invitation SMS
+  if (input.payer_role === 'counterparty') await sendQueuedSms();
   return {
     escrow_id: outcome.created.escrow_id,
     conversation_id: outcome.created.conversation_id,
@@ -214,12 +213,18 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
   return row.id;
 }
 
-/** Runs one transition function and answers with the escrow as it now is. */
-async function transition(user: AuthUser, escrowId: string, call: (tx: Tx) => Promise<unknown>, payoutOf?: (r: unknown) => string | null) {
-  const result = await asService(async (tx) => { // funding an initiator-paid draft sends its invite
-    return call(tx);
-  });
-  await afterCommit(payoutOf ? payoutOf(result) : null);
+/**
+ * Runs one transition function, then `after` (what follows its commit, through afterCommit), and
+ * answers with the escrow as it now is.
+ */
+async function transition<T>(
+  user: AuthUser,
+  escrowId: string,
+  call: (tx: Tx) => Promise<T>,
+  after?: (result: T) => Promise<void>,
+) {
+  const result = await asService(call);
+  if (after) await after(result);
   return getEscrow(user.claims, escrowId);
 }
 
@@ -242,8 +247,11 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
   transition(
     user,
     id,
-    (tx) => tx<{ payout_tx: string | null }[]>`select * from private.escrow_release(${id}, ${user.id}, now())`,
-    (r) => (r as { payout_tx: string | null }[])[0]?.payout_tx ?? null,
+    (tx) => tx<{ payout_tx: string | null }[]>`select payout_tx from private.escrow_release(${id}, ${user.id}, now())`,
+    async ([r]) => {
+      const payoutTx = r?.payout_tx;
+      if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
+    },
   );
 
 export async function fundEscrow(
@@ -252,7 +260,15 @@ export async function fundEscrow(
 ): Promise<EscrowFundResponse> {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
-    return transition(user, id, (tx) => tx`select private.escrow_fund_wallet(${id}, ${user.id})`);
+    return transition(
+      user,
+      id,
+      (tx) => tx<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet(${id}, ${user.id}) as status`,
+      // a draft that became active (the initiator paid) queued its invitation SMS
+      async ([r]) => {
+        if (r?.status === 'active') await sendQueuedSms();
+      },
+    );
   }
   if (input.method === 'bank_transfer') {
     // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the
@@ -294,36 +310,3 @@ export async function fundEscrow(
   });
   return { escrow_id: id, transaction_id: reference, reference, amount: toNaira(amount), status: 'pending', ...started };
 }
-
-/**
- * Sends a payout (escrow_payout transaction, already debited from the payee's wallet) to the
- * provider. The attempt is recorded first: a payout whose attempt had no answer is settled by the
- * transfer webhooks, never re-sent (that could pay twice); only payouts never attempted (a crash
- * between commit and this call) are picked up again by the job.
- */
-export async function startPayout(txId: string): Promise<void> {
-  const provider = payments();
-  const [p] = await asService((tx) => tx<{ amount: string; payout_account_id: string; escrow_id: string }[]>`
-    update public.transactions set metadata = metadata || jsonb_build_object('transfer_attempted_at', now())
-     where id = ${txId} and type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
-    returning amount::text, metadata ->> 'payout_account_id' as payout_account_id, escrow_id`);
-  if (!p) return;
-  try {
-    const [account] = await asService((tx) => tx<{ id: string; account_number: string; bank_code: string; account_name: string; provider_recipient_code: string | null }[]>`
-      select id, account_number, bank_code, account_name, provider_recipient_code from public.payout_accounts where id = ${p.payout_account_id}`);
-    if (!account) throw new ProviderError('refused', 'payout account no longer exists');
-    const recipient = await recipientFor(account);
-    const t = await provider.initiateTransfer({ reference: txId, amountKobo: Number(p.amount), recipientCode: recipient, reason: `Escrow payout ${p.escrow_id}` });
-    await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
-  } catch (err) {
-    if (err instanceof ProviderError && err.kind === 'refused') {
-      await asService(async (tx) => {
-        await tx`select private.payout_fail(${txId}, ${err.message}, null)`;
-        await tx`select private.escrow_payout_settled(${txId}, false)`;
-      });
-      return;
-    }
-    log.warn('escrow_payout.outcome_unknown', { transaction_id: txId, error: errorMessage(err) });
-  }
-}
-

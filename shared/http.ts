@@ -21,7 +21,6 @@ export const badRequest = (message: string, details?: FieldProblem[]) => new Htt
 export const invalidField = (field: string, message: string) =>
   new HttpError(400, 'Validation failed', [{ field, message }]);
 export const unauthorized = (message = 'Missing or invalid access token') => new HttpError(401, message);
-export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 export const conflict = (message: string, details?: FieldProblem[]) => new HttpError(409, message, details);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>

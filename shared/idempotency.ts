@@ -7,9 +7,9 @@ import { sha256Hex } from './auth/crypto.ts';
 import { asService } from './db.ts';
 import { conflict, HttpError } from './http.ts';
 
-export const IDEMPOTENCY_TTL_HOURS = 24;
+const IDEMPOTENCY_TTL_HOURS = 24;
 /** A claimed key with no answer after this long belongs to a request that died. */
-export const ABANDONED_AFTER_SECONDS = 300;
+const ABANDONED_AFTER_SECONDS = 300;
 
 export interface StoredResponse {
   status: number;

@@ -4,11 +4,12 @@
 // payouts that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/reconcile.ts), and queued SMS.
 import { safeEqual } from './auth/crypto.ts';
+import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import { asService } from './db.ts';
-import { startPayout } from './escrow.ts';
 import { unauthorized } from './http.ts';
 import { log } from './log.ts';
+import { startEscrowPayout } from './payouts.ts';
 import { reconcilePending } from './reconcile.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
@@ -29,7 +30,9 @@ export async function runJobs(now: Date | string = new Date()) {
      where type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
        and created_at < ${at}::timestamptz - interval '1 minute'
      order by created_at limit 50`);
-  for (const id of [...payouts, ...stranded.map((s) => s.id)]) await startPayout(id);
+  for (const id of [...payouts, ...stranded.map((s) => s.id)]) {
+    await afterCommit('escrow.payout', () => startEscrowPayout(id));
+  }
   // movements still pending long after they started: settled from what the provider says
   const reconciled = await reconcilePending(at);
   const sms = await dispatchQueuedSms(100);

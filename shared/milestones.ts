@@ -1,13 +1,14 @@
 // Milestones of a hiring escrow: proposed by either party, editable while proposed, accepted when
 // both approve, completed by the freelancer, released by the client (a ledger transfer out of the
 // escrow's hold, referenced by release_tx_id). Writes are SQL functions; reads run under RLS.
+// None of them queues an SMS; a release may start a payout, sent after the commit.
+import { afterCommit } from './background.ts';
 import { asService, asUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { MilestoneStatus } from './enums.ts';
 import { notFound } from './http.ts';
 import { toNaira } from './money.ts';
-import { startPayout } from './escrow.ts';
-import { dispatchQueuedSms } from './sms.ts';
+import { startEscrowPayout } from './payouts.ts';
 
 interface MilestoneRow {
   id: string;
@@ -95,13 +96,12 @@ export async function approveMilestone(user: AuthUser, id: string) {
 
 export async function completeMilestone(user: AuthUser, id: string) {
   await asService((tx) => tx`select private.milestone_complete(${id}, ${user.id})`);
-  await dispatchQueuedSms().catch(() => 0);
   return readMilestone(user.claims, id);
 }
 
 export async function releaseMilestone(user: AuthUser, id: string) {
   const [row] = await asService((tx) => tx<{ payout: string | null }[]>`select private.milestone_release(${id}, ${user.id}) as payout`);
-  if (row?.payout) await startPayout(row.payout);
-  await dispatchQueuedSms().catch(() => 0);
+  const payoutTx = row?.payout;
+  if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
   return readMilestone(user.claims, id);
 }

@@ -15,9 +15,9 @@ import { payments, ProviderError } from './payments/index.ts';
 import { chargeMismatch } from './payments/provider.ts';
 
 /** How long a movement may stay pending before we ask the provider. */
-export const RECONCILE_AFTER_MINUTES = 30;
+const RECONCILE_AFTER_MINUTES = 30;
 /** A charge the customer never completed is failed after this long. */
-export const ABANDON_CHARGE_AFTER_HOURS = 24;
+const ABANDON_CHARGE_AFTER_HOURS = 24;
 
 interface Pending {
   id: string;

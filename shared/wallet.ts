@@ -1,15 +1,15 @@
 // Wallet operations: balance, card top-ups, withdrawals and the dedicated virtual account.
 // Every money movement is one SQL function (supabase/migrations/*_money.sql); this file calls
 // the provider and those functions in the right order. Our transaction id is the provider
-// reference, so a retry can never charge or pay twice.
+// reference, so a retry can never charge or pay twice. Withdrawals go through shared/payouts.ts,
+// the path escrow payouts take too.
 import { asService, asUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
-import { HttpError, invalidField, notFound } from './http.ts';
-import { errorMessage, log } from './log.ts';
+import { HttpError, notFound } from './http.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
-import { recipientFor } from './payments/recipient.ts';
+import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
 import type { VirtualAccountStatus } from './enums.ts';
 import type { WalletResponse, WalletTopupResponse } from './schemas/money.ts';
 import { readTransaction } from './transactions.ts';
@@ -73,44 +73,20 @@ export async function topup(
   return { transaction_id: reference, reference, amount: toNaira(input.amount), status: 'pending', ...started };
 }
 
+/** wallet-withdraw: a pending withdrawal, handed to the provider at once (shared/payouts.ts). */
 export async function withdraw(user: AuthUser, input: { amount: number; payout_account_id?: string; reason?: string }) {
-  const provider = payments();
-  const [account] = await asService((tx) => tx<{ id: string; account_number: string; bank_code: string; account_name: string; provider_recipient_code: string | null }[]>`
-    select id, account_number, bank_code, account_name, provider_recipient_code from public.payout_accounts
-     where user_id = ${user.id}
-       and case when ${input.payout_account_id ?? null}::uuid is null then is_default
-                else id = ${input.payout_account_id ?? null}::uuid end`);
-  if (!account) {
-    if (input.payout_account_id) throw new HttpError(404, 'Payout account not found', [{ field: 'payout_account_id', message: 'is not one of your payout accounts' }]);
-    throw invalidField('payout_account_id', 'is required when you have no default payout account; add one with payout-add');
+  const account = await payoutAccountOf(user.id, input.payout_account_id);
+  const txId = await createWithdrawal(user.id, input.amount, account);
+  const reason = input.reason ?? 'Wallet withdrawal';
+  const sent = await sendPayout({ kind: 'withdrawal', txId, account, amountKobo: input.amount, reason });
+  if (sent.status === 'failed' && sent.refused) {
+    throw new HttpError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
   }
-  const [created] = await asService((tx) => tx<{ id: string }[]>`
-    select private.withdrawal_create(${user.id}, ${input.amount}, ${account.id}, ${provider.name}) as id`);
-  const txId = (created as { id: string }).id;
-
-  const fail = async (reason: string) => {
-    await asService((tx) => tx`select private.payout_fail(${txId}, ${reason}, null)`);
-    throw new HttpError(502, `The transfer could not be started (${reason}); the amount is back in your wallet`);
-  };
-  // Until /transfer has been called nothing can have been paid out, whatever went wrong.
-  let transferRequested = false;
-  try {
-    const recipient = await recipientFor(account);
-    transferRequested = true;
-    const t = await provider.initiateTransfer({ reference: txId, amountKobo: input.amount, recipientCode: recipient, reason: input.reason ?? 'Wallet withdrawal' });
-    await asService((tx) => tx`update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${txId}`);
-  } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
-    if (err.kind === 'refused') await fail(err.message);
-    if (!transferRequested) {
-      // The recipient could not be created, so no transfer exists and no webhook will ever settle
-      // this withdrawal: it fails now and the amount goes back to the wallet.
-      await asService((tx) => tx`select private.payout_fail(${txId}, 'payment provider unavailable', null)`);
-      throw new HttpError(503, 'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly');
-    }
-    // Unknown outcome: the transfer may exist. It stays pending; transfer.success / failed /
-    // reversed (keyed by our reference) settles it exactly once.
-    log.warn('withdrawal.outcome_unknown', { transaction_id: txId, error: errorMessage(err) });
+  if (sent.status === 'failed') {
+    throw new HttpError(
+      503,
+      'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly',
+    );
   }
   const view = await asService((tx) => readTransaction(tx, txId));
   if (!view) throw notFound('Transaction not found');

@@ -1328,7 +1328,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if private.escrow_is_unfunded(e) then
-    return private.escrow_close_unfunded(e, p_actor, 'cancelled');
+    return private.escrow_close_unfunded(e, 'cancelled');
   elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
@@ -1452,9 +1452,9 @@ revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigin
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
+-- function private.escrow_close_unfunded(e public.escrows, p_event text)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
+CREATE OR REPLACE FUNCTION private.escrow_close_unfunded(e public.escrows, p_event text)
  RETURNS text
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -1472,9 +1472,9 @@ begin
   return 'cancelled';
 end
 $function$;
-comment on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) is 'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
-revoke all on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) from public;
-grant execute on function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text) to service_role;
+comment on function private.escrow_close_unfunded(e public.escrows, p_event text) is 'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
+revoke all on function private.escrow_close_unfunded(e public.escrows, p_event text) from public;
+grant execute on function private.escrow_close_unfunded(e public.escrows, p_event text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_create(p_initiator uuid, p_category public.escrow_category, p_payer_role text, p_title text, p_description text, p_counterparty_phone text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_invite_token_hash text)
@@ -1547,7 +1547,7 @@ begin
   end if;
   if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
-    return private.escrow_close_unfunded(e, p_actor, 'declined');
+    return private.escrow_close_unfunded(e, 'declined');
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
@@ -2046,7 +2046,7 @@ begin
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)),
-            p_amount, 'out', 'paystack', 'pending',
+            p_amount, 'out', private.payments_provider(), 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)));
   perform private.post_transfer('escrow-payout:' || v_tx, 'escrow_payout',
@@ -2487,6 +2487,21 @@ AS $function$ select case when e.payer_role = 'initiator' then e.initiator_id el
 comment on function private.payer_of(e public.escrows) is 'The escrow''s payer: the initiator or the counterparty, by payer_role.';
 revoke all on function private.payer_of(e public.escrows) from public;
 grant execute on function private.payer_of(e public.escrows) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.payments_provider()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.payments_provider()
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.payments_provider', true), ''), 'sandbox');
+$function$;
+comment on function private.payments_provider() is 'The configured payments provider (escrow.payments_provider, set by the functions), else sandbox.';
+revoke all on function private.payments_provider() from public;
+grant execute on function private.payments_provider() to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.payout_add(p_user uuid, p_bank_code text, p_bank_name text, p_account_number text, p_account_name text, p_verified boolean, p_recipient_code text)

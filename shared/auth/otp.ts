@@ -27,7 +27,7 @@ export function generateOtp(): string {
   }
 }
 
-export function hashOtp(phone: string, context: OtpContext, code: string): Promise<string> {
+function hashOtp(phone: string, context: OtpContext, code: string): Promise<string> {
   return hmacHex('SHA-256', `otp:${getConfig().AUTH_JWT_SECRET}`, `${context}:${phone}:${code}`);
 }
 

@@ -147,13 +147,5 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
         throw err;
       }
     },
-
-    async refund(input) {
-      const data = await call<{ id: number | string; status: string }>('POST', '/refund', {
-        transaction: input.reference,
-        ...(input.amountKobo ? { amount: input.amountKobo } : {}),
-      });
-      return { refundId: String(data.id), status: data.status };
-    },
   };
 }

@@ -24,7 +24,7 @@ export interface ChargeVerification {
 }
 
 /** The currency every charge of ours is made in. */
-export const CHARGE_CURRENCY = 'NGN';
+const CHARGE_CURRENCY = 'NGN';
 
 /**
  * Why a charge's figures (from an event or from the provider's verify) differ from what its
@@ -54,7 +54,6 @@ export interface PaymentsProvider {
     recipientCode: string;
     reason: string;
   }): Promise<{ transferCode: string; status: string }>;
-  refund(input: { reference: string; amountKobo?: number }): Promise<{ refundId: string; status: string }>;
   /**
    * What the provider knows of a charge by our reference; null when it has none. `amountKobo` is
    * what was charged (minor units of `currency`; null when the provider did not say).

@@ -97,9 +97,6 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
       });
       return { transferCode, status: 'pending' };
     },
-    async refund(input) {
-      return { refundId: `RFD_sandbox_${input.reference}`, status: 'pending' };
-    },
     // The sandbox keeps no records: its webhooks are the only outcome it reports, so it can never
     // say a charge or transfer does not exist.
     async verifyCharge() {

@@ -5,6 +5,7 @@
 // 200 {received: true} (as the spec requires), so a later redelivery can apply it afresh.
 import { z } from 'zod';
 import { sha256Hex } from '../auth/crypto.ts';
+import { afterCommit } from '../background.ts';
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
@@ -40,7 +41,7 @@ const kobo = (v: unknown): number | null => {
 };
 
 /** What identifies an event across redeliveries (Paystack events carry no event id). */
-export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
+async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
   const d = e.data as Data;
   if (e.event.startsWith('dedicatedaccount.')) {
     const customer = obj(d.customer);
@@ -56,17 +57,95 @@ export async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<strin
   return id ? `${e.event}:${id}` : `${e.event}:sha256:${await sha256Hex(new TextDecoder().decode(raw))}`;
 }
 
+// ---- outcomes ------------------------------------------------------------------------------
+
+type Mismatch = 'amount_mismatch' | 'currency_mismatch';
+/** What private.escrow_mark_funded answers: the escrow's status once its money is locked. */
+type FundedStatus = 'active' | 'funded';
+/** What private.topup_succeed, private.escrow_charge_succeed and private.charge_hold_for_review answer. */
+type ChargeResult =
+  | 'succeeded' | 'already_done' | 'not_found' | 'flagged' | 'held_for_review' | 'credited_to_wallet'
+  | `escrow:${FundedStatus}`;
+/** What private.bank_transfer_received answers. */
+type BankTransferResult = 'already_done' | 'deposit' | 'deposit:shortfall' | `deposit:escrow:${FundedStatus}`;
+/** What private.payout_succeed and private.payout_fail answer for a known transfer. */
+type PayoutResult = 'succeeded' | 'failed' | 'already_done';
+type TransferEvent = 'transfer.success' | 'transfer.failed' | 'transfer.reversed';
+
+/**
+ * What one event did. Kept as text in private.webhook_inbox.outcome (outcomeText); what follows
+ * the commit is decided from it by a switch the compiler checks for every kind (queuedSms).
+ */
+export type WebhookOutcome =
+  | { kind: 'duplicate' }
+  | { kind: 'ignored'; reason?: 'not_success' | 'already_active' }
+  | { kind: 'flagged'; reason: string }
+  /** a card charge: a top-up, or an escrow's funding; `check` when the event's figures disagreed */
+  | { kind: 'topup' | 'escrow_charge'; result: ChargeResult; check?: Mismatch | 'verified' }
+  | { kind: 'bank_transfer'; result: BankTransferResult }
+  | { kind: 'transfer'; event: TransferEvent; result: PayoutResult }
+  | { kind: 'virtual_account'; status: 'active' | 'inactive' };
+
+/** The outcome as private.webhook_inbox.outcome keeps it (and operators query it). */
+export function outcomeText(o: WebhookOutcome): string {
+  switch (o.kind) {
+    case 'duplicate':
+      return 'duplicate';
+    case 'ignored':
+      return o.reason ? `ignored:${o.reason}` : 'ignored';
+    case 'flagged':
+      return `flagged:${o.reason}`;
+    case 'topup':
+    case 'escrow_charge':
+      return `${o.kind}:${o.result}${o.check ? `:${o.check}` : ''}`;
+    case 'bank_transfer':
+      return `virtual_account_${o.result}`;
+    case 'transfer':
+      return `${o.event}:${o.result}`;
+    case 'virtual_account':
+      return `virtual_account:${o.status}`;
+  }
+}
+
+/**
+ * Whether the event's transaction queued SMS, to be dispatched after the commit: an escrow whose
+ * money arrived and that became active invites its counterparty (private.escrow_mark_funded), and
+ * a bank transfer short of what a waiting escrow needs tells the payer (bank_transfer_received).
+ */
+export function queuedSms(o: WebhookOutcome): boolean {
+  switch (o.kind) {
+    case 'escrow_charge':
+      return o.result === 'escrow:active';
+    case 'bank_transfer':
+      return o.result === 'deposit:escrow:active' || o.result === 'deposit:shortfall';
+    case 'duplicate':
+    case 'ignored':
+    case 'flagged':
+    case 'topup':
+    case 'transfer':
+    case 'virtual_account':
+      return false;
+  }
+}
+
+/** The one row of `select private.<fn>(...) as outcome`. */
+function outcomeOf<T extends string>(rows: readonly { outcome: T }[]): T {
+  const row = rows[0];
+  if (!row) throw new Error('the SQL function answered no outcome');
+  return row.outcome;
+}
+
 async function flag(
   tx: Tx,
   reason: string,
   e: PaymentsEvent,
   extra: { transaction_id?: string | null; expected?: number | null; received?: number | null; payload?: Data } = {},
-) {
+): Promise<WebhookOutcome> {
   const d = e.data as Data;
   await tx`insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount, payload)
            values (${reason}, ${extra.transaction_id ?? null}, ${str(d.reference)}, ${extra.expected ?? null}, ${extra.received ?? null},
                    ${tx.json((extra.payload ?? e) as never)})`;
-  return `flagged:${reason}`;
+  return { kind: 'flagged', reason };
 }
 
 /** Which user a transfer into a dedicated virtual account belongs to. */
@@ -105,7 +184,7 @@ interface ChargeCheck {
   reference: string;
   type: 'wallet_topup' | 'escrow_funding';
   expected: number;
-  mismatch: 'amount_mismatch' | 'currency_mismatch' | null;
+  mismatch: Mismatch | null;
   /** verify's answer; null: the provider has no such charge; 'unavailable': no usable answer */
   verification?: ChargeVerification | null | 'unavailable';
 }
@@ -164,34 +243,48 @@ const confirms = (c: ChargeCheck): c is ChargeCheck & { verification: ChargeVeri
  * still flagged for audit. Anything else credits nothing: the transaction stays pending under
  * review (private.charge_hold_for_review) for reconciliation or an operator.
  */
-async function mismatchedCharge(tx: Tx, e: PaymentsEvent, c: ChargeCheck, received: number): Promise<string> {
-  const prefix = c.type === 'wallet_topup' ? 'topup' : 'escrow_charge';
+async function mismatchedCharge(
+  tx: Tx,
+  e: PaymentsEvent,
+  c: ChargeCheck & { mismatch: Mismatch },
+  received: number,
+): Promise<WebhookOutcome> {
+  const kind = c.type === 'wallet_topup' ? 'topup' : 'escrow_charge';
   const verification =
     c.verification === 'unavailable' ? { unavailable: true } : c.verification === null || c.verification === undefined ? { found: false } : c.verification;
   if (!confirms(c)) {
     const providerStatus = typeof c.verification === 'object' && c.verification !== null ? c.verification.status : null;
-    const [row] = await tx<{ outcome: string }[]>`
+    const result = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
       select private.charge_hold_for_review(${c.reference}, ${c.mismatch}, ${received}, ${providerStatus},
-        ${tx.json({ ...e, verification, action: 'held_for_review' } as never)}) as outcome`;
-    return `${prefix}:${row?.outcome}:${c.mismatch}`;
+        ${tx.json({ ...e, verification, action: 'held_for_review' } as never)}) as outcome`);
+    return { kind, result, check: c.mismatch };
   }
   const payload = { ...e, verification, action: 'credited_verified_amount' };
-  const [row] =
+  const chargeId = c.verification.chargeId;
+  const result = outcomeOf(
     c.type === 'wallet_topup'
-      ? await tx<{ outcome: string }[]>`
-          select private.topup_succeed(${c.reference}, ${c.expected}, ${c.verification.chargeId}, ${tx.json(payload as never)}) as outcome`
-      : await tx<{ outcome: string }[]>`
-          select private.escrow_charge_succeed(${c.reference}, ${c.expected}, ${c.verification.chargeId}, ${tx.json(payload as never)}) as outcome`;
+      ? await tx<{ outcome: ChargeResult }[]>`
+          select private.topup_succeed(${c.reference}, ${c.expected}, ${chargeId}, ${tx.json(payload as never)})
+            as outcome`
+      : await tx<{ outcome: ChargeResult }[]>`
+          select private.escrow_charge_succeed(${c.reference}, ${c.expected}, ${chargeId}, ${tx.json(payload as never)})
+            as outcome`,
+  );
   // the event's figures were wrong even though the charge is good: kept for audit
-  await flag(tx, c.mismatch as string, e, { transaction_id: c.reference, expected: c.expected, received, payload });
-  return `${prefix}:${row?.outcome}:verified`;
+  await flag(tx, c.mismatch, e, { transaction_id: c.reference, expected: c.expected, received, payload });
+  return { kind, result, check: 'verified' };
 }
 
-async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<string> {
+async function chargeSuccess(
+  tx: Tx,
+  e: PaymentsEvent,
+  provider: string,
+  check: ChargeCheck | null,
+): Promise<WebhookOutcome> {
   const d = e.data as Data;
   const amount = kobo(d.amount);
   if (amount === null) return flag(tx, 'invalid_amount', e);
-  if (str(d.status) && d.status !== 'success') return 'ignored:not_success';
+  if (str(d.status) && d.status !== 'success') return { kind: 'ignored', reason: 'not_success' };
 
   if (d.channel === 'dedicated_nuban') {
     const userId = await virtualAccountOwner(tx, d);
@@ -199,25 +292,28 @@ async function chargeSuccess(tx: Tx, e: PaymentsEvent, provider: string, check: 
     const chargeId = str(d.id) ?? str(d.reference);
     if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
     // credited to the wallet, and an escrow waiting for this payer's bank transfer funded if it now can be
-    const [row] = await tx<{ outcome: string }[]>`
-      select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId},
-        ${tx.json({ sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) } as never)}) as outcome`;
-    return `virtual_account_${row?.outcome}`;
+    const metadata = { sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) };
+    const result = outcomeOf(await tx<{ outcome: BankTransferResult }[]>`
+      select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId}, ${tx.json(metadata)})
+        as outcome`);
+    return { kind: 'bank_transfer', result };
   }
 
   const reference = str(d.reference);
   if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_reference', e, { received: amount });
-  if (check?.mismatch && check.reference === reference) return mismatchedCharge(tx, e, check, amount);
+  if (check?.mismatch && check.reference === reference) {
+    return mismatchedCharge(tx, e, { ...check, mismatch: check.mismatch }, amount);
+  }
   // The event agrees with the transaction (or there is none to credit): the SQL functions credit
   // only the expected amount, so a transaction that changed since the check is flagged, not paid.
-  const [row] = await tx<{ outcome: string }[]>`
-    select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
-  if (row?.outcome !== 'not_found') return `topup:${row?.outcome}`;
+  const topup = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
+    select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`);
+  if (topup !== 'not_found') return { kind: 'topup', result: topup };
   // kind escrow_charge: the reference is an escrow's funding transaction
-  const [escrow] = await tx<{ outcome: string }[]>`
-    select private.escrow_charge_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`;
-  if (escrow?.outcome === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
-  return `escrow_charge:${escrow?.outcome}`;
+  const escrow = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
+    select private.escrow_charge_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`);
+  if (escrow === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
+  return { kind: 'escrow_charge', result: escrow };
 }
 
 /** Why a transfer did not pay out (data.reason is the narration we sent, not a cause). */
@@ -227,24 +323,27 @@ function failureReason(e: PaymentsEvent): string {
   return str(d.gateway_response) ?? str(d.failures) ?? 'failed';
 }
 
-async function transferOutcome(tx: Tx, e: PaymentsEvent): Promise<string> {
+async function transferOutcome(tx: Tx, e: PaymentsEvent & { event: TransferEvent }): Promise<WebhookOutcome> {
   const d = e.data as Data;
   const reference = str(d.reference);
   if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_transfer_reference', e);
   const code = str(d.transfer_code);
-  const [row] =
+  const result = outcomeOf(
     e.event === 'transfer.success'
-      ? await tx<{ outcome: string }[]>`select private.payout_succeed(${reference}, ${code}) as outcome`
-      : await tx<{ outcome: string }[]>`select private.payout_fail(${reference}, ${failureReason(e)}, ${code}) as outcome`;
-  if (row?.outcome === 'not_found') return flag(tx, 'unknown_transfer_reference', e);
+      ? await tx<{ outcome: PayoutResult | 'not_found' }[]>`
+          select private.payout_succeed(${reference}, ${code}) as outcome`
+      : await tx<{ outcome: PayoutResult | 'not_found' }[]>`
+          select private.payout_fail(${reference}, ${failureReason(e)}, ${code}) as outcome`,
+  );
+  if (result === 'not_found') return flag(tx, 'unknown_transfer_reference', e);
   // an escrow payout: the payee hears how it went (the escrow itself is already released)
-  if (row?.outcome !== 'already_done') {
+  if (result !== 'already_done') {
     await tx`select private.escrow_payout_settled(${reference}, ${e.event === 'transfer.success'})`;
   }
-  return `${e.event}:${row?.outcome}`;
+  return { kind: 'transfer', event: e.event, result };
 }
 
-async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<string> {
+async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<WebhookOutcome> {
   const d = e.data as Data;
   const customer = obj(d.customer);
   const userId = userFromEmail(str(customer.email));
@@ -259,28 +358,29 @@ async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<string> {
              bank_name = ${str(obj(account.bank).name)}, provider_customer_code = ${str(customer.customer_code)},
              failure_reason = null, updated_at = now()
        where user_id = ${userId} returning user_id`;
-    return updated.length > 0 ? 'virtual_account:active' : flag(tx, 'unknown_customer', e);
+    return updated.length > 0 ? { kind: 'virtual_account', status: 'active' } : flag(tx, 'unknown_customer', e);
   }
   const reason = str(d.reason) ?? str(obj(d.identification).status) ?? 'assignment failed';
   const updated = await tx`
     update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
      where user_id = ${userId} and status <> 'active' returning user_id`;
-  return updated.length > 0 ? 'virtual_account:inactive' : 'ignored:already_active';
+  if (updated.length === 0) return { kind: 'ignored', reason: 'already_active' };
+  return { kind: 'virtual_account', status: 'inactive' };
 }
 
-async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<string> {
+const isTransferEvent = (e: PaymentsEvent): e is PaymentsEvent & { event: TransferEvent } =>
+  e.event === 'transfer.success' || e.event === 'transfer.failed' || e.event === 'transfer.reversed';
+
+async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<WebhookOutcome> {
+  if (isTransferEvent(e)) return transferOutcome(tx, e);
   switch (e.event) {
     case 'charge.success':
       return chargeSuccess(tx, e, provider, check);
-    case 'transfer.success':
-    case 'transfer.failed':
-    case 'transfer.reversed':
-      return transferOutcome(tx, e);
     case 'dedicatedaccount.assign.success':
     case 'dedicatedaccount.assign.failed':
       return dedicatedAccount(tx, e);
     default:
-      return 'ignored';
+      return { kind: 'ignored' };
   }
 }
 
@@ -295,15 +395,17 @@ export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, req
         insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
         values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, 'processing')
         on conflict do nothing returning event_key`;
-      if (inserted.length === 0) return 'duplicate';
+      if (inserted.length === 0) return { kind: 'duplicate' } as const;
       const result = await apply(tx, e, provider, check);
-      await tx`update private.webhook_inbox set outcome = ${result} where provider = 'payments' and event_key = ${key}`;
+      await tx`
+        update private.webhook_inbox set outcome = ${outcomeText(result)}
+         where provider = 'payments' and event_key = ${key}`;
       return result;
     });
-    log.info('webhook.payments', { event: e.event, event_key: key, outcome, request_id: requestId });
-    if (outcome.includes('escrow') || outcome.includes('shortfall')) {
-      await dispatchQueuedSms().catch((err) => log.warn('sms.dispatch_failed', { error: errorMessage(err) }));
-    }
+    log.info('webhook.payments', {
+      event: e.event, event_key: key, outcome: outcomeText(outcome), request_id: requestId,
+    });
+    if (queuedSms(outcome)) await afterCommit('sms.dispatch', () => dispatchQueuedSms());
   } catch (err) {
     log.error('webhook.payments_failed', { event: e.event, event_key: key, request_id: requestId, error: errorMessage(err) });
     await asService((tx) => tx`

@@ -358,6 +358,23 @@ grant execute on function private.virtual_account_deposit(uuid, bigint, text, te
 -- Money out: withdrawals and payout transfers
 -- =============================================================================================
 
+-- The payments provider the functions are configured with (PAYMENTS_PROVIDER), which shared/db.ts
+-- sets on every service transaction as escrow.payments_provider; 'sandbox', the configuration's
+-- default, when SQL runs outside the functions (shared/payouts.ts then records the provider it
+-- sends the payout through).
+create function private.payments_provider()
+returns text
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.payments_provider', true), ''), 'sandbox');
+$$;
+comment on function private.payments_provider() is
+  'The configured payments provider (escrow.payments_provider, set by the functions), else sandbox.';
+revoke execute on function private.payments_provider() from public, anon, authenticated;
+grant execute on function private.payments_provider() to service_role;
+
 -- Starts a withdrawal: a pending transaction, and the amount leaves the wallet at once (to the
 -- provider clearing account, where the payout transfer draws it). ES402 when the wallet is short.
 create function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text)

@@ -85,7 +85,7 @@ revoke execute on function private.escrow_return_hold(public.escrows, jsonb) fro
 grant execute on function private.escrow_return_hold(public.escrows, jsonb) to service_role;
 
 -- p_event: declined or cancelled.
-create function private.escrow_close_unfunded(e public.escrows, p_actor uuid, p_event text)
+create function private.escrow_close_unfunded(e public.escrows, p_event text)
 returns text
 language plpgsql
 set search_path = ''
@@ -103,10 +103,10 @@ begin
   return 'cancelled';
 end
 $$;
-comment on function private.escrow_close_unfunded(public.escrows, uuid, text) is
+comment on function private.escrow_close_unfunded(public.escrows, text) is
   'Cancels an unfunded escrow (declined or cancelled): its milestones closed, pending funding canceled, parties told.';
-revoke execute on function private.escrow_close_unfunded(public.escrows, uuid, text) from public, anon, authenticated;
-grant execute on function private.escrow_close_unfunded(public.escrows, uuid, text) to service_role;
+revoke execute on function private.escrow_close_unfunded(public.escrows, text) from public, anon, authenticated;
+grant execute on function private.escrow_close_unfunded(public.escrows, text) to service_role;
 
 -- A funded escrow that was never accepted, declined or cancelled (p_verb): the hold goes back to
 -- the payer's wallet and the escrow is refunded.
@@ -147,7 +147,7 @@ begin
   end if;
   if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
-    return private.escrow_close_unfunded(e, p_actor, 'declined');
+    return private.escrow_close_unfunded(e, 'declined');
   elsif private.escrow_is_funded_unaccepted(e) then
     update public.escrows set declined_at = now() where id = e.id;
     return private.escrow_refund_unaccepted(e, 'declined');
@@ -171,7 +171,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if private.escrow_is_unfunded(e) then
-    return private.escrow_close_unfunded(e, p_actor, 'cancelled');
+    return private.escrow_close_unfunded(e, 'cancelled');
   elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
@@ -319,8 +319,8 @@ revoke execute on function private.escrow_pay_out(public.escrows, bigint, text, 
 grant execute on function private.escrow_pay_out(public.escrows, bigint, text, uuid, jsonb) to service_role;
 
 -- Starts the payee's payout when they have a default payout account: their wallet -> clearing,
--- and a pending escrow_payout transaction whose id is the transfer reference (the caller starts
--- the transfer after commit; the job retries payouts that were never started).
+-- and a pending escrow_payout transaction, with the configured provider, whose id is the transfer
+-- reference (shared/payouts.ts sends it after commit; the job retries payouts never started).
 create function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid default null)
 returns uuid
 language plpgsql
@@ -338,7 +338,7 @@ begin
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)),
-            p_amount, 'out', 'paystack', 'pending',
+            p_amount, 'out', private.payments_provider(), 'pending',
             pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)));
   perform private.post_transfer('escrow-payout:' || v_tx, 'escrow_payout',

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'auth-logout',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   response: logoutResponse,
   handler: ({ user }) => logout(user.sessionId),
 });

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'card-remove',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: cardIdBody,
   response: cardRemovedResponse,
   handler: ({ user, body }) => removeCard(user, body.card_id),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'card-set-default',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: cardIdBody,
   response: cardResponse,
   handler: ({ user, body }) => setDefaultCard(user, body.card_id),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'escrow-accept',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: escrowInviteBody,
   response: escrowResponse,
   handler: ({ user, body }) => acceptEscrow(user, body),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'escrow-delete',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => deleteEscrow(user, body.escrow_id),

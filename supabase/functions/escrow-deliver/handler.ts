@@ -6,6 +6,7 @@ export default endpoint({
   name: 'escrow-deliver',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => deliverEscrow(user, body.escrow_id),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'milestone-approve',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: milestoneIdBody,
   response: milestoneResponse,
   handler: ({ user, body }) => approveMilestone(user, body.milestone_id),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'milestone-complete',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: milestoneIdBody,
   response: milestoneResponse,
   handler: ({ user, body }) => completeMilestone(user, body.milestone_id),

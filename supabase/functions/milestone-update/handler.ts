@@ -6,6 +6,7 @@ export default endpoint({
   name: 'milestone-update',
   method: 'PATCH',
   auth: 'user',
+  idempotent: false,
   body: milestoneUpdateBody,
   response: milestoneResponse,
   handler: ({ user, body }) => updateMilestone(user, body),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'notification-read',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: notificationReadBody,
   response: notificationReadResponse,
   handler: ({ user, body }) => markRead(user.claims, body),

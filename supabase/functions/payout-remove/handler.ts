@@ -6,6 +6,7 @@ export default endpoint({
   name: 'payout-remove',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: payoutIdBody,
   response: payoutRemovedResponse,
   handler: ({ user, body }) => removePayoutAccount(user, body.payout_account_id),

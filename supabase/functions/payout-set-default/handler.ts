@@ -6,6 +6,7 @@ export default endpoint({
   name: 'payout-set-default',
   method: 'POST',
   auth: 'user',
+  idempotent: false,
   body: payoutIdBody,
   response: payoutAccountResponse,
   handler: ({ user, body }) => setDefaultPayoutAccount(user, body.payout_account_id),

@@ -6,6 +6,7 @@ export default endpoint({
   name: 'profile-nok-update',
   method: 'PATCH',
   auth: 'user',
+  idempotent: false,
   body: nokUpdateBody,
   response: nextOfKinResponse,
   handler: ({ user, body }) => upsertNextOfKin(user.claims, body),

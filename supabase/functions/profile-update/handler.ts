@@ -6,6 +6,7 @@ export default endpoint({
   name: 'profile-update',
   method: 'PATCH',
   auth: 'user',
+  idempotent: false,
   body: profileUpdateBody,
   response: profileResponse,
   handler: ({ user, body }) => updateProfile(user.claims, body),
