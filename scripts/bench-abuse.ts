@@ -54,7 +54,7 @@ try {
   for (let i = 0; i < 10; i++) alone.push((await timed('auth-signup', signupBody(phone()))).ms);
   console.log(`  one at a time (10):                     median ${ms(median(alone))}`);
   // a real user's sign-up (verified phone, one password hash): alone, then during the flood
-  async function verified(): Promise<string> {
+  const verified = async (): Promise<string> => {
     const p = phone();
     await timed('auth-send-otp', { phone: p, context: 'signup' });
     const [row] = await sql<{ body: string }[]>`select body from private.sms_outbox where phone = ${p} order by id desc limit 1`;
@@ -95,7 +95,7 @@ try {
   console.log(`\n2. answers for phones with and without an account (median over ${phones} phones each)`);
   // accounts made directly in the database: this part measures the answers, not sign-up. Each
   // endpoint gets its own phones (a phone may ask for one code a minute, whatever the context).
-  async function registered(n: number): Promise<string[]> {
+  const registered = async (n: number): Promise<string[]> => {
     const out: string[] = [];
     for (let i = 0; i < n; i++) {
       const p = phone();

@@ -1,10 +1,11 @@
 // `npm test`: everything CI checks, with a line of progress per step.
-//   1. tsc --noEmit (strict) over shared/, handlers and tests
-//   2. deno check of every function entry and every script
-//   3. deploy check: each function from the files the supabase CLI uploads, without node_modules
-//   4. the real stack (embedded Postgres + Deno functions server) on test ports, fresh data
-//   5. vitest: unit, integration and end-to-end suites against that stack
-//   6. supabase db advisors (security and performance) against the test database: zero findings
+//   1. deno fmt --check and deno lint (configured in deno.json)
+//   2. tsc --noEmit (strict) over shared/, handlers and tests
+//   3. deno check of every function entry and every script
+//   4. deploy check: each function from the files the supabase CLI uploads, without node_modules
+//   5. the real stack (embedded Postgres + Deno functions server) on test ports, fresh data
+//   6. vitest: unit, integration and end-to-end suites against that stack
+//   7. supabase db advisors (security and performance) against the test database: zero findings
 // Ends with one line "N passed, N failed" (vitest tests plus the other steps).
 import postgres from 'postgres';
 import { startStack } from '../tests/support/stack.ts';
@@ -34,6 +35,8 @@ const steps: { name: string; ok: boolean }[] = [];
 let vitestPassed = 0;
 let vitestFailed = 0;
 
+steps.push({ name: 'format', ok: await run('format (deno fmt --check; `npm run fmt` fixes it)', bin('deno'), ['fmt', '--check']) });
+steps.push({ name: 'lint', ok: await run('lint (deno lint)', bin('deno'), ['lint']) });
 steps.push({ name: 'typecheck', ok: await run('type check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) });
 steps.push({
   name: 'deno check',

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // An escrow as a client app lives it, entirely through @supabase/supabase-js
 // createClient(...).functions.invoke(...) against the running Deno functions server: two people
 // sign up, the seller saves a payout account, the buyer tops up the wallet, creates a

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The end-to-end story as a client app lives it: @supabase/supabase-js createClient(...)
 // .functions.invoke(...) against the running Deno functions server. Sign up, read the profile,
 // log out, log in, refresh, forget and reset the password, log in with the new one.

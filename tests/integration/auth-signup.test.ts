@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, smsCount, testDb } from '../support/db.ts';

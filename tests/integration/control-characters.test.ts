@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // docs/security.md: NUL and the other C0 control characters (but tab, line feed and carriage return) are
 // refused in every text field with 400 and details naming the field, never a 500 from the database.
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The server as a deployment runs it: `scripts/start.ts` with a DATABASE_URL it did not create
 // (here the test database), so the production rules of docs/security.md apply. It refuses published
 // secrets and sandbox providers; as a staging deployment (ALLOW_SANDBOX_PROVIDERS=true) with real

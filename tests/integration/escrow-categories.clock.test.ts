@@ -8,7 +8,7 @@
 // where no other suite's deadlines are: it releases or ends nothing but these rows.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectStatus, get, post } from '../support/api.ts';
+import { expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import {
   balances,

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
 import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';

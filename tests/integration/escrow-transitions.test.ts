@@ -3,7 +3,7 @@
 // with no second effect on any balance), the invite-token form of accept/decline, the
 // notifications each transition writes, where the money goes, and races between transitions.
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectStatus, fieldsOf, get, post } from '../support/api.ts';
+import { expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
 import { balances, type Category, type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Idempotency-Key on the POSTs that move money or create resources: the same key with the same
 // body replays the first answer byte for byte (Idempotent-Replayed: true) with no second effect;
 // another body is 409; a key whose first request is still running is 409; keys are per user and

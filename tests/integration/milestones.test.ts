@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Milestones of hiring escrows through the real HTTP server: milestone-create, milestone-update,
 // milestone-list, and the rest of their life (milestone-approve, milestone-complete,
 // milestone-release), with the money checked in the ledger: every release pays the payee the

@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { asAnonSql, asUserSql, expectDenied, failureOf, testDb, type PgFailure } from '../support/db.ts';
+import { asUserSql, expectDenied, failureOf, testDb, type PgFailure } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------

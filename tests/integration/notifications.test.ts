@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Notifications through the real HTTP server: every transition writes notifications to the
 // parties it concerns (checked along whole paths), notification-list (filters, limits, exact
 // newest-first paging with the before cursor, isolation between users) and notification-read

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Real HTTP calls to the running functions server. Every success answer is checked against the
 // endpoint's response schema (./responses.ts) before the test sees it.
 import { expect, inject } from 'vitest';

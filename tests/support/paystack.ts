@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Driving the Paystack fake (tests/fakes/paystack.ts) from tests. The answers webhook-payments
 // gave to the webhooks the fake delivered are checked against its response schema (./responses.ts).
 import { inject } from 'vitest';

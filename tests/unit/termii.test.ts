@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The Termii adapter against a local HTTP fake that answers in Termii's documented shape
 // (POST /api/sms/send, JSON body with api_key, to, from, sms, type, channel).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
