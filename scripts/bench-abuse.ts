@@ -19,7 +19,8 @@ const httpPort = Number(Deno.env.get('BENCH_HTTP_PORT') ?? 54491);
 const pgPort = Number(Deno.env.get('BENCH_PG_PORT') ?? 54492);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] as number;
+const p99 = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] as number;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 let seq = 0;
@@ -41,7 +42,11 @@ const sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
 
 async function timed(name: string, body: unknown): Promise<{ ms: number; status: number }> {
   const t = performance.now();
-  const res = await fetch(`${stack.baseUrl}/${name}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.baseUrl}/${name}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.body?.cancel();
   return { ms: performance.now() - t, status: res.status };
 }
@@ -57,12 +62,14 @@ try {
   const verified = async (): Promise<string> => {
     const p = phone();
     await timed('auth-send-otp', { phone: p, context: 'signup' });
-    const [row] = await sql<{ body: string }[]>`select body from private.sms_outbox where phone = ${p} order by id desc limit 1`;
+    const [row] = await sql<
+      { body: string }[]
+    >`select body from private.sms_outbox where phone = ${p} order by id desc limit 1`;
     const code = /\b\d{6}\b/.exec(row?.body ?? '')?.[0];
     const v = await timed('auth-verify', { phone: p, context: 'signup', otp_code: code });
     if (v.status !== 200) throw new Error(`could not verify a phone for the bench: HTTP ${v.status}`);
     return p;
-  }
+  };
   const real: number[] = [];
   for (let i = 0; i < 5; i++) real.push((await timed('auth-signup', signupBody(await verified()))).ms);
   console.log(`  a verified sign-up alone (5):           median ${ms(median(real))}`);
@@ -89,8 +96,16 @@ try {
     }),
   ]);
   const cpu = cpuSeconds(pid) - cpuBefore;
-  console.log(`  flood (${flood}, ${parallel} at once):            median ${ms(median(times))}  p99 ${ms(p99(times))}  server CPU ${cpu.toFixed(2)} s  statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
-  console.log(`  a verified sign-up during the flood (5): median ${ms(median(during))}  (${(median(during) / median(real)).toFixed(1)}x alone)`);
+  console.log(
+    `  flood (${flood}, ${parallel} at once):            median ${ms(median(times))}  p99 ${
+      ms(p99(times))
+    }  server CPU ${cpu.toFixed(2)} s  statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
+  console.log(
+    `  a verified sign-up during the flood (5): median ${ms(median(during))}  (${
+      (median(during) / median(real)).toFixed(1)
+    }x alone)`,
+  );
 
   console.log(`\n2. answers for phones with and without an account (median over ${phones} phones each)`);
   // accounts made directly in the database: this part measures the answers, not sign-up. Each
@@ -103,11 +118,13 @@ try {
       out.push(p);
     }
     return out;
-  }
-  for (const [name, body] of [
-    ['auth-send-otp', (p: string) => ({ phone: p, context: 'login' })],
-    ['auth-forgot-password', (p: string) => ({ phone: p })],
-  ] as const) {
+  };
+  for (
+    const [name, body] of [
+      ['auth-send-otp', (p: string) => ({ phone: p, context: 'login' })],
+      ['auth-forgot-password', (p: string) => ({ phone: p })],
+    ] as const
+  ) {
     const withAccount = await registered(phones);
     const without = Array.from({ length: phones }, () => phone());
     const a: number[] = [];
@@ -121,7 +138,11 @@ try {
       b.push((await timed(name, body(without[i] as string))).ms);
       await pause();
     }
-    console.log(`  ${name.padEnd(22)} with ${ms(median(a))}  without ${ms(median(b))}  ratio ${(median(a) / median(b)).toFixed(2)}`);
+    console.log(
+      `  ${name.padEnd(22)} with ${ms(median(a))}  without ${ms(median(b))}  ratio ${
+        (median(a) / median(b)).toFixed(2)
+      }`,
+    );
   }
 } finally {
   await sql.end();

@@ -39,7 +39,9 @@ function show(r: Result, baseline?: number) {
   const s = [...r.latencies].sort((a, b) => a - b);
   const ratio = baseline ? `  ${(rate(r) / baseline).toFixed(2)}x baseline` : '';
   console.log(
-    `  ${r.name.padEnd(34)} ${rate(r).toFixed(0).padStart(7)}/s  p50 ${pct(s, 50).toFixed(2)}ms  p95 ${pct(s, 95).toFixed(2)}ms  p99 ${pct(s, 99).toFixed(2)}ms  errors ${r.errors}${ratio}`,
+    `  ${r.name.padEnd(34)} ${rate(r).toFixed(0).padStart(7)}/s  p50 ${pct(s, 50).toFixed(2)}ms  p95 ${
+      pct(s, 95).toFixed(2)
+    }ms  p99 ${pct(s, 99).toFixed(2)}ms  errors ${r.errors}${ratio}`,
   );
 }
 
@@ -72,10 +74,27 @@ async function pgbench(url: string): Promise<Result> {
   const u = new URL(url);
   const env = { PGPASSWORD: u.password };
   const common = ['-h', u.hostname, '-p', u.port, '-U', u.username];
-  const init = await new Deno.Command('pgbench', { args: [...common, '-i', '-q', '-s', String(Math.max(1, clients)), u.pathname.slice(1)], env, stdout: 'null', stderr: 'piped' }).output();
+  const init = await new Deno.Command('pgbench', {
+    args: [...common, '-i', '-q', '-s', String(Math.max(1, clients)), u.pathname.slice(1)],
+    env,
+    stdout: 'null',
+    stderr: 'piped',
+  }).output();
   if (!init.success) throw new Error(`pgbench -i failed: ${new TextDecoder().decode(init.stderr)}`);
   const run = await new Deno.Command('pgbench', {
-    args: [...common, '-b', 'tpcb-like', '-c', String(clients), '-j', '2', '-T', String(seconds), '-r', u.pathname.slice(1)],
+    args: [
+      ...common,
+      '-b',
+      'tpcb-like',
+      '-c',
+      String(clients),
+      '-j',
+      '2',
+      '-T',
+      String(seconds),
+      '-r',
+      u.pathname.slice(1),
+    ],
     env,
     stdout: 'piped',
     stderr: 'piped',
@@ -83,17 +102,23 @@ async function pgbench(url: string): Promise<Result> {
   const out = new TextDecoder().decode(run.stdout);
   const tps = Number(/tps = ([0-9.]+)/.exec(out)?.[1] ?? NaN);
   const lat = Number(/latency average = ([0-9.]+) ms/.exec(out)?.[1] ?? NaN);
-  if (!run.success || Number.isNaN(tps)) throw new Error(`pgbench failed: ${out}${new TextDecoder().decode(run.stderr)}`);
+  if (!run.success || Number.isNaN(tps)) {
+    throw new Error(`pgbench failed: ${out}${new TextDecoder().decode(run.stderr)}`);
+  }
   // pgbench reports the average only; the percentiles below are that average.
   return { name: 'pgbench tpcb-like (baseline)', ops: tps * seconds, seconds, latencies: [lat], errors: 0 };
 }
 
 if (!(await new Deno.Command('sh', { args: ['-c', 'command -v pgbench'], stdout: 'null' }).output()).success) {
-  console.error('error: pgbench is not installed (Debian: apt-get install postgresql-client); it measures the baseline');
+  console.error(
+    'error: pgbench is not installed (Debian: apt-get install postgresql-client); it measures the baseline',
+  );
   Deno.exit(1);
 }
 
-console.log(`bench: ${clients} clients, ${seconds}s per run; starting a fresh stack (embedded PostgreSQL + Deno functions)`);
+console.log(
+  `bench: ${clients} clients, ${seconds}s per run; starting a fresh stack (embedded PostgreSQL + Deno functions)`,
+);
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
 const sql = postgres(stack.databaseUrl, { max: clients, onnotice: () => {} });
@@ -107,21 +132,31 @@ try {
   const owners = Array.from({ length: clients * 2 }, () => crypto.randomUUID());
   const wallets: number[] = [];
   for (const owner of owners) {
-    await sql`insert into private.users (id, phone, password_hash) values (${owner}, ${`+2347${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`}, 'x')`;
+    await sql`insert into private.users (id, phone, password_hash) values (${owner}, ${`+2347${
+      String(Math.floor(Math.random() * 1e9)).padStart(9, '0')
+    }`}, 'x')`;
     const [row] = await sql<{ id: string }[]>`select private.owner_account('user_wallet', ${owner}) as id`;
     wallets.push(Number(row?.id));
   }
-  const [clearing] = await sql<{ id: string }[]>`select id from private.ledger_accounts where kind = 'provider_clearing' and shard = 0`;
-  const [hotFee] = await sql<{ id: string }[]>`select id from private.ledger_accounts where kind = 'platform_fees' and shard = 0`;
+  const [clearing] = await sql<
+    { id: string }[]
+  >`select id from private.ledger_accounts where kind = 'provider_clearing' and shard = 0`;
+  const [hotFee] = await sql<
+    { id: string }[]
+  >`select id from private.ledger_accounts where kind = 'platform_fees' and shard = 0`;
   for (const w of wallets) {
-    await sql`select private.post_transfer(${`bench-fund:${w}`}, 'bench', ${sql.json([{ account_id: Number(clearing?.id), amount: -1_000_000_000 }, { account_id: w, amount: 1_000_000_000 }])})`;
+    await sql`select private.post_transfer(${`bench-fund:${w}`}, 'bench', ${
+      sql.json([{ account_id: Number(clearing?.id), amount: -1_000_000_000 }, { account_id: w, amount: 1_000_000_000 }])
+    })`;
   }
 
   // a fee account of its own per client, for the isolated run
   const ownFees: number[] = [];
   for (let c = 0; c < clients; c++) {
     const owner = crypto.randomUUID();
-    await sql`insert into private.users (id, phone, password_hash) values (${owner}, ${`+2348${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`}, 'x')`;
+    await sql`insert into private.users (id, phone, password_hash) values (${owner}, ${`+2348${
+      String(Math.floor(Math.random() * 1e9)).padStart(9, '0')
+    }`}, 'x')`;
     const [row] = await sql<{ id: string }[]>`select private.owner_account('user_wallet', ${owner}) as id`;
     ownFees.push(Number(row?.id));
   }
@@ -161,7 +196,9 @@ try {
   const accountNumbers: string[] = [];
   for (let c = 0; c < clients; c++) {
     const number = `88${String(c).padStart(8, '0')}`;
-    await sql`insert into public.virtual_accounts (user_id, status, account_number, provider) values (${owners[c] as string}, 'active', ${number}, 'paystack')`;
+    await sql`insert into public.virtual_accounts (user_id, status, account_number, provider) values (${owners[
+      c
+    ] as string}, 'active', ${number}, 'paystack')`;
     accountNumbers.push(number);
   }
   console.log('\nhttp: webhook-payments (signed charge.success into a virtual account), one posting per request');
@@ -171,9 +208,23 @@ try {
     const id = `${runId}-${++seq}`;
     const body = JSON.stringify({
       event: 'charge.success',
-      data: { id, status: 'success', reference: `ref-${id}`, amount: 50_000, channel: 'dedicated_nuban', authorization: { receiver_bank_account_number: accountNumbers[c] } },
+      data: {
+        id,
+        status: 'success',
+        reference: `ref-${id}`,
+        amount: 50_000,
+        channel: 'dedicated_nuban',
+        authorization: { receiver_bank_account_number: accountNumbers[c] },
+      },
     });
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'x-payments-signature': await signPayload(TEST_PAYMENTS_WEBHOOK_SECRET, body) }, body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'x-payments-signature': await signPayload(TEST_PAYMENTS_WEBHOOK_SECRET, body),
+      },
+      body,
+    });
     await res.body?.cancel();
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
   });
@@ -185,10 +236,16 @@ try {
            (select count(*) from private.ledger_accounts a
              where a.balance <> coalesce((select sum(amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
            (select count(*) from private.ledger_accounts where kind = 'user_wallet' and balance < 0) as negative`;
-  console.log(`\ninvariants after the run: sum of balances ${check?.total}, accounts whose balance differs from their entries ${check?.drift}, negative wallets ${check?.negative}`);
+  console.log(
+    `\ninvariants after the run: sum of balances ${check?.total}, accounts whose balance differs from their entries ${check?.drift}, negative wallets ${check?.negative}`,
+  );
 
   console.log('\nsummary');
-  console.log(`  sql postings / tpcb-like:           ${(rate(shared) / baseline).toFixed(2)} (isolated ${(rate(isolated) / baseline).toFixed(2)}; goal >= 0.50)`);
+  console.log(
+    `  sql postings / tpcb-like:           ${(rate(shared) / baseline).toFixed(2)} (isolated ${
+      (rate(isolated) / baseline).toFixed(2)
+    }; goal >= 0.50)`,
+  );
   console.log(`  shared (sharded) / isolated:        ${(rate(shared) / rate(isolated)).toFixed(2)} (goal >= 0.80)`);
   console.log(`  one hot fee row / isolated:         ${(rate(hot) / rate(isolated)).toFixed(2)} (for comparison)`);
   console.log(`  http postings / tpcb-like:          ${(rate(http) / baseline).toFixed(2)}`);

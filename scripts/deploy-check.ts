@@ -103,7 +103,7 @@ for (const f of union) {
   copyFileSync(join(root, f), join(dir, f));
 }
 // Deno looks for package.json and deno.json upwards from the folder: none may be found there.
-for (let d = dir; ; d = dirname(d)) {
+for (let d = dir;; d = dirname(d)) {
   for (const name of ['package.json', 'node_modules', ...(d === dir ? [] : ['deno.json', 'deno.jsonc'])]) {
     if (existsSync(join(d, name))) problems.push(`${join(d, name)} exists: the check folder must have none above it`);
   }
@@ -203,7 +203,7 @@ if (problems.length > 0) {
   for (const p of problems) console.log(`  - ${p}`);
   console.log(
     '  The CLI follows `import ... from` and `export ... from` whose specifier is on the same line as the\n' +
-      '  keyword (or after a `{...}` list), and `import(\'...\')` with a literal; `import type {` over several\n' +
+      "  keyword (or after a `{...}` list), and `import('...')` with a literal; `import type {` over several\n" +
       '  lines, or a computed import, is not followed (scripts/lib/imports.ts).',
   );
   Deno.exit(1);

@@ -26,7 +26,9 @@ for (const [path, meta] of Object.entries(pkgs)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
 console.log(`lock-platforms: added ${added} platform entries`);

@@ -6,11 +6,10 @@
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
 // once-a-minute job (the test suite drives it with explicit times).
-import { startLocalPostgres, type LocalPostgres } from './lib/local-postgres.ts';
+import { type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
 import { migrate } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
-
 
 class StartError extends Error {}
 
@@ -18,7 +17,9 @@ function port(name: string, def: number): number {
   const raw = Deno.env.get(name);
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new StartError(`${name} must be a port number between 1 and 65535 (got "${raw}")`);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) {
+    throw new StartError(`${name} must be a port number between 1 and 65535 (got "${raw}")`);
+  }
   return n;
 }
 
@@ -97,11 +98,9 @@ async function main() {
   // The job (inspection releases, ended escrows, stranded payouts, queued SMS) every minute, as
   // pg_cron does in production. --no-jobs leaves it to be run by hand (the tests drive time).
   const { runJobs } = await import('../shared/jobs.ts');
-  const jobs = args.has('--no-jobs')
-    ? undefined
-    : setInterval(() => {
-        runJobs().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
-      }, 60_000);
+  const jobs = args.has('--no-jobs') ? undefined : setInterval(() => {
+    runJobs().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
+  }, 60_000);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -35,9 +35,15 @@ const steps: { name: string; ok: boolean }[] = [];
 let vitestPassed = 0;
 let vitestFailed = 0;
 
-steps.push({ name: 'format', ok: await run('format (deno fmt --check; `npm run fmt` fixes it)', bin('deno'), ['fmt', '--check']) });
+steps.push({
+  name: 'format',
+  ok: await run('format (deno fmt --check; `npm run fmt` fixes it)', bin('deno'), ['fmt', '--check']),
+});
 steps.push({ name: 'lint', ok: await run('lint (deno lint)', bin('deno'), ['lint']) });
-steps.push({ name: 'typecheck', ok: await run('type check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) });
+steps.push({
+  name: 'typecheck',
+  ok: await run('type check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']),
+});
 steps.push({
   name: 'deno check',
   ok: await run('deno check (every function entry and script)', bin('deno'), [
@@ -77,7 +83,11 @@ try {
     'vitest (unit, integration, e2e against the running stack)',
     bin('vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...Deno.args],
-    { TEST_BASE_URL: stack.baseUrl, TEST_DATABASE_URL: stack.databaseUrl, TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl },
+    {
+      TEST_BASE_URL: stack.baseUrl,
+      TEST_DATABASE_URL: stack.databaseUrl,
+      TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl,
+    },
   );
   try {
     const r = JSON.parse(await Deno.readTextFile(report));
@@ -108,7 +118,9 @@ try {
       console.log(advOk ? '  no findings' : `  ${parsed.results.length} finding(s)`);
     }
   } catch {
-    console.log(`advisors output was not JSON: ${text.slice(0, 500)} ${new TextDecoder().decode(adv.stderr).slice(0, 500)}`);
+    console.log(
+      `advisors output was not JSON: ${text.slice(0, 500)} ${new TextDecoder().decode(adv.stderr).slice(0, 500)}`,
+    );
   }
   console.log(`${advOk ? '✔' : '✘'} advisors (${elapsed()})`);
   steps.push({ name: 'advisors', ok: advOk });

@@ -78,7 +78,11 @@ const schema = z
       ctx.addIssue({ code: 'custom', path: ['TERMII_API_KEY'], message: 'required when SMS_PROVIDER=termii' });
     }
     if (env.PAYMENTS_PROVIDER === 'paystack' && !env.PAYSTACK_SECRET_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'required when PAYMENTS_PROVIDER=paystack' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYSTACK_SECRET_KEY'],
+        message: 'required when PAYMENTS_PROVIDER=paystack',
+      });
     }
   });
 
@@ -138,11 +142,15 @@ function productionProblems(c: z.infer<typeof schema>, raw: Record<string, strin
     if (raw[p.name] === undefined) {
       problems.push(`${p.name} must be set outside the local stack (${p.real})`);
     } else if (c[p.name] === p.sandbox && !staging) {
-      problems.push(`${p.name}=${p.sandbox} is refused outside the local stack; use ${p.real}, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment`);
+      problems.push(
+        `${p.name}=${p.sandbox} is refused outside the local stack; use ${p.real}, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment`,
+      );
     }
   }
   if (!staging && c.PAYMENTS_PROVIDER === 'paystack' && c.PAYSTACK_SECRET_KEY?.startsWith('sk_test_')) {
-    problems.push('PAYSTACK_SECRET_KEY is a Paystack test key; use a live key, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment');
+    problems.push(
+      'PAYSTACK_SECRET_KEY is a Paystack test key; use a live key, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    );
   }
   return problems;
 }
@@ -166,7 +174,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         const missing = i.code === 'invalid_type' && cleaned[name] === undefined;
         if (missing) return `${name} is missing`;
         // never the value itself: some of these are secrets
-        if (i.code === 'invalid_type') return `${name} must be a ${i.expected === 'number' ? 'whole number' : i.expected}`;
+        if (i.code === 'invalid_type') {
+          return `${name} must be a ${i.expected === 'number' ? 'whole number' : i.expected}`;
+        }
         return `${name} ${i.message}`;
       }),
     );

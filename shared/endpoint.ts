@@ -33,7 +33,10 @@ export function domainError(err: unknown): HttpError | null {
   if (!m) return null;
   const status = Number(m[1]);
   if (status === 402) {
-    return new HttpError(409, 'Insufficient funds', [{ field: 'amount', message: 'is more than the available balance' }]);
+    return new HttpError(409, 'Insufficient funds', [{
+      field: 'amount',
+      message: 'is more than the available balance',
+    }]);
   }
   return new HttpError(status === 422 ? 400 : status, e?.message ?? 'Request refused');
 }
@@ -66,8 +69,7 @@ type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S>
  * response schema (the JSON a client receives is parsed by that schema), or a Reply carrying it
  * with another status. Without a response schema (only toy endpoints in tests), anything.
  */
-export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType
-  ? z.input<RS> | Reply<z.input<RS>>
+export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType ? z.input<RS> | Reply<z.input<RS>>
   : unknown;
 
 export interface EndpointSpec<
@@ -215,7 +217,9 @@ export function endpoint<
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       log.error('config.refused', { function: spec.name, request_id: requestId, problems: err.problems });
-      return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, { 'x-request-id': requestId });
+      return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, {
+        'x-request-id': requestId,
+      });
     }
     const cors = corsHeaders(spec.method);
     const base = { ...cors, 'x-request-id': requestId };
@@ -242,7 +246,9 @@ export function endpoint<
       if (spec.query) {
         const raw = rawQuery;
         const parsed = spec.query.safeParse(raw);
-        if (!parsed.success) throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
+        if (!parsed.success) {
+          throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
+        }
         query = parsed.data;
       } else if ([...url.searchParams.keys()].length > 0) {
         throw new HttpError(
@@ -263,8 +269,11 @@ export function endpoint<
         body = parsed.data;
       } else if (rawBody.byteLength > 0) {
         const json = parseJson(rawBody);
-        const empty = json === null || (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
-        if (!empty) throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+        const empty = json === null ||
+          (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
+        if (!empty) {
+          throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+        }
       }
 
       // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user'
@@ -281,13 +290,21 @@ export function endpoint<
         } catch (err) {
           const refused = err instanceof HttpError ? err : domainError(err);
           if (!refused || refused.status >= 500) throw err;
-          return { status: refused.status, body: errorBody(refused.status, refused.message, refused.details), headers: refused.headers };
+          return {
+            status: refused.status,
+            body: errorBody(refused.status, refused.message, refused.details),
+            headers: refused.headers,
+          };
         }
       };
       const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
       if (key !== null && user) {
         const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
-        return jsonResponse(r.status, r.body, r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) });
+        return jsonResponse(
+          r.status,
+          r.body,
+          r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) },
+        );
       }
       const r = await run();
       return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });

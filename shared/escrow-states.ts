@@ -8,8 +8,16 @@ import { ESCROW_CATEGORIES, ESCROW_STATUSES, type EscrowCategory, type EscrowSta
 export type { EscrowStatus };
 
 export type Operation =
-  | 'fund' | 'accept' | 'decline' | 'cancel' | 'delete' | 'deliver' | 'release' | 'refund'
-  | 'job:inspection_ends' | 'job:14_days';
+  | 'fund'
+  | 'accept'
+  | 'decline'
+  | 'cancel'
+  | 'delete'
+  | 'deliver'
+  | 'release'
+  | 'refund'
+  | 'job:inspection_ends'
+  | 'job:14_days';
 
 /** What the model needs to know about an escrow beyond its status. */
 export interface EscrowFacts {
@@ -30,22 +38,120 @@ export interface Transition {
 }
 
 export const ESCROW_TRANSITIONS: Transition[] = [
-  { from: '(new), payer_role initiator', operation: 'escrow-create', who: 'initiator', to: 'draft', also: 'fee breakdown stored; conversation created' },
-  { from: '(new), payer_role counterparty', operation: 'escrow-create', who: 'initiator', to: 'invite_pending', also: 'invite SMS and notification to the counterparty' },
-  { from: 'draft', operation: 'escrow-fund (wallet, card charge, or a bank transfer that covers the total)', who: 'payer', to: 'active (funded, awaiting acceptance)', also: 'total charge locked in the escrow hold; invite SMS to the counterparty' },
-  { from: 'draft', operation: 'bank transfer below the total', who: 'payer', to: 'draft', also: 'amount credited to the wallet; shortfall told by SMS and notification' },
-  { from: 'invite_pending', operation: 'escrow-accept', who: 'counterparty (the payer)', to: 'active (accepted, awaiting funding)', also: '`active` notification to the initiator; `payment_requested` to the payer (entity: the pending funding transaction)' },
-  { from: 'active (funded, awaiting acceptance)', operation: 'escrow-accept', who: 'counterparty (the payee)', to: 'funded', also: '`active` notification to the initiator' },
-  { from: 'active (accepted, awaiting funding)', operation: 'escrow-fund', who: 'payer', to: 'funded', also: 'total charge locked; payment request marked succeeded' },
-  { from: 'draft, invite_pending, active (unfunded)', operation: 'escrow-cancel', who: 'either party', to: 'cancelled', also: 'pending funding transactions canceled' },
-  { from: 'draft, invite_pending, active (unfunded)', operation: 'escrow-decline', who: 'counterparty', to: 'cancelled', also: 'pending funding transactions canceled' },
-  { from: 'active (funded, awaiting acceptance)', operation: 'escrow-decline', who: 'counterparty', to: 'refunded', also: 'the hold goes back to the payer\'s wallet' },
-  { from: 'active (funded, awaiting acceptance)', operation: 'escrow-cancel', who: 'payer', to: 'refunded', also: 'the hold goes back to the payer\'s wallet' },
-  { from: 'draft', operation: 'escrow-delete', who: 'initiator', to: 'deleted', also: 'hidden from escrow-list (unless status=deleted is asked for)' },
-  { from: 'funded, not yet delivered', operation: 'escrow-deliver', who: 'payee', to: 'goods_products: inspection; others: funded', also: 'goods_products: inspection_ends_at = delivery + 1 day; others: delivery recorded' },
-  { from: 'funded, inspection', operation: 'escrow-release', who: 'payer', to: 'released', also: 'payee credited (amount less seller fee), fees and VAT booked, payout started to the default payout account; auto_dealership needs the delivery recorded first' },
-  { from: 'inspection, inspection_ends_at passed', operation: 'job (jobs-run)', who: 'job', to: 'released', also: 'as escrow-release' },
-  { from: 'funded, inspection', operation: 'escrow-refund', who: 'payee', to: 'refunded', also: 'what is left in the hold goes back to the payer\'s wallet' },
+  {
+    from: '(new), payer_role initiator',
+    operation: 'escrow-create',
+    who: 'initiator',
+    to: 'draft',
+    also: 'fee breakdown stored; conversation created',
+  },
+  {
+    from: '(new), payer_role counterparty',
+    operation: 'escrow-create',
+    who: 'initiator',
+    to: 'invite_pending',
+    also: 'invite SMS and notification to the counterparty',
+  },
+  {
+    from: 'draft',
+    operation: 'escrow-fund (wallet, card charge, or a bank transfer that covers the total)',
+    who: 'payer',
+    to: 'active (funded, awaiting acceptance)',
+    also: 'total charge locked in the escrow hold; invite SMS to the counterparty',
+  },
+  {
+    from: 'draft',
+    operation: 'bank transfer below the total',
+    who: 'payer',
+    to: 'draft',
+    also: 'amount credited to the wallet; shortfall told by SMS and notification',
+  },
+  {
+    from: 'invite_pending',
+    operation: 'escrow-accept',
+    who: 'counterparty (the payer)',
+    to: 'active (accepted, awaiting funding)',
+    also:
+      '`active` notification to the initiator; `payment_requested` to the payer (entity: the pending funding transaction)',
+  },
+  {
+    from: 'active (funded, awaiting acceptance)',
+    operation: 'escrow-accept',
+    who: 'counterparty (the payee)',
+    to: 'funded',
+    also: '`active` notification to the initiator',
+  },
+  {
+    from: 'active (accepted, awaiting funding)',
+    operation: 'escrow-fund',
+    who: 'payer',
+    to: 'funded',
+    also: 'total charge locked; payment request marked succeeded',
+  },
+  {
+    from: 'draft, invite_pending, active (unfunded)',
+    operation: 'escrow-cancel',
+    who: 'either party',
+    to: 'cancelled',
+    also: 'pending funding transactions canceled',
+  },
+  {
+    from: 'draft, invite_pending, active (unfunded)',
+    operation: 'escrow-decline',
+    who: 'counterparty',
+    to: 'cancelled',
+    also: 'pending funding transactions canceled',
+  },
+  {
+    from: 'active (funded, awaiting acceptance)',
+    operation: 'escrow-decline',
+    who: 'counterparty',
+    to: 'refunded',
+    also: "the hold goes back to the payer's wallet",
+  },
+  {
+    from: 'active (funded, awaiting acceptance)',
+    operation: 'escrow-cancel',
+    who: 'payer',
+    to: 'refunded',
+    also: "the hold goes back to the payer's wallet",
+  },
+  {
+    from: 'draft',
+    operation: 'escrow-delete',
+    who: 'initiator',
+    to: 'deleted',
+    also: 'hidden from escrow-list (unless status=deleted is asked for)',
+  },
+  {
+    from: 'funded, not yet delivered',
+    operation: 'escrow-deliver',
+    who: 'payee',
+    to: 'goods_products: inspection; others: funded',
+    also: 'goods_products: inspection_ends_at = delivery + 1 day; others: delivery recorded',
+  },
+  {
+    from: 'funded, inspection',
+    operation: 'escrow-release',
+    who: 'payer',
+    to: 'released',
+    also:
+      'payee credited (amount less seller fee), fees and VAT booked, payout started to the default payout account; auto_dealership needs the delivery recorded first',
+  },
+  {
+    from: 'inspection, inspection_ends_at passed',
+    operation: 'job (jobs-run)',
+    who: 'job',
+    to: 'released',
+    also: 'as escrow-release',
+  },
+  {
+    from: 'funded, inspection',
+    operation: 'escrow-refund',
+    who: 'payee',
+    to: 'refunded',
+    also: "what is left in the hold goes back to the payer's wallet",
+  },
   { from: 'released, refunded, 14 days after', operation: 'job (jobs-run)', who: 'job', to: 'ended', also: '' },
 ];
 
@@ -114,7 +220,9 @@ export function predict(e: EscrowFacts, op: Operation, actor: 'initiator' | 'cou
     case 'job:inspection_ends':
       return e.status === 'inspection' ? { ok: true, next: { status: 'released' } } : { ok: true, next: {} };
     case 'job:14_days':
-      return e.status === 'released' || e.status === 'refunded' ? { ok: true, next: { status: 'ended' } } : { ok: true, next: {} };
+      return e.status === 'released' || e.status === 'refunded'
+        ? { ok: true, next: { status: 'ended' } }
+        : { ok: true, next: {} };
   }
 }
 
@@ -127,7 +235,7 @@ export function renderStatesDoc(): string {
     '<!-- Generated from shared/escrow-states.ts by `npm run docs:states`; tests/unit/escrow-states.test.ts fails when this file is stale. -->',
     '',
     `States: ${ESCROW_STATUSES.join(', ')}.`,
-    '`active` has two meanings, told apart by `funded_at` and `accepted_at`: funded and waiting for the counterparty to accept, or accepted and waiting for the payer\'s money.',
+    "`active` has two meanings, told apart by `funded_at` and `accepted_at`: funded and waiting for the counterparty to accept, or accepted and waiting for the payer's money.",
     '',
     'Refusals: a party whose role may not do it gets 403; someone who is not a party gets 404 (the escrow is not revealed); a state that does not allow it gets 409, and so does a second execution.',
     '',

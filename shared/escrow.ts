@@ -60,10 +60,36 @@ export interface EscrowRow {
 
 /** The escrow columns `authenticated` may select: every one but counterparty_id and invite_token_hash. */
 export const ESCROW_COLUMNS = [
-  'id', 'initiator_id', 'revealed_counterparty_id', 'category', 'payer_role', 'title', 'description', 'counterparty_phone',
-  'transaction_type', 'release_type', 'amount', 'currency', 'status', 'inspection_period_days', 'payer_fee', 'vat',
-  'total_charge', 'seller_fee', 'seller_payout', 'released_amount', 'accepted_at', 'funded_at', 'delivered_at',
-  'inspection_ends_at', 'released_at', 'refunded_at', 'cancelled_at', 'declined_at', 'created_at', 'updated_at',
+  'id',
+  'initiator_id',
+  'revealed_counterparty_id',
+  'category',
+  'payer_role',
+  'title',
+  'description',
+  'counterparty_phone',
+  'transaction_type',
+  'release_type',
+  'amount',
+  'currency',
+  'status',
+  'inspection_period_days',
+  'payer_fee',
+  'vat',
+  'total_charge',
+  'seller_fee',
+  'seller_payout',
+  'released_amount',
+  'accepted_at',
+  'funded_at',
+  'delivered_at',
+  'inspection_ends_at',
+  'released_at',
+  'refunded_at',
+  'cancelled_at',
+  'declined_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /**
@@ -142,10 +168,20 @@ const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
 export async function createEscrow(
   user: AuthUser,
-  input: { category: string; payer_role: string; title: string; counterparty_phone: string; amount: number; description?: string },
+  input: {
+    category: string;
+    payer_role: string;
+    title: string;
+    counterparty_phone: string;
+    amount: number;
+    description?: string;
+  },
 ) {
   if (input.counterparty_phone === user.phone) {
-    throw new HttpError(400, 'Validation failed', [{ field: 'counterparty_phone', message: 'must be someone else\'s number' }]);
+    throw new HttpError(400, 'Validation failed', [{
+      field: 'counterparty_phone',
+      message: "must be someone else's number",
+    }]);
   }
   const inviteToken = base64url(randomBytes(24));
   const inviteTokenHash = await hashInviteToken(inviteToken);
@@ -208,8 +244,12 @@ export async function listEscrows(claims: UserClaims, q: { status?: string; limi
 async function inviteTarget(input: { escrow_id?: string; invite_token?: string }): Promise<string> {
   if (input.escrow_id) return input.escrow_id;
   const hash = await hashInviteToken(input.invite_token as string);
-  const [row] = await asService((tx) => tx<{ id: string }[]>`select id from public.escrows where invite_token_hash = ${hash}`);
-  if (!row) throw new HttpError(404, 'Escrow not found', [{ field: 'invite_token', message: 'does not match any escrow' }]);
+  const [row] = await asService((tx) =>
+    tx<{ id: string }[]>`select id from public.escrows where invite_token_hash = ${hash}`
+  );
+  if (!row) {
+    throw new HttpError(404, 'Escrow not found', [{ field: 'invite_token', message: 'does not match any escrow' }]);
+  }
   return row.id;
 }
 
@@ -238,11 +278,14 @@ export async function declineEscrow(user: AuthUser, input: { escrow_id?: string;
   return transition(user, id, (tx) => tx`select private.escrow_decline(${id}, ${user.id})`);
 }
 
-export const cancelEscrow = (user: AuthUser, id: string) => transition(user, id, (tx) => tx`select private.escrow_cancel(${id}, ${user.id})`);
-export const deleteEscrow = (user: AuthUser, id: string) => transition(user, id, (tx) => tx`select private.escrow_delete(${id}, ${user.id})`);
+export const cancelEscrow = (user: AuthUser, id: string) =>
+  transition(user, id, (tx) => tx`select private.escrow_cancel(${id}, ${user.id})`);
+export const deleteEscrow = (user: AuthUser, id: string) =>
+  transition(user, id, (tx) => tx`select private.escrow_delete(${id}, ${user.id})`);
 export const deliverEscrow = (user: AuthUser, id: string) =>
   transition(user, id, (tx) => tx`select private.escrow_deliver(${id}, ${user.id}, now())`);
-export const refundEscrow = (user: AuthUser, id: string) => transition(user, id, (tx) => tx`select private.escrow_refund(${id}, ${user.id})`);
+export const refundEscrow = (user: AuthUser, id: string) =>
+  transition(user, id, (tx) => tx`select private.escrow_refund(${id}, ${user.id})`);
 export const releaseEscrow = (user: AuthUser, id: string) =>
   transition(
     user,
@@ -256,7 +299,12 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
 
 export async function fundEscrow(
   user: AuthUser,
-  input: { escrow_id: string; method: 'wallet' | 'card' | 'saved_card' | 'bank_transfer'; card_id?: string; callback_url?: string },
+  input: {
+    escrow_id: string;
+    method: 'wallet' | 'card' | 'saved_card' | 'bank_transfer';
+    card_id?: string;
+    callback_url?: string;
+  },
 ): Promise<EscrowFundResponse> {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
@@ -275,10 +323,14 @@ export async function fundEscrow(
     // account; without an active one the whole transaction, and so the waiting mark, rolls back.
     const va = await asService(async (tx) => {
       await tx`select private.escrow_await_bank_transfer(${id}, ${user.id})`;
-      const [row] = await tx<{ status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]>`
+      const [row] = await tx<
+        { status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]
+      >`
         select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`;
       if (!row || row.status !== 'active') {
-        throw conflict('You need an active virtual account to pay by bank transfer; create one with virtual-account-create');
+        throw conflict(
+          'You need an active virtual account to pay by bank transfer; create one with virtual-account-create',
+        );
       }
       return row;
     });
@@ -308,5 +360,12 @@ export async function fundEscrow(
     callbackUrl: input.callback_url,
     markFailed: (reason) => asService((tx) => tx`select private.escrow_charge_fail(${reference}, ${reason})`),
   });
-  return { escrow_id: id, transaction_id: reference, reference, amount: toNaira(amount), status: 'pending', ...started };
+  return {
+    escrow_id: id,
+    transaction_id: reference,
+    reference,
+    amount: toNaira(amount),
+    status: 'pending',
+    ...started,
+  };
 }

@@ -40,7 +40,9 @@ export function bpsOf(n: number, bps: number): number {
  * out of the payout. total_charge = amount + payer_fee + vat; seller_payout = amount - seller_fee.
  */
 export function feeBreakdown(amount: number, s: FeeSchedule = DEFAULT_FEE_SCHEDULE): FeeBreakdown {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError('amount must be a positive whole number of kobo');
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new RangeError('amount must be a positive whole number of kobo');
+  }
   const fee = Math.min(Math.max(bpsOf(amount, s.fee_bps), s.min_fee), s.max_fee, amount);
   const payer_fee = bpsOf(fee, s.payer_share_bps);
   const seller_fee = fee - payer_fee;

@@ -62,19 +62,25 @@ export async function withIdempotency(
   try {
     result = await run();
   } catch (err) {
-    await asService((tx) => tx`delete from private.idempotency_keys
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`);
+    await asService((tx) =>
+      tx`delete from private.idempotency_keys
+      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
+    );
     throw err;
   }
   // A 5xx or a 429 says "not now", not "this request's answer": the key is freed so the same
   // request can be retried with it once the fault or the limit has passed.
   if (result.status >= 500 || result.status === 429) {
-    await asService((tx) => tx`delete from private.idempotency_keys
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`);
+    await asService((tx) =>
+      tx`delete from private.idempotency_keys
+      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
+    );
   } else {
-    await asService((tx) => tx`update private.idempotency_keys
+    await asService((tx) =>
+      tx`update private.idempotency_keys
       set response_status = ${result.status}, response_body = ${JSON.stringify(result.body)}
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`);
+      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
+    );
   }
   return { ...result, replayed: false };
 }

@@ -34,32 +34,59 @@ const cardView = (c: CardRow) => ({
 
 export async function addCard(
   user: AuthUser,
-  input: { authorization_code: string; last4: string; brand: string; exp_month: string; exp_year: string; signature: string; bank?: string },
+  input: {
+    authorization_code: string;
+    last4: string;
+    brand: string;
+    exp_month: string;
+    exp_year: string;
+    signature: string;
+    bank?: string;
+  },
 ) {
-  const [row] = await asService((tx) => tx<{ card_id: string; created: boolean }[]>`
+  const [row] = await asService((tx) =>
+    tx<{ card_id: string; created: boolean }[]>`
     select * from private.card_add(${user.id}, ${input.authorization_code}, ${input.last4}, ${input.brand},
-                                   ${input.exp_month}, ${input.exp_year}, ${input.bank ?? null}, ${input.signature})`);
-  const card = await asUser(user.claims, (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${row?.card_id ?? null}`);
+                                   ${input.exp_month}, ${input.exp_year}, ${input.bank ?? null}, ${input.signature})`
+  );
+  const card = await asUser(
+    user.claims,
+    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${row?.card_id ?? null}`,
+  );
   if (!card[0]) throw notFound('Card not found');
   // The same card (same signature) again is not a new resource: 200 with the existing card.
   return row?.created ? cardView(card[0]) : new Reply(200, cardView(card[0]));
 }
 
 export const listCards = (claims: UserClaims) =>
-  asUser(claims, async (tx) =>
-    (await tx<CardRow[]>`select * from public.saved_cards where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`).map(cardView),
+  asUser(
+    claims,
+    async (tx) =>
+      (await tx<
+        CardRow[]
+      >`select * from public.saved_cards where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
+        .map(cardView),
   );
 
 export async function removeCard(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
-  if (!row?.ok) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  if (!row?.ok) {
+    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  }
   return { removed: true, card_id: cardId };
 }
 
 export async function setDefaultCard(user: AuthUser, cardId: string) {
-  const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`);
-  if (!row?.ok) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
-  const [card] = await asUser(user.claims, (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${cardId}`);
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  }
+  const [card] = await asUser(
+    user.claims,
+    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${cardId}`,
+  );
   return cardView(card as CardRow);
 }
 
@@ -109,7 +136,10 @@ export function namesMatch(given: string, resolved: string): boolean {
 }
 
 const duplicatePayout = () =>
-  conflict('This payout account is already saved', [{ field: 'account_number', message: 'is already one of your payout accounts at this bank' }]);
+  conflict('This payout account is already saved', [{
+    field: 'account_number',
+    message: 'is already one of your payout accounts at this bank',
+  }]);
 
 export async function addPayoutAccount(
   user: AuthUser,
@@ -117,9 +147,11 @@ export async function addPayoutAccount(
 ) {
   const provider = payments();
   // A duplicate is refused before the provider is asked anything (no orphan recipients there).
-  const [existing] = await asService((tx) => tx`
+  const [existing] = await asService((tx) =>
+    tx`
     select 1 from public.payout_accounts
-     where user_id = ${user.id} and bank_code = ${input.bank_code} and account_number = ${input.account_number}`);
+     where user_id = ${user.id} and bank_code = ${input.bank_code} and account_number = ${input.account_number}`
+  );
   if (existing) throw duplicatePayout();
   let verified = false;
   let accountName = input.account_name;
@@ -145,39 +177,70 @@ export async function addPayoutAccount(
   }
   let recipientCode: string | null = null;
   try {
-    recipientCode = (await provider.createTransferRecipient({ name: accountName, accountNumber: input.account_number, bankCode: input.bank_code })).recipientCode;
+    recipientCode = (await provider.createTransferRecipient({
+      name: accountName,
+      accountNumber: input.account_number,
+      bankCode: input.bank_code,
+    })).recipientCode;
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     log.warn('payout.recipient_deferred', { user_id: user.id, error: errorMessage(err) }); // created at the first withdrawal
   }
   let id: string;
   try {
-    const [row] = await asService((tx) => tx<{ id: string }[]>`
+    const [row] = await asService((tx) =>
+      tx<{ id: string }[]>`
       select private.payout_add(${user.id}, ${input.bank_code}, ${input.bank_name}, ${input.account_number},
-                                ${accountName}, ${verified}, ${recipientCode}) as id`);
+                                ${accountName}, ${verified}, ${recipientCode}) as id`
+    );
     id = (row as { id: string }).id;
   } catch (err) {
     if (isPgError(err, '23505')) throw duplicatePayout();
     throw err;
   }
-  const [saved] = await asUser(user.claims, (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${id}`);
+  const [saved] = await asUser(
+    user.claims,
+    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${id}`,
+  );
   return payoutView(saved as PayoutRow);
 }
 
 export const listPayoutAccounts = (claims: UserClaims) =>
-  asUser(claims, async (tx) =>
-    (await tx<PayoutRow[]>`select * from public.payout_accounts where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`).map(payoutView),
+  asUser(
+    claims,
+    async (tx) =>
+      (await tx<
+        PayoutRow[]
+      >`select * from public.payout_accounts where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
+        .map(payoutView),
   );
 
 export async function removePayoutAccount(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
-  const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`);
-  if (!row?.ok) throw new HttpError(404, 'Payout account not found', [{ field: 'payout_account_id', message: 'is not one of your payout accounts' }]);
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Payout account not found', [{
+      field: 'payout_account_id',
+      message: 'is not one of your payout accounts',
+    }]);
+  }
   return { removed: true, payout_account_id: accountId };
 }
 
 export async function setDefaultPayoutAccount(user: AuthUser, accountId: string) {
-  const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`);
-  if (!row?.ok) throw new HttpError(404, 'Payout account not found', [{ field: 'payout_account_id', message: 'is not one of your payout accounts' }]);
-  const [saved] = await asUser(user.claims, (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${accountId}`);
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Payout account not found', [{
+      field: 'payout_account_id',
+      message: 'is not one of your payout accounts',
+    }]);
+  }
+  const [saved] = await asUser(
+    user.claims,
+    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${accountId}`,
+  );
   return payoutView(saved as PayoutRow);
 }

@@ -21,22 +21,28 @@ export function verifyJobsSecret(req: Request): Promise<void> {
 
 export async function runJobs(now: Date | string = new Date()) {
   const at = typeof now === 'string' ? now : now.toISOString();
-  const rows = await asService((tx) => tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`
-    select * from private.run_jobs(${at}::timestamptz)`);
+  const rows = await asService((tx) =>
+    tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`
+    select * from private.run_jobs(${at}::timestamptz)`
+  );
   const payouts = rows.map((r) => r.payout_tx).filter((t): t is string => !!t);
   // payouts committed but never sent (a crash between the commit and the provider call)
-  const stranded = await asService((tx) => tx<{ id: string }[]>`
+  const stranded = await asService((tx) =>
+    tx<{ id: string }[]>`
     select id from public.transactions
      where type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
        and created_at < ${at}::timestamptz - interval '1 minute'
-     order by created_at limit 50`);
+     order by created_at limit 50`
+  );
   for (const id of [...payouts, ...stranded.map((s) => s.id)]) {
     await afterCommit('escrow.payout', () => startEscrowPayout(id));
   }
   // movements still pending long after they started: settled from what the provider says
   const reconciled = await reconcilePending(at);
   const sms = await dispatchQueuedSms(100);
-  const [expired] = await asService((tx) => tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`);
+  const [expired] = await asService((tx) =>
+    tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`
+  );
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
@@ -45,6 +51,8 @@ export async function runJobs(now: Date | string = new Date()) {
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
   };
-  if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) log.info('jobs.run', { ...summary, now: at });
+  if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) {
+    log.info('jobs.run', { ...summary, now: at });
+  }
   return { now: at, ...summary };
 }

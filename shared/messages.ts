@@ -226,8 +226,7 @@ const en: Language = {
     accepted: (p) => `${name(p.accepter)} accepted "${p.title}". The escrow is active.`,
     accepted_funded: (p) => `${name(p.accepter)} accepted "${p.title}". The money is in escrow and the deal is on.`,
     payment_requested: (p) => `Fund "${p.title}": ${naira(p.total_charge)} (the escrow amount, fee and VAT).`,
-    closed_unfunded: (p) =>
-      `"${p.title}" was ${p.how === 'declined' ? 'declined by the counterparty' : 'cancelled'}.`,
+    closed_unfunded: (p) => `"${p.title}" was ${p.how === 'declined' ? 'declined by the counterparty' : 'cancelled'}.`,
     refunded_unaccepted: (p) =>
       `"${p.title}" was ${p.how === 'declined' ? 'declined' : 'cancelled'}; ${naira(p.amount)} went back to the ` +
       "payer's wallet.",
@@ -245,8 +244,7 @@ const en: Language = {
       `Every milestone of "${p.title}" was released to you: ${naira(p.amount)} in all, less fees.`,
     milestones_released_payer: (p) => `"${p.title}" was released: every milestone is paid.`,
     payout_succeeded: (p) => `${naira(p.amount)} reached your bank account.`,
-    payout_failed: (p) =>
-      `The payout of ${naira(p.amount)} could not be completed; the money is back in your wallet.`,
+    payout_failed: (p) => `The payout of ${naira(p.amount)} could not be completed; the money is back in your wallet.`,
     milestone_proposed: (p) => `A milestone "${p.milestone}" (${naira(p.amount)}) was proposed for "${p.title}".`,
     milestone_updated: (p) =>
       `Milestone "${p.milestone}" of "${p.title}" was changed. Review and approve the new terms.`,

@@ -64,18 +64,29 @@ export async function createMilestone(
   user: AuthUser,
   input: { escrow_id: string; title: string; amount: number; description?: string; due_date?: string },
 ) {
-  const [row] = await asService((tx) => tx<{ id: string }[]>`
+  const [row] = await asService((tx) =>
+    tx<{ id: string }[]>`
     select private.milestone_create(${input.escrow_id}, ${user.id}, ${input.title}, ${input.description ?? null},
-                                    ${input.amount}, ${input.due_date ?? null}::date) as id`);
+                                    ${input.amount}, ${input.due_date ?? null}::date) as id`
+  );
   return readMilestone(user.claims, (row as { id: string }).id);
 }
 
 export async function updateMilestone(
   user: AuthUser,
-  input: { milestone_id: string; title?: string; description?: string | null; amount?: number; due_date?: string | null; changes_note?: string },
+  input: {
+    milestone_id: string;
+    title?: string;
+    description?: string | null;
+    amount?: number;
+    due_date?: string | null;
+    changes_note?: string;
+  },
 ) {
   const { milestone_id, ...changes } = input;
-  await asService((tx) => tx`select private.milestone_update(${milestone_id}, ${user.id}, ${tx.json(changes as never)})`);
+  await asService((tx) =>
+    tx`select private.milestone_update(${milestone_id}, ${user.id}, ${tx.json(changes as never)})`
+  );
   return readMilestone(user.claims, milestone_id);
 }
 
@@ -100,7 +111,9 @@ export async function completeMilestone(user: AuthUser, id: string) {
 }
 
 export async function releaseMilestone(user: AuthUser, id: string) {
-  const [row] = await asService((tx) => tx<{ payout: string | null }[]>`select private.milestone_release(${id}, ${user.id}) as payout`);
+  const [row] = await asService((tx) =>
+    tx<{ payout: string | null }[]>`select private.milestone_release(${id}, ${user.id}) as payout`
+  );
   const payoutTx = row?.payout;
   if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
   return readMilestone(user.claims, id);

@@ -30,9 +30,11 @@ const ACCOUNT_COLUMNS = ['id', 'account_number', 'bank_code', 'account_name', 'p
 
 /** The user's payout account `id`, or their default one; 404 / 400 naming payout_account_id. */
 export async function payoutAccountOf(userId: string, id?: string): Promise<PayoutAccountForTransfer> {
-  const [account] = await asService((tx) => tx<PayoutAccountForTransfer[]>`
+  const [account] = await asService((tx) =>
+    tx<PayoutAccountForTransfer[]>`
     select ${tx([...ACCOUNT_COLUMNS])} from public.payout_accounts
-     where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`);
+     where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`
+  );
   if (account) return account;
   if (id) {
     throw new HttpError(404, 'Payout account not found', [
@@ -47,8 +49,10 @@ export async function payoutAccountOf(userId: string, id?: string): Promise<Payo
 
 /** A pending withdrawal of amountKobo to account, debited from the wallet (ES402 when short). */
 export async function createWithdrawal(userId: string, amountKobo: number, account: PayoutAccountForTransfer) {
-  const [created] = await asService((tx) => tx<{ id: string }[]>`
-    select private.withdrawal_create(${userId}, ${amountKobo}, ${account.id}, ${payments().name}) as id`);
+  const [created] = await asService((tx) =>
+    tx<{ id: string }[]>`
+    select private.withdrawal_create(${userId}, ${amountKobo}, ${account.id}, ${payments().name}) as id`
+  );
   return (created as { id: string }).id;
 }
 
@@ -86,8 +90,10 @@ export async function sendPayout(p: {
       recipientCode: recipient,
       reason: p.reason,
     });
-    await asService((tx) => tx`
-      update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${p.txId}`);
+    await asService((tx) =>
+      tx`
+      update public.transactions set provider_transfer_id = ${t.transferCode} where id = ${p.txId}`
+    );
     return { status: 'sent', transferCode: t.transferCode };
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
@@ -108,14 +114,18 @@ export async function sendPayout(p: {
  * never attempted (a crash between the commit and this call) are picked up again by the job.
  */
 export async function startEscrowPayout(txId: string): Promise<PayoutSent | null> {
-  const [p] = await asService((tx) => tx<{ amount: string; payout_account_id: string; escrow_id: string }[]>`
+  const [p] = await asService((tx) =>
+    tx<{ amount: string; payout_account_id: string; escrow_id: string }[]>`
     update public.transactions
        set provider = ${payments().name}, metadata = metadata || jsonb_build_object('transfer_attempted_at', now())
      where id = ${txId} and type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
-    returning amount::text, metadata ->> 'payout_account_id' as payout_account_id, escrow_id`);
+    returning amount::text, metadata ->> 'payout_account_id' as payout_account_id, escrow_id`
+  );
   if (!p) return null;
-  const [account] = await asService((tx) => tx<PayoutAccountForTransfer[]>`
-    select ${tx([...ACCOUNT_COLUMNS])} from public.payout_accounts where id = ${p.payout_account_id}`);
+  const [account] = await asService((tx) =>
+    tx<PayoutAccountForTransfer[]>`
+    select ${tx([...ACCOUNT_COLUMNS])} from public.payout_accounts where id = ${p.payout_account_id}`
+  );
   return sendPayout({
     kind: 'escrow_payout',
     txId,

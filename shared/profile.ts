@@ -76,7 +76,10 @@ export async function updateProfile(claims: UserClaims, input: ProfileUpdate) {
   }
   if (input.storage_path !== undefined) changes.avatar_storage_path = input.storage_path;
   if (Object.keys(changes).length === 0) {
-    throw badRequest('Send at least one field to change', [{ field: 'body', message: 'must contain at least one field' }]);
+    throw badRequest('Send at least one field to change', [{
+      field: 'body',
+      message: 'must contain at least one field',
+    }]);
   }
   try {
     return await asUser(claims, async (tx) => {

@@ -32,7 +32,11 @@ export const EXAMPLE_PLACEHOLDERS = [
   'replace-me-with-a-long-random-secret',
 ] as const;
 
-const PUBLISHED = new Set<string>([...Object.values(LOCAL_SECRETS), ...Object.values(TEST_SECRETS), ...EXAMPLE_PLACEHOLDERS]);
+const PUBLISHED = new Set<string>([
+  ...Object.values(LOCAL_SECRETS),
+  ...Object.values(TEST_SECRETS),
+  ...EXAMPLE_PLACEHOLDERS,
+]);
 
 /** The words our published values are built from: a variant of one of them is published too. */
 const PUBLISHED_WORDS = /replace-me|change-me|local-only|test-suite/i;

@@ -31,18 +31,32 @@ async function settleCharge(p: Pending): Promise<string> {
   const v = await payments().verifyCharge(p.id);
   if (v?.status === 'success') {
     const expected = Number(p.expected);
-    const payload = { reconciled: true, status: v.status, amount: v.amountKobo, currency: v.currency, charge_id: v.chargeId };
+    const payload = {
+      reconciled: true,
+      status: v.status,
+      amount: v.amountKobo,
+      currency: v.currency,
+      charge_id: v.chargeId,
+    };
     const reason = chargeMismatch(v.amountKobo, v.currency, expected);
     if (reason) {
-      const [row] = await asService((tx) => tx<{ outcome: string }[]>`
-        select private.charge_hold_for_review(${p.id}, ${reason}, ${Number.isSafeInteger(v.amountKobo) ? v.amountKobo : null}, 'success',
-          ${tx.json({ ...payload, expected_amount: expected, action: 'held_for_review' })}) as outcome`);
+      const [row] = await asService((tx) =>
+        tx<{ outcome: string }[]>`
+        select private.charge_hold_for_review(${p.id}, ${reason}, ${
+          Number.isSafeInteger(v.amountKobo) ? v.amountKobo : null
+        }, 'success',
+          ${tx.json({ ...payload, expected_amount: expected, action: 'held_for_review' })}) as outcome`
+      );
       return `${row?.outcome}:${reason}`;
     }
     const [row] = await asService((tx) =>
       p.type === 'wallet_topup'
-        ? tx<{ outcome: string }[]>`select private.topup_succeed(${p.id}, ${expected}, ${v.chargeId}, ${tx.json(payload)}) as outcome`
-        : tx<{ outcome: string }[]>`select private.escrow_charge_succeed(${p.id}, ${expected}, ${v.chargeId}, ${tx.json(payload)}) as outcome`,
+        ? tx<{ outcome: string }[]>`select private.topup_succeed(${p.id}, ${expected}, ${v.chargeId}, ${
+          tx.json(payload)
+        }) as outcome`
+        : tx<{ outcome: string }[]>`select private.escrow_charge_succeed(${p.id}, ${expected}, ${v.chargeId}, ${
+          tx.json(payload)
+        }) as outcome`
     );
     return `succeeded:${row?.outcome}`;
   }
@@ -51,7 +65,7 @@ async function settleCharge(p: Pending): Promise<string> {
     await asService((tx) =>
       p.type === 'wallet_topup'
         ? tx`select private.topup_fail(${p.id}, ${reason})`
-        : tx`select private.escrow_charge_fail(${p.id}, ${reason})`,
+        : tx`select private.escrow_charge_fail(${p.id}, ${reason})`
     );
     return 'failed';
   }
@@ -70,7 +84,9 @@ async function settleTransfer(p: Pending): Promise<string> {
   if (v === null || v.status === 'failed' || v.status === 'reversed') {
     const reason = v === null ? 'no such transfer at the provider' : v.status;
     await asService(async (tx) => {
-      const [row] = await tx<{ outcome: string }[]>`select private.payout_fail(${p.id}, ${reason}, ${v?.transferCode ?? null}) as outcome`;
+      const [row] = await tx<{ outcome: string }[]>`select private.payout_fail(${p.id}, ${reason}, ${
+        v?.transferCode ?? null
+      }) as outcome`;
       if (row?.outcome === 'failed') await tx`select private.escrow_payout_settled(${p.id}, false)`;
     });
     return 'failed';
@@ -81,21 +97,25 @@ async function settleTransfer(p: Pending): Promise<string> {
 export async function reconcilePending(now: string) {
   const provider = payments();
   // held for review after the provider reported a success of another amount: an operator's
-  const charges = await asService((tx) => tx<Pending[]>`
+  const charges = await asService((tx) =>
+    tx<Pending[]>`
     select t.id, t.type, t.created_at < ${now}::timestamptz - make_interval(hours => ${ABANDON_CHARGE_AFTER_HOURS}) as abandoned,
            (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected
       from public.transactions t left join public.escrows e on e.id = t.escrow_id
      where t.status = 'pending' and t.type in ('wallet_topup', 'escrow_funding') and t.provider = ${provider.name}
        and t.created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
        and t.metadata -> 'review' ->> 'provider_status' is distinct from 'success'
-     order by t.created_at limit 50`);
-  const transfers = await asService((tx) => tx<Pending[]>`
+     order by t.created_at limit 50`
+  );
+  const transfers = await asService((tx) =>
+    tx<Pending[]>`
     select id, type, false as abandoned
       from public.transactions
      where status = 'pending' and type in ('withdrawal', 'escrow_payout')
        and (type = 'withdrawal' or metadata ? 'transfer_attempted_at')
        and created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
-     order by created_at limit 50`);
+     order by created_at limit 50`
+  );
   const outcomes: Record<string, number> = {};
   for (const [list, settle] of [[charges, settleCharge], [transfers, settleTransfer]] as const) {
     for (const p of list) {
@@ -108,7 +128,9 @@ export async function reconcilePending(now: string) {
         log.warn('reconcile.unavailable', { transaction_id: p.id, error: errorMessage(err) });
       }
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-      if (!outcome.startsWith('still') && outcome !== 'provider_unavailable') log.info('reconcile.settled', { transaction_id: p.id, type: p.type, outcome });
+      if (!outcome.startsWith('still') && outcome !== 'provider_unavailable') {
+        log.info('reconcile.settled', { transaction_id: p.id, type: p.type, outcome });
+      }
     }
   }
   return { checked: charges.length + transfers.length, outcomes };

@@ -61,7 +61,10 @@ export function zodDetails(error: z.ZodError, root = 'body', input?: unknown): F
   const out: FieldProblem[] = [];
   for (const issue of error.issues) {
     const base = issue.path.map(String).join('.');
-    if (input !== undefined && issue.path.length > 0 && issue.code !== 'custom' && valueAt(input, issue.path) === undefined) {
+    if (
+      input !== undefined && issue.path.length > 0 && issue.code !== 'custom' &&
+      valueAt(input, issue.path) === undefined
+    ) {
       out.push({ field: base, message: 'is required' });
       continue;
     }
@@ -81,7 +84,8 @@ export function zodDetails(error: z.ZodError, root = 'body', input?: unknown): F
 // carriage return are allowed (multi-line descriptions and messages).
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
-export const CONTROL_MESSAGE = 'must not contain control characters (NUL and C0 codes other than tab, line feed and carriage return)';
+export const CONTROL_MESSAGE =
+  'must not contain control characters (NUL and C0 codes other than tab, line feed and carriage return)';
 
 /**
  * One problem per string (value or object key) anywhere in a parsed JSON body or query that holds
@@ -96,8 +100,11 @@ export function controlCharacterProblems(input: unknown, path: string[] = []): F
   if (input !== null && typeof input === 'object') {
     return Object.entries(input).flatMap(([k, v]) =>
       CONTROL.test(k)
-        ? [{ field: [...path, k.replace(new RegExp(CONTROL.source, 'g'), '?')].join('.'), message: 'is not an accepted field' }]
-        : controlCharacterProblems(v, [...path, k]),
+        ? [{
+          field: [...path, k.replace(new RegExp(CONTROL.source, 'g'), '?')].join('.'),
+          message: 'is not an accepted field',
+        }]
+        : controlCharacterProblems(v, [...path, k])
     );
   }
   return [];

@@ -34,14 +34,18 @@ const virtualAccountView = (v: VirtualAccountRow) => ({
 
 export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
   const userId = claims.sub;
-  const [balance] = await asService((tx) => tx<{ balance: string }[]>`
-    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0) as balance`);
+  const [balance] = await asService((tx) =>
+    tx<{ balance: string }[]>`
+    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0) as balance`
+  );
   return asUser(claims, async (tx) => {
     const [pending] = await tx<{ deposits: string; withdrawals: string }[]>`
       select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
              coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
         from public.transactions where user_id = (select auth.uid()) and status = 'pending'`;
-    const [va] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    const [va] = await tx<
+      VirtualAccountRow[]
+    >`select * from public.virtual_accounts where user_id = (select auth.uid())`;
     return {
       balance: toNaira(balance?.balance ?? 0),
       pending_deposits: toNaira(pending?.deposits ?? 0),
@@ -58,8 +62,10 @@ export async function topup(
 ): Promise<WalletTopupResponse> {
   const provider = payments();
   const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
-  const [created] = await asService((tx) => tx<{ id: string }[]>`
-    select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`);
+  const [created] = await asService((tx) =>
+    tx<{ id: string }[]>`
+    select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`
+  );
   const reference = (created as { id: string }).id;
   const started = await startCharge({
     reference,
@@ -95,7 +101,9 @@ export async function withdraw(user: AuthUser, input: { amount: number; payout_a
 
 export async function getVirtualAccount(claims: UserClaims) {
   return asUser(claims, async (tx) => {
-    const [va] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    const [va] = await tx<
+      VirtualAccountRow[]
+    >`select * from public.virtual_accounts where user_id = (select auth.uid())`;
     if (!va) throw notFound('No virtual account yet; create one with virtual-account-create');
     return virtualAccountView(va);
   });
@@ -117,8 +125,10 @@ export async function createVirtualAccount(user: AuthUser) {
   });
   if (!claimed.mine) return virtualAccountView(claimed.row);
 
-  const [profile] = await asService((tx) => tx<{ first_name: string; last_name: string }[]>`
-    select first_name, last_name from public.profiles where id = ${user.id}`);
+  const [profile] = await asService((tx) =>
+    tx<{ first_name: string; last_name: string }[]>`
+    select first_name, last_name from public.profiles where id = ${user.id}`
+  );
   try {
     await provider.assignDedicatedAccount({
       email: customerEmail(user.id),
@@ -129,9 +139,14 @@ export async function createVirtualAccount(user: AuthUser) {
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     const reason = err.kind === 'refused' ? err.message : 'payment provider unavailable';
-    await asService((tx) => tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
-                              where user_id = ${user.id} and status = 'pending'`);
-    throw new HttpError(err.kind === 'refused' ? 502 : 503, `The virtual account could not be requested (${reason}); try again`);
+    await asService((tx) =>
+      tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
+                              where user_id = ${user.id} and status = 'pending'`
+    );
+    throw new HttpError(
+      err.kind === 'refused' ? 502 : 503,
+      `The virtual account could not be requested (${reason}); try again`,
+    );
   }
   return virtualAccountView(claimed.row);
 }

@@ -5,7 +5,10 @@ import postgres from 'postgres';
 
 const root = new URL('../../', import.meta.url);
 
-export async function migrate(databaseUrl: string, opts: { bootstrap: boolean; log?: (line: string) => void }): Promise<string[]> {
+export async function migrate(
+  databaseUrl: string,
+  opts: { bootstrap: boolean; log?: (line: string) => void },
+): Promise<string[]> {
   const say = opts.log ?? (() => {});
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
@@ -14,7 +17,11 @@ export async function migrate(databaseUrl: string, opts: { bootstrap: boolean; l
     }
     await sql`create schema if not exists supabase_migrations`;
     await sql`create table if not exists supabase_migrations.schema_migrations (version text primary key, statements text[], name text)`;
-    const applied = new Set((await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version));
+    const applied = new Set(
+      (await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) =>
+        r.version
+      ),
+    );
     const dir = new URL('supabase/migrations/', root);
     const files: string[] = [];
     for await (const e of Deno.readDir(dir)) if (e.isFile && /^\d+_.+\.sql$/.test(e.name)) files.push(e.name);

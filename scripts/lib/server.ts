@@ -7,7 +7,9 @@ const root = new URL('../../', import.meta.url);
 export async function loadFunctions(): Promise<Map<string, Handler>> {
   const dir = new URL('supabase/functions/', root);
   const names: string[] = [];
-  for await (const e of Deno.readDir(dir)) if (e.isDirectory && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(e.name)) names.push(e.name);
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isDirectory && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(e.name)) names.push(e.name);
+  }
   names.sort();
   const out = new Map<string, Handler>();
   for (const name of names) {

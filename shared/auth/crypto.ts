@@ -27,9 +27,8 @@ export function fromBase64(s: string): Uint8Array {
 }
 
 export function hex(bytes: ArrayBuffer | Uint8Array): string {
-  return Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('');
+  return Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }
 
 export async function sha256Hex(value: string): Promise<string> {

@@ -2,12 +2,12 @@
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
-import type {
-  ForgotPasswordResponse,
-  LogoutResponse,
-  OtpSentResponse,
-  PhoneVerifiedResponse,
-  ResetPasswordResponse,
+import {
+  type ForgotPasswordResponse,
+  type LogoutResponse,
+  type OtpSentResponse,
+  type PhoneVerifiedResponse,
+  type ResetPasswordResponse,
 } from '../schemas/auth.ts';
 import { checkOtp, codeSms, hasLiveOtp, issueOtp, type OtpContext, type OtpSms } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
@@ -15,16 +15,18 @@ import {
   hashRefreshToken,
   newRefreshToken,
   REFRESH_TOKEN_TTL_SECONDS,
-  sessionBody,
   type SessionBody,
+  sessionBody,
 } from './tokens.ts';
 
 const LOGIN_FAILED = 'Invalid phone number, code or password';
 const CODE_INVALID = 'is invalid or has expired';
 
 async function accountExists(phone: string): Promise<{ id: string; password_hash: string } | undefined> {
-  const [row] = await asService((tx) => tx<{ id: string; password_hash: string }[]>`
-    select id, password_hash from private.users where phone = ${phone}`);
+  const [row] = await asService((tx) =>
+    tx<{ id: string; password_hash: string }[]>`
+    select id, password_hash from private.users where phone = ${phone}`
+  );
   return row;
 }
 
@@ -34,11 +36,10 @@ async function accountExists(phone: string): Promise<{ id: string; password_hash
  */
 export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string): Promise<OtpSentResponse> {
   const existing = await accountExists(phone);
-  const sms: OtpSms =
-    context === 'signup'
-      ? // the owner of a registered phone learns it already has an account (a notice, no code)
-        existing ? { kind: 'account_exists', withheld: null } : codeSms()
-      : codeSms(existing ? null : 'no_account');
+  const sms: OtpSms = context === 'signup'
+    // the owner of a registered phone learns it already has an account (a notice, no code)
+    ? existing ? { kind: 'account_exists', withheld: null } : codeSms()
+    : codeSms(existing ? null : 'no_account');
   await issueOtp(phone, context, clientIp, sms);
   const c = getConfig();
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
@@ -85,14 +86,21 @@ const SIGNUP_HOLD_SECONDS = 30;
 
 function phoneNotVerified() {
   const minutes = Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60);
-  return invalidField('phone', `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`);
+  return invalidField(
+    'phone',
+    `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`,
+  );
 }
 
-export async function signup(input: { phone: string; first_name: string; last_name: string; password: string }): Promise<SessionBody> {
+export async function signup(
+  input: { phone: string; first_name: string; last_name: string; password: string },
+): Promise<SessionBody> {
   // No password hash for a phone that has not been verified (docs/auth.md, "Enumeration resistance"): the check comes first,
   // and holds the verification so that parallel sign-ups for one phone hash one at a time.
-  const [claim] = await asService((tx) => tx<{ outcome: 'claimed' | 'busy' | 'unverified' }[]>`
-    select private.claim_phone_verification(${input.phone}, ${SIGNUP_HOLD_SECONDS}) as outcome`);
+  const [claim] = await asService((tx) =>
+    tx<{ outcome: 'claimed' | 'busy' | 'unverified' }[]>`
+    select private.claim_phone_verification(${input.phone}, ${SIGNUP_HOLD_SECONDS}) as outcome`
+  );
   if (claim?.outcome === 'busy') {
     throw conflict('A sign-up for this phone number is already in progress', [
       { field: 'phone', message: 'is being signed up by another request; try again in a moment' },
@@ -104,12 +112,16 @@ export async function signup(input: { phone: string; first_name: string; last_na
   const refreshHash = await hashRefreshToken(refresh);
   let row: { user_id: string; session_id: string } | undefined;
   try {
-    [row] = await asService((tx) => tx<{ user_id: string; session_id: string }[]>`
+    [row] = await asService((tx) =>
+      tx<{ user_id: string; session_id: string }[]>`
       select * from private.create_account(${input.phone}, ${passwordHash}, ${input.first_name},
-                                           ${input.last_name}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS})`);
+                                           ${input.last_name}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS})`
+    );
   } catch (err) {
     // the sign-up did not happen: the phone's verification is free again for the next try
-    await asService((tx) => tx`update private.phone_verifications set claimed_until = null where phone = ${input.phone}`).catch(() => {});
+    await asService((tx) =>
+      tx`update private.phone_verifications set claimed_until = null where phone = ${input.phone}`
+    ).catch(() => {});
     if (isPgError(err, '23505')) {
       throw conflict('An account already exists for this phone number', [
         { field: 'phone', message: 'already has an account; log in or reset the password' },
@@ -125,9 +137,11 @@ export async function refresh(token: string): Promise<SessionBody> {
   const c = getConfig();
   const next = newRefreshToken();
   const [oldHash, newHash] = await Promise.all([hashRefreshToken(token), hashRefreshToken(next)]);
-  const [row] = await asService((tx) => tx<{ outcome: string; user_id: string; session_id: string; phone: string }[]>`
+  const [row] = await asService((tx) =>
+    tx<{ outcome: string; user_id: string; session_id: string; phone: string }[]>`
     select * from private.rotate_refresh_token(${oldHash}, ${newHash},
-                                               ${c.REFRESH_REUSE_GRACE_SECONDS}, ${REFRESH_TOKEN_TTL_SECONDS})`);
+                                               ${c.REFRESH_REUSE_GRACE_SECONDS}, ${REFRESH_TOKEN_TTL_SECONDS})`
+  );
   if (row?.outcome === 'reuse') {
     throw unauthorized('Refresh token was already used; the session has been ended, log in again');
   }
@@ -158,4 +172,3 @@ export async function resetPassword(phone: string, code: string, password: strin
   if (!done) throw invalidField('otp_code', CODE_INVALID);
   return { password_reset: true };
 }
-

@@ -113,9 +113,11 @@ export async function checkOtp(
  * stored for every phone that asks, with or without one.
  */
 export async function hasLiveOtp(phone: string, context: OtpContext): Promise<boolean> {
-  const rows = await asService((tx) => tx`
+  const rows = await asService((tx) =>
+    tx`
     select 1 from private.otps
      where phone = ${phone} and context = ${context} and consumed_at is null and expires_at > now()
-     limit 1`);
+     limit 1`
+  );
   return rows.length > 0;
 }

@@ -1,6 +1,6 @@
 // Access tokens (JWT HS256 via jose, algorithm, issuer and audience pinned) and opaque refresh
 // tokens (random, stored as SHA-256 hashes).
-import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { getConfig } from '../config.ts';
 import { base64url, randomBytes, sha256Hex } from './crypto.ts';
 
@@ -66,7 +66,11 @@ export interface SessionBody {
   session: { access_token: string; refresh_token: string; expires_in: number; token_type: 'bearer' };
 }
 
-export async function sessionBody(user: { id: string; phone: string }, sessionId: string, refreshToken: string): Promise<SessionBody> {
+export async function sessionBody(
+  user: { id: string; phone: string },
+  sessionId: string,
+  refreshToken: string,
+): Promise<SessionBody> {
   return {
     user: { id: user.id, phone: user.phone },
     session: {

@@ -9,10 +9,14 @@ import { customerEmail, payments, ProviderError } from './index.ts';
 
 /** The stored authorization of one of the user's saved cards (404 naming card_id otherwise). */
 export async function savedCardAuthorization(userId: string, cardId: string): Promise<string> {
-  const [card] = await asService((tx) => tx<{ authorization_code: string }[]>`
+  const [card] = await asService((tx) =>
+    tx<{ authorization_code: string }[]>`
     select ca.authorization_code from public.saved_cards c join private.card_authorizations ca on ca.card_id = c.id
-     where c.id = ${cardId} and c.user_id = ${userId}`);
-  if (!card) throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+     where c.id = ${cardId} and c.user_id = ${userId}`
+  );
+  if (!card) {
+    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  }
   return card.authorization_code;
 }
 
@@ -27,7 +31,12 @@ export async function startCharge(opts: {
   markFailed: (reason: string) => Promise<unknown>;
 }): Promise<{ authorization_url: string | null; access_code?: string }> {
   const provider = payments();
-  const common = { reference: opts.reference, amountKobo: opts.amountKobo, email: customerEmail(opts.userId), metadata: opts.metadata };
+  const common = {
+    reference: opts.reference,
+    amountKobo: opts.amountKobo,
+    email: customerEmail(opts.userId),
+    metadata: opts.metadata,
+  };
   try {
     if (opts.authorizationCode) {
       const r = await provider.chargeAuthorization({ ...common, authorizationCode: opts.authorizationCode });
@@ -53,7 +62,11 @@ export async function startCharge(opts: {
     }
     // A saved-card charge whose answer was lost may still have gone through: it stays pending
     // and the charge.success webhook (or reconciliation) settles it.
-    log.warn('charge.outcome_unknown', { transaction_id: opts.reference, kind: opts.metadata.kind, error: errorMessage(err) });
+    log.warn('charge.outcome_unknown', {
+      transaction_id: opts.reference,
+      kind: opts.metadata.kind,
+      error: errorMessage(err),
+    });
     return { authorization_url: null };
   }
 }

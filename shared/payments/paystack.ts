@@ -1,7 +1,7 @@
 // Paystack's HTTP API (https://paystack.com/docs/api). Amounts are kobo; our transaction id is
 // the `reference`, so a retried call can never charge or pay twice. See docs/providers/paystack.md.
 import { errorMessage } from '../log.ts';
-import { ProviderError, type PaymentsProvider } from './provider.ts';
+import { type PaymentsProvider, ProviderError } from './provider.ts';
 
 interface Envelope<T> {
   status: boolean;
@@ -9,7 +9,9 @@ interface Envelope<T> {
   data: T;
 }
 
-export function paystackProvider(opts: { baseUrl: string; secretKey: string; preferredBank?: string }): PaymentsProvider {
+export function paystackProvider(
+  opts: { baseUrl: string; secretKey: string; preferredBank?: string },
+): PaymentsProvider {
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
@@ -56,14 +58,18 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
     },
 
     async chargeAuthorization(input) {
-      const data = await call<{ status: string; gateway_response?: string }>('POST', '/transaction/charge_authorization', {
-        email: input.email,
-        amount: String(input.amountKobo),
-        authorization_code: input.authorizationCode,
-        reference: input.reference,
-        currency: 'NGN',
-        metadata: input.metadata,
-      });
+      const data = await call<{ status: string; gateway_response?: string }>(
+        'POST',
+        '/transaction/charge_authorization',
+        {
+          email: input.email,
+          amount: String(input.amountKobo),
+          authorization_code: input.authorizationCode,
+          reference: input.reference,
+          currency: 'NGN',
+          metadata: input.metadata,
+        },
+      );
       const status = data.status === 'success' ? 'success' : data.status === 'failed' ? 'failed' : 'pending';
       return { status, message: data.gateway_response ?? data.status };
     },
@@ -121,7 +127,9 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
 
     async verifyCharge(reference) {
       try {
-        const data = await call<{ status: string; amount: number | string; currency?: string | null; id: number | string }>(
+        const data = await call<
+          { status: string; amount: number | string; currency?: string | null; id: number | string }
+        >(
           'GET',
           `/transaction/verify/${encodeURIComponent(reference)}`,
         );
@@ -133,17 +141,24 @@ export function paystackProvider(opts: { baseUrl: string; secretKey: string; pre
         };
       } catch (err) {
         // 400/404: Paystack has no transaction with that reference
-        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) return null;
+        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) {
+          return null;
+        }
         throw err;
       }
     },
 
     async verifyTransfer(reference) {
       try {
-        const data = await call<{ status: string; transfer_code?: string }>('GET', `/transfer/verify/${encodeURIComponent(reference)}`);
+        const data = await call<{ status: string; transfer_code?: string }>(
+          'GET',
+          `/transfer/verify/${encodeURIComponent(reference)}`,
+        );
         return { status: data.status, transferCode: data.transfer_code ?? null };
       } catch (err) {
-        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) return null;
+        if (err instanceof ProviderError && err.kind === 'refused' && [400, 404].includes(err.httpStatus ?? 0)) {
+          return null;
+        }
         throw err;
       }
     },

@@ -31,7 +31,11 @@ const CHARGE_CURRENCY = 'NGN';
  * transaction expects, in kobo and naira; null when they agree. The one rule for "value only for
  * what the provider confirms", used by webhook-payments and by reconciliation.
  */
-export function chargeMismatch(amountKobo: number | null, currency: string | null, expected: number): 'currency_mismatch' | 'amount_mismatch' | null {
+export function chargeMismatch(
+  amountKobo: number | null,
+  currency: string | null,
+  expected: number,
+): 'currency_mismatch' | 'amount_mismatch' | null {
   if (currency !== CHARGE_CURRENCY) return 'currency_mismatch';
   return amountKobo !== expected ? 'amount_mismatch' : null;
 }
@@ -47,7 +51,9 @@ export interface PaymentsProvider {
     phone: string;
   }): Promise<{ status: 'pending' }>;
   resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<{ accountName: string } | null>;
-  createTransferRecipient(input: { name: string; accountNumber: string; bankCode: string }): Promise<{ recipientCode: string }>;
+  createTransferRecipient(
+    input: { name: string; accountNumber: string; bankCode: string },
+  ): Promise<{ recipientCode: string }>;
   initiateTransfer(input: {
     reference: string;
     amountKobo: number;

@@ -18,6 +18,8 @@ export async function recipientFor(account: PayoutAccountForTransfer): Promise<s
     accountNumber: account.account_number,
     bankCode: account.bank_code,
   });
-  await asService((tx) => tx`update public.payout_accounts set provider_recipient_code = ${recipientCode} where id = ${account.id}`);
+  await asService((tx) =>
+    tx`update public.payout_accounts set provider_recipient_code = ${recipientCode} where id = ${account.id}`
+  );
   return recipientCode;
 }

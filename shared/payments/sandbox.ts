@@ -66,7 +66,12 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
     async assignDedicatedAccount(input) {
       const accountNumber = `99${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
       deliver('dedicatedaccount.assign.success', {
-        customer: { email: input.email, first_name: input.firstName, last_name: input.lastName, customer_code: `CUS_sandbox${++nextId}` },
+        customer: {
+          email: input.email,
+          first_name: input.firstName,
+          last_name: input.lastName,
+          customer_code: `CUS_sandbox${++nextId}`,
+        },
         dedicated_account: {
           account_number: accountNumber,
           account_name: `ESCROW/${input.lastName} ${input.firstName}`.toUpperCase(),

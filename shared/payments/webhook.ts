@@ -33,7 +33,9 @@ export async function verifyPaymentsSignature(req: Request, raw: Uint8Array): Pr
 }
 
 type Data = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
+const str = (
+  v: unknown,
+): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
 const obj = (v: unknown): Data => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Data) : {});
 const kobo = (v: unknown): number | null => {
   const n = typeof v === 'string' ? Number(v) : v;
@@ -46,7 +48,9 @@ async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
   if (e.event.startsWith('dedicatedaccount.')) {
     const customer = obj(d.customer);
     const account = obj(d.dedicated_account);
-    const base = `${e.event}:${str(customer.customer_code) ?? str(customer.email) ?? 'none'}:${str(account.id) ?? str(account.account_number) ?? 'none'}`;
+    const base = `${e.event}:${str(customer.customer_code) ?? str(customer.email) ?? 'none'}:${
+      str(account.id) ?? str(account.account_number) ?? 'none'
+    }`;
     // A failure names no account, and Paystack keeps one customer per email, so every failed
     // attempt of a customer has the same fields: keyed on them, the failure of a retry would be
     // swallowed as a duplicate and the account left pending for good. Its effect (inactive unless
@@ -64,7 +68,12 @@ type Mismatch = 'amount_mismatch' | 'currency_mismatch';
 type FundedStatus = 'active' | 'funded';
 /** What private.topup_succeed, private.escrow_charge_succeed and private.charge_hold_for_review answer. */
 type ChargeResult =
-  | 'succeeded' | 'already_done' | 'not_found' | 'flagged' | 'held_for_review' | 'credited_to_wallet'
+  | 'succeeded'
+  | 'already_done'
+  | 'not_found'
+  | 'flagged'
+  | 'held_for_review'
+  | 'credited_to_wallet'
   | `escrow:${FundedStatus}`;
 /** What private.bank_transfer_received answers. */
 type BankTransferResult = 'already_done' | 'deposit' | 'deposit:shortfall' | `deposit:escrow:${FundedStatus}`;
@@ -143,24 +152,29 @@ async function flag(
 ): Promise<WebhookOutcome> {
   const d = e.data as Data;
   await tx`insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount, payload)
-           values (${reason}, ${extra.transaction_id ?? null}, ${str(d.reference)}, ${extra.expected ?? null}, ${extra.received ?? null},
+           values (${reason}, ${extra.transaction_id ?? null}, ${str(d.reference)}, ${extra.expected ?? null}, ${
+    extra.received ?? null
+  },
                    ${tx.json((extra.payload ?? e) as never)})`;
   return { kind: 'flagged', reason };
 }
 
 /** Which user a transfer into a dedicated virtual account belongs to. */
 async function virtualAccountOwner(tx: Tx, d: Data): Promise<string | null> {
-  const number =
-    str(obj(d.authorization).receiver_bank_account_number) ??
+  const number = str(obj(d.authorization).receiver_bank_account_number) ??
     str(obj(d.metadata).receiver_account_number) ??
     str(obj(d.dedicated_account).account_number);
   if (number) {
-    const [row] = await tx<{ user_id: string }[]>`select user_id from public.virtual_accounts where account_number = ${number}`;
+    const [row] = await tx<
+      { user_id: string }[]
+    >`select user_id from public.virtual_accounts where account_number = ${number}`;
     if (row) return row.user_id;
   }
   const code = str(obj(d.customer).customer_code);
   if (code) {
-    const [row] = await tx<{ user_id: string }[]>`select user_id from public.virtual_accounts where provider_customer_code = ${code}`;
+    const [row] = await tx<
+      { user_id: string }[]
+    >`select user_id from public.virtual_accounts where provider_customer_code = ${code}`;
     if (row) return row.user_id;
   }
   return null;
@@ -189,7 +203,9 @@ interface ChargeCheck {
   verification?: ChargeVerification | null | 'unavailable';
 }
 
-const eventCurrency = (d: Data): string | null => (typeof d.currency === 'string' && d.currency.length > 0 ? d.currency.toUpperCase() : null);
+const eventCurrency = (
+  d: Data,
+): string | null => (typeof d.currency === 'string' && d.currency.length > 0 ? d.currency.toUpperCase() : null);
 
 /**
  * Runs before the webhook's database transaction (no transaction is held across the provider's
@@ -206,13 +222,15 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
   const reference = str(d.reference);
   if (amount === null || d.channel === 'dedicated_nuban' || (str(d.status) && d.status !== 'success')) return null;
   if (!reference || !UUID.test(reference)) return null;
-  const [row] = await asService((tx) => tx<{ type: 'wallet_topup' | 'escrow_funding'; expected: string; seen: boolean }[]>`
+  const [row] = await asService((tx) =>
+    tx<{ type: 'wallet_topup' | 'escrow_funding'; expected: string; seen: boolean }[]>`
     select t.type, (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected,
            exists (select 1 from private.webhook_inbox i where i.provider = 'payments' and i.event_key = ${key}) as seen
       from public.transactions t left join public.escrows e on e.id = t.escrow_id
      where t.id = ${reference}
        and ((t.type = 'wallet_topup' and t.status = 'pending')
-         or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'))`);
+         or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'))`
+  );
   if (!row || row.seen || row.expected === null) return null;
   const expected = Number(row.expected);
   const currency = eventCurrency(d);
@@ -226,8 +244,16 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
     check.verification = 'unavailable';
   }
   log.warn('webhook.charge_mismatch', {
-    reference, reason: mismatch, expected, received: amount, currency,
-    verified: check.verification === 'unavailable' ? 'unavailable' : check.verification === null ? 'not_found' : check.verification,
+    reference,
+    reason: mismatch,
+    expected,
+    received: amount,
+    currency,
+    verified: check.verification === 'unavailable'
+      ? 'unavailable'
+      : check.verification === null
+      ? 'not_found'
+      : check.verification,
   });
   return check;
 }
@@ -235,7 +261,8 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
 /** Whether verify's answer is a success of exactly the expected amount, in naira. */
 const confirms = (c: ChargeCheck): c is ChargeCheck & { verification: ChargeVerification } =>
   typeof c.verification === 'object' && c.verification !== null &&
-  c.verification.status === 'success' && chargeMismatch(c.verification.amountKobo, c.verification.currency, c.expected) === null;
+  c.verification.status === 'success' &&
+  chargeMismatch(c.verification.amountKobo, c.verification.currency, c.expected) === null;
 
 /**
  * A charge.success whose figures differ from what its transaction expects. A verified success of
@@ -250,13 +277,18 @@ async function mismatchedCharge(
   received: number,
 ): Promise<WebhookOutcome> {
   const kind = c.type === 'wallet_topup' ? 'topup' : 'escrow_charge';
-  const verification =
-    c.verification === 'unavailable' ? { unavailable: true } : c.verification === null || c.verification === undefined ? { found: false } : c.verification;
+  const verification = c.verification === 'unavailable'
+    ? { unavailable: true }
+    : c.verification === null || c.verification === undefined
+    ? { found: false }
+    : c.verification;
   if (!confirms(c)) {
     const providerStatus = typeof c.verification === 'object' && c.verification !== null ? c.verification.status : null;
-    const result = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
+    const result = outcomeOf(
+      await tx<{ outcome: ChargeResult }[]>`
       select private.charge_hold_for_review(${c.reference}, ${c.mismatch}, ${received}, ${providerStatus},
-        ${tx.json({ ...e, verification, action: 'held_for_review' } as never)}) as outcome`);
+        ${tx.json({ ...e, verification, action: 'held_for_review' } as never)}) as outcome`,
+    );
     return { kind, result, check: c.mismatch };
   }
   const payload = { ...e, verification, action: 'credited_verified_amount' };
@@ -293,9 +325,11 @@ async function chargeSuccess(
     if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
     // credited to the wallet, and an escrow waiting for this payer's bank transfer funded if it now can be
     const metadata = { sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) };
-    const result = outcomeOf(await tx<{ outcome: BankTransferResult }[]>`
+    const result = outcomeOf(
+      await tx<{ outcome: BankTransferResult }[]>`
       select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId}, ${tx.json(metadata)})
-        as outcome`);
+        as outcome`,
+    );
     return { kind: 'bank_transfer', result };
   }
 
@@ -306,12 +340,16 @@ async function chargeSuccess(
   }
   // The event agrees with the transaction (or there is none to credit): the SQL functions credit
   // only the expected amount, so a transaction that changed since the check is flagged, not paid.
-  const topup = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
-    select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`);
+  const topup = outcomeOf(
+    await tx<{ outcome: ChargeResult }[]>`
+    select private.topup_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`,
+  );
   if (topup !== 'not_found') return { kind: 'topup', result: topup };
   // kind escrow_charge: the reference is an escrow's funding transaction
-  const escrow = outcomeOf(await tx<{ outcome: ChargeResult }[]>`
-    select private.escrow_charge_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`);
+  const escrow = outcomeOf(
+    await tx<{ outcome: ChargeResult }[]>`
+    select private.escrow_charge_succeed(${reference}, ${amount}, ${str(d.id)}, ${tx.json(e as never)}) as outcome`,
+  );
   if (escrow === 'not_found') return flag(tx, 'unknown_reference', e, { received: amount });
   return { kind: 'escrow_charge', result: escrow };
 }
@@ -384,7 +422,11 @@ async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCh
   }
 }
 
-export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, requestId: string): Promise<{ received: true }> {
+export async function handlePaymentsEvent(
+  e: PaymentsEvent,
+  raw: Uint8Array,
+  requestId: string,
+): Promise<{ received: true }> {
   const key = await eventKey(e, raw);
   const provider = getConfig().PAYMENTS_PROVIDER;
   try {
@@ -403,16 +445,24 @@ export async function handlePaymentsEvent(e: PaymentsEvent, raw: Uint8Array, req
       return result;
     });
     log.info('webhook.payments', {
-      event: e.event, event_key: key, outcome: outcomeText(outcome), request_id: requestId,
+      event: e.event,
+      event_key: key,
+      outcome: outcomeText(outcome),
+      request_id: requestId,
     });
     if (queuedSms(outcome)) await afterCommit('sms.dispatch', () => dispatchQueuedSms());
   } catch (err) {
-    log.error('webhook.payments_failed', { event: e.event, event_key: key, request_id: requestId, error: errorMessage(err) });
-    await asService((tx) => tx`
+    log.error('webhook.payments_failed', {
+      event: e.event,
+      event_key: key,
+      request_id: requestId,
+      error: errorMessage(err),
+    });
+    await asService((tx) =>
+      tx`
       insert into private.webhook_failures (provider, event_key, event_type, payload, error)
-      values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`).catch((e2) =>
-      log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) }),
-    );
+      values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`
+    ).catch((e2) => log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) }));
   }
   return { received: true };
 }

@@ -59,9 +59,15 @@ export const escrowFundBody = z
     callback_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.method === 'saved_card' && !b.card_id) ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is required when method is saved_card' });
-    if (b.method !== 'saved_card' && b.card_id) ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is only accepted when method is saved_card' });
-    if (b.method !== 'card' && b.callback_url) ctx.addIssue({ code: 'custom', path: ['callback_url'], message: 'is only accepted when method is card' });
+    if (b.method === 'saved_card' && !b.card_id) {
+      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is required when method is saved_card' });
+    }
+    if (b.method !== 'saved_card' && b.card_id) {
+      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is only accepted when method is saved_card' });
+    }
+    if (b.method !== 'card' && b.callback_url) {
+      ctx.addIssue({ code: 'custom', path: ['callback_url'], message: 'is only accepted when method is card' });
+    }
   });
 
 export const milestoneCreateBody = z.strictObject({
@@ -81,7 +87,10 @@ export const milestoneUpdateBody = z
     due_date: date.nullable().optional(),
     changes_note: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
   })
-  .refine((b) => Object.keys(b).some((k) => k !== 'milestone_id'), { path: ['body'], message: 'must change at least one field' });
+  .refine((b) => Object.keys(b).some((k) => k !== 'milestone_id'), {
+    path: ['body'],
+    message: 'must change at least one field',
+  });
 
 export const milestoneIdBody = z.strictObject({ milestone_id: uuid });
 
@@ -99,7 +108,9 @@ export const notificationReadBody = z
     message: 'give notification_id (one) or escrow_id (all of that escrow), exactly one',
   });
 
-export const jobsRunBody = z.strictObject({ now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional() });
+export const jobsRunBody = z.strictObject({
+  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional(),
+});
 
 // ---- responses (the `data` of the success envelope) ----------------------------------------
 

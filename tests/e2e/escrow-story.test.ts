@@ -102,7 +102,11 @@ interface InvokeOptions {
 }
 
 /** invoke() that must succeed: checks the status and the envelope, returns data and the response. */
-async function call<T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<{ data: T; response: Response }> {
+async function call<T = any>(
+  name: string,
+  opts: InvokeOptions = {},
+  status = 200,
+): Promise<{ data: T; response: Response }> {
   const qs = opts.query ? `?${new URLSearchParams(opts.query).toString()}` : '';
   const headers: Record<string, string> = {};
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -122,10 +126,15 @@ async function call<T = any>(name: string, opts: InvokeOptions = {}, status = 20
   return { data: (data as Ok<T>).data, response: response as Response };
 }
 
-const ok = async <T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<T> => (await call<T>(name, opts, status)).data;
+const ok = async <T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<T> =>
+  (await call<T>(name, opts, status)).data;
 
 /** invoke() that must fail with `status`: returns the error envelope. */
-async function fails(name: string, opts: InvokeOptions, status: number): Promise<{ success: false; status: number; error: string }> {
+async function fails(
+  name: string,
+  opts: InvokeOptions,
+  status: number,
+): Promise<{ success: false; status: number; error: string }> {
   const { data, error } = await supabase.functions.invoke(name, {
     method: opts.method ?? 'POST',
     ...(opts.body ? { body: opts.body } : {}),
@@ -152,7 +161,9 @@ async function signUpThroughTheApp(first_name: string, last_name: string): Promi
   const { local, e164 } = newPhone();
   expect(await ok('auth-send-otp', { body: { phone: local, context: 'signup' } })).toMatchObject({ sent: true });
   const code = await lastOtp(e164);
-  expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: code } })).toMatchObject({ verified: true });
+  expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: code } })).toMatchObject({
+    verified: true,
+  });
   const s = await ok<{ user: { id: string; phone: string }; session: { access_token: string } }>(
     'auth-signup',
     { body: { phone: local, first_name, last_name, password: `${first_name} has a long passphrase` } },
@@ -162,9 +173,14 @@ async function signUpThroughTheApp(first_name: string, last_name: string): Promi
   return { id: s.user.id, phone: e164, local, token: s.session.access_token };
 }
 
-const escrowOf = (p: Person, escrowId: string) => ok<Escrow>('escrow-get', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
+const escrowOf = (p: Person, escrowId: string) =>
+  ok<Escrow>('escrow-get', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
 const transactionsOf = async (p: Person, query: Record<string, string> = {}) =>
-  (await ok<{ data: Transaction[]; next_cursor: string | null }>('transaction-list', { method: 'GET', token: p.token, query })).data;
+  (await ok<{ data: Transaction[]; next_cursor: string | null }>('transaction-list', {
+    method: 'GET',
+    token: p.token,
+    query,
+  })).data;
 const notificationsOf = (p: Person, escrowId: string) =>
   ok<Notification[]>('notification-list', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
 const walletOf = (p: Person) => ok<Wallet>('wallet-get', { method: 'GET', token: p.token });
@@ -172,9 +188,14 @@ const walletOf = (p: Person) => ok<Wallet>('wallet-get', { method: 'GET', token:
 // ---- the story -----------------------------------------------------------------------------
 
 describe('an escrow from two sign-ups to a payout that lands (supabase-js functions.invoke)', () => {
-  it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success', { timeout: 60_000 }, async () => {
+  it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success', {
+    timeout: 60_000,
+  }, async () => {
     // --- two people sign up ---
-    const [buyer, seller] = await Promise.all([signUpThroughTheApp('Amaka', 'Nwosu'), signUpThroughTheApp('Chidi', 'Okafor')]);
+    const [buyer, seller] = await Promise.all([
+      signUpThroughTheApp('Amaka', 'Nwosu'),
+      signUpThroughTheApp('Chidi', 'Okafor'),
+    ]);
     expect(buyer.id).not.toBe(seller.id);
 
     // --- the seller saves a payout account; the bank (fake) knows the account, in their name ---
@@ -182,31 +203,59 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     await paystack.registerAccount('058', accountNumber, 'OKAFOR CHIDI EMEKA');
     const payout = await ok(
       'payout-add',
-      { token: seller.token, idempotencyKey: randomUUID(), body: { bank_code: '058', bank_name: 'Guaranty Trust Bank', account_number: accountNumber, account_name: 'Chidi Okafor' } },
+      {
+        token: seller.token,
+        idempotencyKey: randomUUID(),
+        body: {
+          bank_code: '058',
+          bank_name: 'Guaranty Trust Bank',
+          account_number: accountNumber,
+          account_name: 'Chidi Okafor',
+        },
+      },
       201,
     );
-    expect(payout).toMatchObject({ verified: true, is_default: true, account_name: 'OKAFOR CHIDI EMEKA', account_number: `******${accountNumber.slice(-4)}` });
+    expect(payout).toMatchObject({
+      verified: true,
+      is_default: true,
+      account_name: 'OKAFOR CHIDI EMEKA',
+      account_number: `******${accountNumber.slice(-4)}`,
+    });
 
     // --- the buyer tops up NGN 50,000 by card; Paystack's charge.success completes it ---
-    const topup = await ok<{ reference: string; amount: number; status: string; authorization_url: string | null }>('wallet-topup', {
-      token: buyer.token,
-      idempotencyKey: randomUUID(),
-      body: { amount: 50_000 },
-    });
+    const topup = await ok<{ reference: string; amount: number; status: string; authorization_url: string | null }>(
+      'wallet-topup',
+      {
+        token: buyer.token,
+        idempotencyKey: randomUUID(),
+        body: { amount: 50_000 },
+      },
+    );
     expect(topup).toMatchObject({ amount: 50_000, status: 'pending' });
     expect(topup.authorization_url).toMatch(/^https?:\/\//);
     expect(await walletOf(buyer)).toMatchObject({ balance: 0, pending_deposits: 50_000 });
     const charged = await paystack.chargeSuccess(topup.reference);
-    expect(charged.responses).toEqual([{ status: 200, body: { success: true, status: 200, data: { received: true } } }]);
+    expect(charged.responses).toEqual([{
+      status: 200,
+      body: { success: true, status: 200, data: { received: true } },
+    }]);
     expect(await walletOf(buyer)).toMatchObject({ balance: 50_000, pending_deposits: 0, currency: 'NGN' });
 
     // --- the buyer creates a goods_products escrow for NGN 25,000, naming the seller's phone ---
-    const created = await ok<{ escrow_id: string; conversation_id: string; invite_token: string; fee_breakdown: Record<string, number> }>(
+    const created = await ok<
+      { escrow_id: string; conversation_id: string; invite_token: string; fee_breakdown: Record<string, number> }
+    >(
       'escrow-create',
       {
         token: buyer.token,
         idempotencyKey: randomUUID(),
-        body: { category: 'goods_products', payer_role: 'initiator', title: 'iPhone 13, 128 GB', counterparty_phone: seller.local, amount: 25_000 },
+        body: {
+          category: 'goods_products',
+          payer_role: 'initiator',
+          title: 'iPhone 13, 128 GB',
+          counterparty_phone: seller.local,
+          amount: 25_000,
+        },
       },
       201,
     );
@@ -237,7 +286,11 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     expect((await escrowOf(seller, escrowId)).status).toBe('draft');
 
     // --- the buyer funds it from the wallet ---
-    const funded = await ok<Escrow>('escrow-fund', { token: buyer.token, idempotencyKey: randomUUID(), body: { escrow_id: escrowId, method: 'wallet' } });
+    const funded = await ok<Escrow>('escrow-fund', {
+      token: buyer.token,
+      idempotencyKey: randomUUID(),
+      body: { escrow_id: escrowId, method: 'wallet' },
+    });
     expect(funded.status).toBe('active');
     expect(funded.funded_at).not.toBeNull();
     expect(funded.accepted_at).toBeNull();
@@ -247,7 +300,10 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     // a wrong token is 404, the buyer cannot accept their own escrow (403)
     await fails('escrow-accept', { token: seller.token, body: { invite_token: `x${created.invite_token}` } }, 404);
     await fails('escrow-accept', { token: buyer.token, body: { invite_token: created.invite_token } }, 403);
-    const accepted = await ok<Escrow>('escrow-accept', { token: seller.token, body: { invite_token: created.invite_token } });
+    const accepted = await ok<Escrow>('escrow-accept', {
+      token: seller.token,
+      body: { invite_token: created.invite_token },
+    });
     expect(accepted).toMatchObject({ id: escrowId, status: 'funded' });
     expect(accepted.accepted_at).not.toBeNull();
     // now that the seller accepted, the buyer sees who the counterparty is
@@ -256,14 +312,24 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     // --- the seller delivers: a one-day inspection period starts ---
     const delivered = await ok<Escrow>('escrow-deliver', { token: seller.token, body: { escrow_id: escrowId } });
     expect(delivered.status).toBe('inspection');
-    expect(Date.parse(delivered.inspection_ends_at as string) - Date.parse(delivered.delivered_at as string)).toBe(86_400_000);
+    expect(Date.parse(delivered.inspection_ends_at as string) - Date.parse(delivered.delivered_at as string)).toBe(
+      86_400_000,
+    );
 
     // --- the buyer releases (a retry with the same Idempotency-Key replays, never pays twice) ---
     const releaseKey = randomUUID();
-    const release = await call<Escrow>('escrow-release', { token: buyer.token, idempotencyKey: releaseKey, body: { escrow_id: escrowId } });
+    const release = await call<Escrow>('escrow-release', {
+      token: buyer.token,
+      idempotencyKey: releaseKey,
+      body: { escrow_id: escrowId },
+    });
     expect(release.data.status).toBe('released');
     expect(release.data.released_at).not.toBeNull();
-    const retried = await call<Escrow>('escrow-release', { token: buyer.token, idempotencyKey: releaseKey, body: { escrow_id: escrowId } });
+    const retried = await call<Escrow>('escrow-release', {
+      token: buyer.token,
+      idempotencyKey: releaseKey,
+      body: { escrow_id: escrowId },
+    });
     expect(retried.response.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.data).toEqual(release.data);
     // without the key, a second release is refused by the state
@@ -278,7 +344,9 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     const payoutTx = sellerTxs[0] as Transaction;
     expect(payoutTx).toMatchObject({ category: 'escrow', escrow_id: escrowId, completed_at: null });
     // the transfer was requested from Paystack with our transaction id as its reference
-    const transfers = (await paystack.requests('/transfer')).filter((r) => r.method === 'POST' && r.body?.reference === payoutTx.id);
+    const transfers = (await paystack.requests('/transfer')).filter((r) =>
+      r.method === 'POST' && r.body?.reference === payoutTx.id
+    );
     expect(transfers).toHaveLength(1);
     expect(transfers[0]?.body).toMatchObject({ amount: 2_481_250, reference: payoutTx.id });
     expect((await walletOf(seller)).balance).toBe(0);
@@ -307,7 +375,13 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
 
     // --- notifications: each party heard what concerns them, newest first ---
     const buyerNotes = await notificationsOf(buyer, escrowId);
-    expect(buyerNotes.map((n) => n.event_type)).toEqual(['released', 'delivered', 'active', 'funded', 'escrow_created']);
+    expect(buyerNotes.map((n) => n.event_type)).toEqual([
+      'released',
+      'delivered',
+      'active',
+      'funded',
+      'escrow_created',
+    ]);
     const sellerNotes = await notificationsOf(seller, escrowId);
     expect(sellerNotes.map((n) => n.event_type)).toEqual(['payout_succeeded', 'released', 'invite_received']);
     for (const n of buyerNotes) expect(n).toMatchObject({ user_id: buyer.id, escrow_id: escrowId, is_read: false });

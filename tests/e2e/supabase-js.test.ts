@@ -59,7 +59,12 @@ async function ok<T = any>(
 /** invoke() that must fail with a FunctionsHttpError carrying the status and the envelope. */
 async function fails(
   name: string,
-  opts: { body?: Record<string, unknown>; token?: string; method?: 'GET' | 'POST' | 'PATCH'; headers?: Record<string, string> },
+  opts: {
+    body?: Record<string, unknown>;
+    token?: string;
+    method?: 'GET' | 'POST' | 'PATCH';
+    headers?: Record<string, string>;
+  },
   status: number,
 ): Promise<{ body: Fail; response: Response }> {
   const { data, error } = await supabase.functions.invoke(name, {
@@ -127,7 +132,9 @@ describe('supabase-js functions.invoke against the local server', () => {
     expect(sent).toEqual({ sent: true, expires_in: 600, resend_after: 60 });
 
     const signupCode = await lastOtp(e164);
-    const wrong = await fails('auth-verify', { body: { phone: local, context: 'signup', otp_code: otherCode(signupCode) } }, 400);
+    const wrong = await fails('auth-verify', {
+      body: { phone: local, context: 'signup', otp_code: otherCode(signupCode) },
+    }, 400);
     expect(fieldsOf(wrong.body)).toEqual(['otp_code']);
 
     expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: signupCode } })).toEqual({
@@ -135,7 +142,9 @@ describe('supabase-js functions.invoke against the local server', () => {
       expires_in: 1800,
     });
 
-    const invalidSignup = await fails('auth-signup', { body: { phone: local, first_name: '', last_name: 'Eze', password: 'short' } }, 400);
+    const invalidSignup = await fails('auth-signup', {
+      body: { phone: local, first_name: '', last_name: 'Eze', password: 'short' },
+    }, 400);
     expect(fieldsOf(invalidSignup.body)).toEqual(['first_name', 'password']);
 
     const signedUp = await ok<SessionData>(
@@ -150,11 +159,25 @@ describe('supabase-js functions.invoke against the local server', () => {
 
     // --- profile with the access token ---
     const profile = await ok('profile-get', { method: 'GET', token: accessToken });
-    expect(profile).toMatchObject({ id: userId, first_name: 'Ifeoma', last_name: 'Eze', phone_number: e164, next_of_kin: null });
+    expect(profile).toMatchObject({
+      id: userId,
+      first_name: 'Ifeoma',
+      last_name: 'Eze',
+      phone_number: e164,
+      next_of_kin: null,
+    });
 
-    const updated = await ok('profile-update', { method: 'PATCH', token: accessToken, body: { bio: 'Sells phones in Computer Village' } });
+    const updated = await ok('profile-update', {
+      method: 'PATCH',
+      token: accessToken,
+      body: { bio: 'Sells phones in Computer Village' },
+    });
     expect(updated.bio).toBe('Sells phones in Computer Village');
-    const phoneChange = await fails('profile-update', { method: 'PATCH', token: accessToken, body: { phone_number: '+2348000000000' } }, 400);
+    const phoneChange = await fails('profile-update', {
+      method: 'PATCH',
+      token: accessToken,
+      body: { phone_number: '+2348000000000' },
+    }, 400);
     expect(fieldsOf(phoneChange.body)).toEqual(['phone_number']);
 
     // without the user's token the client only sends its anon key: 401
@@ -176,21 +199,31 @@ describe('supabase-js functions.invoke against the local server', () => {
     const loginCode = await lastOtp(e164);
     expect(loginCode).not.toBe(signupCode);
 
-    const badPassword = await fails('auth-verify', { body: { phone: local, context: 'login', otp_code: loginCode, password: 'not my password' } }, 401);
+    const badPassword = await fails('auth-verify', {
+      body: { phone: local, context: 'login', otp_code: loginCode, password: 'not my password' },
+    }, 401);
     expect(badPassword.body.details).toBeUndefined();
-    const missingPassword = await fails('auth-verify', { body: { phone: local, context: 'login', otp_code: loginCode } }, 400);
+    const missingPassword = await fails('auth-verify', {
+      body: { phone: local, context: 'login', otp_code: loginCode },
+    }, 400);
     expect(fieldsOf(missingPassword.body)).toEqual(['password']);
 
-    const loggedIn = await ok<SessionData>('auth-verify', { body: { phone: local, context: 'login', otp_code: loginCode, password } });
+    const loggedIn = await ok<SessionData>('auth-verify', {
+      body: { phone: local, context: 'login', otp_code: loginCode, password },
+    });
     expect(loggedIn.user).toEqual({ id: userId, phone: e164 });
     expect(loggedIn.session.token_type).toBe('bearer');
     accessToken = loggedIn.session.access_token;
-    expect((await ok('profile-get', { method: 'GET', token: accessToken })).bio).toBe('Sells phones in Computer Village');
+    expect((await ok('profile-get', { method: 'GET', token: accessToken })).bio).toBe(
+      'Sells phones in Computer Village',
+    );
     // the code was single use
     await fails('auth-verify', { body: { phone: local, context: 'login', otp_code: loginCode, password } }, 401);
 
     // --- refresh ---
-    const refreshed = await ok<SessionData>('auth-refresh', { body: { refresh_token: loggedIn.session.refresh_token } });
+    const refreshed = await ok<SessionData>('auth-refresh', {
+      body: { refresh_token: loggedIn.session.refresh_token },
+    });
     expect(refreshed.user).toEqual({ id: userId, phone: e164 });
     expect(refreshed.session.refresh_token).not.toBe(loggedIn.session.refresh_token);
     expect(refreshed.session.expires_in).toBe(3600);
@@ -216,7 +249,9 @@ describe('supabase-js functions.invoke against the local server', () => {
     );
     expect(fieldsOf(wrongReset.body)).toEqual(['otp_code']);
     expect(
-      await ok('auth-reset-password', { body: { phone: local, otp_code: resetCode, password: newPassword, confirm_password: newPassword } }),
+      await ok('auth-reset-password', {
+        body: { phone: local, otp_code: resetCode, password: newPassword, confirm_password: newPassword },
+      }),
     ).toMatchObject({ password_reset: true });
 
     // every session is revoked: the current access token and refresh token stop working
@@ -246,11 +281,23 @@ describe('supabase-js functions.invoke against the local server', () => {
     const { local, e164 } = newPhone();
     await ok('auth-send-otp', { body: { phone: local, context: 'signup' } });
     await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: await lastOtp(e164) } });
-    const s = await ok<SessionData>('auth-signup', { body: { phone: local, first_name: 'Musa', last_name: 'Bello', password: 'long enough pw' } }, 201);
-    const kin = { first_name: 'Hauwa', last_name: 'Bello', phone: '08031112222', address: '5 Ahmadu Bello Way, Kaduna', relationship: 'Mother' };
+    const s = await ok<SessionData>('auth-signup', {
+      body: { phone: local, first_name: 'Musa', last_name: 'Bello', password: 'long enough pw' },
+    }, 201);
+    const kin = {
+      first_name: 'Hauwa',
+      last_name: 'Bello',
+      phone: '08031112222',
+      address: '5 Ahmadu Bello Way, Kaduna',
+      relationship: 'Mother',
+    };
     const created = await ok('profile-nok-update', { method: 'PATCH', token: s.session.access_token, body: kin });
     expect(created).toMatchObject(kin);
-    const missing = await fails('profile-nok-update', { method: 'PATCH', token: s.session.access_token, body: { first_name: 'Only' } }, 400);
+    const missing = await fails('profile-nok-update', {
+      method: 'PATCH',
+      token: s.session.access_token,
+      body: { first_name: 'Only' },
+    }, 400);
     expect(fieldsOf(missing.body)).toEqual(['address', 'last_name', 'phone', 'relationship']);
     expect((await ok('profile-get', { method: 'GET', token: s.session.access_token })).next_of_kin).toEqual(created);
   });

@@ -41,8 +41,22 @@ interface FailRule {
 
 const requests: Recorded[] = [];
 const accounts = new Map<string, string>(); // `${bank}:${number}` -> name
-const charges = new Map<string, { amount: number; email: string; metadata: unknown; authorization_code?: string; id: number; status?: string; currency?: string }>();
-const transfers = new Map<string, { amount: number; recipient: string; transfer_code: string; id: number; reason: string; status?: string }>();
+const charges = new Map<
+  string,
+  {
+    amount: number;
+    email: string;
+    metadata: unknown;
+    authorization_code?: string;
+    id: number;
+    status?: string;
+    currency?: string;
+  }
+>();
+const transfers = new Map<
+  string,
+  { amount: number; recipient: string; transfer_code: string; id: number; reason: string; status?: string }
+>();
 const recipients = new Map<string, { account_number: string; bank_code: string; name: string; id: number }>();
 const assignments = new Map<string, Json>(); // email -> assign request
 const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
@@ -55,12 +69,22 @@ const ok = (message: string, data: unknown) => json(200, { status: true, message
 const refuse = (status: number, message: string) => json(status, { status: false, message });
 
 async function hmac512(key: string, body: string): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign']);
+  const k = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(key),
+    { name: 'HMAC', hash: 'SHA-512' },
+    false,
+    ['sign'],
+  );
   const sig = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(body));
   return Array.from(new Uint8Array(sig), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function deliver(event: string, data: Json, opts: { times?: number; concurrent?: boolean; signature?: string } = {}) {
+async function deliver(
+  event: string,
+  data: Json,
+  opts: { times?: number; concurrent?: boolean; signature?: string } = {},
+) {
   const body = JSON.stringify({ event, data });
   const signature = opts.signature ?? (await hmac512(webhookSecret, body));
   const send = async () => {
@@ -81,7 +105,9 @@ async function deliver(event: string, data: Json, opts: { times?: number; concur
 function failure(path: string, fields: Json): Response | null {
   const rule = fails.find((f) => f.path === path && String(fields[f.field]) === f.value);
   if (!rule) return null;
-  return rule.mode === 'refuse' ? refuse(400, 'Declined by test rule') : json(500, { status: false, message: 'Internal server error' });
+  return rule.mode === 'refuse'
+    ? refuse(400, 'Declined by test rule')
+    : json(500, { status: false, message: 'Internal server error' });
 }
 
 function chargeData(reference: string) {
@@ -117,7 +143,13 @@ function chargeData(reference: string) {
 async function api(req: Request, url: URL): Promise<Response> {
   const path = url.pathname;
   const body = req.method === 'POST' ? ((await req.json().catch(() => null)) as Json | null) : null;
-  requests.push({ method: req.method, path, body, authorization: req.headers.get('authorization'), at: new Date().toISOString() });
+  requests.push({
+    method: req.method,
+    path,
+    body,
+    authorization: req.headers.get('authorization'),
+    at: new Date().toISOString(),
+  });
   if (req.headers.get('authorization') !== `Bearer ${secretKey}`) return refuse(401, 'Invalid key');
   const b = body ?? {};
   const injected = failure(path, { ...b, ...Object.fromEntries(url.searchParams) });
@@ -127,7 +159,12 @@ async function api(req: Request, url: URL): Promise<Response> {
     const reference = String(b.reference ?? '');
     if (!b.email || !b.amount) return refuse(400, 'Invalid request: email and amount are required');
     if (charges.has(reference)) return refuse(400, 'Duplicate Transaction Reference');
-    charges.set(reference, { amount: Number(b.amount), email: String(b.email), metadata: b.metadata ?? null, id: ++seq });
+    charges.set(reference, {
+      amount: Number(b.amount),
+      email: String(b.email),
+      metadata: b.metadata ?? null,
+      id: ++seq,
+    });
     return ok('Authorization URL created', {
       authorization_url: `https://checkout.paystack.test/${seq.toString(36)}`,
       access_code: `acc_${seq.toString(36)}`,
@@ -138,49 +175,97 @@ async function api(req: Request, url: URL): Promise<Response> {
     const reference = String(b.reference ?? '');
     if (charges.has(reference)) return refuse(400, 'Duplicate Transaction Reference');
     const code = String(b.authorization_code ?? '');
-    charges.set(reference, { amount: Number(b.amount), email: String(b.email), metadata: b.metadata ?? null, authorization_code: code, id: ++seq });
+    charges.set(reference, {
+      amount: Number(b.amount),
+      email: String(b.email),
+      metadata: b.metadata ?? null,
+      authorization_code: code,
+      id: ++seq,
+    });
     const declined = code.startsWith('AUTH_decline');
-    const data = { ...chargeData(reference), status: declined ? 'failed' : 'success', gateway_response: declined ? 'Declined' : 'Approved' };
+    const data = {
+      ...chargeData(reference),
+      status: declined ? 'failed' : 'success',
+      gateway_response: declined ? 'Declined' : 'Approved',
+    };
     return ok(declined ? 'Charge attempted' : 'Charge attempted', data);
   }
   if (req.method === 'POST' && path === '/dedicated_account/assign') {
-    if (!b.email || !b.first_name || !b.last_name || !b.phone || !b.preferred_bank) return refuse(400, 'Invalid request');
+    if (!b.email || !b.first_name || !b.last_name || !b.phone || !b.preferred_bank) {
+      return refuse(400, 'Invalid request');
+    }
     assignments.set(String(b.email), b);
     return ok('Assign dedicated account in progress', undefined);
   }
   if (req.method === 'GET' && path === '/bank/resolve') {
     const name = accounts.get(`${url.searchParams.get('bank_code')}:${url.searchParams.get('account_number')}`);
     if (!name) return refuse(422, 'Could not resolve account name. Check parameters or try again.');
-    return ok('Account number resolved', { account_number: url.searchParams.get('account_number'), account_name: name, bank_id: 9 });
+    return ok('Account number resolved', {
+      account_number: url.searchParams.get('account_number'),
+      account_name: name,
+      bank_id: 9,
+    });
   }
   if (req.method === 'POST' && path === '/transferrecipient') {
     if (b.type !== 'nuban' || !b.account_number || !b.bank_code || !b.name) return refuse(400, 'Invalid request');
     const id = ++seq;
     const code = `RCP_${id.toString(36)}`;
-    recipients.set(code, { account_number: String(b.account_number), bank_code: String(b.bank_code), name: String(b.name), id });
+    recipients.set(code, {
+      account_number: String(b.account_number),
+      bank_code: String(b.bank_code),
+      name: String(b.name),
+      id,
+    });
     return json(201, {
       status: true,
       message: 'Transfer recipient created successfully',
       data: {
-        active: true, currency: 'NGN', id, name: b.name, recipient_code: code, type: 'nuban',
-        details: { account_number: b.account_number, account_name: b.name, bank_code: b.bank_code, bank_name: 'Test Bank' },
+        active: true,
+        currency: 'NGN',
+        id,
+        name: b.name,
+        recipient_code: code,
+        type: 'nuban',
+        details: {
+          account_number: b.account_number,
+          account_name: b.name,
+          bank_code: b.bank_code,
+          bank_name: 'Test Bank',
+        },
       },
     });
   }
   if (req.method === 'POST' && path === '/transfer') {
     const reference = String(b.reference ?? '');
     if (!/^[a-z0-9_-]{16,50}$/.test(reference)) return refuse(400, 'Invalid transfer reference');
-    if (transfers.has(reference)) return refuse(400, 'Please provide a unique reference. Reference already exists on a transfer');
+    if (transfers.has(reference)) {
+      return refuse(400, 'Please provide a unique reference. Reference already exists on a transfer');
+    }
     const recipient = recipients.get(String(b.recipient ?? ''));
     if (!recipient) return refuse(404, 'Recipient specified is invalid');
     const rfail = failure('/transfer', { account_number: recipient.account_number });
     if (rfail) return rfail;
     const id = ++seq;
-    const t = { amount: Number(b.amount), recipient: String(b.recipient), transfer_code: `TRF_${id.toString(36)}`, id, reason: String(b.reason ?? '') };
+    const t = {
+      amount: Number(b.amount),
+      recipient: String(b.recipient),
+      transfer_code: `TRF_${id.toString(36)}`,
+      id,
+      reason: String(b.reason ?? ''),
+    };
     transfers.set(reference, t);
     return ok('Transfer has been queued', {
-      integration: 100032, domain: 'test', amount: t.amount, currency: 'NGN', source: 'balance', reason: t.reason,
-      recipient: id, status: 'pending', transfer_code: t.transfer_code, id, reference,
+      integration: 100032,
+      domain: 'test',
+      amount: t.amount,
+      currency: 'NGN',
+      source: 'balance',
+      reason: t.reason,
+      recipient: id,
+      status: 'pending',
+      transfer_code: t.transfer_code,
+      id,
+      reference,
     });
   }
   const verifyCharge = /^\/transaction\/verify\/(.+)$/.exec(path);
@@ -190,7 +275,11 @@ async function api(req: Request, url: URL): Promise<Response> {
     if (!c) return refuse(400, 'Transaction reference not found');
     const data = chargeData(reference);
     return ok('Verification successful', {
-      ...data, status: c.status ?? 'abandoned', amount: c.amount, requested_amount: c.amount, currency: c.currency ?? 'NGN',
+      ...data,
+      status: c.status ?? 'abandoned',
+      amount: c.amount,
+      requested_amount: c.amount,
+      currency: c.currency ?? 'NGN',
     });
   }
   const verifyTransfer = /^\/transfer\/verify\/(.+)$/.exec(path);
@@ -198,11 +287,24 @@ async function api(req: Request, url: URL): Promise<Response> {
     const reference = decodeURIComponent(verifyTransfer[1] as string);
     const t = transfers.get(reference);
     if (!t) return refuse(404, 'Transfer not found');
-    return ok('Transfer retrieved', { id: t.id, reference, amount: t.amount, currency: 'NGN', status: t.status ?? 'pending', transfer_code: t.transfer_code, reason: t.reason });
+    return ok('Transfer retrieved', {
+      id: t.id,
+      reference,
+      amount: t.amount,
+      currency: 'NGN',
+      status: t.status ?? 'pending',
+      transfer_code: t.transfer_code,
+      reason: t.reason,
+    });
   }
   if (req.method === 'POST' && path === '/refund') {
     if (!b.transaction) return refuse(400, 'Transaction is required');
-    return ok('Refund has been queued for processing', { id: ++seq, transaction: { reference: b.transaction }, amount: b.amount, status: 'pending' });
+    return ok('Refund has been queued for processing', {
+      id: ++seq,
+      transaction: { reference: b.transaction },
+      amount: b.amount,
+      status: 'pending',
+    });
   }
   return refuse(404, `No route ${req.method} ${path}`);
 }
@@ -220,7 +322,12 @@ async function control(req: Request, url: URL): Promise<Response> {
   }
   if (path === '/fail') {
     const m = b.match as Json;
-    fails.push({ path: String(m.path), field: String(m.field), value: String(m.value), mode: b.mode === 'unavailable' ? 'unavailable' : 'refuse' });
+    fails.push({
+      path: String(m.path),
+      field: String(m.field),
+      value: String(m.value),
+      mode: b.mode === 'unavailable' ? 'unavailable' : 'refuse',
+    });
     return json(200, { ok: true });
   }
   if (path === '/deliver') {
@@ -259,9 +366,22 @@ async function control(req: Request, url: URL): Promise<Response> {
     t.status = status;
     const r = recipients.get(t.recipient);
     const data = {
-      id: t.id, domain: 'test', amount: t.amount, currency: 'NGN', reference: b.reference, source: 'balance', reason: t.reason,
-      status, transfer_code: t.transfer_code, transferred_at: status === 'success' ? new Date().toISOString() : null,
-      recipient: { recipient_code: t.recipient, type: 'nuban', name: r?.name, details: { account_number: r?.account_number, bank_code: r?.bank_code } },
+      id: t.id,
+      domain: 'test',
+      amount: t.amount,
+      currency: 'NGN',
+      reference: b.reference,
+      source: 'balance',
+      reason: t.reason,
+      status,
+      transfer_code: t.transfer_code,
+      transferred_at: status === 'success' ? new Date().toISOString() : null,
+      recipient: {
+        recipient_code: t.recipient,
+        type: 'nuban',
+        name: r?.name,
+        details: { account_number: r?.account_number, bank_code: r?.bank_code },
+      },
     };
     return json(200, { responses: await deliver(event, data, b as never) });
   }
@@ -272,31 +392,62 @@ async function control(req: Request, url: URL): Promise<Response> {
     // Paystack keys customers by email: every attempt for one email is the same customer
     const known = customers.get(String(a.email)) ?? { id, customer_code: `CUS_${id.toString(36)}` };
     customers.set(String(a.email), known);
-    const customer = { id: known.id, email: a.email, first_name: a.first_name, last_name: a.last_name, phone: a.phone, customer_code: known.customer_code };
+    const customer = {
+      id: known.id,
+      email: a.email,
+      first_name: a.first_name,
+      last_name: a.last_name,
+      phone: a.phone,
+      customer_code: known.customer_code,
+    };
     const data = b.success
       ? {
-          customer,
-          dedicated_account: {
-            id, account_number: String(b.account_number ?? `99${String(id).padStart(8, '0')}`.slice(0, 10)),
-            account_name: `ESCROW/${a.last_name} ${a.first_name}`.toUpperCase(), assigned: true, active: true, currency: 'NGN',
-            bank: { name: 'Test Bank', id: 24, slug: 'test-bank' },
-          },
-          identification: { status: 'success' },
-        }
+        customer,
+        dedicated_account: {
+          id,
+          account_number: String(b.account_number ?? `99${String(id).padStart(8, '0')}`.slice(0, 10)),
+          account_name: `ESCROW/${a.last_name} ${a.first_name}`.toUpperCase(),
+          assigned: true,
+          active: true,
+          currency: 'NGN',
+          bank: { name: 'Test Bank', id: 24, slug: 'test-bank' },
+        },
+        identification: { status: 'success' },
+      }
       : { customer, dedicated_account: null, identification: { status: 'failed' } };
-    return json(200, { responses: await deliver(b.success ? 'dedicatedaccount.assign.success' : 'dedicatedaccount.assign.failed', data, b as never), customer_code: customer.customer_code });
+    return json(200, {
+      responses: await deliver(
+        b.success ? 'dedicatedaccount.assign.success' : 'dedicatedaccount.assign.failed',
+        data,
+        b as never,
+      ),
+      customer_code: customer.customer_code,
+    });
   }
   if (path === '/dva-deposit') {
     const id = ++seq;
     const data = {
-      id, status: 'success', reference: `1000${id}${Date.now()}`, amount: Number(b.amount), currency: 'NGN', channel: 'dedicated_nuban',
-      paid_at: new Date().toISOString(), gateway_response: 'Approved',
+      id,
+      status: 'success',
+      reference: `1000${id}${Date.now()}`,
+      amount: Number(b.amount),
+      currency: 'NGN',
+      channel: 'dedicated_nuban',
+      paid_at: new Date().toISOString(),
+      gateway_response: 'Approved',
       metadata: { receiver_account_number: b.account_number, receiver_bank: 'Test Bank' },
       customer: { id, email: 'payer@example.com', customer_code: b.customer_code ?? `CUS_unknown${id}` },
       authorization: {
-        authorization_code: `AUTH_dva${id}`, channel: 'dedicated_nuban', card_type: 'transfer', bank: 'Guaranty Trust Bank',
-        reusable: false, signature: null, sender_bank: 'Guaranty Trust Bank', sender_name: 'EMEKA NWOSU',
-        receiver_bank_account_number: b.account_number, receiver_bank: 'Test Bank',
+        authorization_code: `AUTH_dva${id}`,
+        channel: 'dedicated_nuban',
+        card_type: 'transfer',
+        bank: 'Guaranty Trust Bank',
+        reusable: false,
+        signature: null,
+        sender_bank: 'Guaranty Trust Bank',
+        sender_name: 'EMEKA NWOSU',
+        receiver_bank_account_number: b.account_number,
+        receiver_bank: 'Test Bank',
       },
     };
     return json(200, { responses: await deliver('charge.success', data, b as never), data });
@@ -304,7 +455,10 @@ async function control(req: Request, url: URL): Promise<Response> {
   return json(404, { error: `no control route ${path}` });
 }
 
-Deno.serve({ hostname: '127.0.0.1', port, onListen: () => console.log(`fake paystack listening on ${port}`) }, (req) => {
-  const url = new URL(req.url);
-  return url.pathname.startsWith('/_fake/') ? control(req, url) : api(req, url);
-});
+Deno.serve(
+  { hostname: '127.0.0.1', port, onListen: () => console.log(`fake paystack listening on ${port}`) },
+  (req) => {
+    const url = new URL(req.url);
+    return url.pathname.startsWith('/_fake/') ? control(req, url) : api(req, url);
+  },
+);

@@ -36,7 +36,15 @@ export async function startFakeTermii(): Promise<FakeTermii> {
     received.push({ path: req.url ?? '', body: JSON.parse((await read(req)) || 'null') });
     const answer = () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ code: 'ok', message_id: `fake-${++seq}`, message: 'Successfully Sent', balance: 1000, user: 'Escrow' }));
+      res.end(
+        JSON.stringify({
+          code: 'ok',
+          message_id: `fake-${++seq}`,
+          message: 'Successfully Sent',
+          balance: 1000,
+          user: 'Escrow',
+        }),
+      );
     };
     if (holding) waiting.push(answer);
     else answer();

@@ -2,7 +2,7 @@
 // wrong password, an unknown phone and a wrong code, validation, and the wrong password counting
 // as a failed try on the code.
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
 
@@ -49,7 +49,12 @@ describe('login: auth-verify with context login', () => {
   it('returns 200 with the same session shape as signup, and the session works', async () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
-    const res = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password });
+    const res = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
     expectSession(res, user);
     const { access_token, refresh_token } = res.body.data.session;
     // a new session, distinct from the signup one
@@ -76,8 +81,16 @@ describe('login: auth-verify with context login', () => {
   it('the code is single use for login too', async () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
-    expect((await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password })).status).toBe(200);
-    const again = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password });
+    expect(
+      (await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }))
+        .status,
+    ).toBe(200);
+    const again = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
     expect(again.status).toBe(401);
     expect(again.body).toEqual(LOGIN_FAILED);
   });
@@ -86,7 +99,12 @@ describe('login: auth-verify with context login', () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
     await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'login'`;
-    const res = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password });
+    const res = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
     expect(res.body).toEqual(LOGIN_FAILED);
   });
 
@@ -94,17 +112,37 @@ describe('login: auth-verify with context login', () => {
     const user = await signUp();
 
     const code = await loginCode(user.phone);
-    const wrongPassword = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: 'not the password' });
+    const wrongPassword = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: 'not the password',
+    });
 
     const stranger = newPhone();
     expect((await post('auth-send-otp', { phone: stranger.e164, context: 'login' })).status).toBe(200);
     expect(await smsCount(stranger.e164)).toBe(0);
-    const unknownPhone = await post('auth-verify', { phone: stranger.e164, otp_code: code, context: 'login', password: user.password });
+    const unknownPhone = await post('auth-verify', {
+      phone: stranger.e164,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
 
-    const wrongCode = await post('auth-verify', { phone: user.phone, otp_code: otherCode(code), context: 'login', password: user.password });
+    const wrongCode = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: otherCode(code),
+      context: 'login',
+      password: user.password,
+    });
 
     // a phone that never asked for a code
-    const noCode = await post('auth-verify', { phone: newPhone().e164, otp_code: code, context: 'login', password: user.password });
+    const noCode = await post('auth-verify', {
+      phone: newPhone().e164,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
 
     for (const r of [wrongPassword, unknownPhone, wrongCode, noCode]) {
       expect(r.status).toBe(401);
@@ -118,10 +156,20 @@ describe('login: auth-verify with context login', () => {
   it('a wrong password counts as a failed try on the code; the right password still works after it', async () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
-    const bad = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: 'not the password' });
+    const bad = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: 'not the password',
+    });
     expect(bad.status).toBe(401);
     expect(await loginAttempts(user.phone)).toEqual([{ attempts: 1, live: true }]);
-    const good = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password });
+    const good = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
     expectSession(good, user);
   });
 
@@ -129,14 +177,26 @@ describe('login: auth-verify with context login', () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
     for (let i = 0; i < 5; i++) {
-      const bad = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: `wrong password ${i}` });
+      const bad = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: `wrong password ${i}`,
+      });
       expect(bad.body).toEqual(LOGIN_FAILED);
     }
     expect(await loginAttempts(user.phone)).toEqual([{ attempts: 5, live: false }]);
-    const good = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password });
+    const good = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: user.password,
+    });
     expect(good.status).toBe(401);
     expect(good.body).toEqual(LOGIN_FAILED);
-    const [sessions] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
+    const [sessions] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
     expect(sessions?.n).toBe(1); // only the signup session
   });
 
@@ -144,8 +204,10 @@ describe('login: auth-verify with context login', () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: `wrong password ${i}` }),
+      Array.from(
+        { length: 12 },
+        (_, i) =>
+          post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: `wrong password ${i}` }),
       ),
     );
     for (const r of results) expect(r.body).toEqual(LOGIN_FAILED);
@@ -159,11 +221,16 @@ describe('login: auth-verify with context login', () => {
     const user = await signUp();
     const code = await loginCode(user.phone);
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password })),
+      Array.from(
+        { length: 5 },
+        () => post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
     for (const r of results.filter((x) => x.status === 401)) expect(r.body).toEqual(LOGIN_FAILED);
-    const [sessions] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
+    const [sessions] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
     expect(sessions?.n).toBe(2); // signup + exactly one login
   });
 
@@ -183,7 +250,12 @@ describe('login: auth-verify with context login', () => {
     const empty = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: '' });
     expect(empty.status).toBe(400);
     expect(fieldsOf(empty)).toEqual(['password']);
-    const long = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: 'p'.repeat(129) });
+    const long = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: code,
+      context: 'login',
+      password: 'p'.repeat(129),
+    });
     expect(long.status).toBe(400);
     expect(fieldsOf(long)).toEqual(['password']);
     expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
@@ -193,7 +265,12 @@ describe('login: auth-verify with context login', () => {
     const { e164 } = newPhone();
     expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
     const code = await lastOtp(e164);
-    const res = await post('auth-verify', { phone: e164, otp_code: code, context: 'signup', password: 'a sound passphrase' });
+    const res = await post('auth-verify', {
+      phone: e164,
+      otp_code: code,
+      context: 'signup',
+      password: 'a sound passphrase',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
@@ -207,8 +284,18 @@ describe('login: auth-verify with context login', () => {
 
   it('logging in twice gives two independent sessions', async () => {
     const user: TestUser = await signUp();
-    const first = await post('auth-verify', { phone: user.phone, otp_code: await loginCode(user.phone), context: 'login', password: user.password });
-    const second = await post('auth-verify', { phone: user.phone, otp_code: await loginCode(user.phone), context: 'login', password: user.password });
+    const first = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: await loginCode(user.phone),
+      context: 'login',
+      password: user.password,
+    });
+    const second = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: await loginCode(user.phone),
+      context: 'login',
+      password: user.password,
+    });
     expectSession(first, user);
     expectSession(second, user);
     expect(first.body.data.session.refresh_token).not.toBe(second.body.data.session.refresh_token);

@@ -32,7 +32,9 @@ const SENT = { success: true, status: 200, data: { sent: true, expires_in: 600, 
 
 describe('auth-send-otp: validation', () => {
   it('rejects a malformed phone with details on phone', async () => {
-    for (const phone of ['+23480123', '08012345678x', '+2348012345678 ', '8012345678', '+2358012345678', '', 8012345678]) {
+    for (
+      const phone of ['+23480123', '08012345678x', '+2348012345678 ', '8012345678', '+2358012345678', '', 8012345678]
+    ) {
       const res = await post('auth-send-otp', { phone, context: 'signup' });
       expect(res.status, String(phone)).toBe(400);
       expect(res.body.success).toBe(false);
@@ -68,7 +70,10 @@ describe('auth-send-otp: validation', () => {
       ]),
     );
 
-    const notJson = await post('auth-send-otp', undefined, { rawBody: '{"phone":', headers: { 'Content-Type': 'application/json' } });
+    const notJson = await post('auth-send-otp', undefined, {
+      rawBody: '{"phone":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     expect(fieldsOf(notJson)).toEqual(['body']);
     expect(await smsCount(e164)).toBe(0);
@@ -207,7 +212,9 @@ describe('auth-send-otp: sending', () => {
     expect(ghost.status).toBe(200);
     expect(ghost.body).toEqual(real.body);
     expect(ghost.body).toEqual(SENT);
-    expect(Object.keys(Object.fromEntries(ghost.headers)).sort()).toEqual(Object.keys(Object.fromEntries(real.headers)).sort());
+    expect(Object.keys(Object.fromEntries(ghost.headers)).sort()).toEqual(
+      Object.keys(Object.fromEntries(real.headers)).sort(),
+    );
     expect(await smsCount(e164)).toBe(0);
 
     // and it is rate limited exactly like a real account
@@ -230,13 +237,20 @@ describe('no timing oracle: the same database work with and without an account (
     const limits = await testDb()<{ key: string }[]>`
       select regexp_replace(key, '\\+234[0-9]{10}', 'PHONE') as key from private.rate_limit_events
        where key like ${`%${e164}`} order by key`;
-    return { otps, sms: sms.map(({ withheld, ...rest }) => ({ ...rest, withheld: withheld !== null })), withheld: sms.map((r) => r.withheld), limits };
+    return {
+      otps,
+      sms: sms.map(({ withheld, ...rest }) => ({ ...rest, withheld: withheld !== null })),
+      withheld: sms.map((r) => r.withheld),
+      limits,
+    };
   }
 
-  for (const [name, body] of [
-    ['auth-send-otp', (phone: string) => ({ phone, context: 'login' })],
-    ['auth-forgot-password', (phone: string) => ({ phone })],
-  ] as const) {
+  for (
+    const [name, body] of [
+      ['auth-send-otp', (phone: string) => ({ phone, context: 'login' })],
+      ['auth-forgot-password', (phone: string) => ({ phone })],
+    ] as const
+  ) {
     it(`${name}: a code row, a queued SMS row and the same rate-limit events on both paths; only the SMS row is withheld`, async () => {
       const user = await signUp();
       await passResendGap(user.phone);
@@ -325,7 +339,9 @@ describe('auth-verify: code checks', () => {
   it('5 wrong tries burn the code: the correct code fails afterwards', async () => {
     const { e164, code } = await sendSignupCode();
     for (let i = 1; i <= 5; i++) {
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }));
+      expectOtpCodeRejected(
+        await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
+      );
     }
     expect((await otpRows(e164))[0]).toMatchObject({ attempts: 5, consumed: true, live: false });
     expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' }));
@@ -336,7 +352,9 @@ describe('auth-verify: code checks', () => {
   it('4 wrong tries leave the code usable', async () => {
     const { e164, code } = await sendSignupCode();
     for (let i = 1; i <= 4; i++) {
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }));
+      expectOtpCodeRejected(
+        await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
+      );
     }
     expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
   });
@@ -344,7 +362,10 @@ describe('auth-verify: code checks', () => {
   it('20 concurrent wrong guesses never record more than 5 attempts, and the code is burnt', async () => {
     const { e164, code } = await sendSignupCode();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post('auth-verify', { phone: e164, otp_code: otherCode(code, i + 1), context: 'signup' })),
+      Array.from(
+        { length: 20 },
+        (_, i) => post('auth-verify', { phone: e164, otp_code: otherCode(code, i + 1), context: 'signup' }),
+      ),
     );
     for (const r of results) expectOtpCodeRejected(r);
     const rows = await otpRows(e164);
@@ -366,7 +387,12 @@ describe('auth-verify: code checks', () => {
     expect((await otpRows(user.phone)).filter((r) => r.live).map((r) => r.context).sort()).toEqual(['login', 'signup']);
     expectOtpCodeRejected(await post('auth-verify', { phone: user.phone, otp_code: loginCode, context: 'signup' }));
     // the login code is untouched by that try and still logs in
-    const login = await post('auth-verify', { phone: user.phone, otp_code: loginCode, context: 'login', password: user.password });
+    const login = await post('auth-verify', {
+      phone: user.phone,
+      otp_code: loginCode,
+      context: 'login',
+      password: user.password,
+    });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
 
     // a phone without an account holds a live (undelivered) login code and a delivered signup code
@@ -376,7 +402,12 @@ describe('auth-verify: code checks', () => {
     await passResendGap(e164);
     expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
     const signupCode = await lastOtp(e164);
-    const asLogin = await post('auth-verify', { phone: e164, otp_code: signupCode, context: 'login', password: 'whatever it is' });
+    const asLogin = await post('auth-verify', {
+      phone: e164,
+      otp_code: signupCode,
+      context: 'login',
+      password: 'whatever it is',
+    });
     expect(asLogin.status).toBe(401);
     // the signup code was not spent by that try: it still verifies the signup
     expect((await otpRows(e164)).find((r) => r.context === 'signup')).toMatchObject({ attempts: 0, live: true });

@@ -103,7 +103,12 @@ describe('auth-reset-password', () => {
       error: 'Validation failed',
       details: [{ field: 'confirm_password', message: 'must match password' }],
     });
-    const ok = await post('auth-reset-password', { phone: user.phone, otp_code: code, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD });
+    const ok = await post('auth-reset-password', {
+      phone: user.phone,
+      otp_code: code,
+      password: NEW_PASSWORD,
+      confirm_password: NEW_PASSWORD,
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
@@ -127,11 +132,21 @@ describe('auth-reset-password', () => {
     const code = await resetCode(user.phone);
     for (let i = 1; i <= 5; i++) {
       expectOtpCodeRejected(
-        await post('auth-reset-password', { phone: user.phone, otp_code: otherCode(code, i), password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+        await post('auth-reset-password', {
+          phone: user.phone,
+          otp_code: otherCode(code, i),
+          password: NEW_PASSWORD,
+          confirm_password: NEW_PASSWORD,
+        }),
       );
     }
     expectOtpCodeRejected(
-      await post('auth-reset-password', { phone: user.phone, otp_code: code, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+      await post('auth-reset-password', {
+        phone: user.phone,
+        otp_code: code,
+        password: NEW_PASSWORD,
+        confirm_password: NEW_PASSWORD,
+      }),
     );
   });
 
@@ -140,7 +155,12 @@ describe('auth-reset-password', () => {
     const code = await resetCode(user.phone);
     await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'reset'`;
     expectOtpCodeRejected(
-      await post('auth-reset-password', { phone: user.phone, otp_code: code, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+      await post('auth-reset-password', {
+        phone: user.phone,
+        otp_code: code,
+        password: NEW_PASSWORD,
+        confirm_password: NEW_PASSWORD,
+      }),
     );
   });
 
@@ -152,16 +172,31 @@ describe('auth-reset-password', () => {
     const login = await lastOtp(user.phone);
     if (login !== reset) {
       expectOtpCodeRejected(
-        await post('auth-reset-password', { phone: user.phone, otp_code: login, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+        await post('auth-reset-password', {
+          phone: user.phone,
+          otp_code: login,
+          password: NEW_PASSWORD,
+          confirm_password: NEW_PASSWORD,
+        }),
       );
-      const asLogin = await post('auth-verify', { phone: user.phone, otp_code: reset, context: 'login', password: user.password });
+      const asLogin = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: reset,
+        context: 'login',
+        password: user.password,
+      });
       expect(asLogin.status).toBe(401);
     }
     // a signup code (phone without account) does not reset either
     const { e164 } = newPhone();
     expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
     expectOtpCodeRejected(
-      await post('auth-reset-password', { phone: e164, otp_code: await lastOtp(e164), password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+      await post('auth-reset-password', {
+        phone: e164,
+        otp_code: await lastOtp(e164),
+        password: NEW_PASSWORD,
+        confirm_password: NEW_PASSWORD,
+      }),
     );
   });
 
@@ -169,7 +204,12 @@ describe('auth-reset-password', () => {
     const { e164 } = newPhone();
     expect((await post('auth-forgot-password', { phone: e164 })).status).toBe(200);
     expectOtpCodeRejected(
-      await post('auth-reset-password', { phone: e164, otp_code: '123456', password: NEW_PASSWORD, confirm_password: NEW_PASSWORD }),
+      await post('auth-reset-password', {
+        phone: e164,
+        otp_code: '123456',
+        password: NEW_PASSWORD,
+        confirm_password: NEW_PASSWORD,
+      }),
     );
     const [user] = await testDb()`select 1 from private.users where phone = ${e164}`;
     expect(user).toBeUndefined();
@@ -187,7 +227,12 @@ describe('auth-reset-password', () => {
     const bystander = await signUp();
 
     const code = await resetCode(user.phone);
-    const res = await post('auth-reset-password', { phone: `0${user.phone.slice(4)}`, otp_code: code, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD });
+    const res = await post('auth-reset-password', {
+      phone: `0${user.phone.slice(4)}`,
+      otp_code: code,
+      password: NEW_PASSWORD,
+      confirm_password: NEW_PASSWORD,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ success: true, status: 200, data: { password_reset: true } });
 
@@ -207,7 +252,12 @@ describe('auth-reset-password', () => {
 
     // the code is single use
     expectOtpCodeRejected(
-      await post('auth-reset-password', { phone: user.phone, otp_code: code, password: 'yet another passphrase', confirm_password: 'yet another passphrase' }),
+      await post('auth-reset-password', {
+        phone: user.phone,
+        otp_code: code,
+        password: 'yet another passphrase',
+        confirm_password: 'yet another passphrase',
+      }),
     );
 
     const oldPassword = await tryLogin(user.phone, user.password);
@@ -224,7 +274,12 @@ describe('auth-reset-password', () => {
   it('password bounds: 7 and 129 characters -> 400 on password; 8 and 128 are accepted', async () => {
     for (const len of [7, 129]) {
       const p = 'p'.repeat(len);
-      const res = await post('auth-reset-password', { phone: newPhone().e164, otp_code: '123456', password: p, confirm_password: p });
+      const res = await post('auth-reset-password', {
+        phone: newPhone().e164,
+        otp_code: '123456',
+        password: p,
+        confirm_password: p,
+      });
       expect(res.status, `length ${len}`).toBe(400);
       expect(fieldsOf(res), `length ${len}`).toEqual(['password']);
     }
@@ -232,14 +287,25 @@ describe('auth-reset-password', () => {
       const user = await signUp();
       const p = 'q'.repeat(len);
       const code = await resetCode(user.phone);
-      const res = await post('auth-reset-password', { phone: user.phone, otp_code: code, password: p, confirm_password: p });
+      const res = await post('auth-reset-password', {
+        phone: user.phone,
+        otp_code: code,
+        password: p,
+        confirm_password: p,
+      });
       expect(res.status, `length ${len}: ${JSON.stringify(res.body)}`).toBe(200);
       expect((await tryLogin(user.phone, p)).status, `login with length ${len}`).toBe(200);
     }
   });
 
   it('validates every field with details', async () => {
-    const res = await post('auth-reset-password', { phone: '+234', otp_code: '12', password: 'short', confirm_password: 5, extra: 1 });
+    const res = await post('auth-reset-password', {
+      phone: '+234',
+      otp_code: '12',
+      password: 'short',
+      confirm_password: 5,
+      extra: 1,
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res)).toEqual(['confirm_password', 'extra', 'otp_code', 'password', 'phone']);
     const empty = await post('auth-reset-password', {});

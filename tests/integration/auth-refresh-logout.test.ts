@@ -2,7 +2,7 @@
 // validation) and auth-logout (ends the current session only).
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -116,7 +116,9 @@ describe('auth-refresh', () => {
     expect(await profileStatus(first.access)).toBe(401);
     expect401(await refresh(first.refresh));
     const [live] = await testDb()<{ revoked: boolean; reason: string | null }[]>`
-      select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${sessionIdOf(user.accessToken)}`;
+      select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${
+      sessionIdOf(user.accessToken)
+    }`;
     expect(live).toEqual({ revoked: true, reason: 'refresh_token_reuse' });
   });
 
@@ -152,7 +154,9 @@ describe('auth-refresh', () => {
     expect401(await get('profile-get', { token: user.accessToken }));
     expect401(await refresh(latest.refresh));
     const [session] = await testDb()<{ revoked: boolean; reason: string | null }[]>`
-      select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${sessionIdOf(latest.access)}`;
+      select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${
+      sessionIdOf(latest.access)
+    }`;
     expect(session).toEqual({ revoked: true, reason: 'refresh_token_reuse' });
   });
 
@@ -184,7 +188,9 @@ describe('auth-refresh', () => {
 
   it('a token of an expired session -> 401', async () => {
     const user = await signUp();
-    await testDb()`update private.sessions set expires_at = now() - interval '1 second' where id = ${sessionIdOf(user.accessToken)}`;
+    await testDb()`update private.sessions set expires_at = now() - interval '1 second' where id = ${
+      sessionIdOf(user.accessToken)
+    }`;
     expect401(await refresh(user.refreshToken));
     expect(await profileStatus(user.accessToken)).toBe(401);
   });
@@ -260,7 +266,9 @@ describe('auth-logout', () => {
   it('needs a bearer token (401 without, or with a bad one)', async () => {
     expect401(await post('auth-logout', undefined, { method: 'POST' }));
     expect401(await post('auth-logout', undefined, { method: 'POST', token: 'not-a-jwt' }));
-    expect401(await post('auth-logout', undefined, { method: 'POST', headers: { Authorization: 'Basic dXNlcjpwYXNz' } }));
+    expect401(
+      await post('auth-logout', undefined, { method: 'POST', headers: { Authorization: 'Basic dXNlcjpwYXNz' } }),
+    );
   });
 
   it('ends the current session: its access token and refresh token get 401', async () => {

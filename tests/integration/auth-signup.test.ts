@@ -16,7 +16,12 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
     expect(verified.status).toBe(200);
     expect(verified.body.data).toEqual({ verified: true, expires_in: 1800 });
 
-    const res = await post('auth-signup', { phone: local, first_name: 'Chioma', last_name: 'Eze', password: 'long enough' });
+    const res = await post('auth-signup', {
+      phone: local,
+      first_name: 'Chioma',
+      last_name: 'Eze',
+      password: 'long enough',
+    });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     expect(res.body.status).toBe(201);
@@ -29,7 +34,12 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
 
     const profile = await get('profile-get', { token: session.access_token });
     expect(profile.status).toBe(200);
-    expect(profile.body.data).toMatchObject({ id: user.id, first_name: 'Chioma', last_name: 'Eze', phone_number: e164 });
+    expect(profile.body.data).toMatchObject({
+      id: user.id,
+      first_name: 'Chioma',
+      last_name: 'Eze',
+      phone_number: e164,
+    });
   });
 
   it('refuses signup for a phone that was never verified (400 on phone)', async () => {
@@ -52,7 +62,12 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
   it('a verified phone that already has an account gets 409 on signup', async () => {
     const user = await signUp();
     await testDb()`insert into private.phone_verifications (phone, expires_at) values (${user.phone}, now() + interval '5 minutes')`;
-    const res = await post('auth-signup', { phone: user.phone, first_name: 'A', last_name: 'B', password: 'long enough' });
+    const res = await post('auth-signup', {
+      phone: user.phone,
+      first_name: 'A',
+      last_name: 'B',
+      password: 'long enough',
+    });
     expect(res.status).toBe(409);
     expect(fieldsOf(res)).toEqual(['phone']);
   });
@@ -61,9 +76,17 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
     const user = await signUp();
     await testDb()`insert into private.phone_verifications (phone, expires_at) values (${user.phone}, now() + interval '5 minutes')`;
     for (let i = 0; i < 2; i++) {
-      const res = await post('auth-signup', { phone: user.phone, first_name: 'A', last_name: 'B', password: 'long enough' });
+      const res = await post('auth-signup', {
+        phone: user.phone,
+        first_name: 'A',
+        last_name: 'B',
+        password: 'long enough',
+      });
       expect(res.status).toBe(409);
-      expect(res.body.details).toEqual([{ field: 'phone', message: 'already has an account; log in or reset the password' }]);
+      expect(res.body.details).toEqual([{
+        field: 'phone',
+        message: 'already has an account; log in or reset the password',
+      }]);
     }
   });
 
@@ -71,7 +94,10 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
     const { e164 } = newPhone();
     await verifyPhone(e164);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => post('auth-signup', { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' })),
+      Array.from(
+        { length: 10 },
+        () => post('auth-signup', { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
@@ -86,7 +112,13 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
   });
 
   it('validates every field with details', async () => {
-    const res = await post('auth-signup', { phone: '+23480', first_name: '', last_name: 'x'.repeat(101), password: 'short', extra: 1 });
+    const res = await post('auth-signup', {
+      phone: '+23480',
+      first_name: '',
+      last_name: 'x'.repeat(101),
+      password: 'short',
+      extra: 1,
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res)).toEqual(['extra', 'first_name', 'last_name', 'password', 'phone']);
     const empty = await post('auth-signup', {});
@@ -98,7 +130,12 @@ describe('signup flow: auth-send-otp -> auth-verify (signup) -> auth-signup', ()
     for (const [len, ok] of [[7, false], [8, true], [128, true], [129, false]] as const) {
       const { e164 } = newPhone();
       if (ok) await verifyPhone(e164);
-      const res = await post('auth-signup', { phone: e164, first_name: 'A', last_name: 'B', password: 'p'.repeat(len) });
+      const res = await post('auth-signup', {
+        phone: e164,
+        first_name: 'A',
+        last_name: 'B',
+        password: 'p'.repeat(len),
+      });
       expect(res.status, `length ${len}`).toBe(ok ? 201 : 400);
     }
   });

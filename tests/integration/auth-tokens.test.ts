@@ -2,8 +2,8 @@
 // using the server's own secret: a valid forgery for a live session is accepted (so the refusals
 // below are meaningful), and every way of bending the token is refused with a 401 envelope.
 import { describe, expect, it } from 'vitest';
-import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
-import { get, post, type ApiResult } from '../support/api.ts';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
+import { type ApiResult, get, post } from '../support/api.ts';
 import { TEST_JWT_SECRET } from '../support/stack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -59,7 +59,13 @@ describe('access tokens on a protected endpoint', () => {
     const user = await signUp();
     expect(decodeProtectedHeader(user.accessToken)).toMatchObject({ alg: 'HS256', typ: 'JWT' });
     const claims = decodeJwt(user.accessToken);
-    expect(claims).toMatchObject({ sub: user.id, role: 'authenticated', aud: AUDIENCE, iss: ISSUER, phone: user.phone });
+    expect(claims).toMatchObject({
+      sub: user.id,
+      role: 'authenticated',
+      aud: AUDIENCE,
+      iss: ISSUER,
+      phone: user.phone,
+    });
     expect(claims.session_id).toMatch(/^[0-9a-f-]{36}$/);
     expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
   });
@@ -133,7 +139,10 @@ describe('access tokens on a protected endpoint', () => {
     // none in the header with the real signature attached
     const [, payload] = unsigned.split('.') as [string, string];
     const realSignature = user.accessToken.split('.')[2] as string;
-    expect401(await profile(`${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${payload}.${realSignature}`), 'none + sig');
+    expect401(
+      await profile(`${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${payload}.${realSignature}`),
+      'none + sig',
+    );
   });
 
   it('wrong or missing issuer -> 401', async () => {

@@ -30,7 +30,8 @@ const cardBody = (over: Record<string, unknown> = {}) => ({
 const addCard = (user: TestUser, body: unknown, headers?: Record<string, string>) =>
   post('card-add', body, { token: user.accessToken, headers });
 const listCards = (user: TestUser) => get('card-list', { token: user.accessToken });
-const setDefault = (user: TestUser, card_id: unknown) => post('card-set-default', { card_id }, { token: user.accessToken });
+const setDefault = (user: TestUser, card_id: unknown) =>
+  post('card-set-default', { card_id }, { token: user.accessToken });
 const removeCard = (user: TestUser, card_id: unknown) => post('card-remove', { card_id }, { token: user.accessToken });
 
 /** Adds a card and returns the saved card object (201). */
@@ -68,7 +69,13 @@ async function listIds(user: TestUser): Promise<{ id: string; is_default: boolea
 describe('card-add', () => {
   it('answers 201 with exactly the saved card object and keeps the authorization code server-side', async () => {
     const user = await signUp();
-    const body = cardBody({ last4: '1234', brand: 'mastercard', exp_month: '07', exp_year: '2031', bank: 'Zenith Bank' });
+    const body = cardBody({
+      last4: '1234',
+      brand: 'mastercard',
+      exp_month: '07',
+      exp_year: '2031',
+      bank: 'Zenith Bank',
+    });
     const res = await addCard(user, body);
     const card = expectOk(res, 201);
     expect(Object.keys(card).sort()).toEqual(CARD_KEYS);
@@ -86,7 +93,12 @@ describe('card-add', () => {
     expectNoSecret(res, body.authorization_code);
 
     const rows = await cardRows(user.id);
-    expect(rows).toEqual([{ id: card.id, is_default: true, signature: body.signature, authorization_code: body.authorization_code }]);
+    expect(rows).toEqual([{
+      id: card.id,
+      is_default: true,
+      signature: body.signature,
+      authorization_code: body.authorization_code,
+    }]);
   });
 
   it('makes the first card the default and later cards not', async () => {
@@ -157,8 +169,19 @@ describe('card-add', () => {
     const unknown = await addCard(user, { ...cardBody(), cvv: '123' });
     expect(expectError(unknown, 400)).toEqual(['cvv']);
     const empty = await addCard(user, {});
-    expect(expectError(empty, 400)).toEqual(['authorization_code', 'brand', 'exp_month', 'exp_year', 'last4', 'signature']);
-    const garbage = await post('card-add', undefined, { token: user.accessToken, rawBody: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect(expectError(empty, 400)).toEqual([
+      'authorization_code',
+      'brand',
+      'exp_month',
+      'exp_year',
+      'last4',
+      'signature',
+    ]);
+    const garbage = await post('card-add', undefined, {
+      token: user.accessToken,
+      rawBody: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expectError(garbage, 400);
     expect(await cardRows(user.id)).toEqual([]);
   });
@@ -204,7 +227,18 @@ describe('card-add', () => {
     const bodies = Array.from({ length: 10 }, () => cardBody({ signature }));
     const results = await Promise.all(bodies.map((b) => addCard(user, b)));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses, JSON.stringify(results.map((r) => r.body))).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(statuses, JSON.stringify(results.map((r) => r.body))).toEqual([
+      200,
+      200,
+      200,
+      200,
+      200,
+      200,
+      200,
+      200,
+      200,
+      201,
+    ]);
     const ids = new Set(results.map((r) => r.body.data.id));
     expect(ids.size).toBe(1);
     for (const r of results) expectNoSecret(r, ...bodies.map((b) => b.authorization_code));
@@ -335,7 +369,10 @@ describe('card-set-default', () => {
     expect(expectError(await setDefault(user, 42), 400)).toEqual(['card_id']);
     expect(expectError(await post('card-set-default', {}, { token: user.accessToken }), 400)).toEqual(['card_id']);
     expect(
-      expectError(await post('card-set-default', { card_id: randomUUID(), extra: 1 }, { token: user.accessToken }), 400),
+      expectError(
+        await post('card-set-default', { card_id: randomUUID(), extra: 1 }, { token: user.accessToken }),
+        400,
+      ),
     ).toEqual(['extra']);
   });
 });
@@ -359,7 +396,9 @@ describe('card-remove', () => {
       { id: a.id, is_default: false },
     ]);
     // the authorization went with the card
-    const [auth] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.card_authorizations where card_id = ${b.id}`;
+    const [auth] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from private.card_authorizations where card_id = ${b.id}`;
     expect(auth?.n).toBe(0);
 
     // removing a card that is not the default keeps the default where it is

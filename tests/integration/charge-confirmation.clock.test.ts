@@ -10,7 +10,7 @@ import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import { escrowOp, escrowStatus, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
+import { type Deal, escrowOp, escrowStatus, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -41,14 +41,15 @@ const flags = (txId: string) =>
 
 /** Ledger transfers recorded for a transaction (a credited top-up has exactly one). */
 async function transfersOf(txId: string): Promise<number> {
-  const [row] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.ledger_transfers where transaction_id = ${txId}`;
+  const [row] = await testDb()<
+    { n: number }[]
+  >`select count(*)::int as n from private.ledger_transfers where transaction_id = ${txId}`;
   return row?.n ?? 0;
 }
 
 async function verifyCalls(reference: string): Promise<number> {
   return (await paystack.requests(`/transaction/verify/${reference}`)).length;
 }
-
 
 async function pendingTopup(user: TestUser, naira: number): Promise<string> {
   const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
@@ -58,7 +59,10 @@ async function pendingTopup(user: TestUser, naira: number): Promise<string> {
 
 /** escrow-fund by card: a pending funding transaction whose id is the charge reference. */
 async function startCardCharge(deal: Deal): Promise<string> {
-  const res = await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'card', callback_url: 'https://app.escrow.ng/funded' });
+  const res = await escrowOp('escrow-fund', deal.payer, deal.escrowId, {
+    method: 'card',
+    callback_url: 'https://app.escrow.ng/funded',
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.reference as string;
 }
@@ -104,9 +108,19 @@ describe('charge.success for a top-up with figures other than the pending ones',
     expect(await walletKobo(user.id)).toBe(0);
     const tx = await txRow(ref);
     expect(tx).toMatchObject({ status: 'pending', amount: '10000' });
-    expect(tx.metadata.review).toMatchObject({ reason: 'amount_mismatch', expected_amount: 10000, received_amount: 1_000_000, provider_status: 'success' });
+    expect(tx.metadata.review).toMatchObject({
+      reason: 'amount_mismatch',
+      expected_amount: 10000,
+      received_amount: 1_000_000,
+      provider_status: 'success',
+    });
     expect(await transfersOf(ref)).toBe(0);
-    expect(await flags(ref)).toEqual([{ reason: 'amount_mismatch', expected_amount: '10000', received_amount: '1000000', action: 'held_for_review' }]);
+    expect(await flags(ref)).toEqual([{
+      reason: 'amount_mismatch',
+      expected_amount: '10000',
+      received_amount: '1000000',
+      action: 'held_for_review',
+    }]);
     expect(await verifyCalls(ref)).toBe(1);
 
     // redelivered: one effect, one flag
@@ -135,7 +149,12 @@ describe('charge.success for a top-up with figures other than the pending ones',
     const tx = await txRow(usd);
     expect(tx.status).toBe('pending');
     expect(tx.metadata.review).toMatchObject({ reason: 'currency_mismatch', provider_status: 'success' });
-    expect(await flags(usd)).toEqual([{ reason: 'currency_mismatch', expected_amount: '10000', received_amount: '10000', action: 'held_for_review' }]);
+    expect(await flags(usd)).toEqual([{
+      reason: 'currency_mismatch',
+      expected_amount: '10000',
+      received_amount: '10000',
+      action: 'held_for_review',
+    }]);
 
     // no currency at all, and Paystack does not (yet) say it succeeded: nothing credited
     const bare = await pendingTopup(user, 250);
@@ -143,7 +162,10 @@ describe('charge.success for a top-up with figures other than the pending ones',
     expect(out.responses[0]?.body).toEqual(RECEIVED);
     expect(await walletKobo(user.id)).toBe(0);
     expect((await txRow(bare)).status).toBe('pending');
-    expect((await txRow(bare)).metadata.review).toMatchObject({ reason: 'currency_mismatch', provider_status: 'abandoned' });
+    expect((await txRow(bare)).metadata.review).toMatchObject({
+      reason: 'currency_mismatch',
+      provider_status: 'abandoned',
+    });
     expect((await flags(bare)).map((f) => f.reason)).toEqual(['currency_mismatch']);
     await expectLedgerInvariants();
   });
@@ -160,7 +182,12 @@ describe('charge.success for a top-up with figures other than the pending ones',
     expect(tx.metadata.review).toBeUndefined();
     expect(tx.provider_charge_id).not.toBeNull();
     expect(await transfersOf(ref)).toBe(1);
-    expect(await flags(ref)).toEqual([{ reason: 'amount_mismatch', expected_amount: '10000', received_amount: '1000000', action: 'credited_verified_amount' }]);
+    expect(await flags(ref)).toEqual([{
+      reason: 'amount_mismatch',
+      expected_amount: '10000',
+      received_amount: '1000000',
+      action: 'credited_verified_amount',
+    }]);
 
     // other deliveries for the same charge, right or wrong, add nothing
     await paystack.chargeSuccess(ref, { amount: 1_000_000, times: 2 });
@@ -175,7 +202,10 @@ describe('charge.success for a top-up with figures other than the pending ones',
     await paystack.deliver('charge.success', chargeEvent(bare, 30_000, null));
     expect(await walletKobo(user.id)).toBe(40_000);
     expect((await txRow(bare)).status).toBe('succeeded');
-    expect((await flags(bare)).map((f) => [f.reason, f.action])).toEqual([['currency_mismatch', 'credited_verified_amount']]);
+    expect((await flags(bare)).map((f) => [f.reason, f.action])).toEqual([[
+      'currency_mismatch',
+      'credited_verified_amount',
+    ]]);
     await expectLedgerInvariants();
   });
 });
@@ -198,8 +228,18 @@ describe('charge.success for an escrow card charge with figures other than the t
     const tx = await txRow(ref);
     expect(tx.status).toBe('pending');
     expect(tx.metadata.credited_to_wallet).toBeUndefined();
-    expect(tx.metadata.review).toMatchObject({ reason: 'amount_mismatch', expected_amount: total, received_amount: received, provider_status: 'success' });
-    expect(await flags(ref)).toEqual([{ reason: 'amount_mismatch', expected_amount: String(total), received_amount: String(received), action: 'held_for_review' }]);
+    expect(tx.metadata.review).toMatchObject({
+      reason: 'amount_mismatch',
+      expected_amount: total,
+      received_amount: received,
+      provider_status: 'success',
+    });
+    expect(await flags(ref)).toEqual([{
+      reason: 'amount_mismatch',
+      expected_amount: String(total),
+      received_amount: String(received),
+      action: 'held_for_review',
+    }]);
     const [deposits] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where user_id = ${deal.payer.id} and type = 'virtual_account_deposit'`;
     expect(deposits?.n).toBe(0);
@@ -225,7 +265,10 @@ describe('charge.success for an escrow card charge with figures other than the t
     expect(await holdKobo(deal.escrowId)).toBe(total);
     expect(await walletKobo(deal.payer.id)).toBe(0);
     expect((await txRow(ref)).status).toBe('succeeded');
-    expect((await flags(ref)).map((f) => [f.reason, f.action])).toEqual([['amount_mismatch', 'credited_verified_amount']]);
+    expect((await flags(ref)).map((f) => [f.reason, f.action])).toEqual([[
+      'amount_mismatch',
+      'credited_verified_amount',
+    ]]);
     await expectLedgerInvariants();
   });
 });
@@ -233,13 +276,16 @@ describe('charge.success for an escrow card charge with figures other than the t
 // ---- reconciliation ------------------------------------------------------------------------
 
 describe('reconciliation of a charge held for review', () => {
-  it('settles it from Paystack\'s later answer: a success of the expected amount is credited, once', async () => {
+  it("settles it from Paystack's later answer: a success of the expected amount is credited, once", async () => {
     const user = await signUp();
     const ref = await pendingTopup(user, 100);
     // a disagreeing event while the checkout is still open: verify says abandoned
     await paystack.deliver('charge.success', chargeEvent(ref, 1_000_000));
     expect(await walletKobo(user.id)).toBe(0);
-    expect((await txRow(ref)).metadata.review).toMatchObject({ reason: 'amount_mismatch', provider_status: 'abandoned' });
+    expect((await txRow(ref)).metadata.review).toMatchObject({
+      reason: 'amount_mismatch',
+      provider_status: 'abandoned',
+    });
 
     await paystack.chargeStatus(ref, 'success'); // the payer completed it: NGN 100
     await runJobs(minutesFromNow(31));
@@ -262,9 +308,19 @@ describe('reconciliation of a charge held for review', () => {
     await runJobs(minutesFromNow(31));
     const tx = await txRow(ref);
     expect(tx.status).toBe('pending');
-    expect(tx.metadata.review).toMatchObject({ reason: 'amount_mismatch', expected_amount: 10_000, received_amount: 5_000, provider_status: 'success' });
+    expect(tx.metadata.review).toMatchObject({
+      reason: 'amount_mismatch',
+      expected_amount: 10_000,
+      received_amount: 5_000,
+      provider_status: 'success',
+    });
     expect(await walletKobo(user.id)).toBe(0);
-    expect(await flags(ref)).toEqual([{ reason: 'amount_mismatch', expected_amount: '10000', received_amount: '5000', action: 'held_for_review' }]);
+    expect(await flags(ref)).toEqual([{
+      reason: 'amount_mismatch',
+      expected_amount: '10000',
+      received_amount: '5000',
+      action: 'held_for_review',
+    }]);
     const asked = await verifyCalls(ref);
     for (const m of [32, 33, 25 * 60]) await runJobs(minutesFromNow(m));
     expect(await verifyCalls(ref)).toBe(asked); // out of the loop: not asked again
@@ -289,13 +345,17 @@ describe('the SQL functions credit only the expected amount, whoever calls them'
   it('topup_succeed and escrow_charge_succeed with another amount return flagged and credit nothing', async () => {
     const user = await signUp();
     const ref = await pendingTopup(user, 100);
-    const [t] = await testDb()<{ outcome: string }[]>`select private.topup_succeed(${ref}, 1000000, 'CHG_sql', '{}'::jsonb) as outcome`;
+    const [t] = await testDb()<
+      { outcome: string }[]
+    >`select private.topup_succeed(${ref}, 1000000, 'CHG_sql', '{}'::jsonb) as outcome`;
     expect(t?.outcome).toBe('flagged');
     expect((await txRow(ref)).status).toBe('pending');
     expect(await walletKobo(user.id)).toBe(0);
     expect((await flags(ref)).map((f) => f.reason)).toEqual(['amount_mismatch']);
     // the expected amount still completes it
-    const [ok] = await testDb()<{ outcome: string }[]>`select private.topup_succeed(${ref}, 10000, 'CHG_sql', '{}'::jsonb) as outcome`;
+    const [ok] = await testDb()<
+      { outcome: string }[]
+    >`select private.topup_succeed(${ref}, 10000, 'CHG_sql', '{}'::jsonb) as outcome`;
     expect(ok?.outcome).toBe('succeeded');
     expect(await walletKobo(user.id)).toBe(10_000);
     expect((await txRow(ref)).metadata.review).toBeUndefined();
@@ -303,7 +363,9 @@ describe('the SQL functions credit only the expected amount, whoever calls them'
     const deal = await newDeal({ amount: 1_500 });
     const eref = await startCardCharge(deal);
     const total = Math.round(deal.feeBreakdown.total_charge * 100);
-    const [e] = await testDb()<{ outcome: string }[]>`select private.escrow_charge_succeed(${eref}, ${total + 1}, 'CHG_sql_e', '{}'::jsonb) as outcome`;
+    const [e] = await testDb()<{ outcome: string }[]>`select private.escrow_charge_succeed(${eref}, ${
+      total + 1
+    }, 'CHG_sql_e', '{}'::jsonb) as outcome`;
     expect(e?.outcome).toBe('flagged');
     expect((await txRow(eref)).status).toBe('pending');
     expect(await walletKobo(deal.payer.id)).toBe(0);
@@ -311,7 +373,9 @@ describe('the SQL functions credit only the expected amount, whoever calls them'
 
     // the right amount for an escrow that can no longer be funded is the payer's, in the wallet
     expect((await escrowOp('escrow-cancel', deal.initiator, deal.escrowId)).status).toBe(200);
-    const [late] = await testDb()<{ outcome: string }[]>`select private.escrow_charge_succeed(${eref}, ${total}, 'CHG_sql_e', '{}'::jsonb) as outcome`;
+    const [late] = await testDb()<
+      { outcome: string }[]
+    >`select private.escrow_charge_succeed(${eref}, ${total}, 'CHG_sql_e', '{}'::jsonb) as outcome`;
     expect(late?.outcome).toBe('credited_to_wallet');
     expect(await walletKobo(deal.payer.id)).toBe(total);
     await expectLedgerInvariants();
@@ -327,7 +391,12 @@ describe('the SQL functions credit only the expected amount, whoever calls them'
        where n.nspname = 'private' and p.proname in ('topup_succeed', 'escrow_charge_succeed', 'charge_hold_for_review')
        order by 1`;
     expect(rows).toEqual(
-      ['charge_hold_for_review', 'escrow_charge_succeed', 'topup_succeed'].map((name) => ({ name, anon: false, authenticated: false, service: true })),
+      ['charge_hold_for_review', 'escrow_charge_succeed', 'topup_succeed'].map((name) => ({
+        name,
+        anon: false,
+        authenticated: false,
+        service: true,
+      })),
     );
   });
 });

@@ -18,19 +18,46 @@ describe('control characters in text fields', () => {
     const user = await signUp();
     const token = user.accessToken;
     refusedOn(
-      await post('escrow-create', { category: 'goods_products', payer_role: 'initiator', title: 'a\u0000b', amount: 5000, counterparty_phone: newPhone().local }, { token }),
+      await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'a\u0000b',
+        amount: 5000,
+        counterparty_phone: newPhone().local,
+      }, { token }),
       'title',
     );
     refusedOn(await patch('profile-update', { first_name: 'Ada\u0000' }, { token }), 'first_name');
     refusedOn(
-      await patch('profile-nok-update', { first_name: 'Ngozi', last_name: 'O\u0000bi', phone: newPhone().local, address: '1 Marina, Lagos', relationship: 'sister' }, { token }),
+      await patch('profile-nok-update', {
+        first_name: 'Ngozi',
+        last_name: 'O\u0000bi',
+        phone: newPhone().local,
+        address: '1 Marina, Lagos',
+        relationship: 'sister',
+      }, { token }),
       'last_name',
     );
     refusedOn(
-      await post('card-add', { authorization_code: 'AUTH_\u0000x', last4: '4081', brand: 'visa', exp_month: '12', exp_year: '2030', signature: 'SIG_x' }, { token }),
+      await post('card-add', {
+        authorization_code: 'AUTH_\u0000x',
+        last4: '4081',
+        brand: 'visa',
+        exp_month: '12',
+        exp_year: '2030',
+        signature: 'SIG_x',
+      }, { token }),
       'authorization_code',
     );
-    refusedOn(await post('auth-signup', { phone: newPhone().local, first_name: '\u0000', last_name: 'Obi', password: 'a sound passphrase' }), 'first_name');
+    refusedOn(
+      await post('auth-signup', {
+        phone: newPhone().local,
+        first_name: '\u0000',
+        last_name: 'Obi',
+        password: 'a sound passphrase',
+      }),
+      'first_name',
+    );
   });
 
   it('refuses every C0 code but tab, line feed and carriage return, nested fields too, and names each field', async () => {
@@ -38,7 +65,9 @@ describe('control characters in text fields', () => {
     for (const c of ['\u0001', '\u0007', '\u0008', '\u000b', '\u000c', '\u001b', '\u001f']) {
       refusedOn(await patch('profile-update', { bio: `x${c}y` }, { token: user.accessToken }), 'bio');
     }
-    const two = await patch('profile-update', { first_name: 'A\u0000', last_name: 'B\u0002' }, { token: user.accessToken });
+    const two = await patch('profile-update', { first_name: 'A\u0000', last_name: 'B\u0002' }, {
+      token: user.accessToken,
+    });
     refusedOn(two, 'first_name');
     refusedOn(two, 'last_name');
     // tab, line feed and carriage return are text

@@ -5,10 +5,10 @@
 // as the Data API would run it) is the same once ids, times and the phone are blanked out;
 // counterparty_id is null until the counterparty accepts or declines, then it is theirs.
 import { describe, expect, it } from 'vitest';
-import { expectOk, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectOk, get, post } from '../support/api.ts';
 import { asUserSql, expectDenied } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
-import { newPhone, signUp, verifyPhone, type TestUser } from '../support/users.ts';
+import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -18,7 +18,13 @@ const TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2
 type PayerRole = 'initiator' | 'counterparty';
 
 const create = (u: TestUser, phone: string, payerRole: PayerRole, category = 'hiring') =>
-  post('escrow-create', { category, payer_role: payerRole, title: 'Logo design', counterparty_phone: phone, amount: 5_000 }, { token: u.accessToken });
+  post('escrow-create', {
+    category,
+    payer_role: payerRole,
+    title: 'Logo design',
+    counterparty_phone: phone,
+    amount: 5_000,
+  }, { token: u.accessToken });
 
 const escrowGet = (u: TestUser, id: string) => get('escrow-get', { token: u.accessToken, query: { escrow_id: id } });
 const escrowList = (u: TestUser) => get('escrow-list', { token: u.accessToken });
@@ -43,7 +49,13 @@ async function signUpWithPhone(phone: string): Promise<TestUser> {
   const password = 'a sound passphrase';
   const res = await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.data.user.id, phone, password, accessToken: res.body.data.session.access_token, refreshToken: res.body.data.session.refresh_token };
+  return {
+    id: res.body.data.user.id,
+    phone,
+    password,
+    accessToken: res.body.data.session.access_token,
+    refreshToken: res.body.data.session.refresh_token,
+  };
 }
 
 /**
@@ -59,13 +71,17 @@ async function initiatorSees(payerRole: PayerRole, phone: string) {
   const id = created.body.data.escrow_id as string;
   seen['escrow-get'] = answer(await escrowGet(me, id));
   seen['escrow-list'] = answer(await escrowList(me));
-  seen['escrow-list by status'] = answer(await get('escrow-list', { ...t, query: { status: payerRole === 'initiator' ? 'draft' : 'invite_pending' } }));
+  seen['escrow-list by status'] = answer(
+    await get('escrow-list', { ...t, query: { status: payerRole === 'initiator' ? 'draft' : 'invite_pending' } }),
+  );
 
   // milestones (a hiring escrow): propose, approve, complete, list
   const m = await post('milestone-create', { escrow_id: id, title: 'Sketches', amount: 1_000 }, t);
   seen['milestone-create'] = answer(m);
   const mid = m.body.data.id as string;
-  seen['milestone-update'] = answer(await post('milestone-update', { milestone_id: mid, amount: 1_500 }, { ...t, method: 'PATCH' }));
+  seen['milestone-update'] = answer(
+    await post('milestone-update', { milestone_id: mid, amount: 1_500 }, { ...t, method: 'PATCH' }),
+  );
   seen['milestone-approve'] = answer(await post('milestone-approve', { milestone_id: mid }, t));
   seen['milestone-complete'] = answer(await post('milestone-complete', { milestone_id: mid }, t));
   seen['milestone-release'] = answer(await post('milestone-release', { milestone_id: mid }, t));
@@ -73,7 +89,9 @@ async function initiatorSees(payerRole: PayerRole, phone: string) {
 
   // what only the counterparty may do, tried by the initiator
   seen['escrow-accept'] = answer(await post('escrow-accept', { escrow_id: id }, t));
-  seen['escrow-accept by token'] = answer(await post('escrow-accept', { invite_token: created.body.data.invite_token }, t));
+  seen['escrow-accept by token'] = answer(
+    await post('escrow-accept', { invite_token: created.body.data.invite_token }, t),
+  );
   seen['escrow-decline'] = answer(await post('escrow-decline', { escrow_id: id }, t));
   seen['escrow-deliver'] = answer(await post('escrow-deliver', { escrow_id: id }, t));
   seen['escrow-refund'] = answer(await post('escrow-refund', { escrow_id: id }, t));
@@ -94,7 +112,8 @@ async function initiatorSees(payerRole: PayerRole, phone: string) {
   seen['escrow-list cancelled'] = answer(await escrowList(me));
   seen['notification-list at the end'] = answer(await get('notification-list', t));
   // the table as the Data API would read it for the initiator
-  seen['public.escrows as the initiator'] = await asUserSql(me.id, (tx) => tx`
+  seen['public.escrows as the initiator'] = await asUserSql(me.id, (tx) =>
+    tx`
     select revealed_counterparty_id, status, accepted_at, declined_at, updated_at from public.escrows where id = ${id}`);
   return { me, id, seen };
 }
@@ -103,41 +122,60 @@ async function initiatorSees(payerRole: PayerRole, phone: string) {
 
 describe('a registered and an unregistered counterparty phone look the same to the initiator', () => {
   for (const payerRole of ['initiator', 'counterparty'] as const) {
-    it(`payer_role ${payerRole}: every answer from creation to cancellation is identical but for ids, times and the phone`, { timeout: 60_000 }, async () => {
-      const registered = await signUp({ first_name: 'Reg' });
-      const unregistered = newPhone().e164;
-      const [withAccount, without] = await Promise.all([initiatorSees(payerRole, registered.phone), initiatorSees(payerRole, unregistered)]);
+    it(
+      `payer_role ${payerRole}: every answer from creation to cancellation is identical but for ids, times and the phone`,
+      { timeout: 60_000 },
+      async () => {
+        const registered = await signUp({ first_name: 'Reg' });
+        const unregistered = newPhone().e164;
+        const [withAccount, without] = await Promise.all([
+          initiatorSees(payerRole, registered.phone),
+          initiatorSees(payerRole, unregistered),
+        ]);
 
-      // nothing the initiator got names the registered counterparty
-      expect(JSON.stringify(withAccount.seen)).not.toContain(registered.id);
-      for (const step of Object.keys(withAccount.seen)) {
-        expect(blank(withAccount.seen[step], registered.phone), step).toEqual(blank(without.seen[step], unregistered));
-      }
-      // and the escrow itself says counterparty_id null
-      for (const run of [withAccount, without]) {
-        const got = expectOk(await escrowGet(run.me, run.id));
-        expect(got.counterparty_id).toBeNull();
-        expect(got.declined_at).toBeNull();
-        expect(expectOk(await escrowList(run.me))[0].counterparty_id).toBeNull();
-      }
-    });
+        // nothing the initiator got names the registered counterparty
+        expect(JSON.stringify(withAccount.seen)).not.toContain(registered.id);
+        for (const step of Object.keys(withAccount.seen)) {
+          expect(blank(withAccount.seen[step], registered.phone), step).toEqual(
+            blank(without.seen[step], unregistered),
+          );
+        }
+        // and the escrow itself says counterparty_id null
+        for (const run of [withAccount, without]) {
+          const got = expectOk(await escrowGet(run.me, run.id));
+          expect(got.counterparty_id).toBeNull();
+          expect(got.declined_at).toBeNull();
+          expect(expectOk(await escrowList(run.me))[0].counterparty_id).toBeNull();
+        }
+      },
+    );
   }
 
   it('the column itself is not readable by users; revealed_counterparty_id is null until a response', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const id = expectOk(await create(me, other.phone, 'counterparty'), 201).escrow_id;
     for (const who of [me, other]) {
-      await expectDenied(who.id, (tx) => tx`select counterparty_id from public.escrows where id = ${id}`, 'counterparty_id');
+      await expectDenied(
+        who.id,
+        (tx) => tx`select counterparty_id from public.escrows where id = ${id}`,
+        'counterparty_id',
+      );
       await expectDenied(who.id, (tx) => tx`select * from public.escrows where id = ${id}`, 'select *');
-      await expectDenied(who.id, (tx) => tx`select id from public.escrows where counterparty_id = ${other.id}`, 'filter on counterparty_id');
+      await expectDenied(
+        who.id,
+        (tx) => tx`select id from public.escrows where counterparty_id = ${other.id}`,
+        'filter on counterparty_id',
+      );
     }
-    const before = await asUserSql(me.id, (tx) => tx<{ revealed_counterparty_id: string | null }[]>`
+    const before = await asUserSql(me.id, (tx) =>
+      tx<{ revealed_counterparty_id: string | null }[]>`
       select revealed_counterparty_id from public.escrows where id = ${id}`);
     expect(before).toEqual([{ revealed_counterparty_id: null }]);
     // the invitee still reads the escrow (row-level security keeps using the link)
     expect(expectOk(await escrowGet(other, id))).toMatchObject({ id, counterparty_id: other.id });
     expectOk(await post('escrow-accept', { escrow_id: id }, { token: other.accessToken }));
-    const after = await asUserSql(me.id, (tx) => tx<{ revealed_counterparty_id: string | null }[]>`
+    const after = await asUserSql(me.id, (tx) =>
+      tx<{ revealed_counterparty_id: string | null }[]>`
       select revealed_counterparty_id from public.escrows where id = ${id}`);
     expect(after).toEqual([{ revealed_counterparty_id: other.id }]);
   });
@@ -154,7 +192,11 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     expect(expectOk(await escrowGet(other, id)).counterparty_id).toBe(other.id);
     const accepted = expectOk(await post('escrow-accept', { escrow_id: id }, { token: other.accessToken }));
     expect(accepted).toMatchObject({ id, status: 'active', counterparty_id: other.id });
-    expect(expectOk(await escrowGet(me, id))).toMatchObject({ status: 'active', counterparty_id: other.id, declined_at: null });
+    expect(expectOk(await escrowGet(me, id))).toMatchObject({
+      status: 'active',
+      counterparty_id: other.id,
+      declined_at: null,
+    });
     expect(expectOk(await escrowList(me))[0]).toMatchObject({ id, counterparty_id: other.id });
   });
 
@@ -162,12 +204,19 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const created = expectOk(await create(me, other.phone, 'initiator', 'goods_products'), 201);
     await fundWallet(me, created.fee_breakdown.total_charge);
-    const funded = expectOk(await post('escrow-fund', { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }));
+    const funded = expectOk(
+      await post('escrow-fund', { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+    );
     expect(funded).toMatchObject({ status: 'active', counterparty_id: null });
     expectOk(await post('escrow-accept', { escrow_id: created.escrow_id }, { token: other.accessToken }));
-    expect(expectOk(await escrowGet(me, created.escrow_id))).toMatchObject({ status: 'funded', counterparty_id: other.id });
+    expect(expectOk(await escrowGet(me, created.escrow_id))).toMatchObject({
+      status: 'funded',
+      counterparty_id: other.id,
+    });
     // later answers to the initiator carry it too
-    const released = expectOk(await post('escrow-release', { escrow_id: created.escrow_id }, { token: me.accessToken }));
+    const released = expectOk(
+      await post('escrow-release', { escrow_id: created.escrow_id }, { token: me.accessToken }),
+    );
     expect(released).toMatchObject({ status: 'released', counterparty_id: other.id });
   });
 
@@ -195,8 +244,15 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
   it('an escrow the initiator cancels before any answer never shows the counterparty', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const id = expectOk(await create(me, other.phone, 'counterparty', 'goods_products'), 201).escrow_id;
-    expect(expectOk(await post('escrow-cancel', { escrow_id: id }, { token: me.accessToken }))).toMatchObject({ status: 'cancelled', counterparty_id: null });
-    expect(expectOk(await escrowGet(me, id))).toMatchObject({ status: 'cancelled', counterparty_id: null, declined_at: null });
+    expect(expectOk(await post('escrow-cancel', { escrow_id: id }, { token: me.accessToken }))).toMatchObject({
+      status: 'cancelled',
+      counterparty_id: null,
+    });
+    expect(expectOk(await escrowGet(me, id))).toMatchObject({
+      status: 'cancelled',
+      counterparty_id: null,
+      declined_at: null,
+    });
   });
 
   it('an invitee who signs up later changes nothing the initiator sees, until they accept', async () => {
@@ -207,7 +263,11 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     const listedBefore = expectOk(await escrowList(me));
     const late = await signUpWithPhone(phone);
     // linked: the invitee sees the invite
-    expect(expectOk(await escrowGet(late, id))).toMatchObject({ id, counterparty_id: late.id, status: 'invite_pending' });
+    expect(expectOk(await escrowGet(late, id))).toMatchObject({
+      id,
+      counterparty_id: late.id,
+      status: 'invite_pending',
+    });
     // the initiator sees exactly what they saw before, updated_at included
     expect(expectOk(await escrowGet(me, id))).toEqual(before);
     expect(expectOk(await escrowList(me))).toEqual(listedBefore);

@@ -4,7 +4,7 @@
 // secrets and sandbox providers; as a staging deployment (ALLOW_SANDBOX_PROVIDERS=true) with real
 // secrets it serves, refuses a caller's `now` on jobs-run, sends OTP SMS through Termii (a local
 // fake) only after answering, and spends no password hash on unverified sign-ups.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { EXAMPLE_PLACEHOLDERS, LOCAL_SECRETS } from '../../shared/published-secrets.ts';
-import { startFakeTermii, type FakeTermii } from '../fakes/termii.ts';
+import { type FakeTermii, startFakeTermii } from '../fakes/termii.ts';
 import { testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
 
@@ -41,9 +41,21 @@ interface Deployment {
 /** Runs scripts/start.ts with exactly this environment (nothing inherited but PATH and HOME). */
 function deploy(env: Record<string, string>, port: number): Deployment {
   let out = '';
-  const child = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-all', 'scripts/start.ts', '--quiet', '--no-jobs'], {
+  const child = spawn(`${root}node_modules/.bin/deno`, [
+    'run',
+    '--allow-all',
+    'scripts/start.ts',
+    '--quiet',
+    '--no-jobs',
+  ], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: inject('databaseUrl'), PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATABASE_URL: inject('databaseUrl'),
+      PORT: String(port),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
@@ -97,7 +109,17 @@ describe('a deployment on local defaults', () => {
     const { code, out } = await refusedStart(env);
     expect(code, out).toBe(1);
     expect(out).not.toContain('ready:');
-    for (const name of ['AUTH_JWT_SECRET', 'PAYMENTS_WEBHOOK_SECRET', 'KYC_WEBHOOK_SECRET', 'IDENTITY_WEBHOOK_SECRET', 'JOBS_SECRET', 'PAYMENTS_PROVIDER', 'SMS_PROVIDER']) {
+    for (
+      const name of [
+        'AUTH_JWT_SECRET',
+        'PAYMENTS_WEBHOOK_SECRET',
+        'KYC_WEBHOOK_SECRET',
+        'IDENTITY_WEBHOOK_SECRET',
+        'JOBS_SECRET',
+        'PAYMENTS_PROVIDER',
+        'SMS_PROVIDER',
+      ]
+    ) {
       expect(out).toContain(name);
     }
     for (const value of Object.values(env)) if (value.length > 1) expect(out).not.toContain(value);
@@ -105,9 +127,13 @@ describe('a deployment on local defaults', () => {
 
   it('refuses the sandbox payments provider and the SMS outbox without ALLOW_SANDBOX_PROVIDERS, even with strong secrets', async () => {
     const env = {
-      AUTH_JWT_SECRET: strong(), PAYMENTS_WEBHOOK_SECRET: strong(), KYC_WEBHOOK_SECRET: strong(),
-      IDENTITY_WEBHOOK_SECRET: strong(), JOBS_SECRET: strong(),
-      PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox',
+      AUTH_JWT_SECRET: strong(),
+      PAYMENTS_WEBHOOK_SECRET: strong(),
+      KYC_WEBHOOK_SECRET: strong(),
+      IDENTITY_WEBHOOK_SECRET: strong(),
+      JOBS_SECRET: strong(),
+      PAYMENTS_PROVIDER: 'sandbox',
+      SMS_PROVIDER: 'outbox',
     };
     const { code, out } = await refusedStart(env);
     expect(code, out).toBe(1);
@@ -142,7 +168,12 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
       },
       await freePort(),
     );
-    await until('the staging server', () => d.output().includes('ready:') || (d.child.exitCode !== null ? Promise.reject(new Error(d.output())) : undefined));
+    await until(
+      'the staging server',
+      () =>
+        d.output().includes('ready:') ||
+        (d.child.exitCode !== null ? Promise.reject(new Error(d.output())) : undefined),
+    );
   });
 
   afterAll(async () => {
@@ -164,7 +195,7 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
     return { status: res.status, body: (await res.json()) as any };
   };
 
-  it('jobs-run refuses a caller\'s now with 400 on the field; without one it runs at the current time', async () => {
+  it("jobs-run refuses a caller's now with 400 on the field; without one it runs at the current time", async () => {
     const refused = await post('jobs-run', { now: '2030-01-01T00:00:00Z' }, { 'x-jobs-secret': jobsSecret });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.details).toEqual([{ field: 'now', message: expect.stringContaining('local stack') }]);
@@ -181,11 +212,17 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
     termii.hold();
     const before = termii.received.length;
     // Termii holds every answer: had the server waited for it, these answers would not come
-    const [a, b] = [await post('auth-send-otp', { phone: stranger, context: 'login' }), await post('auth-send-otp', { phone: user.phone, context: 'login' })];
+    const [a, b] = [
+      await post('auth-send-otp', { phone: stranger, context: 'login' }),
+      await post('auth-send-otp', { phone: user.phone, context: 'login' }),
+    ];
     expect(a).toEqual(b);
     expect(a.status).toBe(200);
     // the provider is called after the answer: the message arrives, and still waits for Termii's reply
-    await until('the code at Termii', () => termii.received.slice(before).find((m) => m.body.to === user.phone.slice(1)));
+    await until(
+      'the code at Termii',
+      () => termii.received.slice(before).find((m) => m.body.to === user.phone.slice(1)),
+    );
     expect(termii.held()).toBe(1);
     termii.release();
     await until('the row marked sent', async () => {
@@ -217,9 +254,19 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
       Array.from({ length: 48 }, async () => {
         while (next < 96) {
           next++;
-          const r = await post('auth-signup', { phone: newPhone().e164, first_name: 'Ada', last_name: 'Obi', password: 'a sound passphrase' });
+          const r = await post('auth-signup', {
+            phone: newPhone().e164,
+            first_name: 'Ada',
+            last_name: 'Obi',
+            password: 'a sound passphrase',
+          });
           statuses.push(r.status);
-          if (r.status === 400) expect(r.body.details).toEqual([{ field: 'phone', message: expect.stringContaining('has not been verified') }]);
+          if (r.status === 400) {
+            expect(r.body.details).toEqual([{
+              field: 'phone',
+              message: expect.stringContaining('has not been verified'),
+            }]);
+          }
         }
       }),
     );
@@ -227,6 +274,8 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
     expect(statuses.filter((s) => s === 400).length).toBe(96);
     // hashing each request would cost 96 x hashSeconds; a quarter of that is far above the
     // validation and one query each that the requests cost now
-    expect(spent, `server CPU ${spent}s for 96 sign-ups; one hash ${hashSeconds}s`).toBeLessThan(96 * hashSeconds * 0.25);
+    expect(spent, `server CPU ${spent}s for 96 sign-ups; one hash ${hashSeconds}s`).toBeLessThan(
+      96 * hashSeconds * 0.25,
+    );
   });
 });

@@ -32,7 +32,13 @@ const DAY = 86_400_000;
 async function notes(user: TestUser, escrowId: string) {
   const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as { event_type: string; content: string; entity_type: string; entity_id: string; action_label: string | null }[];
+  return r.body.data as {
+    event_type: string;
+    content: string;
+    entity_type: string;
+    entity_id: string;
+    action_label: string | null;
+  }[];
 }
 
 async function job(at: Date) {
@@ -43,7 +49,8 @@ async function job(at: Date) {
 
 /** A whole second some days before a point about three years ago (instants derived from it are exact). */
 const FAR_PAST_DAYS = 1_100;
-const pastInstant = (daysAgo: number) => new Date(Math.floor((Date.now() - (FAR_PAST_DAYS + daysAgo) * DAY) / 1000) * 1000);
+const pastInstant = (daysAgo: number) =>
+  new Date(Math.floor((Date.now() - (FAR_PAST_DAYS + daysAgo) * DAY) / 1000) * 1000);
 
 /** Moves this escrow's delivery (and so its inspection period) to start at `deliveredAt`. */
 async function setDelivery(escrowId: string, deliveredAt: Date) {
@@ -63,7 +70,15 @@ async function setClosedAt(escrowId: string, at: Date) {
 }
 
 const escrowTimes = async (id: string) => {
-  const [row] = await testDb()<{ delivered_at: Date | null; inspection_ends_at: Date | null; released_at: Date | null; ended_at: Date | null; exact_day: boolean | null }[]>`
+  const [row] = await testDb()<
+    {
+      delivered_at: Date | null;
+      inspection_ends_at: Date | null;
+      released_at: Date | null;
+      ended_at: Date | null;
+      exact_day: boolean | null;
+    }[]
+  >`
     select delivered_at, inspection_ends_at, released_at, ended_at, inspection_ends_at - delivered_at = interval '1 day' as exact_day
       from public.escrows where id = ${id}`;
   return row!;
@@ -73,7 +88,12 @@ const escrowTimes = async (id: string) => {
 async function addPayout(user: TestUser): Promise<string> {
   const number = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', number, 'ADA OBI');
-  const res = await post('payout-add', { bank_code: '058', bank_name: 'GTBank', account_number: number, account_name: 'Ada Obi' }, { token: user.accessToken });
+  const res = await post('payout-add', {
+    bank_code: '058',
+    bank_name: 'GTBank',
+    account_number: number,
+    account_name: 'Ada Obi',
+  }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(res.body.data).toMatchObject({ is_default: true });
   return number;
@@ -271,7 +291,9 @@ describe('released / refunded -> ended, 14 days later', () => {
 // ---- payout to the payee's bank ------------------------------------------------------------------
 
 describe('release with a default payout account: the payout transfer', () => {
-  async function releasedWithPayout(): Promise<{ deal: Deal; tx: { id: string; amount: string; status: string; user_id: string }; account: string }> {
+  async function releasedWithPayout(): Promise<
+    { deal: Deal; tx: { id: string; amount: string; status: string; user_id: string }; account: string }
+  > {
     const deal = await fundedDeal({ category: 'p2p_crypto', amount: 20_000 });
     const account = await addPayout(deal.payee);
     const res = await escrowOp('escrow-release', deal.payer, deal.escrowId);
@@ -293,7 +315,9 @@ describe('release with a default payout account: the payout transfer', () => {
     expect(transfers).toHaveLength(1);
     expect(Number(transfers[0]?.body.amount)).toBe(payout);
     // to a recipient for the payee's default account
-    const recipients = (await paystack.requests('/transferrecipient')).filter((r) => r.body?.account_number === account);
+    const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
+      r.body?.account_number === account
+    );
     expect(recipients.length).toBeGreaterThanOrEqual(1);
     expect(transfers[0]?.body.recipient).toMatch(/^RCP_/);
     const payeeNote = (await notes(deal.payee, deal.escrowId)).find((n) => n.event_type === 'released');
@@ -314,7 +338,7 @@ describe('release with a default payout account: the payout transfer', () => {
     expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
   });
 
-  it('transfer.failed puts the money back in the payee\'s wallet exactly once', async () => {
+  it("transfer.failed puts the money back in the payee's wallet exactly once", async () => {
     const { deal, tx } = await releasedWithPayout();
     const payout = kobo(deal.feeBreakdown.seller_payout);
     const d = await paystack.transferOutcome(tx.id, 'transfer.failed');

@@ -2,10 +2,10 @@
 // bound of the create body, the invite SMS, a counterparty who signs up later, what each party
 // (and a stranger) can read, and cursor paging that neither loses nor repeats an escrow.
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
-import { newPhone, signUp, verifyPhone, type TestUser } from '../support/users.ts';
+import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -29,7 +29,9 @@ function expect400(r: ApiResult, field: string) {
 }
 
 const escrowRow = async (id: string) => {
-  const [row] = await testDb()<{ counterparty_id: string | null; counterparty_phone: string; status: string; description: string }[]>`
+  const [row] = await testDb()<
+    { counterparty_id: string | null; counterparty_phone: string; status: string; description: string }[]
+  >`
     select counterparty_id, counterparty_phone, status, description from public.escrows where id = ${id}`;
   return row;
 };
@@ -51,7 +53,8 @@ async function signUpWithPhone(phone: string): Promise<TestUser> {
   };
 }
 
-const list = (u: TestUser, query: Record<string, string | number | undefined> = {}) => get('escrow-list', { token: u.accessToken, query });
+const list = (u: TestUser, query: Record<string, string | number | undefined> = {}) =>
+  get('escrow-list', { token: u.accessToken, query });
 
 // ---- escrow-create ---------------------------------------------------------------------------
 
@@ -67,36 +70,72 @@ describe('escrow-create: the response', () => {
         escrow_id: expect.stringMatching(UUID),
         conversation_id: expect.stringMatching(UUID),
         invite_token: expect.any(String),
-        fee_breakdown: { escrow_amount: 10_000, payer_fee: 75, vat: 5.63, total_charge: 10_080.63, seller_fee: 75, seller_payout: 9_925 },
+        fee_breakdown: {
+          escrow_amount: 10_000,
+          payer_fee: 75,
+          vat: 5.63,
+          total_charge: 10_080.63,
+          seller_fee: 75,
+          seller_payout: 9_925,
+        },
       },
     });
-    expect(Object.keys(res.body.data).sort()).toEqual(['conversation_id', 'escrow_id', 'fee_breakdown', 'invite_token']);
+    expect(Object.keys(res.body.data).sort()).toEqual([
+      'conversation_id',
+      'escrow_id',
+      'fee_breakdown',
+      'invite_token',
+    ]);
     expect(res.body.data.invite_token.length).toBeGreaterThanOrEqual(20);
     // the conversation exists and belongs to the escrow
-    const [conv] = await testDb()<{ escrow_id: string }[]>`select escrow_id from public.conversations where id = ${res.body.data.conversation_id}`;
+    const [conv] = await testDb()<
+      { escrow_id: string }[]
+    >`select escrow_id from public.conversations where id = ${res.body.data.conversation_id}`;
     expect(conv?.escrow_id).toBe(res.body.data.escrow_id);
     // the stored escrow carries the same breakdown
     const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
     expect(got.body.data.fee_breakdown).toEqual(res.body.data.fee_breakdown);
     // counterparty_id stays null to the initiator until the counterparty accepts or declines, so
     // it never tells whether the phone has an account (counterparty-privacy.test.ts)
-    expect(got.body.data).toMatchObject({ status: 'draft', initiator_id: me.id, counterparty_id: null, counterparty_phone: other.phone });
+    expect(got.body.data).toMatchObject({
+      status: 'draft',
+      initiator_id: me.id,
+      counterparty_id: null,
+      counterparty_phone: other.phone,
+    });
   });
 
   it('the smallest amount, 0.01, is accepted and its breakdown never goes negative', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const res = await create(me, body(other.phone, { amount: 0.01 }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data.fee_breakdown).toEqual({ escrow_amount: 0.01, payer_fee: 0.01, vat: 0, total_charge: 0.02, seller_fee: 0, seller_payout: 0.01 });
+    expect(res.body.data.fee_breakdown).toEqual({
+      escrow_amount: 0.01,
+      payer_fee: 0.01,
+      vat: 0,
+      total_charge: 0.02,
+      seller_fee: 0,
+      seller_payout: 0.01,
+    });
   });
 
   it('payer_role counterparty starts invite_pending; every category gets its inspection period', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
-    for (const [category, days] of [['goods_products', 1], ['hiring', 0], ['auto_dealership', 0], ['p2p_crypto', 0]] as const) {
+    for (
+      const [category, days] of [['goods_products', 1], ['hiring', 0], ['auto_dealership', 0], [
+        'p2p_crypto',
+        0,
+      ]] as const
+    ) {
       const res = await create(me, body(other.phone, { category, payer_role: 'counterparty' }));
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
-      expect(got.body.data).toMatchObject({ category, payer_role: 'counterparty', status: 'invite_pending', inspection_period_days: days });
+      expect(got.body.data).toMatchObject({
+        category,
+        payer_role: 'counterparty',
+        status: 'invite_pending',
+        inspection_period_days: days,
+      });
     }
   });
 });
@@ -129,7 +168,10 @@ describe('escrow-create: validation bounds', () => {
     for (const amount of [0, 0.001, 10.005, -1, -0.01, '100', null]) {
       expect400(await create(me, body(other.phone, { amount })), 'amount');
     }
-    expect((await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]?.n).toBe(2);
+    expect(
+      (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]
+        ?.n,
+    ).toBe(2);
   });
 
   it('counterparty_phone: +234 and 0 formats accepted (stored as +234); every other shape is 400', async () => {
@@ -141,7 +183,19 @@ describe('escrow-create: validation bounds', () => {
     expect(row).toMatchObject({ counterparty_phone: other.phone, counterparty_id: other.id });
     const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: byLocal.body.data.escrow_id } });
     expect(got.body.data.counterparty_phone).toBe(other.phone);
-    for (const phone of ['2348012345678', '+23480123456789', '+23480123456', '8012345678', '080123456789', '0801234567', '+234801234567a', '+1 8012345678', '']) {
+    for (
+      const phone of [
+        '2348012345678',
+        '+23480123456789',
+        '+23480123456',
+        '8012345678',
+        '080123456789',
+        '0801234567',
+        '+234801234567a',
+        '+1 8012345678',
+        '',
+      ]
+    ) {
       expect400(await create(me, body(phone)), 'counterparty_phone');
     }
   });
@@ -173,14 +227,20 @@ describe('escrow-create: validation bounds', () => {
     const empty = await create(me, {});
     expect(empty.status).toBe(400);
     expect(fieldsOf(empty)).toEqual(['amount', 'category', 'counterparty_phone', 'payer_role', 'title']);
-    expect((await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]?.n).toBe(0);
+    expect(
+      (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]
+        ?.n,
+    ).toBe(0);
   });
 
   it('creating with your own phone (either format) is 400 and creates nothing', async () => {
     const me = await signUp();
     expect400(await create(me, body(me.phone)), 'counterparty_phone');
     expect400(await create(me, body(`0${me.phone.slice(4)}`)), 'counterparty_phone');
-    expect((await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]?.n).toBe(0);
+    expect(
+      (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[0]
+        ?.n,
+    ).toBe(0);
   });
 
   it('without a bearer token it is 401', async () => {
@@ -199,7 +259,10 @@ describe('escrow-create: the invitation', () => {
     // the SMS names the inviter's first name, the category and the amount, never the title
     expect(await smsTo(other.phone, 'Bola invited you to a goods escrow of NGN 10,000.00 as the Buyer.%')).toBe(1);
     expect(await smsTo(other.phone, '%Generator%')).toBe(0);
-    const notes = await get('notification-list', { token: other.accessToken, query: { escrow_id: res.body.data.escrow_id } });
+    const notes = await get('notification-list', {
+      token: other.accessToken,
+      query: { escrow_id: res.body.data.escrow_id },
+    });
     expect(notes.body.data.map((n: { event_type: string }) => n.event_type)).toContain('invite_received');
   });
 
@@ -208,7 +271,10 @@ describe('escrow-create: the invitation', () => {
     const res = await create(me, body(other.phone, { title: 'Camera lens', amount: 500 }));
     expect(res.status).toBe(201);
     expect(await smsTo(other.phone, '%invited you%')).toBe(0);
-    const notes = await get('notification-list', { token: other.accessToken, query: { escrow_id: res.body.data.escrow_id } });
+    const notes = await get('notification-list', {
+      token: other.accessToken,
+      query: { escrow_id: res.body.data.escrow_id },
+    });
     expect(notes.body.data).toEqual([]);
     await fundWallet(me, res.body.data.fee_breakdown.total_charge);
     const funded = await escrowOp('escrow-fund', me, res.body.data.escrow_id, { method: 'wallet' });
@@ -223,7 +289,11 @@ describe('escrow-create: the invitation', () => {
     const res = await create(me, body(phone.local, { payer_role: 'counterparty', title: 'Late deal' }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const id = res.body.data.escrow_id;
-    expect(await escrowRow(id)).toMatchObject({ counterparty_id: null, counterparty_phone: phone.e164, status: 'invite_pending' });
+    expect(await escrowRow(id)).toMatchObject({
+      counterparty_id: null,
+      counterparty_phone: phone.e164,
+      status: 'invite_pending',
+    });
     // the invitation went to the E.164 number even though nobody has that account yet
     expect(await smsTo(phone.e164, '%invited you%')).toBe(1);
 
@@ -234,7 +304,9 @@ describe('escrow-create: the invitation', () => {
     expect(seen.body.data).toMatchObject({ counterparty_id: late.id, status: 'invite_pending' });
     expect((await list(late)).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
 
-    const accepted = await post('escrow-accept', { invite_token: res.body.data.invite_token }, { token: late.accessToken });
+    const accepted = await post('escrow-accept', { invite_token: res.body.data.invite_token }, {
+      token: late.accessToken,
+    });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body.data).toMatchObject({ id, status: 'active', counterparty_id: late.id });
   });
@@ -243,8 +315,22 @@ describe('escrow-create: the invitation', () => {
 // ---- escrow-get ------------------------------------------------------------------------------
 
 const SPEC_FIELDS = [
-  'id', 'initiator_id', 'counterparty_id', 'category', 'payer_role', 'title', 'description', 'counterparty_phone',
-  'transaction_type', 'release_type', 'amount', 'currency', 'status', 'inspection_period_days', 'created_at', 'funded_at',
+  'id',
+  'initiator_id',
+  'counterparty_id',
+  'category',
+  'payer_role',
+  'title',
+  'description',
+  'counterparty_phone',
+  'transaction_type',
+  'release_type',
+  'amount',
+  'currency',
+  'status',
+  'inspection_period_days',
+  'created_at',
+  'funded_at',
   'released_at',
 ];
 
@@ -348,41 +434,45 @@ describe('escrow-list', () => {
     expect400(await list(me, { page: 2 }), 'page');
   });
 
-  it('defaults to 20, newest first, and before-cursor pages return every escrow exactly once', { timeout: 90_000 }, async () => {
-    const me = await signUp();
-    const created: string[] = [];
-    for (let i = 0; i < 21; i++) {
-      const r = await create(me, body(newPhone().e164, { title: `Deal ${i}` }));
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      created.push(r.body.data.escrow_id);
-    }
-    const newestFirst = [...created].reverse();
+  it(
+    'defaults to 20, newest first, and before-cursor pages return every escrow exactly once',
+    { timeout: 90_000 },
+    async () => {
+      const me = await signUp();
+      const created: string[] = [];
+      for (let i = 0; i < 21; i++) {
+        const r = await create(me, body(newPhone().e164, { title: `Deal ${i}` }));
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        created.push(r.body.data.escrow_id);
+      }
+      const newestFirst = [...created].reverse();
 
-    const first = await list(me);
-    expect(first.body.data).toHaveLength(20);
-    expect(first.body.data.map((e: { id: string }) => e.id)).toEqual(newestFirst.slice(0, 20));
+      const first = await list(me);
+      expect(first.body.data).toHaveLength(20);
+      expect(first.body.data.map((e: { id: string }) => e.id)).toEqual(newestFirst.slice(0, 20));
 
-    const seen: string[] = [];
-    const pageSizes: number[] = [];
-    let before: string | undefined;
-    for (let guard = 0; guard < 10; guard++) {
-      const page = await list(me, { limit: 5, before });
-      expect(page.status, JSON.stringify(page.body)).toBe(200);
-      const items = page.body.data as { id: string; created_at: string }[];
-      pageSizes.push(items.length);
-      seen.push(...items.map((e) => e.id));
-      if (items.length < 5) break;
-      before = items[items.length - 1]?.created_at;
-    }
-    expect(pageSizes).toEqual([5, 5, 5, 5, 1]);
-    expect(seen).toEqual(newestFirst);
-    expect(new Set(seen).size).toBe(21);
+      const seen: string[] = [];
+      const pageSizes: number[] = [];
+      let before: string | undefined;
+      for (let guard = 0; guard < 10; guard++) {
+        const page = await list(me, { limit: 5, before });
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        const items = page.body.data as { id: string; created_at: string }[];
+        pageSizes.push(items.length);
+        seen.push(...items.map((e) => e.id));
+        if (items.length < 5) break;
+        before = items[items.length - 1]?.created_at;
+      }
+      expect(pageSizes).toEqual([5, 5, 5, 5, 1]);
+      expect(seen).toEqual(newestFirst);
+      expect(new Set(seen).size).toBe(21);
 
-    // a cursor equal to an escrow's created_at excludes that escrow (exclusive)
-    const third = first.body.data[2] as { created_at: string };
-    const after = await list(me, { before: third.created_at, limit: 2 });
-    expect(after.body.data.map((e: { id: string }) => e.id)).toEqual(newestFirst.slice(3, 5));
-  });
+      // a cursor equal to an escrow's created_at excludes that escrow (exclusive)
+      const third = first.body.data[2] as { created_at: string };
+      const after = await list(me, { before: third.created_at, limit: 2 });
+      expect(after.body.data.map((e: { id: string }) => e.id)).toEqual(newestFirst.slice(3, 5));
+    },
+  );
 
   it('a deleted escrow is hidden unless status=deleted is asked for', async () => {
     const deal = await newDeal();
@@ -392,7 +482,10 @@ describe('escrow-list', () => {
     for (const who of [deal.initiator, deal.counterparty]) {
       expect((await list(who)).body.data).toEqual([]);
       const asked = await list(who, { status: 'deleted' });
-      expect(asked.body.data.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([[deal.escrowId, 'deleted']]);
+      expect(asked.body.data.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([[
+        deal.escrowId,
+        'deleted',
+      ]]);
     }
   });
 });

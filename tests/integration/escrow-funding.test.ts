@@ -5,9 +5,9 @@
 // account fund the escrow once they cover it.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
-import { escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
+import { type Deal, escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -24,12 +24,26 @@ function expectStatus(r: ApiResult, status: number) {
 const fund = (deal: Deal, extra: Record<string, unknown>) => escrowOp('escrow-fund', deal.payer, deal.escrowId, extra);
 
 async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
+  const [payer, payee, hold] = await Promise.all([
+    walletKobo(deal.payer.id),
+    walletKobo(deal.payee.id),
+    holdKobo(deal.escrowId),
+  ]);
   return { payer, payee, hold };
 }
 
 async function txRow(id: string) {
-  const [row] = await testDb()<{ status: string; type: string; user_id: string; escrow_id: string; amount: string; metadata: Record<string, unknown>; provider_charge_id: string | null }[]>`
+  const [row] = await testDb()<
+    {
+      status: string;
+      type: string;
+      user_id: string;
+      escrow_id: string;
+      amount: string;
+      metadata: Record<string, unknown>;
+      provider_charge_id: string | null;
+    }[]
+  >`
     select status::text, type, user_id, escrow_id, amount::text, metadata, provider_charge_id from public.transactions where id = ${id}`;
   return row;
 }
@@ -51,7 +65,13 @@ const smsTo = smsMatching;
 async function notes(user: TestUser, escrowId: string) {
   const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as { event_type: string; content: string; entity_type: string; entity_id: string; action_label: string | null }[];
+  return r.body.data as {
+    event_type: string;
+    content: string;
+    entity_type: string;
+    entity_id: string;
+    action_label: string | null;
+  }[];
 }
 
 /** Starts a card charge and checks what the fake was asked; returns the reference. */
@@ -66,9 +86,18 @@ async function startCardCharge(deal: Deal): Promise<string> {
   expect(calls).toHaveLength(1);
   expect(calls[0]?.body).toMatchObject({ reference: d.reference, email: emailOf(deal.payer) });
   expect(Number(calls[0]?.body.amount)).toBe(kobo(deal.feeBreakdown.total_charge));
-  expect(calls[0]?.body.metadata).toMatchObject({ kind: 'escrow_charge', escrow_id: deal.escrowId, transaction_id: d.reference });
+  expect(calls[0]?.body.metadata).toMatchObject({
+    kind: 'escrow_charge',
+    escrow_id: deal.escrowId,
+    transaction_id: d.reference,
+  });
   const tx = await txRow(d.reference);
-  expect(tx).toMatchObject({ status: 'pending', type: 'escrow_funding', user_id: deal.payer.id, escrow_id: deal.escrowId });
+  expect(tx).toMatchObject({
+    status: 'pending',
+    type: 'escrow_funding',
+    user_id: deal.payer.id,
+    escrow_id: deal.escrowId,
+  });
   expect(Number(tx?.amount)).toBe(kobo(deal.feeBreakdown.total_charge));
   return d.reference as string;
 }
@@ -117,7 +146,10 @@ describe('escrow-fund method card', () => {
     expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
 
     const delivered = await paystack.chargeSuccess(ref);
-    expect(delivered.responses).toEqual([{ status: 200, body: { success: true, status: 200, data: { received: true } } }]);
+    expect(delivered.responses).toEqual([{
+      status: 200,
+      body: { success: true, status: 200, data: { received: true } },
+    }]);
     const got = await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
     expect(got.body.data.status).toBe('active');
     expect(got.body.data.funded_at).not.toBeNull();
@@ -148,7 +180,8 @@ describe('escrow-fund method card', () => {
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: kobo(deal.feeBreakdown.total_charge) });
       expect(await txRow(ref)).toMatchObject({ status: 'succeeded' });
       expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'funded')).toHaveLength(1);
-      expect((await notes(deal.counterparty, deal.escrowId)).filter((n) => n.event_type === 'invite_received')).toHaveLength(1);
+      expect((await notes(deal.counterparty, deal.escrowId)).filter((n) => n.event_type === 'invite_received'))
+        .toHaveLength(1);
       expect(await smsTo(deal.counterparty.phone, '%already in escrow%')).toBe(1);
       expect(await flags(ref)).toEqual([]);
     }
@@ -169,7 +202,11 @@ describe('escrow-fund method card', () => {
       expect(await escrowStatus(deal)).toBe('draft');
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
       const f = await flags(ref);
-      expect(f.map((x) => [x.reason, Number(x.expected_amount), Number(x.received_amount)])).toEqual([['amount_mismatch', total, received]]);
+      expect(f.map((x) => [x.reason, Number(x.expected_amount), Number(x.received_amount)])).toEqual([[
+        'amount_mismatch',
+        total,
+        received,
+      ]]);
       const tx = await txRow(ref);
       expect(tx?.status).toBe('pending');
       expect(tx?.metadata.review).toMatchObject({ reason: 'amount_mismatch', provider_status: 'success' });
@@ -181,7 +218,7 @@ describe('escrow-fund method card', () => {
     }
   });
 
-  it('a charge that arrives after the escrow was cancelled is credited to the payer\'s wallet', async () => {
+  it("a charge that arrives after the escrow was cancelled is credited to the payer's wallet", async () => {
     const deal = await newDeal({ amount: 2_000 });
     const ref = await startCardCharge(deal);
     expectStatus(await escrowOp('escrow-cancel', deal.initiator, deal.escrowId), 200);
@@ -196,23 +233,30 @@ describe('escrow-fund method card', () => {
     expect(wallet.body.data.balance).toBe(deal.feeBreakdown.total_charge);
   });
 
-  it('charge.success racing the payer\'s cancel: both take effect, in either order, and the money is never lost (8 rounds)', { timeout: 120_000 }, async () => {
-    const deals = await Promise.all(Array.from({ length: 8 }, () => newDeal({ amount: 1_000 })));
-    const refs: string[] = [];
-    for (const deal of deals) refs.push(await startCardCharge(deal));
-    for (const [i, deal] of deals.entries()) {
-      const ref = refs[i]!;
-      const [delivery, cancel] = await Promise.all([paystack.chargeSuccess(ref), escrowOp('escrow-cancel', deal.payer, deal.escrowId)]);
-      expect(delivery.responses[0]?.status).toBe(200);
-      expectStatus(cancel, 200);
-      // cancelled before the money came (credited to the wallet), or funded then cancelled (refunded)
-      expect(['cancelled', 'refunded']).toContain(await escrowStatus(deal));
-      expect(await balances(deal)).toEqual({ payer: kobo(deal.feeBreakdown.total_charge), payee: 0, hold: 0 });
-      const failures = await testDb()<{ error: string }[]>`
+  it(
+    "charge.success racing the payer's cancel: both take effect, in either order, and the money is never lost (8 rounds)",
+    { timeout: 120_000 },
+    async () => {
+      const deals = await Promise.all(Array.from({ length: 8 }, () => newDeal({ amount: 1_000 })));
+      const refs: string[] = [];
+      for (const deal of deals) refs.push(await startCardCharge(deal));
+      for (const [i, deal] of deals.entries()) {
+        const ref = refs[i]!;
+        const [delivery, cancel] = await Promise.all([
+          paystack.chargeSuccess(ref),
+          escrowOp('escrow-cancel', deal.payer, deal.escrowId),
+        ]);
+        expect(delivery.responses[0]?.status).toBe(200);
+        expectStatus(cancel, 200);
+        // cancelled before the money came (credited to the wallet), or funded then cancelled (refunded)
+        expect(['cancelled', 'refunded']).toContain(await escrowStatus(deal));
+        expect(await balances(deal)).toEqual({ payer: kobo(deal.feeBreakdown.total_charge), payee: 0, hold: 0 });
+        const failures = await testDb()<{ error: string }[]>`
         select error from private.webhook_failures where payload -> 'data' ->> 'reference' = ${ref}`;
-      expect(failures).toEqual([]);
-    }
-  });
+        expect(failures).toEqual([]);
+      }
+    },
+  );
 
   it('a card charge for an escrow already funded from the wallet is credited back to the wallet, not locked twice', async () => {
     const deal = await newDeal({ amount: 1_500 });
@@ -263,8 +307,15 @@ describe('escrow-fund method saved_card', () => {
     const res = await fund(deal, { method: 'saved_card', card_id: cardId });
     expectStatus(res, 200);
     const ref = res.body.data.reference as string;
-    expect(res.body.data).toMatchObject({ escrow_id: deal.escrowId, transaction_id: ref, status: 'pending', authorization_url: null });
-    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) => r.body?.reference === ref);
+    expect(res.body.data).toMatchObject({
+      escrow_id: deal.escrowId,
+      transaction_id: ref,
+      status: 'pending',
+      authorization_url: null,
+    });
+    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) =>
+      r.body?.reference === ref
+    );
     expect(calls).toHaveLength(1);
     expect(calls[0]?.body).toMatchObject({ authorization_code: code, email: emailOf(deal.payer) });
     expect(Number(calls[0]?.body.amount)).toBe(kobo(deal.feeBreakdown.total_charge));
@@ -301,7 +352,11 @@ describe('escrow-fund method saved_card', () => {
     expectStatus(extra, 400);
     expect(fieldsOf(extra)).toContain('card_id');
     expect(await fundingTxs(deal.escrowId)).toEqual([]);
-    expect((await paystack.requests('/transaction/charge_authorization')).filter((r) => r.body?.metadata?.escrow_id === deal.escrowId)).toEqual([]);
+    expect(
+      (await paystack.requests('/transaction/charge_authorization')).filter((r) =>
+        r.body?.metadata?.escrow_id === deal.escrowId
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -313,7 +368,9 @@ describe('escrow-fund method bank_transfer', () => {
     expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
     expect((await post('virtual-account-create', {}, { token: deal.payer.accessToken })).status).toBe(200);
     expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
-    const [row] = await testDb()<{ awaiting: string | null }[]>`select awaiting_bank_transfer_at::text as awaiting from public.escrows where id = ${deal.escrowId}`;
+    const [row] = await testDb()<
+      { awaiting: string | null }[]
+    >`select awaiting_bank_transfer_at::text as awaiting from public.escrows where id = ${deal.escrowId}`;
     expect(row?.awaiting).toBeNull();
   });
 
@@ -324,7 +381,9 @@ describe('escrow-fund method bank_transfer', () => {
     expectStatus(await escrowOp('escrow-fund', deal.payee, deal.escrowId, { method: 'bank_transfer' }), 403);
     await activeVirtualAccount(stranger);
     expectStatus(await escrowOp('escrow-fund', stranger, deal.escrowId, { method: 'bank_transfer' }), 404);
-    const [row] = await testDb()<{ awaiting: string | null }[]>`select awaiting_bank_transfer_at::text as awaiting from public.escrows where id = ${deal.escrowId}`;
+    const [row] = await testDb()<
+      { awaiting: string | null }[]
+    >`select awaiting_bank_transfer_at::text as awaiting from public.escrows where id = ${deal.escrowId}`;
     expect(row?.awaiting).toBeNull();
     await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
     expectStatus(await fund(deal, { method: 'wallet' }), 200);
@@ -370,7 +429,9 @@ describe('escrow-fund method bank_transfer', () => {
     expect(await smsTo(deal.payer.phone, '%We received%goods escrow%')).toBe(1);
     expect(await smsTo(deal.payer.phone, '%Short transfer%')).toBe(0); // SMS never quote the title
     expect(await smsTo(deal.payer.phone, '%3,000.00 more%')).toBe(1);
-    expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'funding_shortfall')).toHaveLength(1);
+    expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'funding_shortfall')).toHaveLength(
+      1,
+    );
     expect(await smsTo(deal.counterparty.phone, '%Short transfer%')).toBe(0);
 
     await paystack.dvaDeposit(account, 300_000);
@@ -405,24 +466,31 @@ describe('escrow-fund method bank_transfer', () => {
     expect((await fundingTxs(deal.escrowId)).map((t) => t.status)).toEqual(['succeeded']);
   });
 
-  it('a deposit racing a wallet funding of the same escrow: funded once, the deposit credited, nothing lost (6 rounds)', { timeout: 120_000 }, async () => {
-    for (let round = 0; round < 6; round++) {
-      const deal = await newDeal({ amount: 1_000 });
-      const account = await activeVirtualAccount(deal.payer);
-      expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
-      const total = kobo(deal.feeBreakdown.total_charge);
-      await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
-      const [deposit, byWallet] = await Promise.all([paystack.dvaDeposit(account, total), fund(deal, { method: 'wallet' })]);
-      expect(deposit.responses[0]?.status).toBe(200);
-      expect([200, 409]).toContain(byWallet.status);
-      expect(await escrowStatus(deal)).toBe('active');
-      expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: total });
-      expect((await depositsOf(deal.payer.id)).map((x) => Number(x.amount))).toEqual([total]);
-      const failures = await testDb()<{ error: string }[]>`
+  it(
+    'a deposit racing a wallet funding of the same escrow: funded once, the deposit credited, nothing lost (6 rounds)',
+    { timeout: 120_000 },
+    async () => {
+      for (let round = 0; round < 6; round++) {
+        const deal = await newDeal({ amount: 1_000 });
+        const account = await activeVirtualAccount(deal.payer);
+        expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
+        const total = kobo(deal.feeBreakdown.total_charge);
+        await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
+        const [deposit, byWallet] = await Promise.all([
+          paystack.dvaDeposit(account, total),
+          fund(deal, { method: 'wallet' }),
+        ]);
+        expect(deposit.responses[0]?.status).toBe(200);
+        expect([200, 409]).toContain(byWallet.status);
+        expect(await escrowStatus(deal)).toBe('active');
+        expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: total });
+        expect((await depositsOf(deal.payer.id)).map((x) => Number(x.amount))).toEqual([total]);
+        const failures = await testDb()<{ error: string }[]>`
         select error from private.webhook_failures where payload -> 'data' ->> 'reference' = ${deposit.data.reference}`;
-      expect(failures).toEqual([]);
-    }
-  });
+        expect(failures).toEqual([]);
+      }
+    },
+  );
 
   it('a deposit with no escrow waiting is just a wallet credit', async () => {
     const deal = await newDeal({ amount: 1_000 });

@@ -19,10 +19,10 @@
 // escrow has a deadline that far back.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { predict, type EscrowFacts, type EscrowStatus, type Operation } from '../../shared/escrow-states.ts';
-import { get, post, type ApiResult } from '../support/api.ts';
+import { type EscrowFacts, type EscrowStatus, type Operation, predict } from '../../shared/escrow-states.ts';
+import { type ApiResult, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import { fundWallet, holdKobo, newDeal, walletKobo, type Category, type Deal } from '../support/escrows.ts';
+import { type Category, type Deal, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { runJobs } from '../support/clock.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -79,11 +79,16 @@ const actorOf = (who: Who, m: Model): 'initiator' | 'counterparty' => {
   const payerIsInitiator = m.payerRole === 'initiator';
   return (who === 'payer') === payerIsInitiator ? 'initiator' : 'counterparty';
 };
-const userOf = (actor: 'initiator' | 'counterparty', r: Real) => (actor === 'initiator' ? r.deal.initiator : r.deal.counterparty);
+const userOf = (
+  actor: 'initiator' | 'counterparty',
+  r: Real,
+) => (actor === 'initiator' ? r.deal.initiator : r.deal.counterparty);
 const describeModel = (m: Model) =>
   `${m.status} (${m.category}, payer ${m.payerRole}, funded=${m.funded}, accepted=${m.accepted}, delivered=${m.delivered}, paidOut=${m.paidOut})`;
 const context = (r: Real, what: string, res?: ApiResult) =>
-  `${what}${res ? ` -> ${res.status} ${JSON.stringify(res.body)}` : ''}\nescrow ${r.deal.escrowId}\n${r.trace.join('\n')}`;
+  `${what}${res ? ` -> ${res.status} ${JSON.stringify(res.body)}` : ''}\nescrow ${r.deal.escrowId}\n${
+    r.trace.join('\n')
+  }`;
 
 /** The request body for an operation on the escrow (accept / decline may name it by invite token). */
 function bodyFor(op: UserOp, r: Real, viaToken: boolean): Record<string, unknown> {
@@ -98,7 +103,6 @@ function expectRefusal(res: ApiResult, status: number, r: Real, what: string) {
 }
 
 // ---- checks after every step ---------------------------------------------------------------
-
 
 /** The entries of the escrow's release transfer, summed by account kind ({} before a release). */
 async function releaseEntries(escrowId: string): Promise<Record<string, number>> {
@@ -125,23 +129,33 @@ async function checkEverything(m: Model, r: Real) {
   }
 
   // where the money is: with the payer, in the hold, or released (payee + fees)
-  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
+  const [payer, payee, hold] = await Promise.all([
+    walletKobo(deal.payer.id),
+    walletKobo(deal.payee.id),
+    holdKobo(deal.escrowId),
+  ]);
   const inHold = m.funded && HOLDING.includes(m.status);
-  const balances = `payer ${payer}, payee ${payee}, hold ${hold}; model ${describeModel(m)}; fees ${JSON.stringify(fees)}`;
+  const balances = `payer ${payer}, payee ${payee}, hold ${hold}; model ${describeModel(m)}; fees ${
+    JSON.stringify(fees)
+  }`;
   expect(hold, context(r, `hold: ${balances}`)).toBe(inHold ? fees.total_charge : 0);
-  expect(payer, context(r, `payer wallet: ${balances}`)).toBe(r.startPayer - (inHold || m.paidOut ? fees.total_charge : 0));
+  expect(payer, context(r, `payer wallet: ${balances}`)).toBe(
+    r.startPayer - (inHold || m.paidOut ? fees.total_charge : 0),
+  );
   expect(payee, context(r, `payee wallet: ${balances}`)).toBe(m.paidOut ? fees.seller_payout : 0);
   // conservation: nothing leaves the two wallets and the hold except the fees and VAT of a release
   const feesAndVat = fees.total_charge - fees.seller_payout;
-  expect(payer + payee + hold, context(r, `conservation: ${balances}`)).toBe(r.startPayer - (m.paidOut ? feesAndVat : 0));
+  expect(payer + payee + hold, context(r, `conservation: ${balances}`)).toBe(
+    r.startPayer - (m.paidOut ? feesAndVat : 0),
+  );
   // ... and exactly those were booked, once, by the release transfer
   const expectedRelease: Record<string, number> = m.paidOut
     ? {
-        escrow_hold: -fees.total_charge,
-        user_wallet: fees.seller_payout,
-        ...(fees.payer_fee + fees.seller_fee > 0 ? { platform_fees: fees.payer_fee + fees.seller_fee } : {}),
-        ...(fees.vat > 0 ? { vat_payable: fees.vat } : {}),
-      }
+      escrow_hold: -fees.total_charge,
+      user_wallet: fees.seller_payout,
+      ...(fees.payer_fee + fees.seller_fee > 0 ? { platform_fees: fees.payer_fee + fees.seller_fee } : {}),
+      ...(fees.vat > 0 ? { vat_payable: fees.vat } : {}),
+    }
     : {};
   expect(await releaseEntries(deal.escrowId), context(r, `release transfer: ${balances}`)).toEqual(expectedRelease);
 
@@ -178,16 +192,23 @@ class PartyOp implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const actor = actorOf(this.who, m);
     const expected = predict(m, this.op, actor);
-    const what = `${this.toString()} as ${actor} in ${describeModel(m)}: predicted ${expected.ok ? `200 -> ${expected.next.status ?? m.status}` : expected.status}`;
+    const what = `${this.toString()} as ${actor} in ${describeModel(m)}: predicted ${
+      expected.ok ? `200 -> ${expected.next.status ?? m.status}` : expected.status
+    }`;
     r.trace.push(what);
-    const res = await post(ENDPOINT[this.op], bodyFor(this.op, r, this.viaToken), { token: userOf(actor, r).accessToken });
+    const res = await post(ENDPOINT[this.op], bodyFor(this.op, r, this.viaToken), {
+      token: userOf(actor, r).accessToken,
+    });
     if (expected.ok) {
       expect(res.status, context(r, what, res)).toBe(200);
       applyOutcome(m, expected.next);
       expect(res.body.data.status, context(r, what, res)).toBe(m.status);
       if (this.op === 'deliver' && m.status === 'inspection') {
         // the inspection period: one day from the delivery (goods_products)
-        expect(Date.parse(res.body.data.inspection_ends_at) - Date.parse(res.body.data.delivered_at), context(r, what, res)).toBe(DAY);
+        expect(
+          Date.parse(res.body.data.inspection_ends_at) - Date.parse(res.body.data.delivered_at),
+          context(r, what, res),
+        ).toBe(DAY);
       }
     } else {
       expectRefusal(res, expected.status, r, what);
@@ -233,14 +254,19 @@ class JobOp implements fc.AsyncCommand<Model, Real> {
       // a second early: nothing happens to this escrow
       const early = await runJobs(new Date(deadline - 1000).toISOString());
       expect(early.status, context(r, `${what}; early run`, early)).toBe(200);
-      const still = await get('escrow-get', { token: r.deal.initiator.accessToken, query: { escrow_id: r.deal.escrowId } });
+      const still = await get('escrow-get', {
+        token: r.deal.initiator.accessToken,
+        query: { escrow_id: r.deal.escrowId },
+      });
       expect(still.body.data.status, context(r, `${what}; status after the early run`, still)).toBe(m.status);
     }
     // a second late (or, when this escrow has no such deadline, now: nothing of it is due)
     const at = deadline !== null ? deadline + 1000 : Date.now();
     const res = await runJobs(new Date(at).toISOString());
     expect(res.status, context(r, what, res)).toBe(200);
-    if (expected.next.status === 'released') expect(res.body.data.released, context(r, what, res)).toBeGreaterThanOrEqual(1);
+    if (expected.next.status === 'released') {
+      expect(res.body.data.released, context(r, what, res)).toBeGreaterThanOrEqual(1);
+    }
     if (expected.next.status === 'ended') expect(res.body.data.ended, context(r, what, res)).toBeGreaterThanOrEqual(1);
     applyOutcome(m, expected.next);
     r.trace[r.trace.length - 1] += ` -> ${res.status} ${JSON.stringify(res.body.data)}`;
@@ -293,10 +319,20 @@ class Advance implements fc.AsyncCommand<Model, Real> {
       case 'active':
         return m.funded ? new PartyOp('accept', 'counterparty', v === 1) : new PartyOp('fund', 'payer');
       case 'funded':
-        if (!m.delivered) return v === 0 ? new PartyOp('deliver', 'payee') : v === 1 ? new PartyOp('release', 'payer') : new PartyOp('refund', 'payee');
+        if (!m.delivered) {
+          return v === 0
+            ? new PartyOp('deliver', 'payee')
+            : v === 1
+            ? new PartyOp('release', 'payer')
+            : new PartyOp('refund', 'payee');
+        }
         return v === 2 ? new PartyOp('refund', 'payee') : new PartyOp('release', 'payer');
       case 'inspection':
-        return v === 0 ? new JobOp('job:inspection_ends') : v === 1 ? new PartyOp('release', 'payer') : new PartyOp('refund', 'payee');
+        return v === 0
+          ? new JobOp('job:inspection_ends')
+          : v === 1
+          ? new PartyOp('release', 'payer')
+          : new PartyOp('refund', 'payee');
       case 'released':
       case 'refunded':
         return new JobOp('job:14_days');
@@ -311,7 +347,10 @@ class Advance implements fc.AsyncCommand<Model, Real> {
 // Weighted so that random sequences often get deep (funded, delivered, released, ended) while
 // every refusal (wrong role, wrong state, a second execution) and every early exit (decline,
 // cancel, delete) still comes up.
-const party = (op: UserOp, who: Who, weight: number, viaToken = false) => ({ arbitrary: fc.constant(new PartyOp(op, who, viaToken)), weight });
+const party = (op: UserOp, who: Who, weight: number, viaToken = false) => ({
+  arbitrary: fc.constant(new PartyOp(op, who, viaToken)),
+  weight,
+});
 const commandArb = fc.oneof(
   { arbitrary: fc.constantFrom<0 | 1 | 2>(0, 0, 0, 1, 2).map((v) => new Advance(v)), weight: 24 },
   party('fund', 'payer', 4),
@@ -334,7 +373,12 @@ const commandArb = fc.oneof(
   party('refund', 'payer', 2),
   { arbitrary: fc.constant(new JobOp('job:inspection_ends')), weight: 3 },
   { arbitrary: fc.constant(new JobOp('job:14_days')), weight: 3 },
-  { arbitrary: fc.tuple(fc.constantFrom(...USER_OPS), fc.boolean()).map(([op, t]) => new StrangerOp(op, t && (op === 'accept' || op === 'decline'))), weight: 3 },
+  {
+    arbitrary: fc.tuple(fc.constantFrom(...USER_OPS), fc.boolean()).map(([op, t]) =>
+      new StrangerOp(op, t && (op === 'accept' || op === 'decline'))
+    ),
+    weight: 3,
+  },
 );
 
 // amounts from NGN 0.01 (fee larger than the amount) to NGN 5,000,000 (fee at its cap)
@@ -352,14 +396,19 @@ beforeAll(async () => {
 });
 
 describe('the escrow state machine against the model (predict)', () => {
-  it('random operations by both parties, a stranger and the job keep server, model, hold, wallets and ledger in step', { timeout: 300_000 }, async () => {
+  it('random operations by both parties, a stranger and the job keep server, model, hold, wallets and ledger in step', {
+    timeout: 300_000,
+  }, async () => {
     const numRuns = Number(process.env.FC_RUNS ?? 20);
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(...CATEGORIES.map((c) => ({ arbitrary: fc.constant(c), weight: c === 'goods_products' ? 2 : 1 }))),
         fc.constantFrom('initiator' as const, 'counterparty' as const),
         amountKobo,
-        fc.commands([commandArb], { maxCommands: 12, ...(process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {}) }),
+        fc.commands([commandArb], {
+          maxCommands: 12,
+          ...(process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {}),
+        }),
         async (category, payerRole, kobo, cmds) => {
           const deal = await newDeal({ category, payerRole, amount: kobo / 100, title: `Model ${category}` });
           const sql = testDb();
@@ -369,14 +418,15 @@ describe('the escrow state machine against the model (predict)', () => {
           const fees = Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, Number(v)])) as unknown as Kobo;
           expect(fees.amount).toBe(kobo);
           // the breakdown escrow-create answered (naira) is the stored one (kobo)
-          expect(Object.fromEntries(Object.entries(deal.feeBreakdown).map(([k, v]) => [k, Math.round(v * 100)]))).toEqual({
-            escrow_amount: fees.amount,
-            payer_fee: fees.payer_fee,
-            vat: fees.vat,
-            total_charge: fees.total_charge,
-            seller_fee: fees.seller_fee,
-            seller_payout: fees.seller_payout,
-          });
+          expect(Object.fromEntries(Object.entries(deal.feeBreakdown).map(([k, v]) => [k, Math.round(v * 100)])))
+            .toEqual({
+              escrow_amount: fees.amount,
+              payer_fee: fees.payer_fee,
+              vat: fees.vat,
+              total_charge: fees.total_charge,
+              seller_fee: fees.seller_fee,
+              seller_payout: fees.seller_payout,
+            });
           // generously: the total charge and NGN 1,000 more
           const topUpKobo = fees.total_charge + 1_000_00;
           await fundWallet(deal.payer, topUpKobo / 100);
@@ -391,7 +441,13 @@ describe('the escrow state machine against the model (predict)', () => {
             delivered: false,
             paidOut: false,
           };
-          const real: Real = { deal, stranger, startPayer, fees, trace: [`${category}, payer ${payerRole}, amount ${kobo} kobo, total ${fees.total_charge}`] };
+          const real: Real = {
+            deal,
+            stranger,
+            startPayer,
+            fees,
+            trace: [`${category}, payer ${payerRole}, amount ${kobo} kobo, total ${fees.total_charge}`],
+          };
           await checkEverything(model, real);
           await fc.asyncModelRun(() => ({ model, real }), cmds);
         },

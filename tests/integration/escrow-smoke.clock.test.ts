@@ -20,7 +20,10 @@ describe('escrow smoke: goods_products from creation to auto-release', () => {
     expect(await escrowStatus(deal)).toBe('released');
     expect(await holdKobo(deal.escrowId)).toBe(0);
     expect(await walletKobo(deal.payee.id)).toBe(992_500);
-    const notes = await get('notification-list', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } });
+    const notes = await get('notification-list', {
+      token: deal.payee.accessToken,
+      query: { escrow_id: deal.escrowId },
+    });
     expect(notes.body.data.map((n: any) => n.event_type)).toContain('released');
   });
 });

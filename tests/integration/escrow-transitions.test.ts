@@ -5,7 +5,18 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
-import { balances, type Category, type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
+import {
+  balances,
+  type Category,
+  type Deal,
+  escrowOp,
+  escrowStatus,
+  fundedDeal,
+  fundWallet,
+  holdKobo,
+  newDeal,
+  walletKobo,
+} from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -27,7 +38,15 @@ async function feesBooked(escrowId: string) {
 }
 
 const escrowRow = async (id: string) => {
-  const [row] = await testDb()<{ status: string; funded_at: string | null; accepted_at: string | null; delivered_at: string | null; released_amount: string }[]>`
+  const [row] = await testDb()<
+    {
+      status: string;
+      funded_at: string | null;
+      accepted_at: string | null;
+      delivered_at: string | null;
+      released_amount: string;
+    }[]
+  >`
     select status, funded_at::text, accepted_at::text, delivered_at::text, released_amount::text from public.escrows where id = ${id}`;
   return row;
 };
@@ -40,7 +59,15 @@ const fundingTxs = (escrowId: string) =>
 async function notes(user: TestUser, escrowId: string) {
   const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as { event_type: string; content: string; entity_type: string; entity_id: string; action_label: string | null; user_id: string; escrow_id: string }[];
+  return r.body.data as {
+    event_type: string;
+    content: string;
+    entity_type: string;
+    entity_id: string;
+    action_label: string | null;
+    user_id: string;
+    escrow_id: string;
+  }[];
 }
 
 const smsTo = smsMatching;
@@ -68,7 +95,9 @@ describe('(new) -> draft / invite_pending', () => {
     const deal = await newDeal({ amount: 10_000 });
     const got = await get('escrow-get', { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
     expect(got.body.data).toMatchObject({ status: 'draft', funded_at: null, fee_breakdown: deal.feeBreakdown });
-    const [conv] = await testDb()<{ id: string }[]>`select id from public.conversations where escrow_id = ${deal.escrowId}`;
+    const [conv] = await testDb()<
+      { id: string }[]
+    >`select id from public.conversations where escrow_id = ${deal.escrowId}`;
     expect(conv?.id).toBe(deal.conversationId);
     expect(await notes(deal.counterparty, deal.escrowId)).toEqual([]);
     expect((await notes(deal.initiator, deal.escrowId)).map((n) => n.event_type)).toEqual(['escrow_created']);
@@ -77,12 +106,18 @@ describe('(new) -> draft / invite_pending', () => {
   it('payer_role counterparty: invite_pending, invite SMS and notification to the counterparty', async () => {
     const deal = await newDeal({ payerRole: 'counterparty', title: 'Invite row' });
     expect(await escrowStatus(deal)).toBe('invite_pending');
-    expect(await smsTo(deal.counterparty.phone, 'Ini invited you to a goods escrow of NGN 10,000.00 as the Buyer.%')).toBe(1);
+    expect(await smsTo(deal.counterparty.phone, 'Ini invited you to a goods escrow of NGN 10,000.00 as the Buyer.%'))
+      .toBe(1);
     // never the title: SMS carry no text the inviter wrote but a safe first name
     expect(await smsTo(deal.counterparty.phone, '%Invite row%')).toBe(0);
     const n = await notes(deal.counterparty, deal.escrowId);
     expect(n).toHaveLength(1);
-    expect(n[0]).toMatchObject({ event_type: 'invite_received', entity_type: 'escrow', entity_id: deal.escrowId, user_id: deal.counterparty.id });
+    expect(n[0]).toMatchObject({
+      event_type: 'invite_received',
+      entity_type: 'escrow',
+      entity_id: deal.escrowId,
+      user_id: deal.counterparty.id,
+    });
   });
 });
 
@@ -182,8 +217,14 @@ describe('invite_pending -> active (accepted, awaiting funding): escrow-accept b
     expect(asked[0]?.action_label?.length).toBeGreaterThan(0);
 
     // the pending request is visible to the payer in transaction-list
-    const listed = await get('transaction-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
-    expect(listed.body.data.data.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([[request.id, 'pending']]);
+    const listed = await get('transaction-list', {
+      token: deal.payer.accessToken,
+      query: { escrow_id: deal.escrowId },
+    });
+    expect(listed.body.data.data.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([[
+      request.id,
+      'pending',
+    ]]);
   });
 
   it('the initiator may not accept (403), a stranger gets 404, a second accept is 409', async () => {
@@ -197,7 +238,9 @@ describe('invite_pending -> active (accepted, awaiting funding): escrow-accept b
     // no second payment request, no second 'active'
     expect(await fundingTxs(deal.escrowId)).toHaveLength(1);
     expect((await notes(deal.initiator, deal.escrowId)).filter((n) => n.event_type === 'active')).toHaveLength(1);
-    expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'payment_requested')).toHaveLength(1);
+    expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'payment_requested')).toHaveLength(
+      1,
+    );
   });
 
   it('accepting a draft nobody funded yet is 409', async () => {
@@ -256,14 +299,18 @@ describe('active (funded, awaiting acceptance) -> funded: escrow-accept by the c
 describe('escrow-accept / escrow-decline by invite token', () => {
   it('the invited counterparty accepts with {invite_token}', async () => {
     const deal = await newDeal({ payerRole: 'counterparty' });
-    const res = await post('escrow-accept', { invite_token: deal.inviteToken }, { token: deal.counterparty.accessToken });
+    const res = await post('escrow-accept', { invite_token: deal.inviteToken }, {
+      token: deal.counterparty.accessToken,
+    });
     expectStatus(res, 200);
     expect(res.body.data).toMatchObject({ id: deal.escrowId, status: 'active' });
   });
 
   it('the invited counterparty declines with {invite_token}', async () => {
     const deal = await newDeal({ payerRole: 'counterparty' });
-    const res = await post('escrow-decline', { invite_token: deal.inviteToken }, { token: deal.counterparty.accessToken });
+    const res = await post('escrow-decline', { invite_token: deal.inviteToken }, {
+      token: deal.counterparty.accessToken,
+    });
     expectStatus(res, 200);
     expect(res.body.data).toMatchObject({ id: deal.escrowId, status: 'cancelled' });
   });
@@ -277,10 +324,14 @@ describe('escrow-accept / escrow-decline by invite token', () => {
       const byInitiator = await post(op, { invite_token: deal.inviteToken }, { token: deal.initiator.accessToken });
       expectStatus(byInitiator, 403);
     }
-    const row = await testDb()<{ status: string; counterparty_id: string }[]>`select status, counterparty_id from public.escrows where id = ${deal.escrowId}`;
+    const row = await testDb()<
+      { status: string; counterparty_id: string }[]
+    >`select status, counterparty_id from public.escrows where id = ${deal.escrowId}`;
     expect(row[0]).toMatchObject({ status: 'invite_pending', counterparty_id: deal.counterparty.id });
     // the stranger still cannot read it
-    expect((await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: deal.escrowId } })).status).toBe(404);
+    expect((await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: deal.escrowId } })).status).toBe(
+      404,
+    );
   });
 
   it('an unknown token is 404; both escrow_id and invite_token, or neither, is 400', async () => {
@@ -311,7 +362,10 @@ describe('draft, invite_pending, active (unfunded) -> cancelled', () => {
       expectStatus(res, 200);
       expect(res.body.data.status).toBe('cancelled');
       expectStatus(await escrowOp('escrow-cancel', deal[who], deal.escrowId), 409);
-      expectStatus(await escrowOp('escrow-cancel', deal[who === 'initiator' ? 'counterparty' : 'initiator'], deal.escrowId), 409);
+      expectStatus(
+        await escrowOp('escrow-cancel', deal[who === 'initiator' ? 'counterparty' : 'initiator'], deal.escrowId),
+        409,
+      );
       for (const u of [deal.initiator, deal.counterparty]) {
         expect((await notes(u, deal.escrowId)).filter((n) => n.event_type === 'cancelled')).toHaveLength(1);
       }
@@ -485,12 +539,19 @@ describe('funded / inspection -> released: escrow-release by the payer', () => {
     expect(res.body.data.status).toBe('released');
     expect(res.body.data.released_at).not.toBeNull();
     expect(await balances(deal)).toEqual({ payer: 0, payee: kobo(fb.seller_payout), hold: 0 });
-    expect(await feesBooked(deal.escrowId)).toEqual({ fees: kobo(fb.payer_fee) + kobo(fb.seller_fee), vat: kobo(fb.vat) });
+    expect(await feesBooked(deal.escrowId)).toEqual({
+      fees: kobo(fb.payer_fee) + kobo(fb.seller_fee),
+      vat: kobo(fb.vat),
+    });
     expect(await balances(deal)).toEqual({ payer: 0, payee: 992_500, hold: 0 });
     expect(await feesBooked(deal.escrowId)).toEqual({ fees: 15_000, vat: 563 });
     const releaseTx = await testDb()<{ user_id: string; status: string; amount: string }[]>`
       select user_id, status::text, amount::text from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
-    expect(releaseTx.map((t) => [t.user_id, t.status, Number(t.amount)])).toEqual([[deal.payee.id, 'succeeded', 992_500]]);
+    expect(releaseTx.map((t) => [t.user_id, t.status, Number(t.amount)])).toEqual([[
+      deal.payee.id,
+      'succeeded',
+      992_500,
+    ]]);
     expect((await notes(deal.payee, deal.escrowId)).filter((n) => n.event_type === 'released')).toHaveLength(1);
     expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'released')).toHaveLength(1);
 
@@ -517,7 +578,11 @@ describe('funded / inspection -> released: escrow-release by the payer', () => {
     expectStatus(await escrowOp('escrow-release', accepted.payer, accepted.escrowId), 409);
     const unaccepted = await fundedUnaccepted();
     expectStatus(await escrowOp('escrow-release', unaccepted.payer, unaccepted.escrowId), 409);
-    expect(await balances(unaccepted)).toEqual({ payer: 0, payee: 0, hold: kobo(unaccepted.feeBreakdown.total_charge) });
+    expect(await balances(unaccepted)).toEqual({
+      payer: 0,
+      payee: 0,
+      hold: kobo(unaccepted.feeBreakdown.total_charge),
+    });
   });
 
   it('payer_role counterparty: the counterparty releases to the initiator', async () => {
@@ -570,47 +635,53 @@ describe('funded / inspection -> refunded: escrow-refund by the payee', () => {
 // ---- races -----------------------------------------------------------------------------------
 
 describe('concurrency', () => {
-  it('release, refund and cancel at once on a funded escrow: exactly one of release/refund wins, money is conserved (10 rounds)', { timeout: 240_000 }, async () => {
-    const deals: Deal[] = [];
-    for (let batch = 0; batch < 2; batch++) {
-      deals.push(...(await Promise.all(Array.from({ length: 5 }, () => fundedDeal({ amount: 7_777.77 })))));
-    }
-    const winners: string[] = [];
-    for (const [round, deal] of deals.entries()) {
-      const total = kobo(deal.feeBreakdown.total_charge);
-      expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
-      const canceller = round % 2 === 0 ? deal.payer : deal.payee;
-      const [release, refund, cancel] = await Promise.all([
-        escrowOp('escrow-release', deal.payer, deal.escrowId),
-        escrowOp('escrow-refund', deal.payee, deal.escrowId),
-        escrowOp('escrow-cancel', canceller, deal.escrowId),
-      ]);
-      const statuses = [release.status, refund.status, cancel.status];
-      expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
-      expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).toHaveLength(1);
-      expect(statuses.filter((s) => s === 409), JSON.stringify(statuses)).toHaveLength(2);
-      const winner = release.status === 200 ? 'released' : 'refunded';
-      winners.push(winner);
-      expect(await escrowStatus(deal)).toBe(winner);
-
-      const after = await balances(deal);
-      const booked = await feesBooked(deal.escrowId);
-      expect(after.hold).toBe(0);
-      expect(after.payer + after.payee + after.hold + booked.fees + booked.vat).toBe(total);
-      if (winner === 'released') {
-        expect(after).toEqual({ payer: 0, payee: kobo(deal.feeBreakdown.seller_payout), hold: 0 });
-        expect(booked.fees + booked.vat).toBe(total - kobo(deal.feeBreakdown.seller_payout));
-      } else {
-        expect(after).toEqual({ payer: total, payee: 0, hold: 0 });
-        expect(booked).toEqual({ fees: 0, vat: 0 });
+  it(
+    'release, refund and cancel at once on a funded escrow: exactly one of release/refund wins, money is conserved (10 rounds)',
+    { timeout: 240_000 },
+    async () => {
+      const deals: Deal[] = [];
+      for (let batch = 0; batch < 2; batch++) {
+        deals.push(...(await Promise.all(Array.from({ length: 5 }, () => fundedDeal({ amount: 7_777.77 })))));
       }
-    }
-    expect(winners).toHaveLength(10);
-  });
+      const winners: string[] = [];
+      for (const [round, deal] of deals.entries()) {
+        const total = kobo(deal.feeBreakdown.total_charge);
+        expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
+        const canceller = round % 2 === 0 ? deal.payer : deal.payee;
+        const [release, refund, cancel] = await Promise.all([
+          escrowOp('escrow-release', deal.payer, deal.escrowId),
+          escrowOp('escrow-refund', deal.payee, deal.escrowId),
+          escrowOp('escrow-cancel', canceller, deal.escrowId),
+        ]);
+        const statuses = [release.status, refund.status, cancel.status];
+        expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+        expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).toHaveLength(1);
+        expect(statuses.filter((s) => s === 409), JSON.stringify(statuses)).toHaveLength(2);
+        const winner = release.status === 200 ? 'released' : 'refunded';
+        winners.push(winner);
+        expect(await escrowStatus(deal)).toBe(winner);
+
+        const after = await balances(deal);
+        const booked = await feesBooked(deal.escrowId);
+        expect(after.hold).toBe(0);
+        expect(after.payer + after.payee + after.hold + booked.fees + booked.vat).toBe(total);
+        if (winner === 'released') {
+          expect(after).toEqual({ payer: 0, payee: kobo(deal.feeBreakdown.seller_payout), hold: 0 });
+          expect(booked.fees + booked.vat).toBe(total - kobo(deal.feeBreakdown.seller_payout));
+        } else {
+          expect(after).toEqual({ payer: total, payee: 0, hold: 0 });
+          expect(booked).toEqual({ fees: 0, vat: 0 });
+        }
+      }
+      expect(winners).toHaveLength(10);
+    },
+  );
 
   it('5 concurrent releases by the payer: one 200, four 409, the payee credited once', async () => {
     const deal = await fundedDeal({ amount: 3_333.33, category: 'p2p_crypto' });
-    const results = await Promise.all(Array.from({ length: 5 }, () => escrowOp('escrow-release', deal.payer, deal.escrowId)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => escrowOp('escrow-release', deal.payer, deal.escrowId)),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409]);
     expect(await balances(deal)).toEqual({ payer: 0, payee: kobo(deal.feeBreakdown.seller_payout), hold: 0 });
@@ -624,7 +695,9 @@ describe('concurrency', () => {
     const deal = await newDeal({ amount: 1_000 });
     const total = kobo(deal.feeBreakdown.total_charge);
     await fundWallet(deal.payer, deal.feeBreakdown.total_charge * 3);
-    const results = await Promise.all(Array.from({ length: 4 }, () => escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     expect(await balances(deal)).toEqual({ payer: 2 * total, payee: 0, hold: total });
   });

@@ -21,7 +21,10 @@ interface RawResult {
 
 /** POST with an Idempotency-Key, keeping the exact response bytes. */
 async function send(name: string, user: TestUser, body: unknown, key?: string): Promise<RawResult> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${user.accessToken}`, 'Content-Type': 'application/json' };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${user.accessToken}`,
+    'Content-Type': 'application/json',
+  };
   if (key !== undefined) headers['Idempotency-Key'] = key;
   const res = await fetch(`${baseUrl()}/${name}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.text();
@@ -30,13 +33,15 @@ async function send(name: string, user: TestUser, body: unknown, key?: string): 
 
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 
-const initializeCalls = async (u: TestUser) => (await paystack.requests('/transaction/initialize')).filter((r) => r.body?.email === emailOf(u));
+const initializeCalls = async (u: TestUser) =>
+  (await paystack.requests('/transaction/initialize')).filter((r) => r.body?.email === emailOf(u));
 
 const transactionsOf = (userId: string, type: string) =>
   testDb()<{ id: string; status: string }[]>`
     select id, status::text from public.transactions where user_id = ${userId} and type = ${type} order by created_at`;
 
-const balanceOf = async (u: TestUser) => (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
+const balanceOf = async (u: TestUser) =>
+  (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
 
 async function fund(user: TestUser, naira: number) {
   const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
@@ -136,7 +141,9 @@ describe('Idempotency-Key on wallet-topup', () => {
   it('5 concurrent requests with one key: one charge; the others replay it or are told it is still being processed', async () => {
     const user = await signUp();
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 5 }, () => send('wallet-topup', user, { amount: 3000 }, key)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => send('wallet-topup', user, { amount: 3000 }, key)),
+    );
     expectOneEffect(results, 200);
     expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
     expect(await initializeCalls(user)).toHaveLength(1);
@@ -233,7 +240,9 @@ describe('Idempotency-Key on wallet-withdraw', () => {
     expect(second.text).toBe(first.text);
 
     expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
-    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === first.body.data.id)).toHaveLength(1);
+    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === first.body.data.id)).toHaveLength(
+      1,
+    );
     expect(await balanceOf(user)).toBe(3000);
 
     const other = await send('wallet-withdraw', user, { amount: 2500 }, key);
@@ -246,10 +255,13 @@ describe('Idempotency-Key on wallet-withdraw', () => {
     await fund(user, 5000);
     expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 5 }, () => send('wallet-withdraw', user, { amount: 1000 }, key)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => send('wallet-withdraw', user, { amount: 1000 }, key)),
+    );
     const original = expectOneEffect(results, 200);
     expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
-    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === original.body.data.id)).toHaveLength(1);
+    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === original.body.data.id))
+      .toHaveLength(1);
     expect(await balanceOf(user)).toBe(4000);
   });
 
@@ -284,7 +296,9 @@ describe('Idempotency-Key on card-add and payout-add', () => {
     expect(second.status).toBe(201);
     expect(second.replayed).toBe('true');
     expect(second.text).toBe(first.text);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
     expect(n?.n).toBe(1);
 
     const unkeyed = await send('card-add', user, body);
@@ -301,7 +315,9 @@ describe('Idempotency-Key on card-add and payout-add', () => {
     const key = randomUUID();
     const results = await Promise.all(Array.from({ length: 5 }, () => send('card-add', user, body, key)));
     expectOneEffect(results, 201);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
     expect(n?.n).toBe(1);
   });
 
@@ -317,9 +333,13 @@ describe('Idempotency-Key on card-add and payout-add', () => {
     expect(second.text).toBe(first.text);
     expect(first.body.data.account_number).toBe(`******${body.account_number.slice(-4)}`);
 
-    const recipients = (await paystack.requests('/transferrecipient')).filter((r) => r.body?.account_number === body.account_number);
+    const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
+      r.body?.account_number === body.account_number
+    );
     expect(recipients).toHaveLength(1);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
     expect(n?.n).toBe(1);
 
     const unkeyed = await send('payout-add', user, body);
@@ -335,9 +355,13 @@ describe('Idempotency-Key on card-add and payout-add', () => {
     const key = randomUUID();
     const results = await Promise.all(Array.from({ length: 5 }, () => send('payout-add', user, body, key)));
     expectOneEffect(results, 201);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
     expect(n?.n).toBe(1);
-    const recipients = (await paystack.requests('/transferrecipient')).filter((r) => r.body?.account_number === body.account_number);
+    const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
+      r.body?.account_number === body.account_number
+    );
     expect(recipients).toHaveLength(1);
   });
 
@@ -357,7 +381,14 @@ describe('Idempotency-Key claimed by a request that died', () => {
   it('is free again after five minutes without an answer (and not before)', async () => {
     const user = await signUp();
     const key = `died-${crypto.randomUUID()}`;
-    const body = { authorization_code: 'AUTH_died', last4: '4081', brand: 'visa', exp_month: '12', exp_year: '2030', signature: `SIG-${key}` };
+    const body = {
+      authorization_code: 'AUTH_died',
+      last4: '4081',
+      brand: 'visa',
+      exp_month: '12',
+      exp_year: '2030',
+      signature: `SIG-${key}`,
+    };
     // a claim with no answer, as a crashed request leaves it
     await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash) values (${user.id}, 'card-add', ${key}, 'x')`;
     const blocked = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });

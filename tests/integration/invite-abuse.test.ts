@@ -10,10 +10,10 @@
 // users and phones.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectOk, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, expectOk, get, post } from '../support/api.ts';
 import { lastSms, smsCount, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
-import { newPhone, signUp, verifyPhone, type TestUser } from '../support/users.ts';
+import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -24,22 +24,34 @@ const PER_PHONE = 3;
 const create = (u: TestUser, phone: string, over: Record<string, unknown> = {}) =>
   post(
     'escrow-create',
-    { category: 'goods_products', payer_role: 'counterparty', title: 'Generator', counterparty_phone: phone, amount: 5_000, ...over },
+    {
+      category: 'goods_products',
+      payer_role: 'counterparty',
+      title: 'Generator',
+      counterparty_phone: phone,
+      amount: 5_000,
+      ...over,
+    },
     { token: u.accessToken },
   );
 
 const escrowsOf = async (initiatorId: string) =>
-  (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${initiatorId}`)[0]?.n ?? 0;
+  (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${initiatorId}`)[
+    0
+  ]?.n ?? 0;
 
 const escrowsTo = async (phone: string) =>
-  (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where counterparty_phone = ${phone}`)[0]?.n ?? 0;
+  (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where counterparty_phone = ${phone}`)[
+    0
+  ]?.n ?? 0;
 
 /** Every SMS row for the phone, withheld ones included, oldest first. */
 const outbox = (phone: string) =>
   testDb()<{ body: string; withheld: string | null; sent_at: Date | null }[]>`
     select body, withheld, sent_at from private.sms_outbox where phone = ${phone} order by id`;
 
-const withheldCount = async (phone: string) => (await outbox(phone)).filter((r) => r.withheld === 'invite_daily_cap').length;
+const withheldCount = async (phone: string) =>
+  (await outbox(phone)).filter((r) => r.withheld === 'invite_daily_cap').length;
 
 /** Creates n counterparty-paid escrows from u, each inviting a fresh phone; all must be 201. */
 async function createMany(u: TestUser, n: number) {
@@ -67,64 +79,82 @@ async function signUpWithPhone(phone: string, firstName = 'Late'): Promise<TestU
   const password = 'a sound passphrase';
   const res = await post('auth-signup', { phone, first_name: firstName, last_name: 'Comer', password });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.data.user.id, phone, password, accessToken: res.body.data.session.access_token, refreshToken: res.body.data.session.refresh_token };
+  return {
+    id: res.body.data.user.id,
+    phone,
+    password,
+    accessToken: res.body.data.session.access_token,
+    refreshToken: res.body.data.session.refresh_token,
+  };
 }
 
 // ---- per initiator ---------------------------------------------------------------------------
 
 describe('escrows that invite at once are limited per initiator', () => {
-  it(`escrow number ${HOURLY + 1} of the counterparty-paid kind within an hour is 429 with Retry-After and the wait in the message; nothing is created`, { timeout: 90_000 }, async () => {
-    const me = await signUp();
-    await createMany(me, HOURLY);
-    expect(await escrowsOf(me.id)).toBe(HOURLY);
+  it(
+    `escrow number ${
+      HOURLY + 1
+    } of the counterparty-paid kind within an hour is 429 with Retry-After and the wait in the message; nothing is created`,
+    { timeout: 90_000 },
+    async () => {
+      const me = await signUp();
+      await createMany(me, HOURLY);
+      expect(await escrowsOf(me.id)).toBe(HOURLY);
 
-    const victim = newPhone().e164;
-    const refused = await create(me, victim, { title: 'Your Escrow login code is 482913' });
-    expect429(refused, 3600);
-    expect(refused.body.error).toMatch(/\d+ minutes?/);
-    // nothing at all was created, and nobody was texted
-    expect(await escrowsOf(me.id)).toBe(HOURLY);
-    expect(await escrowsTo(victim)).toBe(0);
-    expect(await outbox(victim)).toEqual([]);
-    // asking again does not help
-    expect429(await create(me, victim), 3600);
-    expect(await escrowsOf(me.id)).toBe(HOURLY);
+      const victim = newPhone().e164;
+      const refused = await create(me, victim, { title: 'Your Escrow login code is 482913' });
+      expect429(refused, 3600);
+      expect(refused.body.error).toMatch(/\d+ minutes?/);
+      // nothing at all was created, and nobody was texted
+      expect(await escrowsOf(me.id)).toBe(HOURLY);
+      expect(await escrowsTo(victim)).toBe(0);
+      expect(await outbox(victim)).toEqual([]);
+      // asking again does not help
+      expect429(await create(me, victim), 3600);
+      expect(await escrowsOf(me.id)).toBe(HOURLY);
 
-    // an escrow the initiator pays invites nobody until the money is in: it is not limited
-    const own = await create(me, victim, { payer_role: 'initiator' });
-    expect(own.status, JSON.stringify(own.body)).toBe(201);
-    expect(await smsCount(victim)).toBe(0);
+      // an escrow the initiator pays invites nobody until the money is in: it is not limited
+      const own = await create(me, victim, { payer_role: 'initiator' });
+      expect(own.status, JSON.stringify(own.body)).toBe(201);
+      expect(await smsCount(victim)).toBe(0);
 
-    // another initiator is not affected
-    const other = await signUp();
-    expect((await create(other, newPhone().e164)).status).toBe(201);
-  });
+      // another initiator is not affected
+      const other = await signUp();
+      expect((await create(other, newPhone().e164)).status).toBe(201);
+    },
+  );
 
-  it('a creation that fails inside its transaction gives its unit back; so does a refused one', { timeout: 90_000 }, async () => {
-    const me = await signUp();
-    // Fault injection: for this initiator only, inserting an escrow fails (a check constraint that
-    // existing rows are not held to). The failure comes after the limit was taken, in the same
-    // transaction, so the rollback must take the unit back with it.
-    const constraint = `invite_abuse_fail_${randomBytes(6).toString('hex')}`;
-    await testDb().unsafe(`alter table public.escrows add constraint ${constraint} check (initiator_id <> '${me.id}') not valid`);
-    try {
-      for (let i = 0; i < 3; i++) {
-        const failed = await create(me, newPhone().e164);
-        expect(failed.status, JSON.stringify(failed.body)).toBe(500);
+  it(
+    'a creation that fails inside its transaction gives its unit back; so does a refused one',
+    { timeout: 90_000 },
+    async () => {
+      const me = await signUp();
+      // Fault injection: for this initiator only, inserting an escrow fails (a check constraint that
+      // existing rows are not held to). The failure comes after the limit was taken, in the same
+      // transaction, so the rollback must take the unit back with it.
+      const constraint = `invite_abuse_fail_${randomBytes(6).toString('hex')}`;
+      await testDb().unsafe(
+        `alter table public.escrows add constraint ${constraint} check (initiator_id <> '${me.id}') not valid`,
+      );
+      try {
+        for (let i = 0; i < 3; i++) {
+          const failed = await create(me, newPhone().e164);
+          expect(failed.status, JSON.stringify(failed.body)).toBe(500);
+        }
+      } finally {
+        await testDb().unsafe(`alter table public.escrows drop constraint ${constraint}`);
       }
-    } finally {
-      await testDb().unsafe(`alter table public.escrows drop constraint ${constraint}`);
-    }
-    // refused before any work: your own number
-    const self = await create(me, me.phone);
-    expect(self.status).toBe(400);
-    expect(await escrowsOf(me.id)).toBe(0);
+      // refused before any work: your own number
+      const self = await create(me, me.phone);
+      expect(self.status).toBe(400);
+      expect(await escrowsOf(me.id)).toBe(0);
 
-    // all 20 units are still there
-    await createMany(me, HOURLY);
-    expect429(await create(me, newPhone().e164), 3600);
-    expect(await escrowsOf(me.id)).toBe(HOURLY);
-  });
+      // all 20 units are still there
+      await createMany(me, HOURLY);
+      expect429(await create(me, newPhone().e164), 3600);
+      expect(await escrowsOf(me.id)).toBe(HOURLY);
+    },
+  );
 
   it(`over ${DAILY} in a day is 429 as well, with the wait until a slot of the day frees up`, async () => {
     const me = await signUp();
@@ -148,7 +178,13 @@ describe('a limited request with an Idempotency-Key', () => {
     await testDb()`
       insert into private.rate_limit_events (key, created_at)
       select ${`invite:day:${me.id}`}, now() - interval '2 hours' - make_interval(secs => g) from generate_series(1, ${DAILY}) g`;
-    const body = { category: 'goods_products', payer_role: 'counterparty', title: 'Generator', counterparty_phone: newPhone().e164, amount: 5_000 };
+    const body = {
+      category: 'goods_products',
+      payer_role: 'counterparty',
+      title: 'Generator',
+      counterparty_phone: newPhone().e164,
+      amount: 5_000,
+    };
     const headers = { 'Idempotency-Key': `invite-${randomBytes(8).toString('hex')}` };
     const limited = await post('escrow-create', body, { token: me.accessToken, headers });
     expect429(limited, 86_400);
@@ -169,69 +205,81 @@ describe('a limited request with an Idempotency-Key', () => {
 // ---- per phone -------------------------------------------------------------------------------
 
 describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all initiators together`, () => {
-  it('the 4th and later invites are created without an SMS (recorded withheld, never sent); the invitee sees them all after signing up', { timeout: 60_000 }, async () => {
-    const phone = newPhone().e164;
-    const initiators = await Promise.all(Array.from({ length: 5 }, (_, i) => signUp({ first_name: `Inviter${'abcde'[i]}` })));
-    const ids: string[] = [];
-    for (const [i, u] of initiators.slice(0, PER_PHONE).entries()) {
-      const r = await create(u, phone);
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      ids.push(r.body.data.escrow_id);
-      expect(await smsCount(phone)).toBe(i + 1);
-    }
-    // the 4th: a counterparty-paid escrow, created, no SMS
-    const fourth = await create(initiators[3]!, phone);
-    expect(fourth.status, JSON.stringify(fourth.body)).toBe(201);
-    ids.push(fourth.body.data.escrow_id);
-    expect(await smsCount(phone)).toBe(PER_PHONE);
-    expect(await withheldCount(phone)).toBe(1);
+  it(
+    'the 4th and later invites are created without an SMS (recorded withheld, never sent); the invitee sees them all after signing up',
+    { timeout: 60_000 },
+    async () => {
+      const phone = newPhone().e164;
+      const initiators = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => signUp({ first_name: `Inviter${'abcde'[i]}` })),
+      );
+      const ids: string[] = [];
+      for (const [i, u] of initiators.slice(0, PER_PHONE).entries()) {
+        const r = await create(u, phone);
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        ids.push(r.body.data.escrow_id);
+        expect(await smsCount(phone)).toBe(i + 1);
+      }
+      // the 4th: a counterparty-paid escrow, created, no SMS
+      const fourth = await create(initiators[3]!, phone);
+      expect(fourth.status, JSON.stringify(fourth.body)).toBe(201);
+      ids.push(fourth.body.data.escrow_id);
+      expect(await smsCount(phone)).toBe(PER_PHONE);
+      expect(await withheldCount(phone)).toBe(1);
 
-    // the 5th: an initiator-paid escrow, whose invite goes out when the money is in; capped too
-    const fifth = await create(initiators[4]!, phone, { payer_role: 'initiator' });
-    expect(fifth.status).toBe(201);
-    ids.push(fifth.body.data.escrow_id);
-    await fundWallet(initiators[4]!, fifth.body.data.fee_breakdown.total_charge);
-    const funded = await post('escrow-fund', { escrow_id: fifth.body.data.escrow_id, method: 'wallet' }, { token: initiators[4]!.accessToken });
-    expect(expectOk(funded).status).toBe('active');
-    expect(await smsCount(phone)).toBe(PER_PHONE);
-    expect(await withheldCount(phone)).toBe(2);
+      // the 5th: an initiator-paid escrow, whose invite goes out when the money is in; capped too
+      const fifth = await create(initiators[4]!, phone, { payer_role: 'initiator' });
+      expect(fifth.status).toBe(201);
+      ids.push(fifth.body.data.escrow_id);
+      await fundWallet(initiators[4]!, fifth.body.data.fee_breakdown.total_charge);
+      const funded = await post('escrow-fund', { escrow_id: fifth.body.data.escrow_id, method: 'wallet' }, {
+        token: initiators[4]!.accessToken,
+      });
+      expect(expectOk(funded).status).toBe('active');
+      expect(await smsCount(phone)).toBe(PER_PHONE);
+      expect(await withheldCount(phone)).toBe(2);
 
-    // withheld rows are never sent, not even by a later dispatch (another creation dispatches the queue)
-    expect((await create(initiators[0]!, newPhone().e164)).status).toBe(201);
-    const rows = await outbox(phone);
-    expect(rows).toHaveLength(PER_PHONE + 2);
-    expect(rows.filter((r) => r.withheld === null).every((r) => r.sent_at !== null)).toBe(true);
-    expect(rows.filter((r) => r.withheld !== null).every((r) => r.sent_at === null)).toBe(true);
+      // withheld rows are never sent, not even by a later dispatch (another creation dispatches the queue)
+      expect((await create(initiators[0]!, newPhone().e164)).status).toBe(201);
+      const rows = await outbox(phone);
+      expect(rows).toHaveLength(PER_PHONE + 2);
+      expect(rows.filter((r) => r.withheld === null).every((r) => r.sent_at !== null)).toBe(true);
+      expect(rows.filter((r) => r.withheld !== null).every((r) => r.sent_at === null)).toBe(true);
 
-    // the invitee signs up with that phone and finds every invitation in the app
-    const invitee = await signUpWithPhone(phone);
-    const listed = expectOk(await get('escrow-list', { token: invitee.accessToken }));
-    expect(listed.map((e: { id: string }) => e.id).sort()).toEqual([...ids].sort());
-  });
+      // the invitee signs up with that phone and finds every invitation in the app
+      const invitee = await signUpWithPhone(phone);
+      const listed = expectOk(await get('escrow-list', { token: invitee.accessToken }));
+      expect(listed.map((e: { id: string }) => e.id).sort()).toEqual([...ids].sort());
+    },
+  );
 
-  it('holds when invites to one phone arrive at the same moment, at creation and after funding', { timeout: 60_000 }, async () => {
-    const phone = newPhone().e164;
-    const initiators = await Promise.all(Array.from({ length: 6 }, () => signUp()));
-    // three initiator-paid drafts, ready to be funded (no SMS yet)
-    const drafts: { user: TestUser; id: string }[] = [];
-    for (const u of initiators.slice(3)) {
-      const r = await create(u, phone, { payer_role: 'initiator', amount: 100 });
-      expect(r.status).toBe(201);
-      await fundWallet(u, r.body.data.fee_breakdown.total_charge);
-      drafts.push({ user: u, id: r.body.data.escrow_id });
-    }
-    expect(await outbox(phone)).toEqual([]);
+  it(
+    'holds when invites to one phone arrive at the same moment, at creation and after funding',
+    { timeout: 60_000 },
+    async () => {
+      const phone = newPhone().e164;
+      const initiators = await Promise.all(Array.from({ length: 6 }, () => signUp()));
+      // three initiator-paid drafts, ready to be funded (no SMS yet)
+      const drafts: { user: TestUser; id: string }[] = [];
+      for (const u of initiators.slice(3)) {
+        const r = await create(u, phone, { payer_role: 'initiator', amount: 100 });
+        expect(r.status).toBe(201);
+        await fundWallet(u, r.body.data.fee_breakdown.total_charge);
+        drafts.push({ user: u, id: r.body.data.escrow_id });
+      }
+      expect(await outbox(phone)).toEqual([]);
 
-    // all at once: three counterparty-paid creations and three fundings inviting the same phone
-    const results = await Promise.all([
-      ...initiators.slice(0, 3).map((u) => create(u, phone)),
-      ...drafts.map((d) => post('escrow-fund', { escrow_id: d.id, method: 'wallet' }, { token: d.user.accessToken })),
-    ]);
-    for (const r of results) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
-    expect(await escrowsTo(phone)).toBe(6);
-    expect(await smsCount(phone)).toBe(PER_PHONE);
-    expect(await withheldCount(phone)).toBe(6 - PER_PHONE);
-  });
+      // all at once: three counterparty-paid creations and three fundings inviting the same phone
+      const results = await Promise.all([
+        ...initiators.slice(0, 3).map((u) => create(u, phone)),
+        ...drafts.map((d) => post('escrow-fund', { escrow_id: d.id, method: 'wallet' }, { token: d.user.accessToken })),
+      ]);
+      for (const r of results) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
+      expect(await escrowsTo(phone)).toBe(6);
+      expect(await smsCount(phone)).toBe(PER_PHONE);
+      expect(await withheldCount(phone)).toBe(6 - PER_PHONE);
+    },
+  );
 
   it('is per phone: a different phone still gets its invites', async () => {
     const [a, b] = await Promise.all([signUp(), signUp()]);
@@ -266,7 +314,9 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const sms = await lastSms(phone);
     expectClean(sms);
-    expect(sms).toBe('Chioma invited you to a vehicle escrow of NGN 1,250,000.00 as the Buyer. Open the Escrow app with this number to review it.');
+    expect(sms).toBe(
+      'Chioma invited you to a vehicle escrow of NGN 1,250,000.00 as the Buyer. Open the Escrow app with this number to review it.',
+    );
   });
 
   it('the invite sent after funding says the same kind of thing, and the money is in', async () => {
@@ -276,7 +326,9 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
     expect(r.status).toBe(201);
     expect(await lastSms(phone)).toBeUndefined();
     await fundWallet(me, r.body.data.fee_breakdown.total_charge);
-    expectOk(await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }));
+    expectOk(
+      await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+    );
     const sms = await lastSms(phone);
     expectClean(sms);
     expect(sms).toBe(
@@ -300,7 +352,9 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
       expect((await create(me, phone, { title, category: 'p2p_crypto', amount: 20 })).status).toBe(201);
       const sms = await lastSms(phone);
       expectClean(sms);
-      expect(sms, firstName).toBe(`${shown} invited you to a crypto escrow of NGN 20.00 as the Sender. Open the Escrow app with this number to review it.`);
+      expect(sms, firstName).toBe(
+        `${shown} invited you to a crypto escrow of NGN 20.00 as the Sender. Open the Escrow app with this number to review it.`,
+      );
     }
   });
 
@@ -309,12 +363,19 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
     const phone = newPhone().e164;
     const r = await create(me, phone, { title, payer_role: 'initiator', amount: 500 });
     expect(r.status).toBe(201);
-    const renamed = await post('profile-update', { first_name: 'Code 482913 https://x.example' }, { token: me.accessToken, method: 'PATCH' });
+    const renamed = await post('profile-update', { first_name: 'Code 482913 https://x.example' }, {
+      token: me.accessToken,
+      method: 'PATCH',
+    });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     await fundWallet(me, r.body.data.fee_breakdown.total_charge);
-    expectOk(await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }));
+    expectOk(
+      await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+    );
     const sms = await lastSms(phone);
     expectClean(sms);
-    expect(sms).toMatch(/^Code invited you to a goods escrow of NGN 500\.00 as the Seller, and the money is already in escrow\./);
+    expect(sms).toMatch(
+      /^Code invited you to a goods escrow of NGN 500\.00 as the Seller, and the money is already in escrow\./,
+    );
   });
 });

@@ -8,9 +8,9 @@
 // escrows under them.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, fieldsOf, get, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, call, fieldsOf, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo, type Deal } from '../support/escrows.ts';
+import { type Deal, escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp } from '../support/users.ts';
@@ -46,7 +46,9 @@ async function inInspection(endsMs: number, amount = 10_000): Promise<Deal> {
   const delivered = ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId));
   expect(delivered.status).toBe('inspection');
   await testDb()`
-    update public.escrows set delivered_at = ${iso(endsMs - DAY)}::timestamptz, inspection_ends_at = ${iso(endsMs)}::timestamptz
+    update public.escrows set delivered_at = ${iso(endsMs - DAY)}::timestamptz, inspection_ends_at = ${
+    iso(endsMs)
+  }::timestamptz
      where id = ${deal.escrowId}`;
   return deal;
 }
@@ -71,10 +73,27 @@ describe('jobs-run: the secret and the body', () => {
     refused(await call('jobs-run', { method: 'POST', body: { now } }), 401);
     refused(await call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': 'wrong' } }), 401);
     refused(await call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': '' } }), 401);
-    refused(await call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': `${TEST_JOBS_SECRET}x` } }), 401);
-    refused(await call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': TEST_JOBS_SECRET.slice(0, -1) } }), 401);
+    refused(
+      await call('jobs-run', { method: 'POST', body: { now }, headers: { 'x-jobs-secret': `${TEST_JOBS_SECRET}x` } }),
+      401,
+    );
+    refused(
+      await call('jobs-run', {
+        method: 'POST',
+        body: { now },
+        headers: { 'x-jobs-secret': TEST_JOBS_SECRET.slice(0, -1) },
+      }),
+      401,
+    );
     // a user's bearer token is not the secret
-    refused(await call('jobs-run', { method: 'POST', body: { now }, headers: { Authorization: `Bearer ${TEST_JOBS_SECRET}` } }), 401);
+    refused(
+      await call('jobs-run', {
+        method: 'POST',
+        body: { now },
+        headers: { Authorization: `Bearer ${TEST_JOBS_SECRET}` },
+      }),
+      401,
+    );
     // not even a bad body is looked at without the secret
     refused(await call('jobs-run', { method: 'POST', body: { now: 'garbage' } }), 401);
   });
@@ -83,20 +102,34 @@ describe('jobs-run: the secret and the body', () => {
     const now = iso(recentPast(60_000));
     const data = ok(await runJobs(now));
     expect(data).toMatchObject({
-      now, released: expect.any(Number), ended: expect.any(Number), payouts_started: expect.any(Number), sms_sent: expect.any(Number),
+      now,
+      released: expect.any(Number),
+      ended: expect.any(Number),
+      payouts_started: expect.any(Number),
+      sms_sent: expect.any(Number),
     });
     const withOffset = ok(await runJobs('2026-01-01T10:00:00+01:00'));
     expect(Date.parse(withOffset.now)).toBe(Date.parse('2026-01-01T09:00:00Z'));
     // without now: the current time
-    const defaulted = ok(await call('jobs-run', { method: 'POST', body: {}, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } }));
+    const defaulted = ok(
+      await call('jobs-run', { method: 'POST', body: {}, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } }),
+    );
     expect(Math.abs(Date.parse(defaulted.now) - Date.now())).toBeLessThan(60_000);
     ok(await call('jobs-run', { method: 'POST', headers: { 'x-jobs-secret': TEST_JOBS_SECRET } }));
 
     for (const bad of ['yesterday', '2026-11-22', '2026-13-01T00:00:00Z', '12:00', '', 1_700_000_000_000, null, true]) {
-      const res = await call('jobs-run', { method: 'POST', body: { now: bad }, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } });
+      const res = await call('jobs-run', {
+        method: 'POST',
+        body: { now: bad },
+        headers: { 'x-jobs-secret': TEST_JOBS_SECRET },
+      });
       expect(refused(res, 400), `now=${JSON.stringify(bad)}`).toEqual(['now']);
     }
-    const extra = await call('jobs-run', { method: 'POST', body: { now, force: true }, headers: { 'x-jobs-secret': TEST_JOBS_SECRET } });
+    const extra = await call('jobs-run', {
+      method: 'POST',
+      body: { now, force: true },
+      headers: { 'x-jobs-secret': TEST_JOBS_SECRET },
+    });
     expect(refused(extra, 400)).toEqual(['force']);
     refused(await call('jobs-run', { method: 'GET', headers: { 'x-jobs-secret': TEST_JOBS_SECRET } }), 405);
   });
@@ -122,7 +155,9 @@ describe('jobs-run: inspection periods that ended', () => {
     expect(await walletKobo(deal.payee.id)).toBe(payout);
     expect(await holdKobo(deal.escrowId)).toBe(0);
     expect(await releaseCount(deal.escrowId)).toBe(1);
-    const notes = ok(await get('notification-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }));
+    const notes = ok(
+      await get('notification-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
+    );
     expect(notes[0]).toMatchObject({ event_type: 'released', entity_type: 'escrow', entity_id: deal.escrowId });
     expect(notes[0].content).toMatch(/automatically/);
 
@@ -132,7 +167,11 @@ describe('jobs-run: inspection periods that ended', () => {
     expect(await escrowStatus(deal)).toBe('released');
     expect(await walletKobo(deal.payee.id)).toBe(payout);
     expect(await releaseCount(deal.escrowId)).toBe(1);
-    expect(Date.parse(ok(await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } })).released_at)).toBe(ends + 1);
+    expect(
+      Date.parse(
+        ok(await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } })).released_at,
+      ),
+    ).toBe(ends + 1);
     const [n] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
     expect(n!.n).toBe(1);
@@ -151,7 +190,11 @@ describe('jobs-run: inspection periods that ended', () => {
 
   it('releases every due escrow in one run and leaves the ones not yet due', async () => {
     const base = recentPast(7_200_000);
-    const due = [await inInspection(base), await inInspection(base + 1_000), await inInspection(base + 2_000, 3_333.33)];
+    const due = [
+      await inInspection(base),
+      await inInspection(base + 1_000),
+      await inInspection(base + 2_000, 3_333.33),
+    ];
     const later = await inInspection(base + 60_000);
     const run = ok(await runJobs(iso(base + 2_000)));
     expect(run.released).toBeGreaterThanOrEqual(3);
@@ -236,11 +279,21 @@ describe('jobs-run: work left over after a commit', () => {
     const deal = await fundedDeal({ category: 'p2p_crypto', amount: 20_000 });
     const account = `2${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
     await paystack.registerAccount('058', account, 'COU OBI');
-    ok(await post('payout-add', { bank_code: '058', bank_name: 'GTBank', account_number: account, account_name: 'Cou Obi' }, { token: deal.payee.accessToken }), 201);
+    ok(
+      await post('payout-add', {
+        bank_code: '058',
+        bank_name: 'GTBank',
+        account_number: account,
+        account_name: 'Cou Obi',
+      }, { token: deal.payee.accessToken }),
+      201,
+    );
 
     // the release commits; the process dies before the provider is called (the transition is
     // run directly, as escrow-release runs it, and nothing after the commit happens)
-    const [r] = await testDb()<{ payout_tx: string }[]>`select payout_tx from private.escrow_release(${deal.escrowId}, ${deal.payer.id}, now())`;
+    const [r] = await testDb()<
+      { payout_tx: string }[]
+    >`select payout_tx from private.escrow_release(${deal.escrowId}, ${deal.payer.id}, now())`;
     const ref = r!.payout_tx;
     expect(ref).toBeTruthy();
     await testDb()`update public.transactions set metadata = metadata - 'transfer_attempted_at' where id = ${ref}`;
@@ -270,17 +323,31 @@ describe('jobs-run: work left over after a commit', () => {
     // and the provider's answer settles it
     const delivered = await paystack.transferOutcome(ref, 'transfer.success');
     expect(delivered.responses[0]?.status).toBe(200);
-    const [settled] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${ref}`;
+    const [settled] = await testDb()<
+      { status: string }[]
+    >`select status::text from public.transactions where id = ${ref}`;
     expect(settled!.status).toBe('succeeded');
     expect(await walletKobo(deal.payee.id)).toBe(0);
-    const [note] = ok(await get('notification-list', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId, limit: 1 } }));
-    expect(note).toMatchObject({ event_type: 'payout_succeeded', entity_type: 'transaction', entity_id: ref, user_id: deal.payee.id, is_read: false });
+    const [note] = ok(
+      await get('notification-list', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId, limit: 1 } }),
+    );
+    expect(note).toMatchObject({
+      event_type: 'payout_succeeded',
+      entity_type: 'transaction',
+      entity_id: ref,
+      user_id: deal.payee.id,
+      is_read: false,
+    });
   });
 
   it('dispatches queued SMS (sent_at set, and the body written from the message)', async () => {
     const phone = newPhone().e164;
     const shortfall = {
-      kind: 'funding_shortfall', received: 100_000, category: 'hiring', total_charge: 350_000, shortfall: 250_000,
+      kind: 'funding_shortfall',
+      received: 100_000,
+      category: 'hiring',
+      total_charge: 350_000,
+      shortfall: 250_000,
     };
     await testDb()`select private.queue_sms(${phone}, ${testDb().json(shortfall)})`;
     await testDb()`select private.queue_sms(${phone}, ${testDb().json({ ...shortfall, category: 'p2p_crypto' })})`;
@@ -295,11 +362,16 @@ describe('jobs-run: work left over after a commit', () => {
       expect(row.sent_at).not.toBeNull();
       expect(row.attempts).toBe(1);
     }
-    expect(after.map((r) => r.body)).toEqual(['hiring', 'crypto'].map((word) =>
-      `We received NGN 1,000.00 and put it in your Escrow wallet. Your ${word} escrow needs NGN 3,500.00: ` +
-      'send NGN 2,500.00 more to fund it.'));
+    expect(after.map((r) => r.body)).toEqual(
+      ['hiring', 'crypto'].map((word) =>
+        `We received NGN 1,000.00 and put it in your Escrow wallet. Your ${word} escrow needs NGN 3,500.00: ` +
+        'send NGN 2,500.00 more to fund it.'
+      ),
+    );
     ok(await runJobs(new Date().toISOString()));
-    const again = await testDb()<{ attempts: number }[]>`select attempts from private.sms_outbox where phone = ${phone}`;
+    const again = await testDb()<
+      { attempts: number }[]
+    >`select attempts from private.sms_outbox where phone = ${phone}`;
     expect(again.map((a) => a.attempts)).toEqual([1, 1]);
   });
 });
@@ -315,7 +387,9 @@ describe('jobs-run housekeeping', () => {
     const res = await runJobs(new Date().toISOString());
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.idempotency_keys_expired).toBeGreaterThanOrEqual(1);
-    const left = await testDb()<{ key: string }[]>`select key from private.idempotency_keys where key in (${old}, ${fresh})`;
+    const left = await testDb()<
+      { key: string }[]
+    >`select key from private.idempotency_keys where key in (${old}, ${fresh})`;
     expect(left.map((r) => r.key)).toEqual([fresh]);
   });
 });

@@ -51,17 +51,55 @@ const TITLES = [
   'Line\\break \\n',
 ];
 const NAMES = [
-  'Ada Obi', 'Chukwuemeka Okafor-Eze', "D'Angelo O'Neil", 'Ẹ̀mí Àjàyí', 'Name %s with %I', null, ' ', 'Ọlá',
+  'Ada Obi',
+  'Chukwuemeka Okafor-Eze',
+  "D'Angelo O'Neil",
+  'Ẹ̀mí Àjàyí',
+  'Name %s with %I',
+  null,
+  ' ',
+  'Ọlá',
 ];
 /** Raw first names as users type them (the SMS shows what private.sms_first_name leaves of them). */
 const FIRST_NAMES = [
-  'Bola', 'Adéọlá', 'Chioma', 'Your code 482913 http://x.example', '482913 is your Escrow code',
-  'http://escrow-verify.example', 'Ada.example.com/login', "O'Neil-Okafor!!", 'Abcdefghijklmnopqrstuvwxyz',
-  '-- Escrow Security Team', '', null, '   Ümit  Kaya', "Ngozi'", 'Zoë’', 'A',
+  'Bola',
+  'Adéọlá',
+  'Chioma',
+  'Your code 482913 http://x.example',
+  '482913 is your Escrow code',
+  'http://escrow-verify.example',
+  'Ada.example.com/login',
+  "O'Neil-Okafor!!",
+  'Abcdefghijklmnopqrstuvwxyz',
+  '-- Escrow Security Team',
+  '',
+  null,
+  '   Ümit  Kaya',
+  "Ngozi'",
+  'Zoë’',
+  'A',
 ];
 const AMOUNTS = [
-  1, 5, 10, 99, 100, 101, 1000, 12_345, 100_000, 1_000_000, 99_999_999, 100_000_000, 123_456_789, 1_000_000_000,
-  9_999_999_999, 10_000_000_000, 123_456_789_012, 99_999_999_999_999, 100_000_000_000_000, 7,
+  1,
+  5,
+  10,
+  99,
+  100,
+  101,
+  1000,
+  12_345,
+  100_000,
+  1_000_000,
+  99_999_999,
+  100_000_000,
+  123_456_789,
+  1_000_000_000,
+  9_999_999_999,
+  10_000_000_000,
+  123_456_789_012,
+  99_999_999_999_999,
+  100_000_000_000_000,
+  7,
 ];
 const CATEGORIES = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'];
 const DAYS = [1, 0, 2, 7, 30];
@@ -105,14 +143,22 @@ const notification = (kind: string, old: string, facts: (i: number) => Facts, me
 
 const CASES: Case[] = [
   // escrow-create
-  notification('escrow_created', `pg_catalog.format('You created "%s" for %s.', p->>'title', ${naira('amount')})`,
-    (i) => ({ title: at(TITLES, i), amount: at(AMOUNTS, i) })),
-  notification('invite_received',
+  notification(
+    'escrow_created',
+    `pg_catalog.format('You created "%s" for %s.', p->>'title', ${naira('amount')})`,
+    (i) => ({ title: at(TITLES, i), amount: at(AMOUNTS, i) }),
+  ),
+  notification(
+    'invite_received',
     `pg_catalog.format('%s invited you to "%s" for %s as %s.', p->>'inviter', p->>'title', ${naira('amount')},
                        ${label('payer')})`,
     (i) => ({
-      inviter: at(NAMES, i), title: at(TITLES, i, 3), amount: at(AMOUNTS, i, 7), category: at(CATEGORIES, i),
-    })),
+      inviter: at(NAMES, i),
+      title: at(TITLES, i, 3),
+      amount: at(AMOUNTS, i, 7),
+      category: at(CATEGORIES, i),
+    }),
+  ),
   {
     channel: 'sms',
     kinds: ['escrow_invite', 'escrow_invite_funded'],
@@ -131,21 +177,29 @@ const CASES: Case[] = [
             'kind', case when p->>'payer_role' = 'counterparty' then 'escrow_invite' else 'escrow_invite_funded' end,
             'inviter', private.sms_first_name(p->>'first_name'), 'category', p->'category', 'amount', p->'amount')`,
     facts: (i) => ({
-      first_name: at(FIRST_NAMES, i), category: at(CATEGORIES, i, 3), amount: at(AMOUNTS, i, 3),
+      first_name: at(FIRST_NAMES, i),
+      category: at(CATEGORIES, i, 3),
+      amount: at(AMOUNTS, i, 3),
       payer_role: i % 2 ? 'counterparty' : 'initiator',
     }),
   },
   // funding
-  notification('funded_payer',
+  notification(
+    'funded_payer',
     `pg_catalog.format('%s is locked in escrow for "%s".', ${naira('total_charge')}, p->>'title')`,
-    (i) => ({ title: at(TITLES, i, 5), total_charge: at(AMOUNTS, i, 3) })),
-  notification('invite_received_funded',
+    (i) => ({ title: at(TITLES, i, 5), total_charge: at(AMOUNTS, i, 3) }),
+  ),
+  notification(
+    'invite_received_funded',
     `pg_catalog.format('%s invited you to "%s" for %s; the money is already in escrow.', p->>'inviter', p->>'title',
                        ${naira('amount')})`,
-    (i) => ({ inviter: at(NAMES, i, 3), title: at(TITLES, i), amount: at(AMOUNTS, i, 11) })),
-  notification('funded_payee',
+    (i) => ({ inviter: at(NAMES, i, 3), title: at(TITLES, i), amount: at(AMOUNTS, i, 11) }),
+  ),
+  notification(
+    'funded_payee',
     `pg_catalog.format('"%s" is funded: %s is in escrow. You can deliver now.', p->>'title', ${naira('amount')})`,
-    (i) => ({ title: at(TITLES, i, 7), amount: at(AMOUNTS, i) })),
+    (i) => ({ title: at(TITLES, i, 7), amount: at(AMOUNTS, i) }),
+  ),
   {
     channel: 'sms',
     kinds: ['funding_shortfall'],
@@ -157,69 +211,97 @@ const CASES: Case[] = [
     'received', p->'received', 'category', p->'category', 'total_charge', p->'total_charge',
     'shortfall', (p->>'total_charge')::bigint - coalesce((p->>'balance')::bigint, 0))`,
     facts: (i) => ({
-      received: at(AMOUNTS, i), category: at(CATEGORIES, i), total_charge: at(AMOUNTS, i, 3) + 1_000_000,
+      received: at(AMOUNTS, i),
+      category: at(CATEGORIES, i),
+      total_charge: at(AMOUNTS, i, 3) + 1_000_000,
       balance: at(BALANCES, i),
     }),
   },
-  notification('funding_shortfall',
+  notification(
+    'funding_shortfall',
     `pg_catalog.format(
     'We received %s; "%s" needs %s more to be funded. The money is in your wallet.',
     ${naira('received')}, p->>'title',
     private.naira((p->>'total_charge')::bigint - coalesce((p->>'balance')::bigint, 0)))`,
     (i) => ({
-      title: at(TITLES, i), received: at(AMOUNTS, i, 7), total_charge: at(AMOUNTS, i) + 500, balance: at(BALANCES, i),
+      title: at(TITLES, i),
+      received: at(AMOUNTS, i, 7),
+      total_charge: at(AMOUNTS, i) + 500,
+      balance: at(BALANCES, i),
     }),
     `pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
     'title', p->'title', 'received', p->'received',
-    'shortfall', (p->>'total_charge')::bigint - coalesce((p->>'balance')::bigint, 0))`),
+    'shortfall', (p->>'total_charge')::bigint - coalesce((p->>'balance')::bigint, 0))`,
+  ),
   // lifecycle
-  notification('accepted', `pg_catalog.format('%s accepted "%s". The escrow is active.', p->>'accepter', p->>'title')`,
-    (i) => ({ accepter: at(NAMES, i), title: at(TITLES, i, 3) })),
-  notification('payment_requested',
+  notification(
+    'accepted',
+    `pg_catalog.format('%s accepted "%s". The escrow is active.', p->>'accepter', p->>'title')`,
+    (i) => ({ accepter: at(NAMES, i), title: at(TITLES, i, 3) }),
+  ),
+  notification(
+    'payment_requested',
     `pg_catalog.format('Fund "%s": %s (the escrow amount, fee and VAT).', p->>'title', ${naira('total_charge')})`,
-    (i) => ({ title: at(TITLES, i), total_charge: at(AMOUNTS, i, 13) })),
-  notification('accepted_funded',
+    (i) => ({ title: at(TITLES, i), total_charge: at(AMOUNTS, i, 13) }),
+  ),
+  notification(
+    'accepted_funded',
     `pg_catalog.format('%s accepted "%s". The money is in escrow and the deal is on.', p->>'accepter', p->>'title')`,
-    (i) => ({ accepter: at(NAMES, i, 5), title: at(TITLES, i) })),
+    (i) => ({ accepter: at(NAMES, i, 5), title: at(TITLES, i) }),
+  ),
   // escrow_close_unfunded(e, actor, p_event, p_verb) was called with ('declined', 'declined by the
   // counterparty') and ('cancelled', 'cancelled')
-  notification('closed_unfunded',
+  notification(
+    'closed_unfunded',
     `pg_catalog.format('"%s" was %s.', p->>'title',
        case p->>'event' when 'declined' then 'declined by the counterparty' when 'cancelled' then 'cancelled' end)`,
     (i) => ({ title: at(TITLES, i), event: i % 2 ? 'declined' : 'cancelled' }),
-    `pg_catalog.jsonb_build_object('kind', 'closed_unfunded', 'title', p->'title', 'how', p->'event')`),
+    `pg_catalog.jsonb_build_object('kind', 'closed_unfunded', 'title', p->'title', 'how', p->'event')`,
+  ),
   // escrow_refund_unaccepted(e, p_verb): p_verb 'declined' or 'cancelled'
-  notification('refunded_unaccepted',
+  notification(
+    'refunded_unaccepted',
     `pg_catalog.format('"%s" was %s; %s went back to the payer''s wallet.', p->>'title', p->>'verb',
                        ${naira('total_charge')})`,
     (i) => ({ title: at(TITLES, i, 3), verb: i % 2 ? 'declined' : 'cancelled', total_charge: at(AMOUNTS, i) }),
     `pg_catalog.jsonb_build_object('kind', 'refunded_unaccepted', 'title', p->'title', 'how', p->'verb',
-                                  'amount', p->'total_charge')`),
-  notification('delivered_inspection',
+                                  'amount', p->'total_charge')`,
+  ),
+  notification(
+    'delivered_inspection',
     `pg_catalog.format('"%s" was delivered. Inspect it: the money is released automatically after %s day(s) '
                        'unless you raise a dispute.',
                         p->>'title', (p->>'days')::integer)`,
-    (i) => ({ title: at(TITLES, i), days: at(DAYS, i) })),
-  notification('delivered',
+    (i) => ({ title: at(TITLES, i), days: at(DAYS, i) }),
+  ),
+  notification(
+    'delivered',
     `pg_catalog.format('"%s" was marked delivered. Release the money when you are satisfied.', p->>'title')`,
-    (i) => ({ title: at(TITLES, i) })),
+    (i) => ({ title: at(TITLES, i) }),
+  ),
   // escrow_release: v_payout_tx null or not, p_actor null (the job) or not
-  notification('released_payee',
+  notification(
+    'released_payee',
     `pg_catalog.format('%s from "%s" was released to you%s.', ${naira('payout')}, p->>'title',
                       case when not (p->>'payout_started')::boolean then ' and is in your wallet'
                            else ' and is on its way to your bank' end)`,
     (i) => ({ title: at(TITLES, i), payout: at(AMOUNTS, i, 3), payout_started: i % 2 === 0 }),
     `pg_catalog.jsonb_build_object('kind', 'released_payee', 'title', p->'title', 'amount', p->'payout',
-                                  'to', case when not (p->>'payout_started')::boolean then 'wallet' else 'bank' end)`),
-  notification('released_payer',
+                                  'to', case when not (p->>'payout_started')::boolean then 'wallet' else 'bank' end)`,
+  ),
+  notification(
+    'released_payer',
     `pg_catalog.format('"%s" was released%s.', p->>'title',
        case when (p->>'by_job')::boolean then ' automatically at the end of the inspection period' else '' end)`,
     (i) => ({ title: at(TITLES, i), by_job: i % 2 === 1 }),
     `pg_catalog.jsonb_build_object('kind', 'released_payer', 'title', p->'title',
-                                  'automatic', (p->>'by_job')::boolean)`),
-  notification('refunded',
+                                  'automatic', (p->>'by_job')::boolean)`,
+  ),
+  notification(
+    'refunded',
     `pg_catalog.format('"%s" was refunded: %s went back to the payer''s wallet.', p->>'title', ${naira('amount')})`,
-    (i) => ({ title: at(TITLES, i, 5), amount: at(AMOUNTS, i) })),
+    (i) => ({ title: at(TITLES, i, 5), amount: at(AMOUNTS, i) }),
+  ),
   {
     channel: 'notification',
     kinds: ['payout_succeeded', 'payout_failed'],
@@ -233,29 +315,45 @@ const CASES: Case[] = [
     facts: (i) => ({ amount: at(AMOUNTS, i), succeeded: i % 2 === 0 }),
   },
   // milestones
-  notification('milestone_proposed',
+  notification(
+    'milestone_proposed',
     `pg_catalog.format('A milestone "%s" (%s) was proposed for "%s".', p->>'milestone', ${naira('amount')},
                        p->>'title')`,
-    (i) => ({ milestone: at(TITLES, i, 3), amount: at(AMOUNTS, i), title: at(TITLES, i) })),
-  notification('milestone_updated',
+    (i) => ({ milestone: at(TITLES, i, 3), amount: at(AMOUNTS, i), title: at(TITLES, i) }),
+  ),
+  notification(
+    'milestone_updated',
     `pg_catalog.format('Milestone "%s" of "%s" was changed. Review and approve the new terms.', p->>'milestone',
                        p->>'title')`,
-    (i) => ({ milestone: at(TITLES, i), title: at(TITLES, i, 5) })),
-  notification('milestone_accepted', `pg_catalog.format('Milestone "%s" was agreed by both parties.', p->>'milestone')`,
-    (i) => ({ milestone: at(TITLES, i) })),
-  notification('milestone_completed',
+    (i) => ({ milestone: at(TITLES, i), title: at(TITLES, i, 5) }),
+  ),
+  notification(
+    'milestone_accepted',
+    `pg_catalog.format('Milestone "%s" was agreed by both parties.', p->>'milestone')`,
+    (i) => ({ milestone: at(TITLES, i) }),
+  ),
+  notification(
+    'milestone_completed',
     `pg_catalog.format('Milestone "%s" was marked complete. Release %s when satisfied.', p->>'milestone',
                        ${naira('amount')})`,
-    (i) => ({ milestone: at(TITLES, i), amount: at(AMOUNTS, i, 3) })),
-  notification('milestone_released', `pg_catalog.format('Milestone "%s" was released to you.', p->>'milestone')`,
-    (i) => ({ milestone: at(TITLES, i, 7) })),
-  notification('milestones_released_payee',
+    (i) => ({ milestone: at(TITLES, i), amount: at(AMOUNTS, i, 3) }),
+  ),
+  notification(
+    'milestone_released',
+    `pg_catalog.format('Milestone "%s" was released to you.', p->>'milestone')`,
+    (i) => ({ milestone: at(TITLES, i, 7) }),
+  ),
+  notification(
+    'milestones_released_payee',
     `pg_catalog.format('Every milestone of "%s" was released to you: %s in all, less fees.', p->>'title',
                        ${naira('amount')})`,
-    (i) => ({ title: at(TITLES, i), amount: at(AMOUNTS, i, 7) })),
-  notification('milestones_released_payer',
+    (i) => ({ title: at(TITLES, i), amount: at(AMOUNTS, i, 7) }),
+  ),
+  notification(
+    'milestones_released_payer',
     `pg_catalog.format('"%s" was released: every milestone is paid.', p->>'title')`,
-    (i) => ({ title: at(TITLES, i, 3) })),
+    (i) => ({ title: at(TITLES, i, 3) }),
+  ),
   // transaction descriptions
   ...(
     [
@@ -265,7 +363,11 @@ const CASES: Case[] = [
       ['escrow_release', `pg_catalog.format('Released: %s', p->>'title')`],
     ] as const
   ).map(([kind, old]): Case => ({
-    channel: 'transaction', kinds: [kind], old, message: build(kind, 'title'), facts: (i) => ({ title: at(TITLES, i) }),
+    channel: 'transaction',
+    kinds: [kind],
+    old,
+    message: build(kind, 'title'),
+    facts: (i) => ({ title: at(TITLES, i) }),
   })),
   {
     channel: 'transaction',
@@ -375,9 +477,30 @@ describe('every message reads as the SQL wrote it before', () => {
 
   it('naira amounts read as private.naira() writes them', async () => {
     const edges = [
-      0, 1, 9, 10, 99, 100, 101, 999, 1000, 99_999, 100_000, 123_456, 99_999_999, 100_000_000, 999_999_999_999_99,
-      1_000_000_000_000_00, 1_000_000_000_000_01, 9_007_199_254_740_991, -1, -99, -100, -123_456_789,
-      -999_999_999_999_99, -1_000_000_000_000_00,
+      0,
+      1,
+      9,
+      10,
+      99,
+      100,
+      101,
+      999,
+      1000,
+      99_999,
+      100_000,
+      123_456,
+      99_999_999,
+      100_000_000,
+      999_999_999_999_99,
+      1_000_000_000_000_00,
+      1_000_000_000_000_01,
+      9_007_199_254_740_991,
+      -1,
+      -99,
+      -100,
+      -123_456_789,
+      -999_999_999_999_99,
+      -1_000_000_000_000_00,
     ];
     const random = Array.from({ length: 3000 }, (_, i) => {
       const digits = 1 + (i % 17);

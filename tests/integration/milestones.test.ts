@@ -9,21 +9,48 @@ import { describe, expect, it } from 'vitest';
 import { expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
-import { escrowOp, escrowStatus, fundedDeal, fundWallet, holdKobo, newDeal, walletKobo, type Deal } from '../support/escrows.ts';
-import { newPhone, signUp, verifyPhone, type TestUser } from '../support/users.ts';
+import {
+  type Deal,
+  escrowOp,
+  escrowStatus,
+  fundedDeal,
+  fundWallet,
+  holdKobo,
+  newDeal,
+  walletKobo,
+} from '../support/escrows.ts';
+import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MILESTONE_KEYS = [
-  'accepted_at', 'amount', 'changes_note', 'completed_at', 'counterparty_approved', 'created_at', 'created_by', 'description',
-  'due_date', 'escrow_id', 'id', 'initiator_approved', 'milestone_index', 'release_tx_id', 'released_at', 'status', 'title',
+  'accepted_at',
+  'amount',
+  'changes_note',
+  'completed_at',
+  'counterparty_approved',
+  'created_at',
+  'created_by',
+  'description',
+  'due_date',
+  'escrow_id',
+  'id',
+  'initiator_approved',
+  'milestone_index',
+  'release_tx_id',
+  'released_at',
+  'status',
+  'title',
   'updated_at',
 ];
 
-const createM = (user: TestUser, body: Record<string, unknown>) => post('milestone-create', body, { token: user.accessToken });
-const updateM = (user: TestUser, body: Record<string, unknown>) => patch('milestone-update', body, { token: user.accessToken });
-const listM = (user: TestUser, escrowId: string) => get('milestone-list', { token: user.accessToken, query: { escrow_id: escrowId } });
+const createM = (user: TestUser, body: Record<string, unknown>) =>
+  post('milestone-create', body, { token: user.accessToken });
+const updateM = (user: TestUser, body: Record<string, unknown>) =>
+  patch('milestone-update', body, { token: user.accessToken });
+const listM = (user: TestUser, escrowId: string) =>
+  get('milestone-list', { token: user.accessToken, query: { escrow_id: escrowId } });
 const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
   post(op, { milestone_id: id }, { token: user.accessToken });
 
@@ -71,7 +98,17 @@ async function completedMilestone(deal: Deal, amount: number, title = 'Milestone
 }
 
 async function escrowRow(escrowId: string) {
-  const [row] = await testDb()<{ status: string; released_amount: string; amount: string; seller_fee: string; payer_fee: string; vat: string; total_charge: string }[]>`
+  const [row] = await testDb()<
+    {
+      status: string;
+      released_amount: string;
+      amount: string;
+      seller_fee: string;
+      payer_fee: string;
+      vat: string;
+      total_charge: string;
+    }[]
+  >`
     select status, released_amount::text, amount::text, seller_fee::text, payer_fee::text, vat::text, total_charge::text
       from public.escrows where id = ${escrowId}`;
   return {
@@ -118,7 +155,9 @@ describe('milestone-create', () => {
     for (const k of ['created_at', 'updated_at']) expect(Number.isNaN(Date.parse(m[k])), `${k}: ${m[k]}`).toBe(false);
 
     // stored exactly as answered
-    const [row] = await testDb()<{ amount: string; status: string }[]>`select amount::text, status from public.milestones where id = ${m.id}`;
+    const [row] = await testDb()<
+      { amount: string; status: string }[]
+    >`select amount::text, status from public.milestones where id = ${m.id}`;
     expect(row).toEqual({ amount: '1250050', status: 'proposed' });
 
     // optional fields left out
@@ -128,15 +167,20 @@ describe('milestone-create', () => {
     expect(bare.amount).toBe(1);
   });
 
-  it('sets the creator\'s approval flag and not the other party\'s', async () => {
+  it("sets the creator's approval flag and not the other party's", async () => {
     const deal = await hiringDeal();
     const byInitiator = ok(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'A', amount: 100 }), 201);
     expect(byInitiator.created_by).toBe(deal.initiator.id);
     expect([byInitiator.initiator_approved, byInitiator.counterparty_approved]).toEqual([true, false]);
-    const byCounterparty = ok(await createM(deal.counterparty, { escrow_id: deal.escrowId, title: 'B', amount: 100 }), 201);
+    const byCounterparty = ok(
+      await createM(deal.counterparty, { escrow_id: deal.escrowId, title: 'B', amount: 100 }),
+      201,
+    );
     expect(byCounterparty.created_by).toBe(deal.counterparty.id);
     expect([byCounterparty.initiator_approved, byCounterparty.counterparty_approved]).toEqual([false, true]);
-    const created = await testDb()<{ id: string }[]>`select id from public.milestones where created_by = ${deal.counterparty.id}`;
+    const created = await testDb()<
+      { id: string }[]
+    >`select id from public.milestones where created_by = ${deal.counterparty.id}`;
     expect(created.map((r) => r.id)).toEqual([byCounterparty.id]);
   });
 
@@ -145,7 +189,9 @@ describe('milestone-create', () => {
       const deal = await newDeal({ category, amount: 10_000 });
       refused(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'Part one', amount: 100 }), 409);
       refused(await createM(deal.counterparty, { escrow_id: deal.escrowId, title: 'Part one', amount: 100 }), 409);
-      const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.milestones where escrow_id = ${deal.escrowId}`;
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.milestones where escrow_id = ${deal.escrowId}`;
       expect(n!.n).toBe(0);
     }
   });
@@ -168,7 +214,10 @@ describe('milestone-create', () => {
 
     // the invited freelancer signs up with that number and agrees
     await verifyPhone(phone);
-    const signed = ok(await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password: 'a sound passphrase' }), 201);
+    const signed = ok(
+      await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password: 'a sound passphrase' }),
+      201,
+    );
     const token = signed.session.access_token as string;
     const [seen] = ok(await get('milestone-list', { token, query: { escrow_id: escrowId } }));
     expect(seen.id).toBe(m.id);
@@ -206,11 +255,16 @@ describe('milestone-create', () => {
       const res = await createM(deal.initiator, body);
       expect(refused(res, 400), JSON.stringify(body).slice(0, 120)).toEqual([field]);
     }
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.milestones where escrow_id = ${deal.escrowId}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.milestones where escrow_id = ${deal.escrowId}`;
     expect(n!.n).toBe(0);
 
     // the edges that are allowed
-    const longest = ok(await createM(deal.initiator, { ...base, title: 't'.repeat(200), description: 'd'.repeat(2000) }), 201);
+    const longest = ok(
+      await createM(deal.initiator, { ...base, title: 't'.repeat(200), description: 'd'.repeat(2000) }),
+      201,
+    );
     expect(longest.title).toHaveLength(200);
     expect(longest.description).toHaveLength(2000);
     expect(ok(await createM(deal.initiator, { ...base, title: 'x', amount: 0.01 }), 201).amount).toBe(0.01);
@@ -218,10 +272,14 @@ describe('milestone-create', () => {
     expect(ok(await createM(deal.initiator, { ...base, due_date: '2028-02-29' }), 201).due_date).toBe('2028-02-29');
   });
 
-  it('answers 404 for an unknown escrow and for a stranger\'s escrow (nothing is created)', async () => {
+  it("answers 404 for an unknown escrow and for a stranger's escrow (nothing is created)", async () => {
     const deal = await hiringDeal();
     const stranger = await signUp({ first_name: 'Str' });
-    const unknown = await createM(deal.initiator, { escrow_id: '00000000-0000-4000-8000-000000000000', title: 'A', amount: 100 });
+    const unknown = await createM(deal.initiator, {
+      escrow_id: '00000000-0000-4000-8000-000000000000',
+      title: 'A',
+      amount: 100,
+    });
     refused(unknown, 404);
     const foreign = await createM(stranger, { escrow_id: deal.escrowId, title: 'A', amount: 100 });
     refused(foreign, 404);
@@ -251,8 +309,15 @@ describe('milestone-create', () => {
   it('keeps the sum within the escrow amount and the numbering unique under 10 concurrent creations', async () => {
     const deal = await hiringDeal(10_000);
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        createM(i % 2 ? deal.initiator : deal.counterparty, { escrow_id: deal.escrowId, title: `Part ${i}`, amount: 1_500 })),
+      Array.from(
+        { length: 10 },
+        (_, i) =>
+          createM(i % 2 ? deal.initiator : deal.counterparty, {
+            escrow_id: deal.escrowId,
+            title: `Part ${i}`,
+            amount: 1_500,
+          }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 409, 409, 409, 409]);
@@ -273,23 +338,48 @@ describe('milestone-create', () => {
 describe('milestone-update', () => {
   it('edits a proposed milestone and answers with the milestone object; description and due_date can be cleared', async () => {
     const deal = await hiringDeal(10_000);
-    const m = ok(await createM(deal.initiator, {
-      escrow_id: deal.escrowId, title: 'Draft', description: 'First pass', amount: 1_000, due_date: '2026-12-01',
-    }), 201);
-    const edited = ok(await updateM(deal.initiator, {
-      milestone_id: m.id, title: 'Draft v2', description: 'Second pass', amount: 1_500.25, due_date: '2027-01-15',
-    }));
+    const m = ok(
+      await createM(deal.initiator, {
+        escrow_id: deal.escrowId,
+        title: 'Draft',
+        description: 'First pass',
+        amount: 1_000,
+        due_date: '2026-12-01',
+      }),
+      201,
+    );
+    const edited = ok(
+      await updateM(deal.initiator, {
+        milestone_id: m.id,
+        title: 'Draft v2',
+        description: 'Second pass',
+        amount: 1_500.25,
+        due_date: '2027-01-15',
+      }),
+    );
     expect(Object.keys(edited).sort()).toEqual(MILESTONE_KEYS);
     expect(edited).toMatchObject({
-      id: m.id, escrow_id: deal.escrowId, created_by: deal.initiator.id, milestone_index: 1, title: 'Draft v2',
-      description: 'Second pass', amount: 1_500.25, due_date: '2027-01-15', status: 'proposed',
+      id: m.id,
+      escrow_id: deal.escrowId,
+      created_by: deal.initiator.id,
+      milestone_index: 1,
+      title: 'Draft v2',
+      description: 'Second pass',
+      amount: 1_500.25,
+      due_date: '2027-01-15',
+      status: 'proposed',
     });
     expect(Date.parse(edited.updated_at)).toBeGreaterThanOrEqual(Date.parse(m.updated_at));
     expect(edited.created_at).toBe(m.created_at);
 
     // one field at a time leaves the others alone
     const titled = ok(await updateM(deal.initiator, { milestone_id: m.id, title: 'Draft v3' }));
-    expect(titled).toMatchObject({ title: 'Draft v3', description: 'Second pass', amount: 1_500.25, due_date: '2027-01-15' });
+    expect(titled).toMatchObject({
+      title: 'Draft v3',
+      description: 'Second pass',
+      amount: 1_500.25,
+      due_date: '2027-01-15',
+    });
 
     const cleared = ok(await updateM(deal.initiator, { milestone_id: m.id, description: null, due_date: null }));
     expect(cleared.description).toBeNull();
@@ -327,9 +417,18 @@ describe('milestone-update', () => {
       // an unknown field is reported as such (and, when it is the only change, as no change at all)
       expect(refused(await updateM(deal.initiator, body), 400), JSON.stringify(body).slice(0, 120)).toContain(field);
     }
-    const [row] = await testDb()<{ title: string; amount: string }[]>`select title, amount::text from public.milestones where id = ${m.id}`;
+    const [row] = await testDb()<
+      { title: string; amount: string }[]
+    >`select title, amount::text from public.milestones where id = ${m.id}`;
     expect(row).toEqual({ title: 'Draft', amount: '100000' });
-    const edges = ok(await updateM(deal.initiator, { milestone_id: m.id, title: 't'.repeat(200), description: 'd'.repeat(2000), amount: 0.01 }));
+    const edges = ok(
+      await updateM(deal.initiator, {
+        milestone_id: m.id,
+        title: 't'.repeat(200),
+        description: 'd'.repeat(2000),
+        amount: 0.01,
+      }),
+    );
     expect(edges.title).toHaveLength(200);
     expect(edges.description).toHaveLength(2000);
     expect(edges.amount).toBe(0.01);
@@ -344,7 +443,7 @@ describe('milestone-update', () => {
     expect(row!.updated_at.toISOString().slice(0, 23)).toBe(m.updated_at.slice(0, 23));
   });
 
-  it('resets the other party\'s approval; the editor\'s approval stands', async () => {
+  it("resets the other party's approval; the editor's approval stands", async () => {
     const deal = await hiringDeal();
     const m = ok(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'Draft', amount: 1_000 }), 201);
     expect([m.initiator_approved, m.counterparty_approved]).toEqual([true, false]);
@@ -355,7 +454,12 @@ describe('milestone-update', () => {
     expect([byInitiator.initiator_approved, byInitiator.counterparty_approved]).toEqual([true, false]);
     // the other party's approval makes it accepted: both have agreed to the current terms
     const accepted = ok(await opM('milestone-approve', deal.counterparty, m.id));
-    expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true, amount: 1_200 });
+    expect(accepted).toMatchObject({
+      status: 'accepted',
+      initiator_approved: true,
+      counterparty_approved: true,
+      amount: 1_200,
+    });
     expect(accepted.accepted_at).not.toBeNull();
   });
 
@@ -369,7 +473,7 @@ describe('milestone-update', () => {
     expect(after).toMatchObject({ title: 'Agreed', amount: 1_000, status: 'accepted' });
   });
 
-  it('keeps the sum within the escrow amount (409) and counts the milestone\'s own amount once', async () => {
+  it("keeps the sum within the escrow amount (409) and counts the milestone's own amount once", async () => {
     const deal = await hiringDeal(10_000);
     const a = ok(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'A', amount: 6_000 }), 201);
     ok(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'B', amount: 3_000 }), 201);
@@ -391,13 +495,22 @@ describe('milestone-update', () => {
 // ---- milestone-list ------------------------------------------------------------------------
 
 describe('milestone-list', () => {
-  it('lists an escrow\'s milestones by milestone_index to both parties; strangers get 404', async () => {
+  it("lists an escrow's milestones by milestone_index to both parties; strangers get 404", async () => {
     const deal = await hiringDeal(10_000);
     const stranger = await signUp({ first_name: 'Str' });
     expect(ok(await listM(deal.initiator, deal.escrowId))).toEqual([]);
     const made: any[] = [];
     for (const [i, title] of ['One', 'Two', 'Three', 'Four'].entries()) {
-      made.push(ok(await createM(i % 2 ? deal.counterparty : deal.initiator, { escrow_id: deal.escrowId, title, amount: 100 + i }), 201));
+      made.push(
+        ok(
+          await createM(i % 2 ? deal.counterparty : deal.initiator, {
+            escrow_id: deal.escrowId,
+            title,
+            amount: 100 + i,
+          }),
+          201,
+        ),
+      );
     }
     // an edit of the first one (a later updated_at) does not move it
     ok(await updateM(deal.initiator, { milestone_id: made[0].id, title: 'One, edited' }));
@@ -419,12 +532,17 @@ describe('milestone-list', () => {
 // ---- approve, complete, release ------------------------------------------------------------
 
 describe('milestone-approve / milestone-complete / milestone-release', () => {
-  it('approve: the other party\'s approval makes it accepted; the creator\'s own approval changes nothing', async () => {
+  it("approve: the other party's approval makes it accepted; the creator's own approval changes nothing", async () => {
     const deal = await hiringDeal();
     const stranger = await signUp({ first_name: 'Str' });
     const m = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title: 'Design', amount: 1_000 }), 201);
     const self = ok(await opM('milestone-approve', deal.payee, m.id));
-    expect(self).toMatchObject({ status: 'proposed', initiator_approved: false, counterparty_approved: true, accepted_at: null });
+    expect(self).toMatchObject({
+      status: 'proposed',
+      initiator_approved: false,
+      counterparty_approved: true,
+      accepted_at: null,
+    });
     refused(await opM('milestone-approve', stranger, m.id), 404);
     refused(await opM('milestone-approve', deal.payer, '00000000-0000-4000-8000-000000000000'), 404);
     const accepted = ok(await opM('milestone-approve', deal.payer, m.id));
@@ -459,7 +577,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     refused(await opM('milestone-release', deal.initiator, m.id), 403);
     const released = ok(await opM('milestone-release', deal.counterparty, m.id));
     expect(released.status).toBe('released');
-    expect(await walletKobo(deal.initiator.id)).toBe(400_000 - shareOf(kobo(deal.feeBreakdown.seller_fee), 1_000_000, 0, 400_000));
+    expect(await walletKobo(deal.initiator.id)).toBe(
+      400_000 - shareOf(kobo(deal.feeBreakdown.seller_fee), 1_000_000, 0, 400_000),
+    );
   });
 
   it('release: only the client (payer), only a completed milestone of a funded escrow', async () => {
@@ -498,7 +618,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       select idempotency_key, kind from private.ledger_transfers where id = ${released.release_tx_id}`;
     expect(transfer).toEqual({ idempotency_key: `milestone-release:${done.id}`, kind: 'escrow_release' });
     // and that transfer leads back to this milestone only
-    const byTransfer = await testDb()<{ id: string }[]>`select id from public.milestones where release_tx_id = ${released.release_tx_id}`;
+    const byTransfer = await testDb()<
+      { id: string }[]
+    >`select id from public.milestones where release_tx_id = ${released.release_tx_id}`;
     expect(byTransfer.map((r) => r.id)).toEqual([done.id]);
 
     const amount = 300_050;
@@ -514,7 +636,12 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const [tx] = await testDb()<{ amount: string; milestone_id: string; type: string; user_id: string }[]>`
       select t.amount::text, t.milestone_id, t.type, t.user_id from private.ledger_transfers lt
         join public.transactions t on t.id = lt.transaction_id where lt.id = ${released.release_tx_id}`;
-    expect(tx).toEqual({ amount: String(amount - sellerShare), milestone_id: done.id, type: 'escrow_release', user_id: deal.payee.id });
+    expect(tx).toEqual({
+      amount: String(amount - sellerShare),
+      milestone_id: done.id,
+      type: 'escrow_release',
+      user_id: deal.payee.id,
+    });
 
     // a second release of the same milestone changes nothing
     refused(await opM('milestone-release', deal.payer, done.id), 409);
@@ -539,7 +666,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       released += p;
       expect(await walletKobo(deal.payee.id)).toBe(wallet);
       const hold = await holdKobo(deal.escrowId);
-      expect(hold).toBe(e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released));
+      expect(hold).toBe(
+        e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released),
+      );
       expect(await escrowStatus(deal)).toBe(i < 2 ? 'funded' : 'released');
     }
     expect(wallet).toBe(e.amount - e.sellerFee);
@@ -683,7 +812,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     expect(res.status).toBe('released');
     // the whole escrow paid out exactly once: the payee has the seller payout, the hold is empty
     expect(await walletKobo(deal.payee.id)).toBe(e.amount - e.sellerFee);
-    expect(await walletKobo(deal.payee.id) - afterFirst).toBe(700_000 - (e.sellerFee - shareOf(e.sellerFee, e.amount, 0, 300_000)));
+    expect(await walletKobo(deal.payee.id) - afterFirst).toBe(
+      700_000 - (e.sellerFee - shareOf(e.sellerFee, e.amount, 0, 300_000)),
+    );
     expect(await holdKobo(deal.escrowId)).toBe(0);
     expect((await escrowRow(deal.escrowId)).released).toBe(e.amount);
     const [rel] = await testDb()<{ amount: string }[]>`
@@ -704,7 +835,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const payeeAfterRelease = await walletKobo(deal.payee.id);
     const left = await holdKobo(deal.escrowId);
     const released = 400_000;
-    expect(left).toBe(e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released));
+    expect(left).toBe(
+      e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released),
+    );
     expect(await walletKobo(deal.payer.id)).toBe(0);
 
     const res = ok(await escrowOp('escrow-refund', deal.payee, deal.escrowId));
@@ -729,7 +862,14 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     await fundWallet(deal.payee, 100); // the wallet may hold other money: only the release goes out
     const acct = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
     await paystack.registerAccount('058', acct, 'COU OBI');
-    ok(await post('payout-add', { bank_code: '058', bank_name: 'GTBank', account_number: acct, account_name: 'Cou Obi' }, { token: deal.payee.accessToken }), 201);
+    ok(
+      await post(
+        'payout-add',
+        { bank_code: '058', bank_name: 'GTBank', account_number: acct, account_name: 'Cou Obi' },
+        { token: deal.payee.accessToken },
+      ),
+      201,
+    );
     const done = await completedMilestone(deal, 5_000, 'Half');
     ok(await opM('milestone-release', deal.payer, done.id));
     const net = 500_000 - shareOf(e.sellerFee, e.amount, 0, 500_000);
@@ -748,7 +888,12 @@ describe('milestones close with their escrow', () => {
   it('an escrow-release pays agreed milestones with its transfer and cancels proposed ones; nothing can change them after', async () => {
     const deal = await fundedHiring(10_000);
     const agreed = await completedMilestone(deal, 3_000, 'Design');
-    const proposed = ok(await post('milestone-create', { escrow_id: deal.escrowId, title: 'Extra', amount: 1_000 }, { token: deal.payee.accessToken }), 201);
+    const proposed = ok(
+      await post('milestone-create', { escrow_id: deal.escrowId, title: 'Extra', amount: 1_000 }, {
+        token: deal.payee.accessToken,
+      }),
+      201,
+    );
     ok(await escrowOp('escrow-release', deal.payer, deal.escrowId));
     const after = ok(await listM(deal.payer, deal.escrowId));
     const byId = Object.fromEntries(after.map((m: any) => [m.id, m]));
@@ -758,6 +903,11 @@ describe('milestones close with their escrow', () => {
       select lt.id from private.ledger_transfers lt where lt.idempotency_key = ${`escrow-release:${deal.escrowId}`}`;
     expect(byId[agreed.id].release_tx_id).toBe(release?.id);
     refused(await opM('milestone-approve', deal.payer, proposed.id), 409);
-    refused(await patch('milestone-update', { milestone_id: proposed.id, title: 'Changed' }, { token: deal.payee.accessToken }), 409);
+    refused(
+      await patch('milestone-update', { milestone_id: proposed.id, title: 'Changed' }, {
+        token: deal.payee.accessToken,
+      }),
+      409,
+    );
   });
 });

@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { asUserSql, expectDenied, failureOf, testDb, type PgFailure } from '../support/db.ts';
+import { asUserSql, expectDenied, failureOf, type PgFailure, testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -16,7 +16,11 @@ type Tx = postgres.TransactionSql;
  * The statement, run as the user, changes nothing: either it is refused (42501) or it reaches 0
  * rows. Returns the outcome so a test can be stricter.
  */
-async function expectNoEffect(userId: string, fn: (tx: Tx) => Promise<postgres.RowList<postgres.Row[]>>, label: string) {
+async function expectNoEffect(
+  userId: string,
+  fn: (tx: Tx) => Promise<postgres.RowList<postgres.Row[]>>,
+  label: string,
+) {
   let count: number | undefined;
   const failure = await failureOf(async () => {
     const r = await asUserSql(userId, fn);
@@ -80,10 +84,14 @@ async function fixture(): Promise<Fixture> {
   const [card] = await sql<{ card_id: string }[]>`
     select card_id from private.card_add(${user.id}, ${`AUTH_rls_${suffix}`}, '4081', 'visa', '12', '2030', 'TEST BANK', ${`SIG_rls_${suffix}`})`;
   const [payout] = await sql<{ id: string }[]>`
-    select private.payout_add(${user.id}, '058', 'Guaranty Trust Bank', ${digits(10)}, 'OBI ADA', true, ${`RCP_rls_${suffix}`}) as id`;
+    select private.payout_add(${user.id}, '058', 'Guaranty Trust Bank', ${
+    digits(10)
+  }, 'OBI ADA', true, ${`RCP_rls_${suffix}`}) as id`;
   const [tx] = await sql<{ id: string }[]>`select private.topup_create(${user.id}, 500000, 'paystack', null) as id`;
   await sql`select private.topup_succeed(${tx!.id}, 500000, ${`CHG_rls_${suffix}`}, '{}'::jsonb)`;
-  const [transfer] = await sql<{ id: string }[]>`select id from private.ledger_transfers where transaction_id = ${tx!.id}`;
+  const [transfer] = await sql<{ id: string }[]>`select id from private.ledger_transfers where transaction_id = ${
+    tx!.id
+  }`;
   await sql`
     insert into public.virtual_accounts (user_id, status, account_number, account_name, bank_name, provider, provider_customer_code)
     values (${user.id}, 'active', ${digits(10)}, 'ESCROW/OBI ADA', 'Test Bank', 'paystack', ${`CUS_rls_${suffix}`})`;
@@ -103,21 +111,27 @@ beforeAll(async () => {
 // ---- reading the public money tables -----------------------------------------------------------
 
 describe('a user reads only their own money rows', () => {
-  it.each(PUBLIC_TABLES)('public.%s: own rows only, never the other user\'s', async (table) => {
+  it.each(PUBLIC_TABLES)("public.%s: own rows only, never the other user's", async (table) => {
     for (const [me, them] of [[a, b], [b, a]] as const) {
-      const rows = await asUserSql(me.user.id, (tx) => tx<{ user_id: string }[]>`select * from ${tx('public')}.${tx(table)}`);
+      const rows = await asUserSql(
+        me.user.id,
+        (tx) => tx<{ user_id: string }[]>`select * from ${tx('public')}.${tx(table)}`,
+      );
       expect(rows.length, `${table} as ${me.user.id}`).toBeGreaterThan(0);
       expect(new Set(rows.map((r) => r.user_id))).toEqual(new Set([me.user.id]));
       const [stored] = await testDb()<{ n: number }[]>`
         select count(*)::int as n from ${testDb()('public')}.${testDb()(table)} where user_id = ${me.user.id}`;
       expect(rows).toHaveLength(stored!.n);
       // asking for the other user's rows by id finds nothing
-      const theirs = await asUserSql(me.user.id, (tx) => tx`select 1 from ${tx('public')}.${tx(table)} where user_id = ${them.user.id}`);
+      const theirs = await asUserSql(
+        me.user.id,
+        (tx) => tx`select 1 from ${tx('public')}.${tx(table)} where user_id = ${them.user.id}`,
+      );
       expect(theirs).toHaveLength(0);
     }
   });
 
-  it('cannot see the other user\'s card, payout account or transaction by id', async () => {
+  it("cannot see the other user's card, payout account or transaction by id", async () => {
     const found = await asUserSql(a.user.id, async (tx) => ({
       card: await tx`select 1 from public.saved_cards where id = ${b.cardId}`,
       payout: await tx`select 1 from public.payout_accounts where id = ${b.payoutId}`,
@@ -145,43 +159,104 @@ describe('a user reads only their own money rows', () => {
 describe('a user cannot write the money tables directly', () => {
   it('cannot INSERT into any of them (own user_id or another)', async () => {
     for (const owner of [a.user.id, b.user.id]) {
-      await expectDenied(a.user.id, (tx) => tx`
+      await expectDenied(
+        a.user.id,
+        (tx) =>
+          tx`
         insert into public.transactions (user_id, type, category, amount, direction, status, provider, completed_at)
-        values (${owner}, 'virtual_account_deposit', 'deposit', 100000000, 'in', 'succeeded', 'paystack', now())`, 'insert transactions');
-      await expectDenied(a.user.id, (tx) => tx`
+        values (${owner}, 'virtual_account_deposit', 'deposit', 100000000, 'in', 'succeeded', 'paystack', now())`,
+        'insert transactions',
+      );
+      await expectDenied(a.user.id, (tx) =>
+        tx`
         insert into public.saved_cards (user_id, last4, brand, exp_month, exp_year, signature)
         values (${owner}, '1111', 'visa', '01', '2030', 'SIG_forged')`, 'insert saved_cards');
-      await expectDenied(a.user.id, (tx) => tx`
+      await expectDenied(a.user.id, (tx) =>
+        tx`
         insert into public.payout_accounts (user_id, bank_name, bank_code, account_number, account_name, verified)
         values (${owner}, 'Bank', '058', '0000000001', 'Mallory', true)`, 'insert payout_accounts');
-      await expectDenied(a.user.id, (tx) => tx`
-        insert into public.virtual_accounts (user_id, status, provider) values (${owner}, 'active', 'paystack')`, 'insert virtual_accounts');
+      await expectDenied(
+        a.user.id,
+        (tx) =>
+          tx`
+        insert into public.virtual_accounts (user_id, status, provider) values (${owner}, 'active', 'paystack')`,
+        'insert virtual_accounts',
+      );
     }
-    await expectDenied('anon', (tx) => tx`
-      insert into public.virtual_accounts (user_id, status, provider) values (${a.user.id}, 'active', 'paystack')`, 'anon insert');
+    await expectDenied(
+      'anon',
+      (tx) =>
+        tx`
+      insert into public.virtual_accounts (user_id, status, provider) values (${a.user.id}, 'active', 'paystack')`,
+      'anon insert',
+    );
   });
 
-  it('cannot UPDATE their own rows or anyone else\'s', async () => {
+  it("cannot UPDATE their own rows or anyone else's", async () => {
     for (const target of [a, b]) {
       const label = target === a ? 'own' : 'foreign';
-      await expectNoEffect(a.user.id, (tx) => tx`update public.transactions set amount = 999999999, status = 'succeeded' where id = ${target.txId}`, `${label} transactions`);
-      await expectNoEffect(a.user.id, (tx) => tx`update public.saved_cards set is_default = false where id = ${target.cardId}`, `${label} saved_cards`);
-      await expectNoEffect(a.user.id, (tx) => tx`update public.payout_accounts set account_number = '0000000001', verified = true where id = ${target.payoutId}`, `${label} payout_accounts`);
-      await expectNoEffect(a.user.id, (tx) => tx`update public.virtual_accounts set status = 'inactive' where user_id = ${target.user.id}`, `${label} virtual_accounts`);
-      await expectNoEffect(a.user.id, (tx) => tx`update public.transactions set user_id = ${a.user.id} where id = ${target.txId}`, `${label} reassign`);
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`update public.transactions set amount = 999999999, status = 'succeeded' where id = ${target.txId}`,
+        `${label} transactions`,
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`update public.saved_cards set is_default = false where id = ${target.cardId}`,
+        `${label} saved_cards`,
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) =>
+          tx`update public.payout_accounts set account_number = '0000000001', verified = true where id = ${target.payoutId}`,
+        `${label} payout_accounts`,
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`update public.virtual_accounts set status = 'inactive' where user_id = ${target.user.id}`,
+        `${label} virtual_accounts`,
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`update public.transactions set user_id = ${a.user.id} where id = ${target.txId}`,
+        `${label} reassign`,
+      );
     }
     // in fact every one of them is refused outright: no UPDATE privilege at all
-    await expectDenied(a.user.id, (tx) => tx`update public.transactions set message = null where id = ${a.txId}`,
-      'update own transaction');
-    await expectDenied(a.user.id, (tx) => tx`update public.payout_accounts set verified = true where id = ${a.payoutId}`, 'update own payout');
+    await expectDenied(
+      a.user.id,
+      (tx) => tx`update public.transactions set message = null where id = ${a.txId}`,
+      'update own transaction',
+    );
+    await expectDenied(
+      a.user.id,
+      (tx) => tx`update public.payout_accounts set verified = true where id = ${a.payoutId}`,
+      'update own payout',
+    );
   });
 
-  it('cannot DELETE their own rows or anyone else\'s', async () => {
+  it("cannot DELETE their own rows or anyone else's", async () => {
     for (const target of [a, b]) {
-      await expectNoEffect(a.user.id, (tx) => tx`delete from public.transactions where id = ${target.txId}`, 'delete transactions');
-      await expectNoEffect(a.user.id, (tx) => tx`delete from public.saved_cards where id = ${target.cardId}`, 'delete saved_cards');
-      await expectNoEffect(a.user.id, (tx) => tx`delete from public.payout_accounts where id = ${target.payoutId}`, 'delete payout_accounts');
-      await expectNoEffect(a.user.id, (tx) => tx`delete from public.virtual_accounts where user_id = ${target.user.id}`, 'delete virtual_accounts');
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`delete from public.transactions where id = ${target.txId}`,
+        'delete transactions',
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`delete from public.saved_cards where id = ${target.cardId}`,
+        'delete saved_cards',
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`delete from public.payout_accounts where id = ${target.payoutId}`,
+        'delete payout_accounts',
+      );
+      await expectNoEffect(
+        a.user.id,
+        (tx) => tx`delete from public.virtual_accounts where user_id = ${target.user.id}`,
+        'delete virtual_accounts',
+      );
     }
     for (const table of PUBLIC_TABLES) {
       await expectDenied(a.user.id, (tx) => tx`delete from ${tx('public')}.${tx(table)}`, `delete all ${table}`);
@@ -209,30 +284,67 @@ describe('the private money tables are out of reach', () => {
   });
 
   it('private.card_authorizations cannot be written by a user', async () => {
-    await expectDenied(a.user.id, (tx) => tx`
-      update private.card_authorizations set authorization_code = 'AUTH_stolen' where card_id = ${b.cardId}`, 'update card_authorizations');
-    await expectDenied(a.user.id, (tx) => tx`
-      insert into private.card_authorizations (card_id, authorization_code) values (${a.cardId}, 'AUTH_x')`, 'insert card_authorizations');
+    await expectDenied(
+      a.user.id,
+      (tx) =>
+        tx`
+      update private.card_authorizations set authorization_code = 'AUTH_stolen' where card_id = ${b.cardId}`,
+      'update card_authorizations',
+    );
+    await expectDenied(
+      a.user.id,
+      (tx) =>
+        tx`
+      insert into private.card_authorizations (card_id, authorization_code) values (${a.cardId}, 'AUTH_x')`,
+      'insert card_authorizations',
+    );
   });
 
   it('a user cannot credit themselves through the ledger tables', async () => {
-    await expectDenied(a.user.id, (tx) => tx`
-      update private.ledger_accounts set balance = balance + 100000000 where kind = 'user_wallet' and owner_id = ${a.user.id}`, 'update ledger_accounts');
-    await expectDenied(a.user.id, (tx) => tx`
-      insert into private.ledger_transfers (idempotency_key, kind) values ('forged', 'forged')`, 'insert ledger_transfers');
+    await expectDenied(
+      a.user.id,
+      (tx) =>
+        tx`
+      update private.ledger_accounts set balance = balance + 100000000 where kind = 'user_wallet' and owner_id = ${a.user.id}`,
+      'update ledger_accounts',
+    );
+    await expectDenied(
+      a.user.id,
+      (tx) =>
+        tx`
+      insert into private.ledger_transfers (idempotency_key, kind) values ('forged', 'forged')`,
+      'insert ledger_transfers',
+    );
   });
 
   const privateCalls: [string, (tx: Tx, f: Fixture) => Promise<unknown>][] = [
-    ['post_transfer', (tx) => tx`select private.post_transfer('forged-key', 'forged', '[{"account_id": 1, "amount": -100}, {"account_id": 2, "amount": 100}]'::jsonb)`],
-    ['withdrawal_create', (tx, f) => tx`select private.withdrawal_create(${f.user.id}, 100, ${f.payoutId}, 'paystack')`],
+    [
+      'post_transfer',
+      (tx) =>
+        tx`select private.post_transfer('forged-key', 'forged', '[{"account_id": 1, "amount": -100}, {"account_id": 2, "amount": 100}]'::jsonb)`,
+    ],
+    [
+      'withdrawal_create',
+      (tx, f) => tx`select private.withdrawal_create(${f.user.id}, 100, ${f.payoutId}, 'paystack')`,
+    ],
     ['topup_create', (tx, f) => tx`select private.topup_create(${f.user.id}, 100, 'paystack', null)`],
     ['topup_succeed', (tx, f) => tx`select private.topup_succeed(${f.txId}, 100, 'x', '{}'::jsonb)`],
-    ['virtual_account_deposit', (tx, f) => tx`select private.virtual_account_deposit(${f.user.id}, 100000000, 'paystack', 'forged', '{}'::jsonb)`],
+    [
+      'virtual_account_deposit',
+      (tx, f) => tx`select private.virtual_account_deposit(${f.user.id}, 100000000, 'paystack', 'forged', '{}'::jsonb)`,
+    ],
     ['payout_fail', (tx, f) => tx`select private.payout_fail(${f.txId}, 'x', null)`],
     ['owner_account', (tx, f) => tx`select private.owner_account('user_wallet', ${f.user.id})`],
-    ['card_add', (tx, f) => tx`select * from private.card_add(${f.user.id}, 'AUTH_x', '1111', 'visa', '01', '2030', null, 'SIG_forged')`],
+    [
+      'card_add',
+      (tx, f) =>
+        tx`select * from private.card_add(${f.user.id}, 'AUTH_x', '1111', 'visa', '01', '2030', null, 'SIG_forged')`,
+    ],
     ['card_set_default', (tx, f) => tx`select private.card_set_default(${f.user.id}, ${f.cardId})`],
-    ['payout_add', (tx, f) => tx`select private.payout_add(${f.user.id}, '058', 'Bank', '0000000001', 'Mallory', true, null)`],
+    [
+      'payout_add',
+      (tx, f) => tx`select private.payout_add(${f.user.id}, '058', 'Bank', '0000000001', 'Mallory', true, null)`,
+    ],
   ];
 
   it.each(privateCalls)('private.%s cannot be executed by a user or anon', async (name, call) => {
@@ -272,37 +384,62 @@ describe('the ledger is append-only, even for the table owner', () => {
 
   it('UPDATE and DELETE of ledger_entries fail for the owner role', async () => {
     expectAppendOnly(
-      await failureOf(() => asOwnerSql((tx) => tx`update private.ledger_entries set amount = amount * 2 where transfer_id = ${a.transferId}`)),
+      await failureOf(() =>
+        asOwnerSql((tx) =>
+          tx`update private.ledger_entries set amount = amount * 2 where transfer_id = ${a.transferId}`
+        )
+      ),
       'update entries',
     );
     expectAppendOnly(
-      await failureOf(() => asOwnerSql((tx) => tx`delete from private.ledger_entries where transfer_id = ${a.transferId}`)),
+      await failureOf(() =>
+        asOwnerSql((tx) => tx`delete from private.ledger_entries where transfer_id = ${a.transferId}`)
+      ),
       'delete entries',
     );
-    expectAppendOnly(await failureOf(() => asOwnerSql((tx) => tx`truncate private.ledger_entries`)), 'truncate entries');
+    expectAppendOnly(
+      await failureOf(() => asOwnerSql((tx) => tx`truncate private.ledger_entries`)),
+      'truncate entries',
+    );
   });
 
   it('UPDATE and DELETE of ledger_transfers fail for the owner role', async () => {
     expectAppendOnly(
-      await failureOf(() => asOwnerSql((tx) => tx`update private.ledger_transfers set kind = 'rewritten' where id = ${a.transferId}`)),
+      await failureOf(() =>
+        asOwnerSql((tx) => tx`update private.ledger_transfers set kind = 'rewritten' where id = ${a.transferId}`)
+      ),
       'update transfers',
     );
     expectAppendOnly(
-      await failureOf(() => asOwnerSql((tx) => tx`update private.ledger_transfers set idempotency_key = 'reused' where id = ${a.transferId}`)),
+      await failureOf(() =>
+        asOwnerSql((tx) =>
+          tx`update private.ledger_transfers set idempotency_key = 'reused' where id = ${a.transferId}`
+        )
+      ),
       'update transfer key',
     );
-    const del = await failureOf(() => asOwnerSql((tx) => tx`delete from private.ledger_transfers where id = ${a.transferId}`));
+    const del = await failureOf(() =>
+      asOwnerSql((tx) => tx`delete from private.ledger_transfers where id = ${a.transferId}`)
+    );
     expectAppendOnly(del, 'delete transfers');
   });
 
   it('service_role has no UPDATE or DELETE privilege on them at all', async () => {
-    for (const [label, stmt] of [
-      ['update entries', (tx: Tx) => tx`update private.ledger_entries set amount = amount where transfer_id = ${a.transferId}`],
-      ['delete entries', (tx: Tx) => tx`delete from private.ledger_entries where transfer_id = ${a.transferId}`],
-      ['update transfers', (tx: Tx) => tx`update private.ledger_transfers set kind = kind where id = ${a.transferId}`],
-      ['delete transfers', (tx: Tx) => tx`delete from private.ledger_transfers where id = ${a.transferId}`],
-      ['truncate entries', (tx: Tx) => tx`truncate private.ledger_entries`],
-    ] as const) {
+    for (
+      const [label, stmt] of [
+        [
+          'update entries',
+          (tx: Tx) => tx`update private.ledger_entries set amount = amount where transfer_id = ${a.transferId}`,
+        ],
+        ['delete entries', (tx: Tx) => tx`delete from private.ledger_entries where transfer_id = ${a.transferId}`],
+        [
+          'update transfers',
+          (tx: Tx) => tx`update private.ledger_transfers set kind = kind where id = ${a.transferId}`,
+        ],
+        ['delete transfers', (tx: Tx) => tx`delete from private.ledger_transfers where id = ${a.transferId}`],
+        ['truncate entries', (tx: Tx) => tx`truncate private.ledger_entries`],
+      ] as const
+    ) {
       const f = await failureOf(() => asServiceSql(stmt));
       expect(f, `service_role ${label}`).not.toBeNull();
       expect(f!.code, `service_role ${label}: ${f!.message}`).toBe('42501');

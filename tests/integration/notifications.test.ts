@@ -6,20 +6,30 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { escrowOp, fundedDeal, fundWallet, newDeal, type Deal } from '../support/escrows.ts';
+import { type Deal, escrowOp, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NOTIFICATION_KEYS = [
-  'action_label', 'content', 'conversation_id', 'created_at', 'entity_id', 'entity_type', 'escrow_id', 'event_type', 'id', 'is_read',
+  'action_label',
+  'content',
+  'conversation_id',
+  'created_at',
+  'entity_id',
+  'entity_type',
+  'escrow_id',
+  'event_type',
+  'id',
+  'is_read',
   'user_id',
 ];
 
 const list = (user: TestUser, query: Record<string, string | number | boolean | undefined> = {}) =>
   get('notification-list', { token: user.accessToken, query });
-const markRead = (user: TestUser, body: Record<string, unknown>) => post('notification-read', body, { token: user.accessToken });
+const markRead = (user: TestUser, body: Record<string, unknown>) =>
+  post('notification-read', body, { token: user.accessToken });
 
 /** Microseconds since the epoch of an ISO timestamp (the API keeps every microsecond). */
 function micros(iso: string): bigint {
@@ -61,7 +71,9 @@ function expectShape(n: any, user: TestUser, deal: Deal) {
  * checking the shape of each new notification.
  */
 async function step(deal: Deal, users: [TestUser, TestUser], run: () => Promise<ApiResult>): Promise<[any[], any[]]> {
-  const before = await Promise.all(users.map(async (u) => new Set((await all(u, { escrow_id: deal.escrowId })).map((n) => n.id))));
+  const before = await Promise.all(
+    users.map(async (u) => new Set((await all(u, { escrow_id: deal.escrowId })).map((n) => n.id))),
+  );
   const res = await run();
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   const added = await Promise.all(users.map(async (u, i) => {
@@ -83,21 +95,42 @@ describe('notifications written by transitions', () => {
   it('create, fund, accept, deliver, release: each party is told what concerns them', async () => {
     const initiator = await signUp({ first_name: 'Ini' });
     const counterparty = await signUp({ first_name: 'Cou' });
-    const created = ok(await post('escrow-create', {
-      category: 'goods_products', payer_role: 'initiator', title: 'Generator', counterparty_phone: counterparty.phone, amount: 25_000,
-    }, { token: initiator.accessToken }), 201);
-    const deal = { initiator, counterparty, payer: initiator, payee: counterparty, escrowId: created.escrow_id, conversationId: created.conversation_id } as Deal;
+    const created = ok(
+      await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'Generator',
+        counterparty_phone: counterparty.phone,
+        amount: 25_000,
+      }, { token: initiator.accessToken }),
+      201,
+    );
+    const deal = {
+      initiator,
+      counterparty,
+      payer: initiator,
+      payee: counterparty,
+      escrowId: created.escrow_id,
+      conversationId: created.conversation_id,
+    } as Deal;
     const parties: [TestUser, TestUser] = [initiator, counterparty];
 
     // create: the initiator
-    const [ini0, cou0] = [await all(initiator, { escrow_id: deal.escrowId }), await all(counterparty, { escrow_id: deal.escrowId })];
+    const [ini0, cou0] = [
+      await all(initiator, { escrow_id: deal.escrowId }),
+      await all(counterparty, { escrow_id: deal.escrowId }),
+    ];
     expect(types(ini0)).toEqual(['escrow_created']);
     expectShape(ini0[0], initiator, deal);
     expect(ini0[0]).toMatchObject({ entity_type: 'escrow', entity_id: deal.escrowId, is_read: false });
     expect(cou0).toEqual([]);
 
     await fundWallet(initiator, created.fee_breakdown.total_charge);
-    const [ini1, cou1] = await step(deal, parties, () => escrowOp('escrow-fund', initiator, deal.escrowId, { method: 'wallet' }));
+    const [ini1, cou1] = await step(
+      deal,
+      parties,
+      () => escrowOp('escrow-fund', initiator, deal.escrowId, { method: 'wallet' }),
+    );
     expect(types(ini1)).toEqual(['funded']);
     expect(types(cou1)).toEqual(['invite_received']);
     for (const n of [...ini1, ...cou1]) expect(n).toMatchObject({ entity_type: 'escrow', entity_id: deal.escrowId });
@@ -115,7 +148,13 @@ describe('notifications written by transitions', () => {
     expect(types(ini4)).toEqual(['released']);
     expect(types(cou4)).toEqual(['released']);
 
-    expect(await events(initiator, deal.escrowId)).toEqual(['escrow_created', 'funded', 'active', 'delivered', 'released']);
+    expect(await events(initiator, deal.escrowId)).toEqual([
+      'escrow_created',
+      'funded',
+      'active',
+      'delivered',
+      'released',
+    ]);
     expect(await events(counterparty, deal.escrowId)).toEqual(['invite_received', 'released']);
     // every one of them is in the escrow's conversation (the message feed merges them)
     const [inConversation] = await testDb()<{ n: number }[]>`
@@ -144,10 +183,19 @@ describe('notifications written by transitions', () => {
     expect(cou[0].action_label).toMatch(/fund/i);
     const [tx] = await testDb()<{ type: string; status: string; user_id: string; escrow_id: string }[]>`
       select type, status::text, user_id, escrow_id from public.transactions where id = ${cou[0].entity_id}`;
-    expect(tx).toEqual({ type: 'escrow_funding', status: 'pending', user_id: deal.counterparty.id, escrow_id: deal.escrowId });
+    expect(tx).toEqual({
+      type: 'escrow_funding',
+      status: 'pending',
+      user_id: deal.counterparty.id,
+      escrow_id: deal.escrowId,
+    });
 
     await fundWallet(deal.counterparty, deal.feeBreakdown.total_charge);
-    const [ini2, cou2] = await step(deal, parties, () => escrowOp('escrow-fund', deal.counterparty, deal.escrowId, { method: 'wallet' }));
+    const [ini2, cou2] = await step(
+      deal,
+      parties,
+      () => escrowOp('escrow-fund', deal.counterparty, deal.escrowId, { method: 'wallet' }),
+    );
     expect(types(ini2)).toEqual(['funded']);
     expect(types(cou2)).toEqual(['funded']);
   });
@@ -157,41 +205,77 @@ describe('notifications written by transitions', () => {
     const parties: [TestUser, TestUser] = [deal.payer, deal.payee];
     let milestoneId = '';
     const [p0, f0] = await step(deal, parties, async () => {
-      const r = await post('milestone-create', { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, { token: deal.payee.accessToken });
+      const r = await post('milestone-create', { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, {
+        token: deal.payee.accessToken,
+      });
       milestoneId = r.body.data?.id;
       return r;
     });
     expect(types(p0)).toEqual(['milestone_proposed']);
     expect(f0).toEqual([]);
-    const [p1, f1] = await step(deal, parties, () => post('milestone-approve', { milestone_id: milestoneId }, { token: deal.payer.accessToken }));
+    const [p1, f1] = await step(
+      deal,
+      parties,
+      () => post('milestone-approve', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+    );
     expect(types(p1)).toEqual(['milestone_accepted']);
     expect(types(f1)).toEqual(['milestone_accepted']);
-    const [p2, f2] = await step(deal, parties, () => post('milestone-complete', { milestone_id: milestoneId }, { token: deal.payee.accessToken }));
+    const [p2, f2] = await step(
+      deal,
+      parties,
+      () => post('milestone-complete', { milestone_id: milestoneId }, { token: deal.payee.accessToken }),
+    );
     expect(types(p2)).toEqual(['milestone_completed']);
     expect(f2).toEqual([]);
-    const [p3, f3] = await step(deal, parties, () => post('milestone-release', { milestone_id: milestoneId }, { token: deal.payer.accessToken }));
+    const [p3, f3] = await step(
+      deal,
+      parties,
+      () => post('milestone-release', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+    );
     expect(p3).toEqual([]);
     expect(types(f3)).toEqual(['milestone_released']);
-    for (const n of [...p0, ...p1, ...f1, ...p2, ...f3]) expect(n).toMatchObject({ entity_type: 'milestone', entity_id: milestoneId });
+    for (const n of [...p0, ...p1, ...f1, ...p2, ...f3]) {
+      expect(n).toMatchObject({ entity_type: 'milestone', entity_id: milestoneId });
+    }
   });
 
   it('an edit of a proposed milestone tells the other party, whose approval it took back', async () => {
     const deal = await newDeal({ category: 'hiring', amount: 10_000 });
     const parties: [TestUser, TestUser] = [deal.initiator, deal.counterparty];
-    const m = ok(await post('milestone-create', { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, { token: deal.initiator.accessToken }), 201);
-    const [ini, cou] = await step(deal, parties, () =>
-      patch('milestone-update', { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }));
-    expect(ini.map((n) => [n.event_type, n.entity_type, n.entity_id])).toEqual([['milestone_updated', 'milestone', m.id]]);
+    const m = ok(
+      await post('milestone-create', { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, {
+        token: deal.initiator.accessToken,
+      }),
+      201,
+    );
+    const [ini, cou] = await step(
+      deal,
+      parties,
+      () => patch('milestone-update', { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }),
+    );
+    expect(ini.map((n) => [n.event_type, n.entity_type, n.entity_id])).toEqual([[
+      'milestone_updated',
+      'milestone',
+      m.id,
+    ]]);
     expect(cou).toEqual([]);
   });
 
   it('the last milestone release releases the escrow, and both parties are told', async () => {
     const deal = await fundedDeal({ category: 'hiring', amount: 5_000, title: 'Translation' });
-    const m = ok(await post('milestone-create', { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, { token: deal.payee.accessToken }), 201);
+    const m = ok(
+      await post('milestone-create', { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, {
+        token: deal.payee.accessToken,
+      }),
+      201,
+    );
     ok(await post('milestone-approve', { milestone_id: m.id }, { token: deal.payer.accessToken }));
     ok(await post('milestone-complete', { milestone_id: m.id }, { token: deal.payee.accessToken }));
-    const [payer, payee] = await step(deal, [deal.payer, deal.payee], () =>
-      post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken }));
+    const [payer, payee] = await step(
+      deal,
+      [deal.payer, deal.payee],
+      () => post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken }),
+    );
     expect(types(payer)).toEqual(['released']);
     expect(types(payee)).toEqual(['milestone_released', 'released']);
     for (const n of [...payer, payee[1]]) expect(n).toMatchObject({ entity_type: 'escrow', entity_id: deal.escrowId });
@@ -199,11 +283,19 @@ describe('notifications written by transitions', () => {
 
   it('refund and cancel tell both parties', async () => {
     const funded = await fundedDeal({ amount: 3_000 });
-    const [a, b] = await step(funded, [funded.payer, funded.payee], () => escrowOp('escrow-refund', funded.payee, funded.escrowId));
+    const [a, b] = await step(
+      funded,
+      [funded.payer, funded.payee],
+      () => escrowOp('escrow-refund', funded.payee, funded.escrowId),
+    );
     expect(types(a)).toEqual(['refunded']);
     expect(types(b)).toEqual(['refunded']);
     const draft = await newDeal({ payerRole: 'counterparty' });
-    const [c, d] = await step(draft, [draft.initiator, draft.counterparty], () => escrowOp('escrow-cancel', draft.initiator, draft.escrowId));
+    const [c, d] = await step(
+      draft,
+      [draft.initiator, draft.counterparty],
+      () => escrowOp('escrow-cancel', draft.initiator, draft.escrowId),
+    );
     expect(types(c)).toEqual(['cancelled']);
     expect(types(d)).toEqual(['cancelled']);
   });
@@ -215,9 +307,16 @@ describe('notification-list', () => {
   it('filters by escrow_id and by unread_only=true', async () => {
     const one = await newDeal({ payerRole: 'counterparty', title: 'First' });
     const initiator = one.initiator;
-    const two = ok(await post('escrow-create', {
-      category: 'goods_products', payer_role: 'counterparty', title: 'Second', counterparty_phone: one.counterparty.phone, amount: 500,
-    }, { token: initiator.accessToken }), 201);
+    const two = ok(
+      await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'counterparty',
+        title: 'Second',
+        counterparty_phone: one.counterparty.phone,
+        amount: 500,
+      }, { token: initiator.accessToken }),
+      201,
+    );
     ok(await escrowOp('escrow-accept', one.counterparty, one.escrowId));
 
     const everything = await all(initiator);
@@ -237,7 +336,9 @@ describe('notification-list', () => {
     const withRead = await all(initiator, { unread_only: 'false' });
     expect(withRead.map((n) => n.id)).toEqual(everything.map((n) => n.id));
     expect(withRead.find((n) => n.id === first[0].id).is_read).toBe(true);
-    expect((await all(initiator, { unread_only: 'true', escrow_id: one.escrowId })).map((n) => n.id)).toEqual([first[1].id]);
+    expect((await all(initiator, { unread_only: 'true', escrow_id: one.escrowId })).map((n) => n.id)).toEqual([
+      first[1].id,
+    ]);
   });
 
   it('validates limit (1-100, default 50), unread_only (true/false), before and escrow_id', async () => {
@@ -257,7 +358,8 @@ describe('notification-list', () => {
     refused(await get('notification-list', {}), 401);
     expect(ok(await list(u, { limit: 1 }))).toHaveLength(1);
     expect(ok(await list(u, { limit: 100 }))).toHaveLength(1);
-    expect(ok(await list(u, { unread_only: 'false', before: new Date(Date.now() + 60_000).toISOString() }))).toHaveLength(1);
+    expect(ok(await list(u, { unread_only: 'false', before: new Date(Date.now() + 60_000).toISOString() })))
+      .toHaveLength(1);
     expect(ok(await list(u, { before: '2000-01-01T00:00:00Z' }))).toEqual([]);
   });
 
@@ -267,16 +369,27 @@ describe('notification-list', () => {
     // many transitions: each proposal by the freelancer notifies the client, each acceptance both
     const ms: any[] = [];
     for (let i = 0; i < 10; i++) {
-      ms.push(ok(await post('milestone-create', { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, { token: deal.counterparty.accessToken }), 201));
+      ms.push(
+        ok(
+          await post('milestone-create', { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, {
+            token: deal.counterparty.accessToken,
+          }),
+          201,
+        ),
+      );
     }
-    for (const m of ms.slice(0, 5)) ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
+    for (const m of ms.slice(0, 5)) {
+      ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
+    }
     // 45 notifications written by one transaction: they share now(), and still page exactly
     await testDb()`
       select private.notify(${u.id}, ${deal.escrowId}, 'milestone_completed',
                             jsonb_build_object('kind', 'milestone_completed', 'milestone', 'Bulk ' || g, 'amount', 100),
                             'escrow', ${deal.escrowId}, 'View escrow')
         from generate_series(1, 45) g`;
-    const stored = await testDb()<{ id: string }[]>`select id from public.notifications where user_id = ${u.id} order by created_at desc`;
+    const stored = await testDb()<
+      { id: string }[]
+    >`select id from public.notifications where user_id = ${u.id} order by created_at desc`;
     expect(stored).toHaveLength(1 + 10 + 5 + 45);
 
     // default limit 50, newest first
@@ -294,7 +407,9 @@ describe('notification-list', () => {
         before = page[page.length - 1].created_at;
       }
       expect(seen.map((n) => n.id), `limit ${limit}`).toEqual(stored.map((r) => r.id));
-      for (let i = 1; i < seen.length; i++) expect(micros(seen[i - 1].created_at) > micros(seen[i].created_at)).toBe(true);
+      for (let i = 1; i < seen.length; i++) {
+        expect(micros(seen[i - 1].created_at) > micros(seen[i].created_at)).toBe(true);
+      }
     }
 
     // the same with the escrow filter, and only the bulk ones (the only completions) are newer than the last acceptance
@@ -310,7 +425,7 @@ describe('notification-list', () => {
     expect(types(filtered.slice(0, 45)).every((t) => t === 'milestone_completed')).toBe(true);
   });
 
-  it('a user never sees another user\'s notifications', async () => {
+  it("a user never sees another user's notifications", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
     const stranger = await signUp({ first_name: 'Str' });
     const mine = await all(stranger);
@@ -325,14 +440,16 @@ describe('notification-list', () => {
     const ids = new Set(ini.map((n) => n.id));
     expect(cou.some((n) => ids.has(n.id))).toBe(false);
     // the counterparty's view of the shared escrow holds only their own
-    expect((await all(deal.counterparty, { escrow_id: deal.escrowId })).every((n) => n.user_id === deal.counterparty.id)).toBe(true);
+    expect(
+      (await all(deal.counterparty, { escrow_id: deal.escrowId })).every((n) => n.user_id === deal.counterparty.id),
+    ).toBe(true);
   });
 });
 
 // ---- notification-read ---------------------------------------------------------------------
 
 describe('notification-read', () => {
-  it('marks one notification read; another user\'s id or an unknown id is 404', async () => {
+  it("marks one notification read; another user's id or an unknown id is 404", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
     const [newest, older] = await all(deal.initiator);
     const res = ok(await markRead(deal.initiator, { notification_id: newest.id }));
@@ -351,11 +468,18 @@ describe('notification-read', () => {
     refused(await markRead(deal.initiator, { notification_id: '00000000-0000-4000-8000-000000000000' }), 404);
   });
 
-  it('with escrow_id marks every one of that escrow\'s notifications of the caller, and answers {updated: n}', async () => {
+  it("with escrow_id marks every one of that escrow's notifications of the caller, and answers {updated: n}", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
-    const other = ok(await post('escrow-create', {
-      category: 'goods_products', payer_role: 'initiator', title: 'Other', counterparty_phone: deal.counterparty.phone, amount: 700,
-    }, { token: deal.initiator.accessToken }), 201);
+    const other = ok(
+      await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'Other',
+        counterparty_phone: deal.counterparty.phone,
+        amount: 700,
+      }, { token: deal.initiator.accessToken }),
+      201,
+    );
     const mineBefore = await all(deal.initiator, { escrow_id: deal.escrowId });
     expect(mineBefore.length).toBeGreaterThanOrEqual(3);
     const theirsBefore = await all(deal.counterparty, { escrow_id: deal.escrowId });
@@ -366,13 +490,15 @@ describe('notification-read', () => {
     expect((await all(deal.initiator, { escrow_id: deal.escrowId })).every((n) => n.is_read)).toBe(true);
     expect(await all(deal.initiator, { escrow_id: deal.escrowId, unread_only: 'true' })).toEqual([]);
     // the other party's and the caller's other escrow's are untouched
-    expect((await all(deal.counterparty, { escrow_id: deal.escrowId })).map((n) => n.is_read)).toEqual(theirsBefore.map(() => false));
+    expect((await all(deal.counterparty, { escrow_id: deal.escrowId })).map((n) => n.is_read)).toEqual(
+      theirsBefore.map(() => false),
+    );
     expect((await all(deal.initiator, { escrow_id: other.escrow_id })).map((n) => n.is_read)).toEqual([false]);
     // nothing left to mark
     expect(ok(await markRead(deal.initiator, { escrow_id: deal.escrowId }))).toEqual({ updated: 0 });
   });
 
-  it('refuses both or neither of notification_id and escrow_id (400), a stranger\'s escrow (404), bad ids (400)', async () => {
+  it("refuses both or neither of notification_id and escrow_id (400), a stranger's escrow (404), bad ids (400)", async () => {
     const deal = await newDeal();
     const stranger = await signUp({ first_name: 'Str' });
     const [n] = await all(deal.initiator);

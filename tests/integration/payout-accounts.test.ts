@@ -15,7 +15,8 @@ const PAYOUT_KEYS = ['account_name', 'account_number', 'bank_code', 'bank_name',
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A random account number of the given length (the fake's state is shared by every test). */
-const accountNumber = (length = 10) => Array.from({ length }, (_, i) => String(randomInt(i === 0 ? 1 : 0, 10))).join('');
+const accountNumber = (length = 10) =>
+  Array.from({ length }, (_, i) => String(randomInt(i === 0 ? 1 : 0, 10))).join('');
 const masked = (n: string) => `${'*'.repeat(n.length - 4)}${n.slice(-4)}`;
 
 /** An account the fake's /bank/resolve knows, held in BANK_NAME_HELD's name. */
@@ -36,8 +37,10 @@ const payoutBody = (acct: { bank_code: string; account_number: string }, over: R
 
 const addPayout = (user: TestUser, body: unknown) => post('payout-add', body, { token: user.accessToken });
 const listPayouts = (user: TestUser) => get('payout-list', { token: user.accessToken });
-const setDefault = (user: TestUser, id: unknown) => post('payout-set-default', { payout_account_id: id }, { token: user.accessToken });
-const removePayout = (user: TestUser, id: unknown) => post('payout-remove', { payout_account_id: id }, { token: user.accessToken });
+const setDefault = (user: TestUser, id: unknown) =>
+  post('payout-set-default', { payout_account_id: id }, { token: user.accessToken });
+const removePayout = (user: TestUser, id: unknown) =>
+  post('payout-remove', { payout_account_id: id }, { token: user.accessToken });
 
 /** Every spec field is there (extra fields such as created_at are allowed), the number masked. */
 function expectPayoutObject(p: Record<string, unknown>, fullNumber: string) {
@@ -112,7 +115,12 @@ describe('payout-add resolves the account at the bank', () => {
     // a transfer recipient was created at the provider and its code kept server-side
     const reqs = await recipientRequestsFor(acct.account_number);
     expect(reqs).toHaveLength(1);
-    expect(reqs[0]?.body).toMatchObject({ type: 'nuban', bank_code: acct.bank_code, name: BANK_NAME_HELD, currency: 'NGN' });
+    expect(reqs[0]?.body).toMatchObject({
+      type: 'nuban',
+      bank_code: acct.bank_code,
+      name: BANK_NAME_HELD,
+      currency: 'NGN',
+    });
     const rows = await payoutRows(user.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
@@ -125,22 +133,28 @@ describe('payout-add resolves the account at the bank', () => {
     expect(rows[0]?.provider_recipient_code).toMatch(/^RCP_/);
   });
 
-  it.each(['ada obi', 'CHIOMA OBI ADA', 'Obi,  Ada-Chioma', 'Chioma Ada'])('accepts %j as the same person', async (name) => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    const p = expectOk(await addPayout(user, payoutBody(acct, { account_name: name })), 201);
-    expect(p).toMatchObject({ verified: true, account_name: BANK_NAME_HELD });
-  });
+  it.each(['ada obi', 'CHIOMA OBI ADA', 'Obi,  Ada-Chioma', 'Chioma Ada'])(
+    'accepts %j as the same person',
+    async (name) => {
+      const user = await signUp();
+      const acct = await knownAccount();
+      const p = expectOk(await addPayout(user, payoutBody(acct, { account_name: name })), 201);
+      expect(p).toMatchObject({ verified: true, account_name: BANK_NAME_HELD });
+    },
+  );
 
-  it.each(['Emeka Nwosu', 'Ada Nwosu', 'Ngozi'])('rejects the non-matching name %j with 400 on account_name and saves nothing', async (name) => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    const res = await addPayout(user, payoutBody(acct, { account_name: name }));
-    expect(expectError(res, 400)).toEqual(['account_name']);
-    expectNoFullNumber(res, acct.account_number);
-    expect(await payoutRows(user.id)).toEqual([]);
-    expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
-  });
+  it.each(['Emeka Nwosu', 'Ada Nwosu', 'Ngozi'])(
+    'rejects the non-matching name %j with 400 on account_name and saves nothing',
+    async (name) => {
+      const user = await signUp();
+      const acct = await knownAccount();
+      const res = await addPayout(user, payoutBody(acct, { account_name: name }));
+      expect(expectError(res, 400)).toEqual(['account_name']);
+      expectNoFullNumber(res, acct.account_number);
+      expect(await payoutRows(user.id)).toEqual([]);
+      expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
+    },
+  );
 
   it('rejects an account the bank does not know with 400 on account_number and saves nothing', async () => {
     const user = await signUp();
@@ -163,11 +177,19 @@ describe('payout-add resolves the account at the bank', () => {
     const user = await signUp();
     const number = accountNumber();
     await paystack.fail({ path: '/bank/resolve', field: 'account_number', value: number }, 'unavailable');
-    const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }, { account_name: '  Ada Obi ' }));
+    const res = await addPayout(
+      user,
+      payoutBody({ bank_code: '058', account_number: number }, { account_name: '  Ada Obi ' }),
+    );
     const p = expectOk(res, 201);
     expectPayoutObject(p, number);
     expectNoFullNumber(res, number);
-    expect(p).toMatchObject({ verified: false, account_name: 'Ada Obi', is_default: true, account_number: `******${number.slice(-4)}` });
+    expect(p).toMatchObject({
+      verified: false,
+      account_name: 'Ada Obi',
+      is_default: true,
+      account_number: `******${number.slice(-4)}`,
+    });
     const rows = await payoutRows(user.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ verified: false, account_number: number });
@@ -177,7 +199,10 @@ describe('payout-add resolves the account at the bank', () => {
   it('keeps the account without a recipient code when creating the recipient is unavailable', async () => {
     const user = await signUp();
     const acct = await knownAccount();
-    await paystack.fail({ path: '/transferrecipient', field: 'account_number', value: acct.account_number }, 'unavailable');
+    await paystack.fail(
+      { path: '/transferrecipient', field: 'account_number', value: acct.account_number },
+      'unavailable',
+    );
     const p = expectOk(await addPayout(user, payoutBody(acct)), 201);
     expect(p.verified).toBe(true);
     const rows = await payoutRows(user.id);
@@ -215,7 +240,10 @@ describe('payout-add validation', () => {
 
   it('rejects a numeric account number (must be a string)', async () => {
     const user = await signUp();
-    const res = await addPayout(user, { ...payoutBody({ bank_code: '058', account_number: '1234567890' }), account_number: 1234567890 });
+    const res = await addPayout(user, {
+      ...payoutBody({ bank_code: '058', account_number: '1234567890' }),
+      account_number: 1234567890,
+    });
     expect(expectError(res, 400)).toEqual(['account_number']);
   });
 
@@ -228,14 +256,17 @@ describe('payout-add validation', () => {
     expect((await payoutRows(user.id))[0]?.account_number).toBe(number);
   });
 
-  it.each(['bank_code', 'bank_name', 'account_number', 'account_name'])('rejects a body without %s with 400 naming it', async (field) => {
-    const user = await signUp();
-    const body: Record<string, unknown> = payoutBody(await knownAccount());
-    delete body[field];
-    const res = await addPayout(user, body);
-    expect(expectError(res, 400)).toEqual([field]);
-    expect(await payoutRows(user.id)).toEqual([]);
-  });
+  it.each(['bank_code', 'bank_name', 'account_number', 'account_name'])(
+    'rejects a body without %s with 400 naming it',
+    async (field) => {
+      const user = await signUp();
+      const body: Record<string, unknown> = payoutBody(await knownAccount());
+      delete body[field];
+      const res = await addPayout(user, body);
+      expect(expectError(res, 400)).toEqual([field]);
+      expect(await payoutRows(user.id)).toEqual([]);
+    },
+  );
 
   it('rejects blank names, a malformed bank code and unknown fields', async () => {
     const user = await signUp();
@@ -272,7 +303,10 @@ describe('payout-add validation', () => {
     const acct = await knownAccount({ bank_code: '058' });
     await paystack.registerAccount('044', acct.account_number, BANK_NAME_HELD);
     expectOk(await addPayout(a, payoutBody(acct)), 201);
-    const other = expectOk(await addPayout(a, payoutBody({ ...acct, bank_code: '044' }, { bank_name: 'Access Bank' })), 201);
+    const other = expectOk(
+      await addPayout(a, payoutBody({ ...acct, bank_code: '044' }, { bank_name: 'Access Bank' })),
+      201,
+    );
     expect(other.is_default).toBe(false);
     const forB = expectOk(await addPayout(b, payoutBody(acct)), 201);
     expect(forB.is_default).toBe(true);
@@ -289,7 +323,7 @@ describe('payout-list', () => {
     expect(expectOk(await listPayouts(user))).toEqual([]);
   });
 
-  it('lists the default first, then newest first, masked, and only the caller\'s accounts', async () => {
+  it("lists the default first, then newest first, masked, and only the caller's accounts", async () => {
     const [user, other] = await Promise.all([signUp(), signUp()]);
     const added: Awaited<ReturnType<typeof addOk>>[] = [];
     for (let i = 0; i < 3; i++) added.push(await addOk(user));
@@ -354,11 +388,14 @@ describe('payout-set-default', () => {
   it('rejects a malformed or missing payout_account_id with 400', async () => {
     const user = await signUp();
     expect(expectError(await setDefault(user, 'nope'), 400)).toEqual(['payout_account_id']);
-    expect(expectError(await post('payout-set-default', {}, { token: user.accessToken }), 400)).toEqual(['payout_account_id']);
-    expect(expectError(await post('payout-set-default', { card_id: randomUUID() }, { token: user.accessToken }), 400)).toEqual([
-      'card_id',
+    expect(expectError(await post('payout-set-default', {}, { token: user.accessToken }), 400)).toEqual([
       'payout_account_id',
     ]);
+    expect(expectError(await post('payout-set-default', { card_id: randomUUID() }, { token: user.accessToken }), 400))
+      .toEqual([
+        'card_id',
+        'payout_account_id',
+      ]);
   });
 });
 

@@ -8,7 +8,7 @@ import { asService, closeDb } from '../../shared/db.ts';
 import { startEscrowPayout } from '../../shared/payouts.ts';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { balances, escrowOp, fundedDeal, fundWallet, type Deal } from '../support/escrows.ts';
+import { balances, type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
 
@@ -100,8 +100,10 @@ describe('the payments provider a payout names', () => {
   });
 
   it('is told to SQL by every service transaction of the functions', async () => {
-    const [row] = await asService((tx) => tx<{ setting: string; provider: string }[]>`
-      select current_setting('escrow.payments_provider') as setting, private.payments_provider() as provider`);
+    const [row] = await asService((tx) =>
+      tx<{ setting: string; provider: string }[]>`
+      select current_setting('escrow.payments_provider') as setting, private.payments_provider() as provider`
+    );
     expect(row).toEqual({ setting: getConfig().PAYMENTS_PROVIDER, provider: getConfig().PAYMENTS_PROVIDER });
   });
 
@@ -122,7 +124,7 @@ describe('the payments provider a payout names', () => {
 });
 
 describe('an escrow payout that cannot get a transfer recipient', () => {
-  it('fails at once: nothing sent, the money back in the payee\'s wallet, the payee told', async () => {
+  it("fails at once: nothing sent, the money back in the payee's wallet, the payee told", async () => {
     const deal = await fundedDeal({ category: 'p2p_crypto', amount: 20_000 });
     const accountNumber = newAccountNumber();
     // Paystack is down for this account's recipient: payout-add keeps it without a recipient code

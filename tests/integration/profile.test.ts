@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, call, fieldsOf, get, patch, post, type ApiResult } from '../support/api.ts';
+import { type ApiResult, baseUrl, call, fieldsOf, get, patch, post } from '../support/api.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ describe('profile-get', () => {
     expect(Math.abs(Date.parse(data.created_at) - Date.now())).toBeLessThan(60_000);
   });
 
-  it('shows only the caller\'s own profile', async () => {
+  it("shows only the caller's own profile", async () => {
     const [a, b] = await Promise.all([signUp({ first_name: 'Aisha' }), signUp({ first_name: 'Bola' })]);
     expect((await profileOf(a)).id).toBe(a.id);
     expect((await profileOf(b)).id).toBe(b.id);
@@ -117,23 +117,26 @@ describe('profile endpoints: authentication, methods and CORS', () => {
     user = await signUp();
   });
 
-  it.each(endpoints)('$name: 401 without a token, with a bad token and with a token from another secret', async ({ name, method, body }) => {
-    const none = await call(name, { method, body });
-    expectError(none, 401);
-    const garbage = await call(name, { method, body, token: 'not-a-jwt' });
-    expectError(garbage, 401);
-    const [h, p] = user.accessToken.split('.');
-    const badSignature = await call(name, { method, body, token: `${h}.${p}.c2lnbmF0dXJl` });
-    expectError(badSignature, 401);
-    // the same claims as the real token, signed with a key that is not the server's
-    const claims = JSON.parse(Buffer.from(p as string, 'base64url').toString()) as Record<string, unknown>;
-    const otherSecret = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .sign(new TextEncoder().encode('not-the-server-secret-0123456789abcdef'));
-    expectError(await call(name, { method, body, token: otherSecret }), 401);
-    const basic = await call(name, { method, body, headers: { Authorization: `Basic ${user.accessToken}` } });
-    expectError(basic, 401);
-  });
+  it.each(endpoints)(
+    '$name: 401 without a token, with a bad token and with a token from another secret',
+    async ({ name, method, body }) => {
+      const none = await call(name, { method, body });
+      expectError(none, 401);
+      const garbage = await call(name, { method, body, token: 'not-a-jwt' });
+      expectError(garbage, 401);
+      const [h, p] = user.accessToken.split('.');
+      const badSignature = await call(name, { method, body, token: `${h}.${p}.c2lnbmF0dXJl` });
+      expectError(badSignature, 401);
+      // the same claims as the real token, signed with a key that is not the server's
+      const claims = JSON.parse(Buffer.from(p as string, 'base64url').toString()) as Record<string, unknown>;
+      const otherSecret = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(new TextEncoder().encode('not-the-server-secret-0123456789abcdef'));
+      expectError(await call(name, { method, body, token: otherSecret }), 401);
+      const basic = await call(name, { method, body, headers: { Authorization: `Basic ${user.accessToken}` } });
+      expectError(basic, 401);
+    },
+  );
 
   it.each(endpoints)('$name: 401 comes before validation (no token, invalid body)', async ({ name, method }) => {
     if (method === 'GET') {
@@ -234,7 +237,9 @@ describe('profile-update: bounds of every field', () => {
 
   const labelled = cases.map((c) => ({
     ...c,
-    label: typeof c.value === 'string' && c.value.length > 12 ? `${c.value.length} characters` : JSON.stringify(c.value),
+    label: typeof c.value === 'string' && c.value.length > 12
+      ? `${c.value.length} characters`
+      : JSON.stringify(c.value),
   }));
 
   it.each(labelled)('$field = $label -> ok: $ok', async ({ field, value, ok }) => {
@@ -271,7 +276,11 @@ describe('profile-update: bounds of every field', () => {
 
     const url = 'https://cdn.example.ng/avatars/me.png';
     const data = expectOk(await update(u, { avatar_url: url, storage_path: `avatars/${u.id}/me.png` }));
-    expect(data.avatar).toEqual({ avatar_url: url, storage_path: `avatars/${u.id}/me.png`, status: expect.any(String) });
+    expect(data.avatar).toEqual({
+      avatar_url: url,
+      storage_path: `avatars/${u.id}/me.png`,
+      status: expect.any(String),
+    });
     expect(Object.keys(data.avatar).sort()).toEqual(['avatar_url', 'status', 'storage_path']);
     expect(data.avatar.status.length).toBeGreaterThan(0);
     expect((await profileOf(u)).avatar).toEqual(data.avatar);
@@ -279,10 +288,14 @@ describe('profile-update: bounds of every field', () => {
     // changing only the URL keeps the storage path
     const url2 = 'http://cdn.example.ng/avatars/me-2.png';
     const again = expectOk(await update(u, { avatar_url: url2 }));
-    expect(again.avatar).toEqual({ avatar_url: url2, storage_path: `avatars/${u.id}/me.png`, status: data.avatar.status });
+    expect(again.avatar).toEqual({
+      avatar_url: url2,
+      storage_path: `avatars/${u.id}/me.png`,
+      status: data.avatar.status,
+    });
   });
 
-  it('a storage path of the spec\'s shape is accepted', async () => {
+  it("a storage path of the spec's shape is accepted", async () => {
     const data = expectOk(await update(user, { storage_path: `avatars/${user.id}/photo 1.jpg` }));
     expect(data.id).toBe(user.id);
   });
@@ -336,9 +349,15 @@ describe('profile-update: what changes and what is refused', () => {
     const u = await signUp();
     const before = await profileOf(u);
     expect(expectError(await update(u, { nickname: 'Ace' }), 400)).toEqual(['nickname']);
-    expect(expectError(await update(u, { bio: 'ok', id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual(['id']);
-    expect(expectError(await update(u, { bio: 'ok', avatar: { avatar_url: 'https://x.ng/a.png' } }), 400)).toEqual(['avatar']);
-    expect(expectError(await update(u, { bio: 'ok', created_at: '2020-01-01T00:00:00Z' }), 400)).toEqual(['created_at']);
+    expect(expectError(await update(u, { bio: 'ok', id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
+      'id',
+    ]);
+    expect(expectError(await update(u, { bio: 'ok', avatar: { avatar_url: 'https://x.ng/a.png' } }), 400)).toEqual([
+      'avatar',
+    ]);
+    expect(expectError(await update(u, { bio: 'ok', created_at: '2020-01-01T00:00:00Z' }), 400)).toEqual([
+      'created_at',
+    ]);
     expect(await profileOf(u)).toEqual(before);
   });
 
@@ -355,7 +374,13 @@ describe('profile-update: what changes and what is refused', () => {
 
   it('several problems are reported together, one per field', async () => {
     const u = await signUp();
-    const res = await update(u, { first_name: '', username: 'x', bio: 'b'.repeat(301), marital_status: 'other', extra: 1 });
+    const res = await update(u, {
+      first_name: '',
+      username: 'x',
+      bio: 'b'.repeat(301),
+      marital_status: 'other',
+      extra: 1,
+    });
     expect(expectError(res, 400)).toEqual(['bio', 'extra', 'first_name', 'marital_status', 'username']);
     for (const d of res.body.details) expect(Object.keys(d).sort()).toEqual(['field', 'message']);
   });
@@ -413,7 +438,13 @@ describe('profile-nok-update', () => {
     expect(created).toEqual({ ...validNok(), id: expect.stringMatching(UUID), created_at: expect.stringMatching(ISO) });
     expect((await profileOf(u)).next_of_kin).toEqual(created);
 
-    const changed = { first_name: 'Emeka', last_name: 'Okafor', phone: '+2348012345678', address: '4 Aba Road, Port Harcourt', relationship: 'Brother' };
+    const changed = {
+      first_name: 'Emeka',
+      last_name: 'Okafor',
+      phone: '+2348012345678',
+      address: '4 Aba Road, Port Harcourt',
+      relationship: 'Brother',
+    };
     const updated = expectOk(await nok(u, changed));
     expect(updated).toEqual({ ...changed, id: created.id, created_at: created.created_at });
     const profile = await profileOf(u);
@@ -421,15 +452,18 @@ describe('profile-nok-update', () => {
     expect(Object.keys(profile).sort()).toEqual(PROFILE_KEYS);
   });
 
-  it.each(['first_name', 'last_name', 'phone', 'address', 'relationship'])('%s is required (400 naming it)', async (field) => {
-    const u = await signUp();
-    const body: Record<string, unknown> = validNok();
-    delete body[field];
-    const res = await nok(u, body);
-    expect(expectError(res, 400)).toEqual([field]);
-    expect(res.body.details[0].message).toBe('is required');
-    expect((await profileOf(u)).next_of_kin).toBeNull();
-  });
+  it.each(['first_name', 'last_name', 'phone', 'address', 'relationship'])(
+    '%s is required (400 naming it)',
+    async (field) => {
+      const u = await signUp();
+      const body: Record<string, unknown> = validNok();
+      delete body[field];
+      const res = await nok(u, body);
+      expect(expectError(res, 400)).toEqual([field]);
+      expect(res.body.details[0].message).toBe('is required');
+      expect((await profileOf(u)).next_of_kin).toBeNull();
+    },
+  );
 
   it('an empty body names all five fields', async () => {
     const u = await signUp();
@@ -461,18 +495,21 @@ describe('profile-nok-update', () => {
     { field: 'relationship', value: 'r'.repeat(101), ok: false },
   ];
 
-  it.each(bounds.map((b) => ({ ...b, length: b.value.length })))('$field of length $length -> ok: $ok', async ({ field, value, ok }) => {
-    const u = await signUp();
-    const res = await nok(u, { ...validNok(), [field]: value });
-    if (ok) {
-      const data = expectOk(res);
-      expect(data[field]).toBe(value);
-      expect((await profileOf(u)).next_of_kin[field]).toBe(value);
-    } else {
-      expect(expectError(res, 400)).toEqual([field]);
-      expect((await profileOf(u)).next_of_kin).toBeNull();
-    }
-  });
+  it.each(bounds.map((b) => ({ ...b, length: b.value.length })))(
+    '$field of length $length -> ok: $ok',
+    async ({ field, value, ok }) => {
+      const u = await signUp();
+      const res = await nok(u, { ...validNok(), [field]: value });
+      if (ok) {
+        const data = expectOk(res);
+        expect(data[field]).toBe(value);
+        expect((await profileOf(u)).next_of_kin[field]).toBe(value);
+      } else {
+        expect(expectError(res, 400)).toEqual([field]);
+        expect((await profileOf(u)).next_of_kin).toBeNull();
+      }
+    },
+  );
 
   it('concurrent first calls still make exactly one record', async () => {
     const u = await signUp();
@@ -507,7 +544,9 @@ describe('profile-nok-update', () => {
   it('unknown fields are refused (user_id cannot be chosen)', async () => {
     const [u, other] = await Promise.all([signUp(), signUp()]);
     expect(expectError(await nok(u, { ...validNok(), user_id: other.id }), 400)).toEqual(['user_id']);
-    expect(expectError(await nok(u, { ...validNok(), id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual(['id']);
+    expect(expectError(await nok(u, { ...validNok(), id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
+      'id',
+    ]);
     expect((await profileOf(other)).next_of_kin).toBeNull();
   });
 

@@ -19,7 +19,12 @@ async function withPayoutAccount(): Promise<TestUser> {
   const user = await signUp();
   const account = `6${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'OBI ADA');
-  const r = await post('payout-add', { bank_code: '058', bank_name: 'GTBank', account_number: account, account_name: 'Ada Obi' }, { token: user.accessToken });
+  const r = await post('payout-add', {
+    bank_code: '058',
+    bank_name: 'GTBank',
+    account_number: account,
+    account_name: 'Ada Obi',
+  }, { token: user.accessToken });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return user;
 }

@@ -15,7 +15,7 @@ import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { get, patch, post } from '../support/api.ts';
 import { asUserSql, failureOf, testDb } from '../support/db.ts';
-import { escrowOp, fundWallet, newDeal, type Deal } from '../support/escrows.ts';
+import { type Deal, escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -160,7 +160,7 @@ describe('RLS of every public table, as a stranger and as each party', () => {
     expect(tables.filter((t) => t.key.length === 0).map((t) => t.name), 'tables without a primary key').toEqual([]);
   });
 
-  it.each(Object.keys(OWNED_BY).sort())('public.%s: a stranger sees none of the owners\' rows', async (name) => {
+  it.each(Object.keys(OWNED_BY).sort())("public.%s: a stranger sees none of the owners' rows", async (name) => {
     const t = (await publicTables()).find((x) => x.name === name);
     expect(t, `public.${name} is not in the database`).toBeDefined();
     const table = t as Table;

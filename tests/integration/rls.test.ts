@@ -86,7 +86,11 @@ const nokBody = (first: string) => ({
 });
 
 beforeAll(async () => {
-  [a, b, c] = await Promise.all([signUp({ first_name: 'Alice' }), signUp({ first_name: 'Bayo' }), signUp({ first_name: 'Chi' })]);
+  [a, b, c] = await Promise.all([
+    signUp({ first_name: 'Alice' }),
+    signUp({ first_name: 'Bayo' }),
+    signUp({ first_name: 'Chi' }),
+  ]);
   for (const [u, name] of [[a, 'KinOfA'], [b, 'KinOfB']] as const) {
     const res = await patch('profile-nok-update', nokBody(name), { token: u.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -102,7 +106,10 @@ describe('RLS: profiles', () => {
   });
 
   it('user A sees exactly one profile, their own', async () => {
-    const rows = await asUserSql(a.id, (tx) => tx<{ id: string; phone_number: string }[]>`select * from public.profiles`);
+    const rows = await asUserSql(
+      a.id,
+      (tx) => tx<{ id: string; phone_number: string }[]>`select * from public.profiles`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.id).toBe(a.id);
     expect(rows[0]?.phone_number).toBe(a.phone);
@@ -132,7 +139,8 @@ describe('RLS: profiles', () => {
 
   it('A may update the editable columns of their own profile', async () => {
     const count = await asUserSql(a.id, async (tx) => {
-      const r = await tx`update public.profiles set first_name = 'Alicia', bio = 'hi', updated_at = now() where id = ${a.id}`;
+      const r =
+        await tx`update public.profiles set first_name = 'Alicia', bio = 'hi', updated_at = now() where id = ${a.id}`;
       return r.count;
     });
     expect(count).toBe(1);
@@ -140,7 +148,7 @@ describe('RLS: profiles', () => {
 
   it.each([
     ['phone_number', "'+2348000000001'"],
-    ['id', "gen_random_uuid()"],
+    ['id', 'gen_random_uuid()'],
     ['created_at', "now() - interval '1 year'"],
   ])('A cannot UPDATE own %s (permission denied, 42501)', async (column, value) => {
     const failure = await expectDenied(
@@ -149,14 +157,17 @@ describe('RLS: profiles', () => {
       `update ${column}`,
     );
     expect(failure.message).toMatch(/permission denied/);
-    const [row] = await testDb()<{ phone_number: string }[]>`select phone_number from public.profiles where id = ${a.id}`;
+    const [row] = await testDb()<
+      { phone_number: string }[]
+    >`select phone_number from public.profiles where id = ${a.id}`;
     expect(row?.phone_number).toBe(a.phone);
   });
 
   it('A cannot INSERT or DELETE profiles', async () => {
     await expectDenied(
       a.id,
-      (tx) => tx`insert into public.profiles (id, first_name, last_name, phone_number)
+      (tx) =>
+        tx`insert into public.profiles (id, first_name, last_name, phone_number)
                  values (${a.id}, 'X', 'Y', '+2348000000002')`,
       'insert profile',
     );
@@ -169,26 +180,36 @@ describe('RLS: profiles', () => {
 
 describe('RLS: next of kin', () => {
   it('A sees only their own next of kin', async () => {
-    const rows = await asUserSql(a.id, (tx) => tx<{ user_id: string; first_name: string }[]>`select * from public.next_of_kin`);
+    const rows = await asUserSql(
+      a.id,
+      (tx) => tx<{ user_id: string; first_name: string }[]>`select * from public.next_of_kin`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ user_id: a.id, first_name: 'KinOfA' });
     expect(await asUserSql(a.id, (tx) => tx`select * from public.next_of_kin where user_id = ${b.id}`)).toHaveLength(0);
     expect(await asUserSql(c.id, (tx) => tx`select * from public.next_of_kin`)).toHaveLength(0);
   });
 
-  it.each(['B (who has one)', 'C (who has none)'])('A cannot INSERT a next_of_kin row for %s (RLS error)', async (who) => {
-    const target = who.startsWith('B') ? () => b.id : () => c.id;
-    const failure = await expectDenied(
-      a.id,
-      (tx) => tx`insert into public.next_of_kin (user_id, first_name, last_name, phone, address, relationship)
+  it.each(['B (who has one)', 'C (who has none)'])(
+    'A cannot INSERT a next_of_kin row for %s (RLS error)',
+    async (who) => {
+      const target = who.startsWith('B') ? () => b.id : () => c.id;
+      const failure = await expectDenied(
+        a.id,
+        (tx) =>
+          tx`insert into public.next_of_kin (user_id, first_name, last_name, phone, address, relationship)
                  values (${target()}, 'Evil', 'Twin', '0800', 'Nowhere', 'None')`,
-      `insert nok for ${who}`,
-    );
-    expect(failure.message).toMatch(/row-level security/);
-  });
+        `insert nok for ${who}`,
+      );
+      expect(failure.message).toMatch(/row-level security/);
+    },
+  );
 
   it("A's UPDATE of B's next of kin affects 0 rows; moving A's own row to B is refused", async () => {
-    const count = await asUserSql(a.id, async (tx) => (await tx`update public.next_of_kin set first_name = 'pwned' where user_id = ${b.id}`).count);
+    const count = await asUserSql(
+      a.id,
+      async (tx) => (await tx`update public.next_of_kin set first_name = 'pwned' where user_id = ${b.id}`).count,
+    );
     expect(count).toBe(0);
     const failure = await expectDenied(
       a.id,
@@ -196,7 +217,9 @@ describe('RLS: next of kin', () => {
       'move nok to another user',
     );
     expect(failure.message).toMatch(/row-level security/);
-    const [row] = await testDb()<{ first_name: string }[]>`select first_name from public.next_of_kin where user_id = ${b.id}`;
+    const [row] = await testDb()<
+      { first_name: string }[]
+    >`select first_name from public.next_of_kin where user_id = ${b.id}`;
     expect(row?.first_name).toBe('KinOfB');
   });
 
@@ -223,7 +246,8 @@ describe('RLS: anon', () => {
     await expectDenied('anon', (tx) => tx`update public.profiles set bio = 'x'`, 'anon update profiles');
     await expectDenied(
       'anon',
-      (tx) => tx`insert into public.next_of_kin (user_id, first_name, last_name, phone, address, relationship)
+      (tx) =>
+        tx`insert into public.next_of_kin (user_id, first_name, last_name, phone, address, relationship)
                  values (${a.id}, 'A', 'B', '0800', 'X', 'Y')`,
       'anon insert next_of_kin',
     );
@@ -250,16 +274,28 @@ describe('schema private is closed to the API roles', () => {
   it('the named internals are denied to authenticated and anon', async () => {
     for (const table of ['users', 'sessions', 'otps', 'refresh_tokens', 'sms_outbox']) {
       for (const as of [a.id, 'anon']) {
-        await expectDenied(as, (tx) => tx.unsafe(`select * from private.${ident(table)} limit 1`), `${as} select private.${table}`);
+        await expectDenied(
+          as,
+          (tx) => tx.unsafe(`select * from private.${ident(table)} limit 1`),
+          `${as} select private.${table}`,
+        );
       }
     }
-    await expectDenied(a.id, (tx) => tx`update private.users set password_hash = 'x' where id = ${a.id}`, 'update own password hash');
+    await expectDenied(
+      a.id,
+      (tx) => tx`update private.users set password_hash = 'x' where id = ${a.id}`,
+      'update own password hash',
+    );
     await expectDenied(
       a.id,
       (tx) => tx`select private.create_session(${a.id}::uuid, 'hash'::text, 3600)`,
       'execute private.create_session',
     );
-    await expectDenied('anon', (tx) => tx`select private.create_session(${a.id}::uuid, 'hash'::text, 3600)`, 'anon create_session');
+    await expectDenied(
+      'anon',
+      (tx) => tx`select private.create_session(${a.id}::uuid, 'hash'::text, 3600)`,
+      'anon create_session',
+    );
   });
 
   it('every table of schema private: select, insert, update and delete are denied to both roles', async () => {
@@ -270,9 +306,21 @@ describe('schema private is closed to the API roles', () => {
       const name = `private.${ident(t.name)}`;
       for (const as of [a.id, 'anon']) {
         const who = as === 'anon' ? 'anon' : 'authenticated';
-        for (const stmt of [`select * from ${name} limit 1`, `delete from ${name}`, `update ${name} set ${ident(t.first_column)} = ${ident(t.first_column)}`, `insert into ${name} default values`]) {
-          const f = await failureOf(() => (as === 'anon' ? asAnonSql((tx) => tx.unsafe(stmt)) : asUserSql(as, (tx) => tx.unsafe(stmt))));
-          if (!f || f.code !== '42501') offenders.push(`${who}: ${stmt} -> ${f ? `${f.code} ${f.message}` : 'succeeded'}`);
+        for (
+          const stmt of [
+            `select * from ${name} limit 1`,
+            `delete from ${name}`,
+            `update ${name} set ${ident(t.first_column)} = ${ident(t.first_column)}`,
+            `insert into ${name} default values`,
+          ]
+        ) {
+          const f = await failureOf(() => (as === 'anon'
+            ? asAnonSql((tx) => tx.unsafe(stmt))
+            : asUserSql(as, (tx) => tx.unsafe(stmt)))
+          );
+          if (!f || f.code !== '42501') {
+            offenders.push(`${who}: ${stmt} -> ${f ? `${f.code} ${f.message}` : 'succeeded'}`);
+          }
         }
       }
     }
@@ -281,16 +329,25 @@ describe('schema private is closed to the API roles', () => {
 
   it('no function of schema private can be called by authenticated or anon', async () => {
     const list = await functions(['private']);
-    expect(list.map((f) => f.name)).toEqual(expect.arrayContaining(['create_session', 'create_account', 'reset_password']));
+    expect(list.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['create_session', 'create_account', 'reset_password']),
+    );
     const offenders: string[] = [];
     for (const f of list) {
       if (f.kind === 'a' || f.kind === 'w') continue; // aggregates / window functions are not called like this
       if (EXECUTABLE_BY_API_ROLES[f.signature]) continue;
       for (const as of [a.id, 'anon']) {
         const stmt = callWithNulls(f);
-        const failure = await failureOf(() => (as === 'anon' ? asAnonSql((tx) => tx.unsafe(stmt)) : asUserSql(as, (tx) => tx.unsafe(stmt))));
+        const failure = await failureOf(() => (as === 'anon'
+          ? asAnonSql((tx) => tx.unsafe(stmt))
+          : asUserSql(as, (tx) => tx.unsafe(stmt)))
+        );
         if (!failure || failure.code !== '42501') {
-          offenders.push(`${as === 'anon' ? 'anon' : 'authenticated'}: ${stmt} -> ${failure ? `${failure.code} ${failure.message}` : 'ran'}`);
+          offenders.push(
+            `${as === 'anon' ? 'anon' : 'authenticated'}: ${stmt} -> ${
+              failure ? `${failure.code} ${failure.message}` : 'ran'
+            }`,
+          );
         }
       }
     }
@@ -323,12 +380,20 @@ describe('catalog: every table and function is protected', () => {
     expect(list.length).toBeGreaterThan(0);
     const offenders = list
       .filter((f) => !EXECUTABLE_BY_API_ROLES[f.signature] && (f.anon || f.authenticated))
-      .map((f) => `${f.signature}: executable by ${[f.anon && 'anon', f.authenticated && 'authenticated'].filter(Boolean).join(' and ')}`);
-    expect(offenders, `functions the API roles may execute (has_function_privilege):\n${offenders.join('\n')}`).toEqual([]);
+      .map((f) =>
+        `${f.signature}: executable by ${
+          [f.anon && 'anon', f.authenticated && 'authenticated'].filter(Boolean).join(' and ')
+        }`
+      );
+    expect(offenders, `functions the API roles may execute (has_function_privilege):\n${offenders.join('\n')}`).toEqual(
+      [],
+    );
   });
 
   it('the API roles have no privilege at all on schema private', async () => {
-    const [row] = await testDb()<{ anon_usage: boolean; auth_usage: boolean; anon_create: boolean; auth_create: boolean }[]>`
+    const [row] = await testDb()<
+      { anon_usage: boolean; auth_usage: boolean; anon_create: boolean; auth_create: boolean }[]
+    >`
       select has_schema_privilege('anon', 'private', 'USAGE') as anon_usage,
              has_schema_privilege('authenticated', 'private', 'USAGE') as auth_usage,
              has_schema_privilege('anon', 'private', 'CREATE') as anon_create,

@@ -25,21 +25,39 @@ describe('sandbox payments provider', () => {
     const pending = await post('wallet-topup', { amount: 750 }, { token: user.accessToken });
     expect(pending.status).toBe(200);
     const reference = pending.body.data.reference as string;
-    const init = await sandbox().initializeCharge({ reference, amountKobo: 75_000, email: `${user.id}@customers.escrow.ng`, metadata: {} });
+    const init = await sandbox().initializeCharge({
+      reference,
+      amountKobo: 75_000,
+      email: `${user.id}@customers.escrow.ng`,
+      metadata: {},
+    });
     expect(init.reference).toBe(reference);
-    const wallet = await until(() => get('wallet-get', { token: user.accessToken }), (r) => r.body.data.balance === 750);
+    const wallet = await until(
+      () => get('wallet-get', { token: user.accessToken }),
+      (r) => r.body.data.balance === 750,
+    );
     expect(wallet.body.data.balance).toBe(750);
   });
 
   it('a withdrawal settled by the sandbox transfer.success webhook', async () => {
     const user = await signUp();
     const pending = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
-    await sandbox().initializeCharge({ reference: pending.body.data.reference, amountKobo: 100_000, email: 'x@y.z', metadata: {} });
+    await sandbox().initializeCharge({
+      reference: pending.body.data.reference,
+      amountKobo: 100_000,
+      email: 'x@y.z',
+      metadata: {},
+    });
     await until(() => get('wallet-get', { token: user.accessToken }), (r) => r.body.data.balance === 1000);
     await testDb()`select private.payout_add(${user.id}, '058', 'GTBank', '0123456789', 'Ada Obi', false, null)`;
     const w = await post('wallet-withdraw', { amount: 400 }, { token: user.accessToken });
     expect(w.status, JSON.stringify(w.body)).toBe(200);
-    await sandbox().initiateTransfer({ reference: w.body.data.id, amountKobo: 40_000, recipientCode: 'RCP_x', reason: 'test' });
+    await sandbox().initiateTransfer({
+      reference: w.body.data.id,
+      amountKobo: 40_000,
+      recipientCode: 'RCP_x',
+      reason: 'test',
+    });
     const [t] = await until(
       () => testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${w.body.data.id}`,
       (rows) => rows[0]?.status === 'succeeded',

@@ -79,7 +79,10 @@ async function walk(user: TestUser, limit: number, query: Query = {}): Promise<{
 
 function expectStrictlyNewestFirst(rows: Tx[]) {
   for (let i = 1; i < rows.length; i++) {
-    expect(micros(rows[i - 1]!.created_at) > micros(rows[i]!.created_at), `${rows[i - 1]!.created_at} > ${rows[i]!.created_at}`).toBe(true);
+    expect(
+      micros(rows[i - 1]!.created_at) > micros(rows[i]!.created_at),
+      `${rows[i - 1]!.created_at} > ${rows[i]!.created_at}`,
+    ).toBe(true);
   }
 }
 
@@ -107,7 +110,11 @@ async function addPayoutAccount(user: TestUser): Promise<string> {
   return res.body.data.id;
 }
 
-async function withdraw(user: TestUser, amount: number, outcome: 'transfer.success' | 'transfer.failed'): Promise<string> {
+async function withdraw(
+  user: TestUser,
+  amount: number,
+  outcome: 'transfer.success' | 'transfer.failed',
+): Promise<string> {
   const res = await post('wallet-withdraw', { amount }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const id = res.body.data.id as string;
@@ -180,19 +187,35 @@ describe('transaction-list over real top-ups and withdrawals', () => {
     }
     const byId = Object.fromEntries(data.map((t) => [t.id, t]));
     expect(byId[made.t1!]).toMatchObject({
-      type: 'wallet_topup', category: 'deposit', direction: 'in', status: 'succeeded', amount: 1000,
-      provider: 'paystack', escrow_id: null, provider_transfer_id: null,
+      type: 'wallet_topup',
+      category: 'deposit',
+      direction: 'in',
+      status: 'succeeded',
+      amount: 1000,
+      provider: 'paystack',
+      escrow_id: null,
+      provider_transfer_id: null,
     });
     expect(byId[made.t1!]!.provider_charge_id).toEqual(expect.any(String));
     expect(byId[made.t2!]).toMatchObject({ status: 'succeeded', amount: 2000.5 });
     expect(byId[made.t3!]).toMatchObject({ status: 'pending', amount: 3000, provider_charge_id: null });
     expect(byId[made.w1!]).toMatchObject({
-      type: 'withdrawal', category: 'withdrawal', direction: 'out', status: 'succeeded', amount: 500, provider: 'paystack',
+      type: 'withdrawal',
+      category: 'withdrawal',
+      direction: 'out',
+      status: 'succeeded',
+      amount: 500,
+      provider: 'paystack',
     });
     expect(byId[made.w1!]!.provider_transfer_id).toMatch(/^TRF_/);
     expect(byId[made.w2!]).toMatchObject({ type: 'withdrawal', status: 'failed', amount: 250.25 });
     expect(byId[escrowTx]).toMatchObject({
-      type: 'escrow_funding', category: 'escrow', direction: 'out', amount: 123.45, escrow_id: escrowId, provider: 'wallet',
+      type: 'escrow_funding',
+      category: 'escrow',
+      direction: 'out',
+      amount: 123.45,
+      escrow_id: escrowId,
+      provider: 'wallet',
     });
     // the wallet agrees with the API movements: 1000 + 2000.50 - 500 (the failed withdrawal came
     // back); the raw escrow row above has no ledger posting
@@ -233,7 +256,9 @@ describe('transaction-list over real top-ups and withdrawals', () => {
     expect(ids(theirs.rows)).toEqual([made.o2, made.o1]);
     expect(ids(mine.rows)).not.toContain(made.o1);
     expect(ids(mine.rows)).not.toContain(made.o2);
-    for (const q of [{ status: 'pending' }, { category: 'deposit' }, { category: 'withdrawal' }, { category: 'escrow' }]) {
+    for (
+      const q of [{ status: 'pending' }, { category: 'deposit' }, { category: 'withdrawal' }, { category: 'escrow' }]
+    ) {
       expect(ids((await page(other, q)).data).every((id) => id === made.o1 || id === made.o2)).toBe(true);
     }
   });
@@ -268,16 +293,26 @@ describe('transaction-list query validation', () => {
     user = await signUp();
   });
 
-  it.each(['0', '101', '-1', 'abc', '1.5', '', '1e2', ' 5'])('rejects limit=%j with 400 naming limit', async (limit) => {
-    expect(expectError(await list(user, { limit }), 400)).toEqual(['limit']);
-  });
+  it.each(['0', '101', '-1', 'abc', '1.5', '', '1e2', ' 5'])(
+    'rejects limit=%j with 400 naming limit',
+    async (limit) => {
+      expect(expectError(await list(user, { limit }), 400)).toEqual(['limit']);
+    },
+  );
 
   it('accepts limit 1 and 100', async () => {
     expect(expectOk(await list(user, { limit: 1 }))).toEqual({ data: [], next_cursor: null });
     expect(expectOk(await list(user, { limit: 100 }))).toEqual({ data: [], next_cursor: null });
   });
 
-  it.each(['garbage', '2026-01-01', '1735689600', '2026-02-30T00:00:00Z', '2026-01-01 00:00:00', '2026-01-01T00:00:00'])(
+  it.each([
+    'garbage',
+    '2026-01-01',
+    '1735689600',
+    '2026-02-30T00:00:00Z',
+    '2026-01-01 00:00:00',
+    '2026-01-01T00:00:00',
+  ])(
     'rejects before=%j with 400 naming before',
     async (before) => {
       expect(expectError(await list(user, { before }), 400)).toEqual(['before']);
@@ -290,7 +325,12 @@ describe('transaction-list query validation', () => {
     }
   });
 
-  it.each(['0000-01-01T00:00:00Z', '0000-12-31T23:00:00-01:00', '2026-01-01T00:00:00+16:00', '2026-01-01T00:00:00-23:59'])(
+  it.each([
+    '0000-01-01T00:00:00Z',
+    '0000-12-31T23:00:00-01:00',
+    '2026-01-01T00:00:00+16:00',
+    '2026-01-01T00:00:00-23:59',
+  ])(
     'answers 400 (not 500) to %j, an ISO timestamp Postgres cannot read (year 0, offset of 16 hours or more)',
     async (before) => {
       expect(expectError(await list(user, { before }), 400)).toEqual(['before']);
@@ -298,7 +338,16 @@ describe('transaction-list query validation', () => {
   );
 
   it('accepts the extremes Postgres can hold', async () => {
-    for (const before of ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59.999999Z', '2026-01-01T00:00:00+15:59', '2026-01-01T00:00:00-15:59', '2026-01-01T00:00:00+14:00']) {
+    for (
+      const before of [
+        '0001-01-01T00:00:00Z',
+        '0001-01-01T00:00:00+01:00',
+        '9999-12-31T23:59:59.999999Z',
+        '2026-01-01T00:00:00+15:59',
+        '2026-01-01T00:00:00-15:59',
+        '2026-01-01T00:00:00+14:00',
+      ]
+    ) {
       const res = await list(user, { before });
       expect(res.status, `${before}: ${JSON.stringify(res.body)}`).toBe(200);
     }

@@ -11,9 +11,11 @@ import { signUp, type TestUser } from '../support/users.ts';
 
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 
-const assignCalls = async (u: TestUser) => (await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(u));
+const assignCalls = async (u: TestUser) =>
+  (await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(u));
 
-const balanceOf = async (u: TestUser) => (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
+const balanceOf = async (u: TestUser) =>
+  (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
 
 /** A user with an active virtual account; returns its number. */
 async function activeAccount(u: TestUser): Promise<string> {
@@ -27,7 +29,17 @@ async function activeAccount(u: TestUser): Promise<string> {
 }
 
 const deposits = (userId: string) =>
-  testDb()<{ id: string; type: string; category: string; status: string; direction: string; amount: string; provider_charge_id: string }[]>`
+  testDb()<
+    {
+      id: string;
+      type: string;
+      category: string;
+      status: string;
+      direction: string;
+      amount: string;
+      provider_charge_id: string;
+    }[]
+  >`
     select id, type, category::text, status::text, direction::text, amount::text, provider_charge_id
       from public.transactions where user_id = ${userId} and type = 'virtual_account_deposit'`;
 
@@ -52,22 +64,39 @@ describe('virtual-account-create and virtual-account-get', () => {
 
     const calls = await assignCalls(user);
     expect(calls).toHaveLength(1);
-    expect(calls[0]?.body).toMatchObject({ email: emailOf(user), first_name: 'Chidi', last_name: 'Eze', phone: user.phone, country: 'NG' });
+    expect(calls[0]?.body).toMatchObject({
+      email: emailOf(user),
+      first_name: 'Chidi',
+      last_name: 'Eze',
+      phone: user.phone,
+      country: 'NG',
+    });
     expect(typeof calls[0]?.body.preferred_bank).toBe('string');
 
     expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('pending');
 
     const assigned = await paystack.assignOutcome(emailOf(user), true);
-    expect(assigned.responses[0]).toEqual({ status: 200, body: { success: true, status: 200, data: { received: true } } });
+    expect(assigned.responses[0]).toEqual({
+      status: 200,
+      body: { success: true, status: 200, data: { received: true } },
+    });
     const va = await get('virtual-account-get', { token: user.accessToken });
     expect(va.status).toBe(200);
-    expect(va.body.data).toMatchObject({ status: 'active', bank_name: 'Test Bank', account_name: 'ESCROW/EZE CHIDI', failure_reason: null });
+    expect(va.body.data).toMatchObject({
+      status: 'active',
+      bank_name: 'Test Bank',
+      account_name: 'ESCROW/EZE CHIDI',
+      failure_reason: null,
+    });
     expect(va.body.data.account_number).toMatch(/^\d{10}$/);
     const [row] = await testDb()<{ provider_customer_code: string }[]>`
       select provider_customer_code from public.virtual_accounts where user_id = ${user.id}`;
     expect(row?.provider_customer_code).toBe(assigned.customer_code);
     const wallet = await get('wallet-get', { token: user.accessToken });
-    expect(wallet.body.data.virtual_account).toMatchObject({ status: 'active', account_number: va.body.data.account_number });
+    expect(wallet.body.data.virtual_account).toMatchObject({
+      status: 'active',
+      account_number: va.body.data.account_number,
+    });
   });
 
   it('a pending or active account is returned as it is, with no second assign call', async () => {
@@ -89,7 +118,9 @@ describe('virtual-account-create and virtual-account-get', () => {
 
   it('concurrent creates ask Paystack once', async () => {
     const user = await signUp();
-    const all = await Promise.all(Array.from({ length: 5 }, () => post('virtual-account-create', {}, { token: user.accessToken })));
+    const all = await Promise.all(
+      Array.from({ length: 5 }, () => post('virtual-account-create', {}, { token: user.accessToken })),
+    );
     expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(all.every((r) => r.body.data.status === 'pending')).toBe(true);
     expect(await assignCalls(user)).toHaveLength(1);
@@ -156,7 +187,11 @@ describe('virtual-account-create and virtual-account-get', () => {
     // no virtual-account-create: the fake has no assignment for this email, so deliver by hand
     const res = await paystack.deliver('dedicatedaccount.assign.success', {
       customer: { email: emailOf(stranger), customer_code: `CUS_stray${randomInt(1, 1e9)}` },
-      dedicated_account: { id: randomInt(1, 1e9), account_number: `77${String(randomInt(0, 1e8)).padStart(8, '0')}`, bank: { name: 'Test Bank' } },
+      dedicated_account: {
+        id: randomInt(1, 1e9),
+        account_number: `77${String(randomInt(0, 1e8)).padStart(8, '0')}`,
+        bank: { name: 'Test Bank' },
+      },
     });
     expect(res.responses[0]?.status).toBe(200);
     expect((await get('virtual-account-get', { token: stranger.accessToken })).status).toBe(404);
@@ -196,7 +231,12 @@ describe('bank transfer into the virtual account', () => {
     });
     const list = await get('transaction-list', { token: user.accessToken, query: { category: 'deposit' } });
     expect(list.body.data.data).toHaveLength(1);
-    expect(list.body.data.data[0]).toMatchObject({ id: rows[0]!.id, status: 'succeeded', amount: 25_000, completed_at: expect.any(String) });
+    expect(list.body.data.data[0]).toMatchObject({
+      id: rows[0]!.id,
+      status: 'succeeded',
+      amount: 25_000,
+      completed_at: expect.any(String),
+    });
 
     const [inbox] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_inbox where payload -> 'data' ->> 'reference' = ${out.data.reference}`;
@@ -221,7 +261,12 @@ describe('bank transfer into the virtual account', () => {
       select provider_customer_code from public.virtual_accounts where user_id = ${user.id}`;
     const id = randomInt(1, 2 ** 40);
     const res = await paystack.deliver('charge.success', {
-      id, status: 'success', reference: `1000${id}`, amount: 500_000, currency: 'NGN', channel: 'dedicated_nuban',
+      id,
+      status: 'success',
+      reference: `1000${id}`,
+      amount: 500_000,
+      currency: 'NGN',
+      channel: 'dedicated_nuban',
       customer: { email: 'payer@example.com', customer_code: va!.provider_customer_code },
       authorization: { channel: 'dedicated_nuban', sender_name: 'EMEKA NWOSU' },
     });

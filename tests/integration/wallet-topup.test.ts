@@ -31,7 +31,13 @@ describe('wallet-topup with a new card, completed by charge.success', () => {
     expect(wallet.body.data).toMatchObject({ balance: 2500.75, pending_deposits: 0 });
     const list = await get('transaction-list', { token: user.accessToken });
     expect(list.body.data.data).toHaveLength(1);
-    expect(list.body.data.data[0]).toMatchObject({ id: reference, status: 'succeeded', category: 'deposit', direction: 'in', amount: 2500.75 });
+    expect(list.body.data.data[0]).toMatchObject({
+      id: reference,
+      status: 'succeeded',
+      category: 'deposit',
+      direction: 'in',
+      amount: 2500.75,
+    });
     const [entries] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
     expect(entries?.n).toBe(1);
@@ -41,7 +47,9 @@ describe('wallet-topup with a new card, completed by charge.success', () => {
 // ---- helpers -------------------------------------------------------------------------------
 
 const txRow = async (id: string) => {
-  const [row] = await testDb()<{ status: string; amount: string; metadata: Record<string, unknown>; completed_at: Date | null }[]>`
+  const [row] = await testDb()<
+    { status: string; amount: string; metadata: Record<string, unknown>; completed_at: Date | null }[]
+  >`
     select status, amount::text as amount, metadata, completed_at from public.transactions where id = ${id}`;
   return row;
 };
@@ -93,12 +101,19 @@ describe('wallet-topup with a saved card', () => {
     expect(amount).toBe(1500);
     expect(authorization_url).toBeNull();
 
-    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) => r.body?.reference === reference);
+    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) =>
+      r.body?.reference === reference
+    );
     expect(calls).toHaveLength(1);
-    expect(calls[0]?.body).toMatchObject({ authorization_code: code, reference, email: `${user.id}@customers.escrow.ng` });
+    expect(calls[0]?.body).toMatchObject({
+      authorization_code: code,
+      reference,
+      email: `${user.id}@customers.escrow.ng`,
+    });
     expect(Number(calls[0]?.body.amount)).toBe(150000);
     // a saved-card charge never goes through the hosted checkout
-    expect((await paystack.requests('/transaction/initialize')).filter((r) => r.body?.reference === reference)).toHaveLength(0);
+    expect((await paystack.requests('/transaction/initialize')).filter((r) => r.body?.reference === reference))
+      .toHaveLength(0);
 
     // the synchronous "success" of charge_authorization does not complete it: only the webhook does
     expect((await txRow(reference))?.status).toBe('pending');
@@ -148,7 +163,9 @@ describe('wallet-topup with a saved card', () => {
     const res = await post('wallet-topup', { amount: 1000, card_id: cardId }, { token: thief.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(404);
     expect(await userTransactions(thief.id)).toHaveLength(0);
-    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) => r.body?.email === `${thief.id}@customers.escrow.ng`);
+    const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) =>
+      r.body?.email === `${thief.id}@customers.escrow.ng`
+    );
     expect(calls).toHaveLength(0);
   });
 });
@@ -158,7 +175,10 @@ describe('wallet-topup with a saved card', () => {
 describe('wallet-topup when the provider says no or is down', () => {
   it('a refusal from /transaction/initialize is 402 and the transaction is failed', async () => {
     const user = await signUp();
-    await paystack.fail({ path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` }, 'refuse');
+    await paystack.fail(
+      { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
+      'refuse',
+    );
     const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(402);
     expect(res.body).toMatchObject({ success: false, status: 402 });
@@ -170,7 +190,10 @@ describe('wallet-topup when the provider says no or is down', () => {
 
   it('an unavailable provider is 503, the transaction is failed and nothing is credited', async () => {
     const user = await signUp();
-    await paystack.fail({ path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` }, 'unavailable');
+    await paystack.fail(
+      { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
+      'unavailable',
+    );
     const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     expect(res.body).toMatchObject({ success: false, status: 503 });
@@ -214,7 +237,9 @@ describe('wallet-topup validation', () => {
     expect(low.status, JSON.stringify(low.body)).toBe(200);
     const high = await post('wallet-topup', { amount: 100_000_000 }, { token: user.accessToken });
     expect(high.status, JSON.stringify(high.body)).toBe(200);
-    const [init] = (await paystack.requests('/transaction/initialize')).filter((r) => r.body?.reference === high.body.data.reference);
+    const [init] = (await paystack.requests('/transaction/initialize')).filter((r) =>
+      r.body?.reference === high.body.data.reference
+    );
     expect(Number(init?.body.amount)).toBe(10_000_000_000);
   });
 
@@ -252,7 +277,12 @@ describe('charge.success with an amount other than the pending one', () => {
     const row = await txRow(reference);
     expect(row?.status).toBe('pending');
     expect(row?.amount).toBe('500000');
-    expect(row?.metadata.review).toMatchObject({ reason: 'amount_mismatch', expected_amount: 500000, received_amount: 300000, provider_status: 'success' });
+    expect(row?.metadata.review).toMatchObject({
+      reason: 'amount_mismatch',
+      expected_amount: 500000,
+      received_amount: 300000,
+      provider_status: 'success',
+    });
 
     const flags = await testDb()<{ reason: string; expected_amount: string; received_amount: string }[]>`
       select reason, expected_amount::text, received_amount::text from private.payment_flags where transaction_id = ${reference}`;
@@ -297,11 +327,19 @@ describe('charge.success for a top-up that already failed', () => {
     expect(await balanceOf(user.accessToken)).toBe(0);
     expect((await txRow(tx!.id))?.status).toBe('failed');
     const flags = await testDb()<{ reason: string; expected_amount: string; received_amount: string }[]>`
-      select reason, expected_amount::text, received_amount::text from private.payment_flags where transaction_id = ${tx!.id}`;
-    expect(flags).toEqual([{ reason: 'charge_for_closed_transaction', expected_amount: '200000', received_amount: '200000' }]);
+      select reason, expected_amount::text, received_amount::text from private.payment_flags where transaction_id = ${
+      tx!.id
+    }`;
+    expect(flags).toEqual([{
+      reason: 'charge_for_closed_transaction',
+      expected_amount: '200000',
+      received_amount: '200000',
+    }]);
     // a redelivery does not flag it twice
     await paystack.chargeSuccess(tx!.id);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.payment_flags where transaction_id = ${tx!.id}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from private.payment_flags where transaction_id = ${tx!.id}`;
     expect(n?.n).toBe(1);
   });
 });

@@ -24,7 +24,10 @@ async function fund(user: TestUser, naira: number): Promise<void> {
 }
 
 /** Saves a payout account whose name the fake bank confirms (so it verifies). */
-async function addPayout(user: TestUser, accountNumber = newAccountNumber()): Promise<{ id: string; accountNumber: string }> {
+async function addPayout(
+  user: TestUser,
+  accountNumber = newAccountNumber(),
+): Promise<{ id: string; accountNumber: string }> {
   await paystack.registerAccount(BANK_CODE, accountNumber, 'ADA OBI');
   const res = await post(
     'payout-add',
@@ -44,7 +47,14 @@ async function wallet(user: TestUser) {
 
 async function txRow(id: string) {
   const [row] = await testDb()<
-    { status: string; type: string; amount: string; provider_transfer_id: string | null; metadata: Record<string, unknown>; completed_at: Date | null }[]
+    {
+      status: string;
+      type: string;
+      amount: string;
+      provider_transfer_id: string | null;
+      metadata: Record<string, unknown>;
+      completed_at: Date | null;
+    }[]
   >`select status, type, amount::text as amount, provider_transfer_id, metadata, completed_at from public.transactions where id = ${id}`;
   return row;
 }
@@ -84,7 +94,9 @@ describe('wallet-withdraw to the default payout account', () => {
     const payout = await addPayout(user);
     const [listed] = (await get('payout-list', { token: user.accessToken })).body.data;
     expect(listed).toMatchObject({ id: payout.id, is_default: true });
-    const [recipientCall] = (await paystack.requests('/transferrecipient')).filter((r) => r.body?.account_number === payout.accountNumber);
+    const [recipientCall] = (await paystack.requests('/transferrecipient')).filter((r) =>
+      r.body?.account_number === payout.accountNumber
+    );
     expect(recipientCall).toBeDefined();
 
     const res = await post('wallet-withdraw', { amount: 2500.5 }, { token: user.accessToken });
@@ -140,7 +152,9 @@ describe('wallet-withdraw to the default payout account', () => {
     await fund(user, 5000);
     const first = await addPayout(user);
     const second = await addPayout(user);
-    const res = await post('wallet-withdraw', { amount: 1000, payout_account_id: second.id }, { token: user.accessToken });
+    const res = await post('wallet-withdraw', { amount: 1000, payout_account_id: second.id }, {
+      token: user.accessToken,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.metadata.payout_account_id).toBe(second.id);
     const [call] = (await paystack.requests('/transfer')).filter((r) => r.body?.reference === res.body.data.id);
@@ -310,7 +324,8 @@ describe('wallet-withdraw refusals', () => {
     // nothing was sent to the provider for this user
     const [acct] = await testDb()<{ provider_recipient_code: string }[]>`
       select provider_recipient_code from public.payout_accounts where user_id = ${user.id}`;
-    expect((await paystack.requests('/transfer')).filter((r) => r.body?.recipient === acct?.provider_recipient_code)).toHaveLength(0);
+    expect((await paystack.requests('/transfer')).filter((r) => r.body?.recipient === acct?.provider_recipient_code))
+      .toHaveLength(0);
   });
 
   it('an empty wallet is 409 too', async () => {
@@ -339,12 +354,16 @@ describe('wallet-withdraw refusals', () => {
     const user = await signUp();
     await fund(user, 1000);
     await addPayout(user);
-    const res = await post('wallet-withdraw', { amount: 500, payout_account_id: other.id }, { token: user.accessToken });
+    const res = await post('wallet-withdraw', { amount: 500, payout_account_id: other.id }, {
+      token: user.accessToken,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(404);
     expect(res.body).toMatchObject({ success: false, status: 404 });
     expect(await withdrawals(user.id)).toHaveLength(0);
     expect((await wallet(user)).balance).toBe(1000);
-    const unknown = await post('wallet-withdraw', { amount: 500, payout_account_id: randomUUID() }, { token: user.accessToken });
+    const unknown = await post('wallet-withdraw', { amount: 500, payout_account_id: randomUUID() }, {
+      token: user.accessToken,
+    });
     expect(unknown.status).toBe(404);
   });
 
@@ -355,7 +374,9 @@ describe('wallet-withdraw refusals', () => {
       expect(res.status, `${amount}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(new Set(fieldsOf(res))).toEqual(new Set(['amount']));
     }
-    const badId = await post('wallet-withdraw', { amount: 500, payout_account_id: 'nope' }, { token: user.accessToken });
+    const badId = await post('wallet-withdraw', { amount: 500, payout_account_id: 'nope' }, {
+      token: user.accessToken,
+    });
     expect(fieldsOf(badId)).toEqual(['payout_account_id']);
     const extra = await post('wallet-withdraw', { amount: 500, to: 'x' }, { token: user.accessToken });
     expect(fieldsOf(extra)).toEqual(['to']);
@@ -382,7 +403,9 @@ describe('concurrent withdrawals from one wallet', () => {
     expect(await wallet(user)).toMatchObject({ balance: 0, pending_withdrawals: 10_000 });
     const txs = await withdrawals(user.id);
     expect(txs).toHaveLength(20);
-    expect(new Set(txs.map((t) => t.id))).toEqual(new Set(results.filter((r) => r.status === 200).map((r) => r.body.data.id)));
+    expect(new Set(txs.map((t) => t.id))).toEqual(
+      new Set(results.filter((r) => r.status === 200).map((r) => r.body.data.id)),
+    );
     expect(txs.every((t) => t.status === 'pending')).toBe(true);
     const sent = (await paystack.requests('/transfer')).filter((r) => txs.some((t) => t.id === r.body?.reference));
     expect(sent).toHaveLength(20);
@@ -394,7 +417,9 @@ describe('concurrent withdrawals from one wallet', () => {
     // never negative: the running balance in posting order stays >= 0 throughout
     const [low] = await testDb()<{ min: string }[]>`
       select min(running)::text as min from (
-        select sum(amount) over (order by id) as running from private.ledger_entries where account_id = ${ledger!.id}) r`;
+        select sum(amount) over (order by id) as running from private.ledger_entries where account_id = ${
+      ledger!.id
+    }) r`;
     expect(Number(low?.min)).toBeGreaterThanOrEqual(0);
 
     // the books as a whole: every account equals the sum of its entries, and everything sums to zero
@@ -407,7 +432,9 @@ describe('concurrent withdrawals from one wallet', () => {
     // settling them all: ten succeed, ten fail; exactly the failed ones come back
     const ids = txs.map((t) => t.id);
     await Promise.all(ids.slice(0, 10).map((id) => paystack.transferOutcome(id, 'transfer.success')));
-    await Promise.all(ids.slice(10).map((id) => paystack.transferOutcome(id, 'transfer.failed', { times: 2, concurrent: true })));
+    await Promise.all(
+      ids.slice(10).map((id) => paystack.transferOutcome(id, 'transfer.failed', { times: 2, concurrent: true })),
+    );
     expect(await wallet(user)).toMatchObject({ balance: 5000, pending_withdrawals: 0 });
     const after = await ledgerWallet(user.id);
     expect(after?.balance).toBe('500000');

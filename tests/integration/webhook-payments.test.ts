@@ -10,11 +10,16 @@ import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const sign = (body: string, secret = TEST_PAYMENTS_WEBHOOK_SECRET) => createHmac('sha512', secret).update(body).digest('hex');
+const sign = (body: string, secret = TEST_PAYMENTS_WEBHOOK_SECRET) =>
+  createHmac('sha512', secret).update(body).digest('hex');
 
 /** Posts raw bytes to webhook-payments with the given headers (no bearer: providers have none). */
 const sendRaw = (body: string, headers: Record<string, string> = {}) =>
-  call('webhook-payments', { method: 'POST', rawBody: body, headers: { 'Content-Type': 'application/json', ...headers } });
+  call('webhook-payments', {
+    method: 'POST',
+    rawBody: body,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
 
 const sendSigned = (body: string, header = 'x-payments-signature') => sendRaw(body, { [header]: sign(body) });
 
@@ -45,7 +50,9 @@ async function inboxRows(reference: string) {
 }
 
 async function flagsFor(reference: string) {
-  return testDb()<{ reason: string; transaction_id: string | null; expected_amount: string | null; received_amount: string | null }[]>`
+  return testDb()<
+    { reason: string; transaction_id: string | null; expected_amount: string | null; received_amount: string | null }[]
+  >`
     select reason, transaction_id, expected_amount::text, received_amount::text
       from private.payment_flags where provider_reference = ${reference} order by id`;
 }
@@ -56,7 +63,8 @@ async function pendingTopup(user: TestUser, naira: number): Promise<string> {
   return res.body.data.reference;
 }
 
-const balanceOf = async (user: TestUser) => (await get('wallet-get', { token: user.accessToken })).body.data.balance as number;
+const balanceOf = async (user: TestUser) =>
+  (await get('wallet-get', { token: user.accessToken })).body.data.balance as number;
 
 // ---- signatures ----------------------------------------------------------------------------
 
@@ -70,7 +78,9 @@ describe('webhook-payments signature', () => {
     expect(typeof res.body.error).toBe('string');
     expect(await inboxRows(reference)).toHaveLength(0);
     expect(await balanceOf(user)).toBe(0);
-    const [tx] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${reference}`;
+    const [tx] = await testDb()<
+      { status: string }[]
+    >`select status::text from public.transactions where id = ${reference}`;
     expect(tx?.status).toBe('pending');
   });
 
@@ -105,7 +115,12 @@ describe('webhook-payments signature', () => {
 
   it('the fake delivering with a wrong signature is refused like any other', async () => {
     const reference = randomUUID();
-    const out = await paystack.deliver('charge.success', { id: randomInt(1, 1e9), reference, amount: 5000, status: 'success' }, { signature: sign('x') });
+    const out = await paystack.deliver('charge.success', {
+      id: randomInt(1, 1e9),
+      reference,
+      amount: 5000,
+      status: 'success',
+    }, { signature: sign('x') });
     expect(out.responses[0]?.status).toBe(401);
     expect(await inboxRows(reference)).toHaveLength(0);
     expect(await flagsFor(reference)).toHaveLength(0);
@@ -119,7 +134,9 @@ describe('webhook-payments signature', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual(RECEIVED);
     expect(await balanceOf(user)).toBe(1234.5);
-    const [tx] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${reference}`;
+    const [tx] = await testDb()<
+      { status: string }[]
+    >`select status::text from public.transactions where id = ${reference}`;
     expect(tx?.status).toBe('succeeded');
   });
 
@@ -151,7 +168,10 @@ describe('webhook-payments bodies', () => {
 
   it('a valid event of a type we do not handle is answered 200 {received: true} and ignored', async () => {
     const reference = `ref_${randomUUID()}`;
-    const body = JSON.stringify({ event: 'subscription.create', data: { id: randomInt(1, 1e9), reference, amount: 500000 } });
+    const body = JSON.stringify({
+      event: 'subscription.create',
+      data: { id: randomInt(1, 1e9), reference, amount: 500000 },
+    });
     const res = await sendSigned(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
@@ -159,7 +179,9 @@ describe('webhook-payments bodies', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ event_type: 'subscription.create', outcome: 'ignored' });
     expect(await flagsFor(reference)).toHaveLength(0);
-    const [n] = await testDb()<{ n: number }[]>`select count(*)::int as n from public.transactions where provider_charge_id = ${reference}`;
+    const [n] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from public.transactions where provider_charge_id = ${reference}`;
     expect(n?.n).toBe(0);
   });
 
@@ -170,7 +192,12 @@ describe('webhook-payments bodies', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
     const flags = await flagsFor(reference);
-    expect(flags).toEqual([{ reason: 'unknown_reference', transaction_id: null, expected_amount: null, received_amount: '250000' }]);
+    expect(flags).toEqual([{
+      reason: 'unknown_reference',
+      transaction_id: null,
+      expected_amount: null,
+      received_amount: '250000',
+    }]);
     expect((await inboxRows(reference))[0]?.outcome).toBe('flagged:unknown_reference');
     // a redelivery is a duplicate: no second flag
     expect((await sendSigned(body)).status).toBe(200);
@@ -190,7 +217,12 @@ describe('webhook-payments bodies', () => {
     await paystack.chargeSuccess(reference);
     const acct = `0${String(randomInt(0, 1e9)).padStart(9, '0')}`;
     await paystack.registerAccount('058', acct, 'ADA OBI');
-    const pa = await post('payout-add', { bank_code: '058', bank_name: 'GTB', account_number: acct, account_name: 'Ada Obi' }, { token: user.accessToken });
+    const pa = await post('payout-add', {
+      bank_code: '058',
+      bank_name: 'GTB',
+      account_number: acct,
+      account_name: 'Ada Obi',
+    }, { token: user.accessToken });
     expect(pa.status).toBe(201);
     const w = await post('wallet-withdraw', { amount: 2000 }, { token: user.accessToken });
     expect(w.status).toBe(200);
@@ -204,18 +236,35 @@ describe('webhook-payments bodies', () => {
     const user = await signUp();
     const reference = await pendingTopup(user, 1000);
     for (const amount of [0, -100000, 100000.5, 'lots']) {
-      const res = await sendSigned(JSON.stringify({ event: 'charge.success', data: { id: randomInt(1, 1e12), reference, amount, status: 'success' } }));
+      const res = await sendSigned(
+        JSON.stringify({
+          event: 'charge.success',
+          data: { id: randomInt(1, 1e12), reference, amount, status: 'success' },
+        }),
+      );
       expect(res.status).toBe(200);
     }
-    expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['invalid_amount', 'invalid_amount', 'invalid_amount', 'invalid_amount']);
+    expect((await flagsFor(reference)).map((f) => f.reason)).toEqual([
+      'invalid_amount',
+      'invalid_amount',
+      'invalid_amount',
+      'invalid_amount',
+    ]);
     expect(await balanceOf(user)).toBe(0);
-    const [tx] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${reference}`;
+    const [tx] = await testDb()<
+      { status: string }[]
+    >`select status::text from public.transactions where id = ${reference}`;
     expect(tx?.status).toBe('pending');
   });
 
   it('transfer events for an unknown reference are flagged and answered 200', async () => {
     const reference = randomUUID();
-    const res = await sendSigned(JSON.stringify({ event: 'transfer.failed', data: { id: randomInt(1, 1e9), reference, amount: 1000, status: 'failed' } }));
+    const res = await sendSigned(
+      JSON.stringify({
+        event: 'transfer.failed',
+        data: { id: randomInt(1, 1e9), reference, amount: 1000, status: 'failed' },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
     expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['unknown_transfer_reference']);
@@ -237,7 +286,9 @@ describe('webhook-payments takes effect once', () => {
     const rows = await inboxRows(reference);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ event_type: 'charge.success', outcome: 'topup:succeeded' });
-    const [t] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
+    const [t] = await testDb()<
+      { n: number }[]
+    >`select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
     expect(t?.n).toBe(1);
     const [failures] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_failures where payload -> 'data' ->> 'reference' = ${reference}`;
@@ -260,7 +311,9 @@ describe('webhook-payments takes effect once', () => {
     // unique account number makes that effect fail inside the transaction.
     const a = await signUp();
     const b = await signUp();
-    for (const u of [a, b]) expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
+    for (const u of [a, b]) {
+      expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
+    }
     const assigned = await paystack.assignOutcome(`${a.id}@customers.escrow.ng`, true);
     expect(assigned.responses[0]?.status).toBe(200);
     const number = (await get('virtual-account-get', { token: a.accessToken })).body.data.account_number as string;
@@ -269,7 +322,12 @@ describe('webhook-payments takes effect once', () => {
       event: 'dedicatedaccount.assign.success',
       data: {
         customer: { email: `${b.id}@customers.escrow.ng`, customer_code: `CUS_clash${randomInt(1, 1e9)}` },
-        dedicated_account: { id: randomInt(1, 1e9), account_number: number, account_name: 'X', bank: { name: 'Test Bank' } },
+        dedicated_account: {
+          id: randomInt(1, 1e9),
+          account_number: number,
+          account_name: 'X',
+          bank: { name: 'Test Bank' },
+        },
       },
     });
     const res = await sendSigned(clash);

@@ -49,7 +49,8 @@ export const post = <T = any>(name: string, body: unknown, opts: Omit<CallOption
   call<T>(name, { ...opts, method: opts.method ?? 'POST', body });
 export const patch = <T = any>(name: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}) =>
   call<T>(name, { ...opts, method: 'PATCH', body });
-export const get = <T = any>(name: string, opts: Omit<CallOptions, 'body'> = {}) => call<T>(name, { ...opts, method: 'GET' });
+export const get = <T = any>(name: string, opts: Omit<CallOptions, 'body'> = {}) =>
+  call<T>(name, { ...opts, method: 'GET' });
 
 /** The fields named in a 400's details, for concise assertions. */
 export const fieldsOf = (r: ApiResult) => ((r.body?.details ?? []) as { field: string }[]).map((d) => d.field).sort();

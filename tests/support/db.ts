@@ -50,7 +50,9 @@ export async function smsMatching(phone: string, like: string): Promise<number> 
 }
 
 export async function smsCount(phone: string): Promise<number> {
-  const [row] = await testDb()<{ n: number }[]>`select count(*)::int as n from private.sms_outbox where phone = ${phone} and withheld is null`;
+  const [row] = await testDb()<
+    { n: number }[]
+  >`select count(*)::int as n from private.sms_outbox where phone = ${phone} and withheld is null`;
   return row?.n ?? 0;
 }
 

@@ -1,6 +1,12 @@
 // Tests that import shared/ directly (under Node) read the same configuration as the server.
 import { inject } from 'vitest';
-import { TEST_IDENTITY_WEBHOOK_SECRET, TEST_JOBS_SECRET, TEST_JWT_SECRET, TEST_KYC_WEBHOOK_SECRET, TEST_PAYMENTS_WEBHOOK_SECRET } from './stack.ts';
+import {
+  TEST_IDENTITY_WEBHOOK_SECRET,
+  TEST_JOBS_SECRET,
+  TEST_JWT_SECRET,
+  TEST_KYC_WEBHOOK_SECRET,
+  TEST_PAYMENTS_WEBHOOK_SECRET,
+} from './stack.ts';
 
 process.env.DATABASE_URL = inject('databaseUrl');
 // the test stack is a local stack (a loopback database the harness created), as `npm start` marks it

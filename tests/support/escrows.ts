@@ -15,7 +15,14 @@ export interface Deal {
   escrowId: string;
   conversationId: string;
   inviteToken: string;
-  feeBreakdown: { escrow_amount: number; payer_fee: number; vat: number; total_charge: number; seller_fee: number; seller_payout: number };
+  feeBreakdown: {
+    escrow_amount: number;
+    payer_fee: number;
+    vat: number;
+    total_charge: number;
+    seller_fee: number;
+    seller_payout: number;
+  };
 }
 
 /** Credits a user's wallet through the real path: a top-up completed by charge.success. */
@@ -39,7 +46,9 @@ export async function holdKobo(escrowId: string): Promise<number> {
 }
 
 /** Two signed-up users and an escrow between them, in its first state (draft or invite_pending). */
-export async function newDeal(opts: { category?: Category; payerRole?: 'initiator' | 'counterparty'; amount?: number; title?: string } = {}): Promise<Deal> {
+export async function newDeal(
+  opts: { category?: Category; payerRole?: 'initiator' | 'counterparty'; amount?: number; title?: string } = {},
+): Promise<Deal> {
   const [initiator, counterparty] = await Promise.all([signUp({ first_name: 'Ini' }), signUp({ first_name: 'Cou' })]);
   const payerRole = opts.payerRole ?? 'initiator';
   const res = await post(
@@ -92,6 +101,10 @@ export async function fundedDeal(opts: Parameters<typeof newDeal>[0] = {}): Prom
 
 /** Wallets of both parties and the escrow hold, in kobo. */
 export async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([walletKobo(deal.payer.id), walletKobo(deal.payee.id), holdKobo(deal.escrowId)]);
+  const [payer, payee, hold] = await Promise.all([
+    walletKobo(deal.payer.id),
+    walletKobo(deal.payee.id),
+    holdKobo(deal.escrowId),
+  ]);
   return { payer, payee, hold };
 }

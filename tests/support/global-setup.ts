@@ -2,7 +2,7 @@
 // a direct `npx vitest` run. Listed in the root config of vitest.config.ts only, so it runs once per
 // run whatever projects take part; both projects inherit what it provides.
 import type { TestProject } from 'vitest/node';
-import { startStack, type Stack } from './stack.ts';
+import { type Stack, startStack } from './stack.ts';
 
 let stack: Stack | undefined;
 

@@ -33,16 +33,24 @@ export interface DeliveryOptions {
 }
 
 export const paystack = {
-  requests: (path?: string) => control<{ method: string; path: string; body: any; authorization: string | null }[]>(`/requests${path ? `?path=${encodeURIComponent(path)}` : ''}`),
+  requests: (path?: string) =>
+    control<{ method: string; path: string; body: any; authorization: string | null }[]>(
+      `/requests${path ? `?path=${encodeURIComponent(path)}` : ''}`,
+    ),
   registerAccount: (bank_code: string, account_number: string, account_name: string) =>
     control('/accounts', { bank_code, account_number, account_name }),
-  fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable') => control('/fail', { match, mode }),
-  deliver: (event: string, data: unknown, opts: DeliveryOptions = {}) => control<Delivery>('/deliver', { event, data, ...opts }),
+  fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable') =>
+    control('/fail', { match, mode }),
+  deliver: (event: string, data: unknown, opts: DeliveryOptions = {}) =>
+    control<Delivery>('/deliver', { event, data, ...opts }),
   /** charge.success as Paystack would send it; amount/currency override the event's (currency null: left out), not verify's. */
   chargeSuccess: (reference: string, opts: DeliveryOptions & { amount?: number; currency?: string | null } = {}) =>
     control<Delivery>('/charge-success', { reference, ...opts }),
-  transferOutcome: (reference: string, event: 'transfer.success' | 'transfer.failed' | 'transfer.reversed', opts: DeliveryOptions = {}) =>
-    control<Delivery>('/transfer-outcome', { reference, event, ...opts }),
+  transferOutcome: (
+    reference: string,
+    event: 'transfer.success' | 'transfer.failed' | 'transfer.reversed',
+    opts: DeliveryOptions = {},
+  ) => control<Delivery>('/transfer-outcome', { reference, event, ...opts }),
   assignOutcome: (email: string, success: boolean, opts: DeliveryOptions & { account_number?: string } = {}) =>
     control<Delivery & { customer_code: string }>('/assign-outcome', { email, success, ...opts }),
   /** What verify will answer for a charge (amount in kobo, currency default NGN); no webhook is sent. */

@@ -23,9 +23,9 @@ export function endpointMeta(name: string): Promise<EndpointMeta | undefined> {
   if (!meta) {
     meta = FUNCTION_NAME.test(name)
       ? import(pathToFileURL(`${root}supabase/functions/${name}/handler.ts`).href).then(
-          (mod: { default?: { meta?: EndpointMeta } }) => mod.default?.meta,
-          () => undefined,
-        )
+        (mod: { default?: { meta?: EndpointMeta } }) => mod.default?.meta,
+        () => undefined,
+      )
       : Promise.resolve(undefined);
     metas.set(name, meta);
   }

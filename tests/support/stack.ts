@@ -1,6 +1,6 @@
 // Starts the real local stack (embedded Postgres + the Deno functions server) for the tests,
 // exactly as `npm start` does, on test ports with a fresh data folder.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TEST_SECRETS } from '../../shared/published-secrets.ts';
@@ -55,7 +55,12 @@ export async function startStack(
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...testStackEnv(httpPort, pgPort) };
   delete env.DATABASE_URL;
   const fakePort = httpPort + 2;
-  const fake: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-net', '--allow-env', 'tests/fakes/paystack.ts'], {
+  const fake: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
+    'run',
+    '--allow-net',
+    '--allow-env',
+    'tests/fakes/paystack.ts',
+  ], {
     cwd: root,
     env: {
       ...env,
@@ -82,7 +87,14 @@ export async function startStack(
     });
   });
   fake.removeAllListeners('exit');
-  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet', '--no-jobs'], {
+  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
+    'run',
+    '--allow-all',
+    'scripts/start.ts',
+    '--fresh',
+    '--quiet',
+    '--no-jobs',
+  ], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -27,7 +27,9 @@ export async function verifyPhone(phone: string): Promise<void> {
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
 }
 
-export async function signUp(opts: { first_name?: string; last_name?: string; password?: string } = {}): Promise<TestUser> {
+export async function signUp(
+  opts: { first_name?: string; last_name?: string; password?: string } = {},
+): Promise<TestUser> {
   const { e164 } = newPhone();
   const password = opts.password ?? 'a sound passphrase';
   await verifyPhone(e164);

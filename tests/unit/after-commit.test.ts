@@ -31,7 +31,7 @@ describe('afterCommit', () => {
 
   it('logs a failure with its task and error, and resolves (the commit stands)', async () => {
     const lines = await errorLines(() =>
-      afterCommit('sms.dispatch', () => Promise.reject(new Error('termii unreachable'))),
+      afterCommit('sms.dispatch', () => Promise.reject(new Error('termii unreachable')))
     );
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -46,7 +46,7 @@ describe('afterCommit', () => {
     const lines = await errorLines(() =>
       afterCommit('escrow.payout', () => {
         throw new TypeError('boom');
-      }),
+      })
     );
     expect(lines[0]).toMatchObject({ event: 'background.failed', task: 'escrow.payout', error: 'TypeError: boom' });
   });

@@ -37,7 +37,7 @@ const NAMES: [RegExp, string][] = [
   [/\/jobs(\.ts)?['"]/, 'the module shared/jobs.ts'],
   [/\breconcilePending\b|\/reconcile(\.ts)?['"]/, 'the reconciliation pass of the job (shared/reconcile.ts)'],
   [/\bcleanup_expired\b/, 'the clean-up of the job (private.cleanup_expired)'],
-  [/['"][^'"]*\/clock(\.ts)?['"]/, 'tests/support/clock.ts, the clock group\'s helper'],
+  [/['"][^'"]*\/clock(\.ts)?['"]/, "tests/support/clock.ts, the clock group's helper"],
 ];
 /** What a suite must never reach through its imports. */
 const JOB_CODE = [/^shared\/jobs\.ts$/, /^shared\/reconcile\.ts$/, /^supabase\/functions\/jobs-run\//];
@@ -67,7 +67,7 @@ describe('the clock group', () => {
     expect(found, 'pass --no-jobs to scripts/start.ts, or make the suite a *.clock.test.ts').toEqual([]);
   });
 
-  it('no suite outside the group imports the job\'s code, directly or through other files', () => {
+  it("no suite outside the group imports the job's code, directly or through other files", () => {
     const found = others
       .filter((f) => f.endsWith('.test.ts'))
       .flatMap((f) => {

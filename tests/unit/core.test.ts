@@ -46,7 +46,11 @@ const SECRETS = {
 const DB_URL = 'postgres://postgres:db-PASSWORD-value@127.0.0.1:5432/postgres';
 // the local stack's marker (with the loopback database above): the production rules have their
 // own suite, tests/unit/production-config.clock.test.ts
-const validEnv = (): Record<string, string | undefined> => ({ DATABASE_URL: DB_URL, ESCROW_LOCAL_STACK: '1', ...SECRETS });
+const validEnv = (): Record<string, string | undefined> => ({
+  DATABASE_URL: DB_URL,
+  ESCROW_LOCAL_STACK: '1',
+  ...SECRETS,
+});
 
 function configError(env: Record<string, string | undefined>): ConfigError {
   try {
@@ -84,23 +88,25 @@ describe('validation: phones', () => {
   });
 
   it('refuses every other shape', () => {
-    for (const bad of [
-      '2348031234567', // no plus
-      '+23408031234567', // +234 then 11 digits
-      '+234803123456', // +234 then 9 digits
-      '+23480312345678', // +234 then 11 digits
-      '0803123456', // 0 then 9 digits
-      '080312345678', // 0 then 11 digits
-      '8031234567', // bare 10 digits
-      ' 08031234567',
-      '08031234567 ',
-      '0803 123 4567',
-      '0803-123-4567',
-      '+1 2025550123',
-      '+2348031234567\n',
-      '０８０３１２３４５６７', // full-width digits
-      '',
-    ]) {
+    for (
+      const bad of [
+        '2348031234567', // no plus
+        '+23408031234567', // +234 then 11 digits
+        '+234803123456', // +234 then 9 digits
+        '+23480312345678', // +234 then 11 digits
+        '0803123456', // 0 then 9 digits
+        '080312345678', // 0 then 11 digits
+        '8031234567', // bare 10 digits
+        ' 08031234567',
+        '08031234567 ',
+        '0803 123 4567',
+        '0803-123-4567',
+        '+1 2025550123',
+        '+2348031234567\n',
+        '０８０３１２３４５６７', // full-width digits
+        '',
+      ]
+    ) {
       expect(phoneSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
       expect(NIGERIAN_PHONE.test(bad), JSON.stringify(bad)).toBe(false);
     }
@@ -177,7 +183,11 @@ describe('validation: zodDetails', () => {
     if (r.success) return;
     const by = Object.fromEntries(zodDetails(r.error).map((d) => [d.field, d.message]));
     expect(by).toEqual({ a: 'is required', b: 'must be a string' });
-    const types = z.strictObject({ n: z.number().int(), list: z.array(z.string()), flag: z.boolean() }).safeParse({ n: 'x', list: {}, flag: 1 });
+    const types = z.strictObject({ n: z.number().int(), list: z.array(z.string()), flag: z.boolean() }).safeParse({
+      n: 'x',
+      list: {},
+      flag: 1,
+    });
     if (types.success) throw new Error('accepted');
     expect(Object.fromEntries(zodDetails(types.error).map((d) => [d.field, d.message]))).toEqual({
       n: 'must be a number',
@@ -245,15 +255,17 @@ describe('password hashing (PBKDF2-SHA256)', () => {
   it('malformed or foreign stored hashes never verify', async () => {
     const good = await hashPassword('pw', 1000);
     const [, , salt, key] = good.split('$');
-    for (const stored of [
-      '',
-      'plaintext',
-      `bcrypt$1000$${salt}$${key}`,
-      `pbkdf2-sha256$abc$${salt}$${key}`,
-      `pbkdf2-sha256$1000$$${key}`,
-      `pbkdf2-sha256$1000$${salt}$`,
-      `pbkdf2-sha256$1000$${salt}$${Buffer.alloc(16).toString('base64')}`,
-    ]) {
+    for (
+      const stored of [
+        '',
+        'plaintext',
+        `bcrypt$1000$${salt}$${key}`,
+        `pbkdf2-sha256$abc$${salt}$${key}`,
+        `pbkdf2-sha256$1000$$${key}`,
+        `pbkdf2-sha256$1000$${salt}$`,
+        `pbkdf2-sha256$1000$${salt}$${Buffer.alloc(16).toString('base64')}`,
+      ]
+    ) {
       expect(await verifyPassword('pw', stored), stored).toBe(false);
     }
   });
@@ -324,7 +336,8 @@ describe('access tokens (JWT HS256)', () => {
   });
 
   it('tokens signed with another secret are refused', async () => {
-    expect(await verifyAccessToken(await forge({}, { secret: 'another-secret-0123456789-abcdefghijklmnop' }))).toBeNull();
+    expect(await verifyAccessToken(await forge({}, { secret: 'another-secret-0123456789-abcdefghijklmnop' })))
+      .toBeNull();
     expect(await verifyAccessToken(await forge({}, { secret: `${TEST_JWT_SECRET}x` }))).toBeNull();
   });
 
@@ -389,7 +402,11 @@ describe('parseConfig', () => {
     expect(c.OTP_MAX_PER_HOUR).toBe(5);
     expect(c.OTP_MAX_ATTEMPTS).toBe(5);
     expect(c.local).toBe(true);
-    const viaSupabase = parseConfig({ ...validEnv(), DATABASE_URL: undefined, SUPABASE_DB_URL: 'postgres://x@127.0.0.1/db' });
+    const viaSupabase = parseConfig({
+      ...validEnv(),
+      DATABASE_URL: undefined,
+      SUPABASE_DB_URL: 'postgres://x@127.0.0.1/db',
+    });
     expect(viaSupabase.databaseUrl).toBe('postgres://x@127.0.0.1/db');
   });
 
@@ -433,9 +450,16 @@ describe('parseConfig', () => {
   });
 
   it('names every bad webhook secret and never shows a value', () => {
-    const env = { ...validEnv(), PAYMENTS_WEBHOOK_SECRET: undefined, KYC_WEBHOOK_SECRET: 'tooshort-kyc', SMS_PROVIDER: 'carrier-pigeon' };
+    const env = {
+      ...validEnv(),
+      PAYMENTS_WEBHOOK_SECRET: undefined,
+      KYC_WEBHOOK_SECRET: 'tooshort-kyc',
+      SMS_PROVIDER: 'carrier-pigeon',
+    };
     const err = configError(env);
-    for (const name of ['PAYMENTS_WEBHOOK_SECRET', 'KYC_WEBHOOK_SECRET', 'SMS_PROVIDER']) expect(err.message).toContain(name);
+    for (const name of ['PAYMENTS_WEBHOOK_SECRET', 'KYC_WEBHOOK_SECRET', 'SMS_PROVIDER']) {
+      expect(err.message).toContain(name);
+    }
     expect(err.message).not.toContain('IDENTITY_WEBHOOK_SECRET');
     expectNoValues(err, env, ['SMS_PROVIDER']);
     expect(err.message).not.toContain('carrier-pigeon');
@@ -444,7 +468,9 @@ describe('parseConfig', () => {
   it('refuses fewer than 600,000 PBKDF2 iterations', () => {
     const err = configError({ ...validEnv(), PASSWORD_PBKDF2_ITERATIONS: '100000' });
     expect(err.message).toContain('PASSWORD_PBKDF2_ITERATIONS');
-    expect(parseConfig({ ...validEnv(), PASSWORD_PBKDF2_ITERATIONS: '700000' }).PASSWORD_PBKDF2_ITERATIONS).toBe(700_000);
+    expect(parseConfig({ ...validEnv(), PASSWORD_PBKDF2_ITERATIONS: '700000' }).PASSWORD_PBKDF2_ITERATIONS).toBe(
+      700_000,
+    );
   });
 
   it('the running test configuration is the one the support files set', () => {

@@ -108,7 +108,12 @@ const list = endpoint({
 
 const noQuery = endpoint({ name: 'toy-plain', method: 'GET', auth: 'none', handler: async () => ({ ok: true }) });
 
-const noBodyPost = endpoint({ name: 'toy-action', method: 'POST', auth: 'none', handler: async () => ({ done: true }) });
+const noBodyPost = endpoint({
+  name: 'toy-action',
+  method: 'POST',
+  auth: 'none',
+  handler: async () => ({ done: true }),
+});
 
 const created = endpoint({
   name: 'toy-create',
@@ -164,8 +169,12 @@ describe('endpoint(): CORS and methods', () => {
     expect(await res.text()).toBe('');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
-    const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
-    for (const h of ['authorization', 'content-type', 'apikey', 'x-client-info', 'idempotency-key']) expect(allowed).toContain(h);
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(',').map((h) =>
+      h.trim().toLowerCase()
+    );
+    for (const h of ['authorization', 'content-type', 'apikey', 'x-client-info', 'idempotency-key']) {
+      expect(allowed).toContain(h);
+    }
     expect(res.headers.get('access-control-expose-headers')).toMatch(/x-request-id/);
     expect(res.headers.get('x-request-id')).toMatch(UUID);
     expect(calls).toHaveLength(0);
@@ -248,7 +257,9 @@ describe('endpoint(): body size limit (1 MiB)', () => {
     const res = await echo(jsonRequest(exact));
     expect(res.status).toBe(200);
     const body = await read(res);
-    expect(((body.data as { got: { name: string } }).got.name).length).toBe(MAX_BODY_BYTES - prefix.length - suffix.length);
+    expect((body.data as { got: { name: string } }).got.name.length).toBe(
+      MAX_BODY_BYTES - prefix.length - suffix.length,
+    );
     // the same size streamed without a length is read in full (all spaces: not JSON, so 400, not 413)
     const streamed = await noBodyPost(chunkedRequest(MAX_BODY_BYTES));
     expect(streamed.status).toBe(400);
@@ -267,7 +278,12 @@ describe('endpoint(): JSON and body validation', () => {
   });
 
   it('invalid UTF-8 is 400 (not a silent replacement character)', async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"name":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}'),
+    ]);
     const res = await echo(new Request(URL_BASE, { method: 'POST', body: bytes }));
     expect(res.status).toBe(400);
     expect(fields(await read(res))).toEqual(['body']);
@@ -312,7 +328,14 @@ describe('endpoint(): JSON and body validation', () => {
     );
     expect(res.status).toBe(400);
     const body = await read(res);
-    expect(fields(body)).toEqual(['count', 'items.1.qty', 'items.2.colour', 'name', 'nested.inner.surprise', 'nested.inner.value']);
+    expect(fields(body)).toEqual([
+      'count',
+      'items.1.qty',
+      'items.2.colour',
+      'name',
+      'nested.inner.surprise',
+      'nested.inner.value',
+    ]);
     const byField = Object.fromEntries((body.details ?? []).map((d) => [d.field, d.message]));
     expect(byField['nested.inner.value']).toBe('must be a string');
     expect(byField['count']).toMatch(/integer/);
@@ -347,15 +370,17 @@ describe('endpoint(): query validation', () => {
   });
 
   it('out-of-range, malformed and repeated values are 400 naming the parameter', async () => {
-    for (const [qs, field] of [
-      ['limit=0', 'limit'],
-      ['limit=51', 'limit'],
-      ['limit=abc', 'limit'],
-      ['limit=2.5', 'limit'],
-      ['limit=', 'limit'],
-      ['status=pending', 'status'],
-      ['limit=5&limit=6', 'limit'],
-    ] as const) {
+    for (
+      const [qs, field] of [
+        ['limit=0', 'limit'],
+        ['limit=51', 'limit'],
+        ['limit=abc', 'limit'],
+        ['limit=2.5', 'limit'],
+        ['limit=', 'limit'],
+        ['status=pending', 'status'],
+        ['limit=5&limit=6', 'limit'],
+      ] as const
+    ) {
       const res = await list(new Request(`${URL_BASE}?${qs}`));
       expect(res.status, qs).toBe(400);
       const body = await read(res);
@@ -409,7 +434,12 @@ describe('endpoint(): errors and statuses', () => {
     const res = await refusing(new Request(URL_BASE, { method: 'PATCH' }));
     expect(res.status).toBe(409);
     const body = await read(res);
-    expect(body).toEqual({ success: false, status: 409, error: 'Already done', details: [{ field: 'state', message: 'is final' }] });
+    expect(body).toEqual({
+      success: false,
+      status: 409,
+      error: 'Already done',
+      details: [{ field: 'state', message: 'is final' }],
+    });
   });
 
   it('the status option gives 201 in the header and in the body', async () => {

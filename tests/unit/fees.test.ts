@@ -64,13 +64,32 @@ describe('feeBreakdown', () => {
 
   it('matches worked examples', () => {
     // NGN 10,000: fee 150 (1.5%), payer 75, VAT 5.63 (5.625 half up), seller 75
-    expect(feeBreakdown(1_000_000)).toEqual({ escrow_amount: 1_000_000, payer_fee: 7_500, vat: 563, total_charge: 1_008_063, seller_fee: 7_500, seller_payout: 992_500 });
+    expect(feeBreakdown(1_000_000)).toEqual({
+      escrow_amount: 1_000_000,
+      payer_fee: 7_500,
+      vat: 563,
+      total_charge: 1_008_063,
+      seller_fee: 7_500,
+      seller_payout: 992_500,
+    });
     // NGN 1,000: 1.5% is NGN 15, raised to the NGN 100 minimum
-    expect(feeBreakdown(100_000)).toMatchObject({ payer_fee: 5_000, seller_fee: 5_000, vat: 375, total_charge: 105_375 });
+    expect(feeBreakdown(100_000)).toMatchObject({
+      payer_fee: 5_000,
+      seller_fee: 5_000,
+      vat: 375,
+      total_charge: 105_375,
+    });
     // NGN 50: the minimum would exceed the amount, so the fee is the amount itself
     expect(feeBreakdown(5_000)).toMatchObject({ payer_fee: 2_500, seller_fee: 2_500, seller_payout: 2_500 });
     // NGN 0.01: one kobo of fee, to the payer; nothing to the seller
-    expect(feeBreakdown(1)).toEqual({ escrow_amount: 1, payer_fee: 1, vat: 0, total_charge: 2, seller_fee: 0, seller_payout: 1 });
+    expect(feeBreakdown(1)).toEqual({
+      escrow_amount: 1,
+      payer_fee: 1,
+      vat: 0,
+      total_charge: 2,
+      seller_fee: 0,
+      seller_payout: 1,
+    });
     // NGN 100,000,000: capped at NGN 20,000
     expect(feeBreakdown(10_000_000_000)).toMatchObject({ payer_fee: 1_000_000, seller_fee: 1_000_000, vat: 75_000 });
   });

@@ -116,7 +116,7 @@ describe('messages', () => {
     expect([...known].filter((k) => !inSql.has(k) && !writtenByTs.has(k))).toEqual([]);
   });
 
-  it('the SQL builds no sentence: no format() with %s, none of the messages\' words', () => {
+  it("the SQL builds no sentence: no format() with %s, none of the messages' words", () => {
     for (const { file, sql } of code) {
       for (const m of sql.matchAll(/format\(\s*'((?:[^']|'')*)'/g)) {
         expect(m[1], `${file}: format() with %s builds text; record a message instead`).not.toMatch(/%s/);

@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, PROVIDER_KEY_VARIABLES, SECRET_VARIABLES } from '../../shared/config.ts';
-import { EXAMPLE_PLACEHOLDERS, isPublishedSecret, LOCAL_SECRETS, TEST_SECRETS } from '../../shared/published-secrets.ts';
+import {
+  EXAMPLE_PLACEHOLDERS,
+  isPublishedSecret,
+  LOCAL_SECRETS,
+  TEST_SECRETS,
+} from '../../shared/published-secrets.ts';
 
 const strong = () => randomBytes(32).toString('base64url');
 const PROD_DB = 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres';
@@ -31,7 +36,9 @@ function problems(env: Record<string, string | undefined>): string[] {
     expect(err).toBeInstanceOf(ConfigError);
     const e = err as ConfigError;
     for (const [name, value] of Object.entries(env)) {
-      if (value && value.length > 6 && name !== 'PAYMENTS_PROVIDER' && name !== 'SMS_PROVIDER') expect(e.message, name).not.toContain(value);
+      if (value && value.length > 6 && name !== 'PAYMENTS_PROVIDER' && name !== 'SMS_PROVIDER') {
+        expect(e.message, name).not.toContain(value);
+      }
     }
     return e.problems;
   }
@@ -57,7 +64,13 @@ describe('configuration outside the local stack', () => {
     SECRET_VARIABLES.forEach((name, i) => (example[name] = EXAMPLE_PLACEHOLDERS[i]));
     expect(problems(example).filter((p) => p.includes('published')).length).toBe(SECRET_VARIABLES.length);
     // a published provider key, too
-    expect(problems({ ...deployment(), PAYSTACK_SECRET_KEY: TEST_SECRETS.PAYSTACK_SECRET_KEY, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([
+    expect(
+      problems({
+        ...deployment(),
+        PAYSTACK_SECRET_KEY: TEST_SECRETS.PAYSTACK_SECRET_KEY,
+        ALLOW_SANDBOX_PROVIDERS: 'true',
+      }),
+    ).toEqual([
       'PAYSTACK_SECRET_KEY is a value published in the repository',
     ]);
   });
@@ -73,14 +86,33 @@ describe('configuration outside the local stack', () => {
 
   it('refuses unset providers and the sandboxes, unless ALLOW_SANDBOX_PROVIDERS=true marks staging', () => {
     const unset = problems({ ...deployment(), PAYMENTS_PROVIDER: undefined, SMS_PROVIDER: '' });
-    expect(unset).toEqual(['PAYMENTS_PROVIDER must be set outside the local stack (paystack)', 'SMS_PROVIDER must be set outside the local stack (termii)']);
+    expect(unset).toEqual([
+      'PAYMENTS_PROVIDER must be set outside the local stack (paystack)',
+      'SMS_PROVIDER must be set outside the local stack (termii)',
+    ]);
     const sandbox = problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox' });
     expect(sandbox.map((p) => p.split(' ')[0])).toEqual(['PAYMENTS_PROVIDER=sandbox', 'SMS_PROVIDER=outbox']);
     // a Paystack test key is a sandbox too
-    expect(problems({ ...deployment(), PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}` })[0]).toMatch(/^PAYSTACK_SECRET_KEY is a Paystack test key/);
+    expect(problems({ ...deployment(), PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}` })[0]).toMatch(
+      /^PAYSTACK_SECRET_KEY is a Paystack test key/,
+    );
     // staging: sandboxes allowed, secrets still held to the rules
-    expect(problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', SMS_PROVIDER: 'outbox', ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
-    expect(problems({ ...deployment(), PAYMENTS_PROVIDER: 'sandbox', ALLOW_SANDBOX_PROVIDERS: 'true', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toEqual([
+    expect(
+      problems({
+        ...deployment(),
+        PAYMENTS_PROVIDER: 'sandbox',
+        SMS_PROVIDER: 'outbox',
+        ALLOW_SANDBOX_PROVIDERS: 'true',
+      }),
+    ).toEqual([]);
+    expect(
+      problems({
+        ...deployment(),
+        PAYMENTS_PROVIDER: 'sandbox',
+        ALLOW_SANDBOX_PROVIDERS: 'true',
+        JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET,
+      }),
+    ).toEqual([
       'JOBS_SECRET is a value published in the repository; generate a new secret',
     ]);
     // unset providers are refused in staging too: staging says which sandbox it runs
@@ -90,12 +122,27 @@ describe('configuration outside the local stack', () => {
   });
 
   it('the local marker counts only with a loopback database: set in a deployment it changes nothing', () => {
-    expect(problems({ ...deployment(), ESCROW_LOCAL_STACK: '1', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toHaveLength(1);
-    const local = parseConfig({ ...deployment(), DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:54322/postgres', ESCROW_LOCAL_STACK: '1', ...LOCAL_SECRETS, PAYMENTS_PROVIDER: undefined, SMS_PROVIDER: undefined });
+    expect(problems({ ...deployment(), ESCROW_LOCAL_STACK: '1', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toHaveLength(
+      1,
+    );
+    const local = parseConfig({
+      ...deployment(),
+      DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:54322/postgres',
+      ESCROW_LOCAL_STACK: '1',
+      ...LOCAL_SECRETS,
+      PAYMENTS_PROVIDER: undefined,
+      SMS_PROVIDER: undefined,
+    });
     expect(local.local).toBe(true);
     expect(local.PAYMENTS_PROVIDER).toBe('sandbox');
     // a loopback database without the marker (someone's own Postgres) is a deployment
-    expect(problems({ ...deployment(), DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:5432/postgres', ...LOCAL_SECRETS }).length).toBeGreaterThan(0);
+    expect(
+      problems({
+        ...deployment(),
+        DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:5432/postgres',
+        ...LOCAL_SECRETS,
+      }).length,
+    ).toBeGreaterThan(0);
   });
 
   it('every secret value written in .env.example is on the published list', () => {
@@ -119,7 +166,13 @@ describe('a function whose configuration is refused', () => {
     console.error = (line: string) => void logged.push(String(line));
     try {
       const { default: handler } = await import('../../supabase/functions/jobs-run/handler.ts');
-      const res = await handler(new Request('http://x/functions/v1/jobs-run', { method: 'POST', body: '{}', headers: { 'x-jobs-secret': EXAMPLE_PLACEHOLDERS[4] } }));
+      const res = await handler(
+        new Request('http://x/functions/v1/jobs-run', {
+          method: 'POST',
+          body: '{}',
+          headers: { 'x-jobs-secret': EXAMPLE_PLACEHOLDERS[4] },
+        }),
+      );
       expect(res.status).toBe(500);
       const body = await res.json();
       expect(body).toEqual({ success: false, status: 500, error: 'Internal error', request_id: expect.any(String) });

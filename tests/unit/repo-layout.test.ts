@@ -32,7 +32,9 @@ function parseTomlSections(text: string): Map<string, TomlTable> {
     const header = /^\[([^\[\]]+)\]$/.exec(line);
     if (header) {
       const name = (header[1] as string).split('.').map((p) => p.trim().replace(/^"(.*)"$/, '$1')).join('.');
-      if (sections.has(name)) throw new Error(`supabase/config.toml line ${i + 1}: section [${name}] appears twice; keep one`);
+      if (sections.has(name)) {
+        throw new Error(`supabase/config.toml line ${i + 1}: section [${name}] appears twice; keep one`);
+      }
       current = {};
       sections.set(name, current);
       return;
@@ -43,10 +45,10 @@ function parseTomlSections(text: string): Map<string, TomlTable> {
     current[kv[1] as string] = /^".*"$/.test(value)
       ? value.slice(1, -1)
       : value === 'true' || value === 'false'
-        ? value === 'true'
-        : /^-?\d+$/.test(value)
-          ? Number(value)
-          : value;
+      ? value === 'true'
+      : /^-?\d+$/.test(value)
+      ? Number(value)
+      : value;
   });
   return sections;
 }
@@ -105,10 +107,14 @@ describe('supabase/functions: one folder per operation', () => {
 
   it.each(functionNames)('%s: index.ts serves handler.ts with Deno.serve', (name) => {
     const index = `supabase/functions/${name}/index.ts`;
-    expect(existsSync(path(index)), `create ${index}: import handler from './handler.ts'; Deno.serve(handler);`).toBe(true);
+    expect(existsSync(path(index)), `create ${index}: import handler from './handler.ts'; Deno.serve(handler);`).toBe(
+      true,
+    );
     const text = read(index);
     expect(text.includes('Deno.serve('), `${index} must call Deno.serve(handler)`).toBe(true);
-    expect(/from\s+['"]\.\/handler\.ts['"]/.test(text), `${index} must import its handler from './handler.ts'`).toBe(true);
+    expect(/from\s+['"]\.\/handler\.ts['"]/.test(text), `${index} must import its handler from './handler.ts'`).toBe(
+      true,
+    );
   });
 
   it.each(functionNames)('%s: handler.ts default-exports an endpoint() named after the folder', async (name) => {
@@ -129,7 +135,9 @@ describe('supabase/config.toml', () => {
     .sort();
 
   it('names the project and the local ports', () => {
-    expect(sections.get('')?.project_id, 'supabase/config.toml: set project_id = "escrow-service"').toBe('escrow-service');
+    expect(sections.get('')?.project_id, 'supabase/config.toml: set project_id = "escrow-service"').toBe(
+      'escrow-service',
+    );
     expect(sections.get('api')?.port, 'supabase/config.toml: [api] port = 54321').toBe(54321);
     expect(sections.get('db')?.port, 'supabase/config.toml: [db] port = 54322').toBe(54322);
     expect(sections.get('db')?.major_version, 'supabase/config.toml: [db] major_version = 17').toBe(17);
@@ -137,13 +145,16 @@ describe('supabase/config.toml', () => {
 
   it.each(functionNames)('has a [functions.%s] block with verify_jwt = false', (name) => {
     const block = sections.get(`functions.${name}`);
-    const wanted =
-      `add to supabase/config.toml:\n[functions.${name}]\nenabled = true\nverify_jwt = false\n` +
+    const wanted = `add to supabase/config.toml:\n[functions.${name}]\nenabled = true\nverify_jwt = false\n` +
       `import_map = "../deno.json"\nentrypoint = "./functions/${name}/index.ts"`;
     expect(block, wanted).toBeDefined();
-    expect(block?.verify_jwt, `[functions.${name}]: verify_jwt must be false (functions check our own tokens)`).toBe(false);
+    expect(block?.verify_jwt, `[functions.${name}]: verify_jwt must be false (functions check our own tokens)`).toBe(
+      false,
+    );
     expect(block?.enabled, `[functions.${name}]: set enabled = true`).toBe(true);
-    expect(block?.import_map, `[functions.${name}]: import_map must be "../deno.json" (the one import map)`).toBe('../deno.json');
+    expect(block?.import_map, `[functions.${name}]: import_map must be "../deno.json" (the one import map)`).toBe(
+      '../deno.json',
+    );
     expect(block?.entrypoint, `[functions.${name}]: entrypoint must be "./functions/${name}/index.ts"`).toBe(
       `./functions/${name}/index.ts`,
     );
@@ -151,7 +162,10 @@ describe('supabase/config.toml', () => {
 
   it('has no block for a function that does not exist', () => {
     const stale = declared.filter((n) => !functionNames.includes(n));
-    expect(stale, `remove these [functions.<name>] blocks from supabase/config.toml (no such folder): ${stale.join(', ')}`).toEqual([]);
+    expect(
+      stale,
+      `remove these [functions.<name>] blocks from supabase/config.toml (no such folder): ${stale.join(', ')}`,
+    ).toEqual([]);
   });
 });
 
@@ -160,13 +174,17 @@ describe('README.md', () => {
 
   it('shows the two commands on its first screen', () => {
     const first = readme.split('\n').slice(0, 30).join('\n');
-    expect(first.includes('npm ci && npm start'), 'README.md: put `npm ci && npm start` in the first 30 lines').toBe(true);
+    expect(first.includes('npm ci && npm start'), 'README.md: put `npm ci && npm start` in the first 30 lines').toBe(
+      true,
+    );
     expect(/\bnpm test\b/.test(first), 'README.md: put `npm test` in the first 30 lines').toBe(true);
   });
 
   it(`keeps the endpoint table header as | ${HEADER.join(' | ')} |`, () => {
     const { header } = endpointTable(readme);
-    expect(header, `README.md: the first table row between the markers must be | ${HEADER.join(' | ')} |`).toEqual(HEADER);
+    expect(header, `README.md: the first table row between the markers must be | ${HEADER.join(' | ')} |`).toEqual(
+      HEADER,
+    );
   });
 
   it('has exactly one endpoint row per function, and none for functions that do not exist', () => {
@@ -175,8 +193,16 @@ describe('README.md', () => {
     const missing = functionNames.filter((n) => !paths.includes(`/${n}`));
     const unknown = paths.filter((p) => !functionNames.includes(p.replace(/^\//, '')));
     const twice = paths.filter((p, i) => paths.indexOf(p) !== i);
-    expect(missing, `README.md endpoint table: add a row | METHOD | \`/<name>\` | none or bearer | fields | status | for: ${missing.join(', ')}`).toEqual([]);
-    expect(unknown, `README.md endpoint table: remove rows for paths with no folder in supabase/functions: ${unknown.join(', ')}`).toEqual([]);
+    expect(
+      missing,
+      `README.md endpoint table: add a row | METHOD | \`/<name>\` | none or bearer | fields | status | for: ${
+        missing.join(', ')
+      }`,
+    ).toEqual([]);
+    expect(
+      unknown,
+      `README.md endpoint table: remove rows for paths with no folder in supabase/functions: ${unknown.join(', ')}`,
+    ).toEqual([]);
     expect(twice, `README.md endpoint table: these paths have more than one row: ${twice.join(', ')}`).toEqual([]);
   });
 
@@ -204,13 +230,17 @@ describe('deno.json import map', () => {
   const versions: Record<string, string> = { ...pkg.devDependencies, ...pkg.dependencies };
   const imports = deno.imports ?? {};
 
-  it.each(['zod', 'jose', 'postgres', '@supabase/supabase-js'])('maps %s to npm:<name>@<the version in package.json>', (name) => {
-    const version = pkg.dependencies?.[name];
-    expect(version, `package.json: "${name}" must be a dependency with an exact version`).toBeDefined();
-    expect(imports[name], `deno.json imports: set "${name}": "npm:${name}@${version}" (package.json pins ${version})`).toBe(
-      `npm:${name}@${version}`,
-    );
-  });
+  it.each(['zod', 'jose', 'postgres', '@supabase/supabase-js'])(
+    'maps %s to npm:<name>@<the version in package.json>',
+    (name) => {
+      const version = pkg.dependencies?.[name];
+      expect(version, `package.json: "${name}" must be a dependency with an exact version`).toBeDefined();
+      expect(imports[name], `deno.json imports: set "${name}": "npm:${name}@${version}" (package.json pins ${version})`)
+        .toBe(
+          `npm:${name}@${version}`,
+        );
+    },
+  );
 
   it('pins every npm: import to the exact version package.json installs', () => {
     const wrong = Object.entries(imports)
@@ -220,7 +250,7 @@ describe('deno.json import map', () => {
       .map(({ key, spec, m }) =>
         versions[m![1] as string]
           ? `"${key}": "${spec}" should be npm:${m![1]}@${versions[m![1] as string]}`
-          : `"${key}": "${spec}" names a package that package.json does not install`,
+          : `"${key}": "${spec}" names a package that package.json does not install`
       );
     expect(wrong, `deno.json imports out of step with package.json:\n${wrong.join('\n')}`).toEqual([]);
   });
@@ -241,6 +271,7 @@ describe('.env.example', () => {
     ];
     expect(fromConfig.length, 'could not find the zod schema in shared/config.ts; update this test').toBeGreaterThan(5);
     const missing = [...new Set([...fromConfig, ...fromStart])].filter((v) => !documented.has(v)).sort();
-    expect(missing, `.env.example: add a line NAME=<local default> with a one-line comment for: ${missing.join(', ')}`).toEqual([]);
+    expect(missing, `.env.example: add a line NAME=<local default> with a one-line comment for: ${missing.join(', ')}`)
+      .toEqual([]);
   });
 });

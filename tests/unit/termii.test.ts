@@ -32,12 +32,22 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 const sender = () => termiiSender({ baseUrl: base, apiKey: 'TL-test-key', senderId: 'Escrow', channel: 'dnd' });
 
 describe('termiiSender', () => {
-  it('posts Termii\'s send shape: number without +, sender id, plain type, the channel', async () => {
-    answer = { status: 200, body: { code: 'ok', message_id: '9122821270554876574', message: 'Successfully Sent', balance: 9, user: 'Escrow' } };
+  it("posts Termii's send shape: number without +, sender id, plain type, the channel", async () => {
+    answer = {
+      status: 200,
+      body: { code: 'ok', message_id: '9122821270554876574', message: 'Successfully Sent', balance: 9, user: 'Escrow' },
+    };
     await sender().send('+2348012345678', 'Your code is 123456');
     const last = received.at(-1);
     expect(last?.path).toBe('/api/sms/send');
-    expect(last?.body).toEqual({ api_key: 'TL-test-key', to: '2348012345678', from: 'Escrow', sms: 'Your code is 123456', type: 'plain', channel: 'dnd' });
+    expect(last?.body).toEqual({
+      api_key: 'TL-test-key',
+      to: '2348012345678',
+      from: 'Escrow',
+      sms: 'Your code is 123456',
+      type: 'plain',
+      channel: 'dnd',
+    });
   });
 
   it('raises SmsError when Termii refuses (HTTP error, or a body without code ok)', async () => {
@@ -48,7 +58,12 @@ describe('termiiSender', () => {
   });
 
   it('raises SmsError, without the API key in the message, when Termii cannot be reached', async () => {
-    const dead = termiiSender({ baseUrl: 'http://127.0.0.1:9', apiKey: 'TL-secret-key', senderId: 'Escrow', channel: 'dnd' });
+    const dead = termiiSender({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'TL-secret-key',
+      senderId: 'Escrow',
+      channel: 'dnd',
+    });
     const err = (await dead.send('+2348012345678', 'x').then(() => null, (e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(SmsError);
     expect(err.message).not.toContain('TL-secret-key');
