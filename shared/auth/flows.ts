@@ -2,6 +2,7 @@
 import { getConfig } from '../config.ts';
 import { asService, isPgError } from '../db.ts';
 import { conflict, invalidField, unauthorized } from '../http.ts';
+import { errorMessage, log } from '../log.ts';
 import {
   type ForgotPasswordResponse,
   type LogoutResponse,
@@ -121,7 +122,10 @@ export async function signup(
     // the sign-up did not happen: the phone's verification is free again for the next try
     await asService((tx) =>
       tx`update private.phone_verifications set claimed_until = null where phone = ${input.phone}`
-    ).catch(() => {});
+    ).catch((freeErr) => {
+      // the claim then lapses by itself (claimed_until); a retry before that is refused as in flight
+      log.warn('signup.claim_release_failed', { error: errorMessage(freeErr) });
+    });
     if (isPgError(err, '23505')) {
       throw conflict('An account already exists for this phone number', [
         { field: 'phone', message: 'already has an account; log in or reset the password' },
