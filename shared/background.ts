@@ -5,9 +5,10 @@
 // database for the job (SMS not sent, payouts never handed over).
 //
 // afterCommit runs the work now and the caller awaits it, so the answer reflects it (a payout
-// already with the provider). afterResponse runs it after the answer instead of delaying it
-// (DESIGN §5: the SMS provider is called after the answer is sent): on Supabase the edge runtime
-// is told to keep the function alive until the work settles (EdgeRuntime.waitUntil); elsewhere
+// already with the provider). afterResponse runs it after the answer instead of delaying it (the
+// SMS provider is called after the answer is sent; docs/auth.md, "Enumeration resistance"): on
+// Supabase the edge runtime is told to keep the function alive until the work settles
+// (EdgeRuntime.waitUntil); elsewhere
 // (the local server, tests) it is a promise of its own, started on a later turn of the event loop,
 // after the handler has returned its Response.
 import { errorMessage, log } from './log.ts';
