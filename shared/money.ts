@@ -1,5 +1,6 @@
 // Money at the edge of the API: naira numbers with at most 2 decimals in, integer kobo inside.
 import { z } from 'zod';
+import { nairaEn } from './messages.ts';
 
 /** Largest amount any single operation accepts: NGN 100,000,000 (10^10 kobo). */
 export const MAX_AMOUNT_KOBO = 10_000_000_000;
@@ -13,17 +14,13 @@ export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number } = {}) =
     .refine((n) => Number.isFinite(n), 'must be a finite number')
     .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'must have at most 2 decimal places')
     .transform((n) => Math.round(n * 100))
-    .refine((k) => k >= min, `must be at least ${formatNaira(min)}`)
-    .refine((k) => k <= max, `must be at most ${formatNaira(max)}`);
+    .refine((k) => k >= min, `must be at least ${nairaEn(min)}`)
+    .refine((k) => k <= max, `must be at most ${nairaEn(max)}`);
 };
 
 /** Integer kobo (number, bigint or numeric string from Postgres) -> naira number. */
 export function toNaira(kobo: number | bigint | string): number {
   return Number(kobo) / 100;
-}
-
-export function formatNaira(kobo: number): string {
-  return `NGN ${(kobo / 100).toLocaleString('en-NG', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 /** Timestamps from Postgres (ISO strings with microseconds, or Date) -> ISO 8601 string. */
