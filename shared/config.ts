@@ -69,6 +69,9 @@ const schema = z
     // Invite SMS one phone receives in 24 hours from all initiators together; later invites are
     // created without an SMS.
     INVITE_SMS_MAX_PER_PHONE_PER_DAY: int(3, 0),
+    // Messages one user sends, in all conversations together (docs/conversations.md).
+    MESSAGE_MAX_PER_MINUTE: int(30, 1),
+    MESSAGE_MAX_PER_HOUR: int(600, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {

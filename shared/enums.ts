@@ -100,6 +100,10 @@ export const ACTION_LABELS = [
 ] as const;
 export type ActionLabel = (typeof ACTION_LABELS)[number];
 
+/** What kind of message a party sent in a conversation (public.messages.message_type); text is the default. */
+export const MESSAGE_TYPES = ['text'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
 /** A user's dedicated bank account (public.virtual_accounts.status). */
 export const VIRTUAL_ACCOUNT_STATUSES = ['pending', 'active', 'inactive'] as const;
 export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];

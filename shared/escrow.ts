@@ -10,7 +10,7 @@ import { asService, asUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
-import { conflict, HttpError, notFound, tooManyRequests } from './http.ts';
+import { conflict, describeWait, HttpError, notFound, tooManyRequests } from './http.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { payments } from './payments/index.ts';
@@ -150,16 +150,6 @@ async function readEscrow(tx: Tx, callerId: string, id: string) {
 }
 
 /** 3600 -> "60 minutes", 45 -> "45 seconds", 7300 -> "2 hours 2 minutes". */
-function describeWait(seconds: number): string {
-  const s = Math.max(1, Math.ceil(seconds));
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (s < 60) return unit(s, 'second');
-  const minutes = Math.ceil(s / 60);
-  if (minutes <= 60) return unit(minutes, 'minute');
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
-}
 
 /** After a transition that queued SMS (an invitation): they go out now; the job retries failures. */
 const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSms());

@@ -23,6 +23,18 @@ export const invalidField = (field: string, message: string) =>
 export const unauthorized = (message = 'Missing or invalid access token') => new HttpError(401, message);
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 export const conflict = (message: string, details?: FieldProblem[]) => new HttpError(409, message, details);
+/** A wait in words, for 429 messages: '45 seconds', '3 minutes', '2 hours 5 minutes'. */
+export function describeWait(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (s < 60) return unit(s, 'second');
+  const minutes = Math.ceil(s / 60);
+  if (minutes <= 60) return unit(minutes, 'minute');
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
+}
+
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>
   new HttpError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 

@@ -461,7 +461,8 @@ grant select, insert, update, delete on table private.webhook_inbox to service_r
 create table public.conversations (
   id uuid not null default gen_random_uuid(),
   escrow_id uuid not null,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  last_item_at timestamp with time zone
 );
 alter table public.conversations add constraint conversations_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
 alter table public.conversations add constraint conversations_escrow_id_key UNIQUE (escrow_id);
@@ -472,6 +473,7 @@ create policy "Parties can read their escrows' conversations" on public.conversa
   WHERE (e.id = conversations.escrow_id))));
 create policy "Service role manages conversations" on public.conversations as permissive for all to service_role using (true) with check (true);
 comment on table public.conversations is 'The conversation of an escrow (one each), which its notifications belong to. Parties read it.';
+comment on column public.conversations.last_item_at is 'created_at of the conversation''s newest item (message or notification, any party): the next item is later.';
 grant select on table public.conversations to authenticated;
 grant all on table public.conversations to service_role;
 
@@ -588,6 +590,35 @@ grant select (
 ) on table public.escrows to authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- table public.messages
+-- ---------------------------------------------------------------------------------------------
+create table public.messages (
+  id uuid not null default gen_random_uuid(),
+  conversation_id uuid not null,
+  sender_id uuid not null,
+  message_type text not null default 'text'::text,
+  content text not null,
+  created_at timestamp with time zone not null default now()
+);
+alter table public.messages add constraint messages_content_check CHECK (char_length(content) >= 1 AND char_length(content) <= 4000 AND content = btrim(content));
+alter table public.messages add constraint messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
+alter table public.messages add constraint messages_message_type_check CHECK (message_type = 'text'::text);
+alter table public.messages add constraint messages_pkey PRIMARY KEY (id);
+alter table public.messages add constraint messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE UNIQUE INDEX messages_conversation_created_key ON public.messages USING btree (conversation_id, created_at DESC);
+CREATE INDEX messages_sender_idx ON public.messages USING btree (sender_id);
+alter table public.messages enable row level security;
+create policy "Parties can read their conversations' messages" on public.messages as permissive for select to authenticated using ((EXISTS ( SELECT 1
+   FROM (public.conversations c
+     JOIN public.escrows e ON ((e.id = c.escrow_id)))
+  WHERE ((c.id = messages.conversation_id) AND (e.status <> 'deleted'::text)))));
+create policy "Service role manages messages" on public.messages as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER messages_feed_created_at BEFORE INSERT ON public.messages FOR EACH ROW EXECUTE FUNCTION private.feed_item_created_at();
+comment on table public.messages is 'What the parties of an escrow write each other in its conversation. Parties read them; message-send writes them.';
+grant select on table public.messages to authenticated;
+grant all on table public.messages to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table public.milestones
 -- ---------------------------------------------------------------------------------------------
 create table public.milestones (
@@ -686,14 +717,14 @@ alter table public.notifications add constraint notifications_event_type_check C
 alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
-CREATE INDEX notifications_conversation_idx ON public.notifications USING btree (conversation_id);
+CREATE INDEX notifications_conversation_user_idx ON public.notifications USING btree (conversation_id, user_id, created_at DESC);
 CREATE INDEX notifications_escrow_idx ON public.notifications USING btree (escrow_id, created_at);
 CREATE UNIQUE INDEX notifications_user_created_key ON public.notifications USING btree (user_id, created_at DESC);
 alter table public.notifications enable row level security;
 create policy "Service role manages notifications" on public.notifications as permissive for all to service_role using (true) with check (true);
 create policy "Users can mark their own notifications read" on public.notifications as permissive for update to authenticated using ((user_id = ( SELECT auth.uid() AS uid))) with check ((user_id = ( SELECT auth.uid() AS uid)));
 create policy "Users can read their own notifications" on public.notifications as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
-CREATE TRIGGER notifications_created_at_increasing BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
+CREATE TRIGGER notifications_feed_created_at BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.feed_item_created_at();
 comment on table public.notifications is 'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
 comment on column public.notifications.message is 'What the notification says, as {kind, ...params}: rendered into its content by shared/messages.ts when read.';
 grant select on table public.notifications to authenticated;
@@ -1174,6 +1205,23 @@ $function$;
 comment on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) is 'Closes an escrow''s open milestones: released with the release transfer when agreed, else cancelled.';
 revoke all on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) from public;
 grant execute on function private.close_milestones(p_escrow uuid, p_release_transfer uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.conversation_writable(e public.escrows, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.conversation_writable(e public.escrows, p_now timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select e.status <> 'deleted'
+     and (e.status not in ('released', 'refunded', 'cancelled', 'ended')
+          or coalesce(e.released_at, e.refunded_at, e.cancelled_at, e.ended_at) > p_now - interval '30 days')
+$function$;
+comment on function private.conversation_writable(e public.escrows, p_now timestamp with time zone) is 'Whether an escrow''s conversation takes messages at a time: open deals always, closed ones for 30 days after closing, deleted ones never.';
+revoke all on function private.conversation_writable(e public.escrows, p_now timestamp with time zone) from public;
+grant execute on function private.conversation_writable(e public.escrows, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer)
@@ -2080,6 +2128,37 @@ revoke all on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_
 grant execute on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.feed_item_created_at()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.feed_item_created_at()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_last timestamptz;
+begin
+  select c.last_item_at into v_last from public.conversations c where c.id = new.conversation_id for update;
+  if v_last is not null and new.created_at <= v_last then
+    new.created_at := v_last + interval '1 microsecond';
+  end if;
+  if tg_table_name = 'notifications' then
+    -- the same lock key as private.strictly_increasing_created_at('user_id'), which this replaces
+    perform pg_catalog.pg_advisory_xact_lock(
+      pg_catalog.hashtextextended('public.notifications:' || new.user_id::text, 0));
+    select max(n.created_at) into v_last from public.notifications n where n.user_id = new.user_id;
+    if v_last is not null and new.created_at <= v_last then
+      new.created_at := v_last + interval '1 microsecond';
+    end if;
+  end if;
+  update public.conversations set last_item_at = new.created_at where id = new.conversation_id;
+  return new;
+end
+$function$;
+comment on function private.feed_item_created_at() is 'Trigger (before insert) on messages and notifications: created_at later than the conversation''s previous item (and the user''s previous notification), under the conversation''s row lock, so feed cursors are exact.';
+revoke all on function private.feed_item_created_at() from public;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.forbid_change()
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.forbid_change()
@@ -2125,6 +2204,37 @@ end
 $function$;
 comment on function private.link_invited_escrows() is 'Trigger on private.users: links the escrows waiting for the new account''s phone, leaving updated_at unchanged.';
 revoke all on function private.link_invited_escrows() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone)
+ RETURNS public.messages
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows;
+  m public.messages;
+begin
+  select es.* into e from public.conversations c join public.escrows es on es.id = c.escrow_id
+   where c.id = p_conversation for share of es;
+  if not found or e.status = 'deleted'
+     or (p_sender is distinct from e.initiator_id and p_sender is distinct from e.counterparty_id) then
+    raise exception 'conversation not found' using errcode = 'ES404';
+  end if;
+  if not private.conversation_writable(e, p_now) then
+    raise exception 'this conversation is read-only: the deal closed more than 30 days ago' using errcode = 'ES409';
+  end if;
+  insert into public.messages (conversation_id, sender_id, message_type, content)
+  values (p_conversation, p_sender, p_type, p_content)
+  returning * into m;
+  return m;
+end
+$function$;
+comment on function private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone) is 'message-send: a party writes in the escrow''s conversation (ES404 to anyone else or once deleted; ES409 30 days after the deal closed).';
+revoke all on function private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone) from public;
+grant execute on function private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.milestone_approve(p_milestone uuid, p_actor uuid)

@@ -24,6 +24,7 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'NOTIFICATION_EVENT_TYPES', table: 'public.notifications', column: 'event_type' },
   { name: 'ENTITY_TYPES', table: 'public.notifications', column: 'entity_type' },
   { name: 'ACTION_LABELS', table: 'public.notifications', column: 'action_label' },
+  { name: 'MESSAGE_TYPES', table: 'public.messages', column: 'message_type' },
   { name: 'VIRTUAL_ACCOUNT_STATUSES', table: 'public.virtual_accounts', column: 'status' },
   { name: 'MARITAL_STATUSES', table: 'public.profiles', column: 'marital_status' },
   { name: 'OTP_CONTEXTS', table: 'private.otps', column: 'context' },

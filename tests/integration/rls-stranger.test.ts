@@ -4,7 +4,7 @@
 // asUser sets them for a request, inside transactions that are always rolled back.
 //
 // Two users make rows in every table through the real HTTP API (an escrow with its conversation,
-// a milestone and notifications; a wallet with transactions; a card; payout and virtual accounts;
+// a milestone, notifications and messages; a wallet with transactions; a card; payout and virtual accounts;
 // next of kin). Then, for each table the catalog lists:
 // - the owners' rows are there (seen by the database owner, which RLS does not filter);
 // - a stranger (a third user, party to nothing) sees none of them;
@@ -38,6 +38,8 @@ const OWNED_BY: Record<string, string> = {
   conversations: `escrow_id in (select e.id from public.escrows e where ${PARTY})`,
   milestones: `escrow_id in (select e.id from public.escrows e where ${PARTY})`,
   notifications: 'user_id = $user',
+  messages:
+    `conversation_id in (select c.id from public.conversations c join public.escrows e on e.id = c.escrow_id where ${PARTY})`,
 };
 
 interface Table {
@@ -119,6 +121,13 @@ beforeAll(async () => {
   await fundWallet(owner, deal.feeBreakdown.total_charge);
   ok(await escrowOp('escrow-fund', owner, deal.escrowId, { method: 'wallet' }));
   ok(await escrowOp('escrow-accept', party, deal.escrowId));
+  // a message from each party in the escrow's conversation
+  for (const [sender, content] of [[owner, 'Deposit sent'], [party, 'Starting Monday']] as const) {
+    ok(
+      await post('message-send', { conversation_id: deal.conversationId, content }, { token: sender.accessToken }),
+      201,
+    );
+  }
   const nok = {
     first_name: 'Ngozi',
     last_name: 'Kin',

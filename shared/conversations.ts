@@ -1,0 +1,273 @@
+// Conversations (DESIGN §8.1, docs/conversations.md): one per escrow, read by its two parties.
+// Reads run as the caller (row-level security keeps other people's conversations out of reach;
+// to them a conversation does not exist: 404). A message is written by one SQL function
+// (private.message_send) that checks the party and the 30-day read-only rule under the escrow's
+// lock. The feed's created_at is unique and increasing per conversation (the migration
+// 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
+import { asService, asUser, type Tx, type UserClaims } from './db.ts';
+import type { AuthUser } from './endpoint.ts';
+import type { ActionLabel, EntityType, EscrowStatus, MessageType, NotificationEventType } from './enums.ts';
+import { getConfig } from './config.ts';
+import { describeWait, notFound, tooManyRequests } from './http.ts';
+import { type NotificationMessage, renderNotification } from './messages.ts';
+import type { ConversationResponse, FeedItemResponse } from './schemas/conversations.ts';
+
+/** A feed item as the feed query reads it: a message, or one of the caller's notifications. */
+interface FeedRow {
+  id: string;
+  source: 'message' | 'notification';
+  created_at: string;
+  conversation_id: string;
+  escrow_id: string;
+  content: string | null;
+  message: NotificationMessage | null;
+  sender_id: string | null;
+  message_type: MessageType | null;
+  event_type: NotificationEventType | null;
+  entity_type: EntityType | null;
+  entity_id: string | null;
+  action_label: ActionLabel | null;
+  is_read: boolean | null;
+}
+
+interface PartyNames {
+  first_name: string;
+  last_name: string;
+  avatar_url: string | null;
+}
+
+/**
+ * The columns of a feed item from its two sources; `$conv` is the conversation, and notifications
+ * are only the caller's (auth.uid(): row-level security would also keep the others out).
+ */
+const messageItems = (tx: Tx) =>
+  tx`select m.id, 'message' as source, m.created_at, m.conversation_id, c.escrow_id, m.content, null::jsonb as message, m.sender_id,
+            m.message_type, null as event_type, null as entity_type, null::uuid as entity_id, null as action_label,
+            null::boolean as is_read
+       from public.messages m join public.conversations c on c.id = m.conversation_id`;
+const notificationItems = (tx: Tx) =>
+  tx`select n.id, 'notification' as source, n.created_at, n.conversation_id, n.escrow_id, null as content, n.message, null::uuid,
+            null, n.event_type, n.entity_type, n.entity_id, n.action_label, n.is_read
+       from public.notifications n`;
+
+/** Names and avatars of the given users (the parties of the caller's conversations). */
+async function partyNames(ids: Iterable<string>): Promise<Map<string, PartyNames>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  // Profiles are readable by their owner only; these ids come from rows the caller was allowed
+  // to read (senders in their conversations, their revealed counterparties), and only the names
+  // and avatar are read.
+  const rows = await asService((tx) =>
+    tx<(PartyNames & { id: string })[]>`
+      select id, first_name, last_name, avatar_url from public.profiles where id = any(${wanted}::uuid[])`
+  );
+  return new Map(
+    rows.map((r) => [r.id, { first_name: r.first_name, last_name: r.last_name, avatar_url: r.avatar_url }]),
+  );
+}
+
+function feedItem(r: FeedRow, names: Map<string, PartyNames>): FeedItemResponse {
+  if (r.source === 'message') {
+    const sender = r.sender_id ? names.get(r.sender_id) : undefined;
+    return {
+      id: r.id,
+      source: 'message',
+      created_at: r.created_at,
+      content: r.content ?? '',
+      event_type: null,
+      escrow_id: r.escrow_id,
+      sender_id: r.sender_id,
+      message_type: r.message_type,
+      sender_first_name: sender?.first_name ?? null,
+      sender_last_name: sender?.last_name ?? null,
+      sender_avatar_url: sender?.avatar_url ?? null,
+      entity_type: null,
+      entity_id: null,
+      action_label: null,
+      is_read: null,
+    };
+  }
+  return {
+    id: r.id,
+    source: 'notification',
+    created_at: r.created_at,
+    content: renderNotification(r.message as NotificationMessage),
+    event_type: r.event_type,
+    escrow_id: r.escrow_id,
+    sender_id: null,
+    message_type: null,
+    sender_first_name: null,
+    sender_last_name: null,
+    sender_avatar_url: null,
+    entity_type: r.entity_type,
+    entity_id: r.entity_id,
+    action_label: r.action_label,
+    is_read: r.is_read,
+  };
+}
+
+const senders = (rows: (FeedRow | null)[]) =>
+  rows.flatMap((r) => (r?.source === 'message' && r.sender_id ? [r.sender_id] : []));
+
+/** The conversation as the caller sees it (row-level security), unless its escrow was deleted. */
+async function visibleConversation(tx: Tx, conversationId: string): Promise<void> {
+  const [c] = await tx`
+    select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
+     where c.id = ${conversationId} and e.status <> 'deleted'`;
+  if (!c) throw notFound('Conversation not found');
+}
+
+// ---- message-send ----------------------------------------------------------------------------
+
+export async function sendMessage(
+  user: AuthUser,
+  input: { conversation_id: string; content: string; message_type?: MessageType },
+): Promise<FeedItemResponse> {
+  const c = getConfig();
+  const outcome = await asService(async (tx) => {
+    // per sender, all conversations together; taken in this transaction, so a refused or failed
+    // send costs no unit
+    const rules = [
+      { key: `message:minute:${user.id}`, limit: c.MESSAGE_MAX_PER_MINUTE, window_seconds: 60 },
+      { key: `message:hour:${user.id}`, limit: c.MESSAGE_MAX_PER_HOUR, window_seconds: 3600 },
+    ];
+    const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+    const wait = Number(limit?.wait ?? 0);
+    if (wait > 0) return { wait, row: null };
+    const [row] = await tx<FeedRow[]>`
+      select m.id, 'message' as source, m.created_at, m.conversation_id, c.escrow_id, m.content, m.sender_id, m.message_type
+        from private.message_send(${input.conversation_id}, ${user.id}, ${input.message_type ?? 'text'},
+                                  ${input.content}, now()) m
+        join public.conversations c on c.id = m.conversation_id`;
+    return { wait: 0, row: row as FeedRow };
+  });
+  if (!outcome.row) {
+    throw tooManyRequests(outcome.wait, `Too many messages: you can send another in ${describeWait(outcome.wait)}`);
+  }
+  return feedItem(outcome.row, await partyNames([user.id]));
+}
+
+// ---- message-feed ----------------------------------------------------------------------------
+
+export async function messageFeed(
+  claims: UserClaims,
+  q: { conversation_id: string; limit: number; before?: string; after?: string },
+): Promise<FeedItemResponse[]> {
+  const rows = await asUser(claims, async (tx) => {
+    await visibleConversation(tx, q.conversation_id);
+    // `after`: the oldest `limit` items newer than it; otherwise the newest `limit` items older
+    // than `before` (or of all). Each source is cut to `limit` on its own index first.
+    const newer = q.after !== undefined;
+    const dir = newer ? tx`asc` : tx`desc`;
+    const cut = newer
+      ? (col: string) => tx`and ${tx(col)} > ${q.after as string}::timestamptz`
+      : q.before !== undefined
+      ? (col: string) => tx`and ${tx(col)} < ${q.before as string}::timestamptz`
+      : () => tx``;
+    const found = await tx<FeedRow[]>`
+      select * from (
+        (${messageItems(tx)}
+          where m.conversation_id = ${q.conversation_id} ${cut('m.created_at')}
+          order by m.created_at ${dir} limit ${q.limit})
+        union all
+        (${notificationItems(tx)}
+          where n.conversation_id = ${q.conversation_id} and n.user_id = (select auth.uid()) ${cut('n.created_at')}
+          order by n.created_at ${dir} limit ${q.limit})
+      ) items
+      order by created_at ${dir}
+      limit ${q.limit}`;
+    return newer ? found : found.reverse();
+  });
+  const names = await partyNames(senders(rows));
+  return rows.map((r) => feedItem(r, names));
+}
+
+// ---- conversation-list -----------------------------------------------------------------------
+
+interface ConversationRow {
+  conversation_id: string;
+  escrow_id: string;
+  escrow_title: string;
+  escrow_status: EscrowStatus;
+  counterparty_id: string | null;
+  unread_count: number;
+  last_activity_at: string;
+}
+
+export async function listConversations(
+  claims: UserClaims,
+  q: { limit: number; before?: string },
+): Promise<ConversationResponse[]> {
+  const { conversations, lastItems } = await asUser(claims, async (tx) => {
+    // Every conversation of the caller with the time of its newest feed item (the caller's own
+    // view: the messages and their notifications), newest activity first. Row-level security
+    // keeps exactly the caller's escrows.
+    const page = await tx<ConversationRow[]>`
+      select * from (
+      select c.id as conversation_id, e.id as escrow_id, e.title as escrow_title, e.status as escrow_status,
+             -- the other party as the caller may know them: an initiator learns who holds the
+             -- invited phone only when they accept or decline
+             case when e.initiator_id = (select auth.uid()) then e.revealed_counterparty_id else e.initiator_id end
+               as counterparty_id,
+             (select count(*)::int from public.notifications n
+               where n.conversation_id = c.id and n.user_id = (select auth.uid()) and not n.is_read) as unread_count,
+             greatest(
+               c.created_at,
+               (select max(m.created_at) from public.messages m where m.conversation_id = c.id),
+               (select max(n.created_at) from public.notifications n
+                 where n.conversation_id = c.id and n.user_id = (select auth.uid()))
+             ) as last_activity_at
+        from public.conversations c join public.escrows e on e.id = c.escrow_id
+       where e.status <> 'deleted'
+      ) mine
+       ${q.before ? tx`where last_activity_at < ${q.before}::timestamptz` : tx``}
+       order by last_activity_at desc, conversation_id desc
+       limit ${q.limit}`;
+    const ids = page.map((c) => c.conversation_id);
+    // the newest item of each conversation on the page
+    const lastItems = ids.length === 0 ? [] : await tx<FeedRow[]>`
+      select last.* from unnest(${ids}::uuid[]) as page(id) cross join lateral (
+        select * from (
+          (${messageItems(tx)} where m.conversation_id = page.id order by m.created_at desc limit 1)
+          union all
+          (${notificationItems(tx)}
+            where n.conversation_id = page.id and n.user_id = (select auth.uid()) order by n.created_at desc limit 1)
+        ) items order by created_at desc limit 1
+      ) last`;
+    return { conversations: page, lastItems };
+  });
+  const last = new Map(lastItems.map((r) => [r.conversation_id, r]));
+  const names = await partyNames([
+    ...conversations.flatMap((c) => (c.counterparty_id ? [c.counterparty_id] : [])),
+    ...senders(lastItems),
+  ]);
+  return conversations.map((c) => {
+    const other = c.counterparty_id ? names.get(c.counterparty_id) : undefined;
+    const item = last.get(c.conversation_id);
+    return {
+      conversation_id: c.conversation_id,
+      escrow_id: c.escrow_id,
+      escrow_title: c.escrow_title,
+      escrow_status: c.escrow_status,
+      counterparty_first_name: other?.first_name ?? null,
+      counterparty_last_name: other?.last_name ?? null,
+      last_item: item ? feedItem(item, names) : null,
+      unread_count: c.unread_count,
+      last_activity_at: c.last_activity_at,
+    };
+  });
+}
+
+// ---- conversation-read -----------------------------------------------------------------------
+
+/** Marks the caller's notifications of the conversation read; how many this call changed. */
+export function readConversation(claims: UserClaims, conversationId: string): Promise<{ updated: number }> {
+  return asUser(claims, async (tx) => {
+    await visibleConversation(tx, conversationId);
+    const rows = await tx`
+      update public.notifications set is_read = true
+       where conversation_id = ${conversationId} and user_id = (select auth.uid()) and not is_read
+      returning id`;
+    return { updated: rows.length };
+  });
+}

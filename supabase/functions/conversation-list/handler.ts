@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { listConversations } from '../../../shared/conversations.ts';
+import { conversationListQuery, conversationListResponse } from '../../../shared/schemas/conversations.ts';
+
+export default endpoint({
+  name: 'conversation-list',
+  method: 'GET',
+  auth: 'user',
+  query: conversationListQuery,
+  response: conversationListResponse,
+  handler: ({ user, query }) => listConversations(user.claims, query),
+});

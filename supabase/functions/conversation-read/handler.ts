@@ -1,0 +1,13 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { readConversation } from '../../../shared/conversations.ts';
+import { conversationIdBody, conversationReadResponse } from '../../../shared/schemas/conversations.ts';
+
+export default endpoint({
+  name: 'conversation-read',
+  method: 'POST',
+  auth: 'user',
+  idempotent: false,
+  body: conversationIdBody,
+  response: conversationReadResponse,
+  handler: ({ user, body }) => readConversation(user.claims, body.conversation_id),
+});
