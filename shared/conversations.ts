@@ -206,9 +206,12 @@ export async function listConversations(
       select * from (
       select c.id as conversation_id, e.id as escrow_id, e.title as escrow_title, e.status as escrow_status,
              -- the other party as the caller may know them: an initiator learns who holds the
-             -- invited phone only when they accept or decline
-             case when e.initiator_id = (select auth.uid()) then e.revealed_counterparty_id else e.initiator_id end
-               as counterparty_id,
+             -- invited phone when they accept or decline, or write in the conversation
+             case when e.initiator_id = (select auth.uid())
+                  then coalesce(e.revealed_counterparty_id,
+                                (select m.sender_id from public.messages m
+                                  where m.conversation_id = c.id and m.sender_id <> (select auth.uid()) limit 1))
+                  else e.initiator_id end as counterparty_id,
              (select count(*)::int from public.notifications n
                where n.conversation_id = c.id and n.user_id = (select auth.uid()) and not n.is_read) as unread_count,
              greatest(

@@ -72,7 +72,8 @@ export const messageFeedResponse = z.array(feedItemResponse);
 
 /**
  * One conversation of conversation-list. The counterparty's names are null until they are known
- * to the caller: an initiator learns who the invited phone belongs to when they accept or decline.
+ * to the caller: an initiator learns who the invited phone belongs to when they accept, decline or
+ * write in the conversation.
  */
 export const conversationResponse = z.strictObject({
   conversation_id: responseUuid,

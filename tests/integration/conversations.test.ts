@@ -453,6 +453,11 @@ describe('conversation-list', () => {
     expect(list[0].conversation_id).toBe(deals[0]!.conversationId);
     expect(list[0].last_item).toEqual(msg);
     expect(list[0].last_activity_at).toBe(msg.created_at);
+    // Ada wrote in it: her names are no secret any more
+    expect(list[0]).toMatchObject({ counterparty_first_name: 'Ada', counterparty_last_name: 'Party' });
+    expect(list.find((c: any) => c.conversation_id === deals[1]!.conversationId)).toMatchObject({
+      counterparty_first_name: null,
+    });
     // the counterparty sees the initiator's names
     const theirs = ok(await conversations(deals[0]!.other));
     expect(theirs[0]).toMatchObject({ counterparty_first_name: 'Me', counterparty_last_name: 'Self' });
