@@ -20,6 +20,10 @@ const conversations = (user: TestUser, query: Record<string, string | number | u
 const markRead = (user: TestUser, conversationId: string) =>
   post('conversation-read', { conversation_id: conversationId }, { token: user.accessToken });
 
+/** The single row of a count query (typed for the compiler). */
+const one = (sql: ReturnType<typeof testDb>) => async (strings: TemplateStringsArray, ...values: any[]) =>
+  ((await sql(strings, ...values)) as unknown as { n: number }[])[0] as { n: number };
+
 /** Microseconds since the epoch of an ISO timestamp (the API keeps every microsecond). */
 function micros(iso: string): bigint {
   const m = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(iso);
@@ -139,7 +143,7 @@ describe('message-send', () => {
     }
     expect(refused(await send(deal.initiator, 'not-a-uuid', 'hi'), 400)).toEqual(['conversation_id']);
     // nothing was stored
-    const [{ n }] = await testDb()`
+    const { n } = await one(testDb())`
       select count(*)::int as n from public.messages where conversation_id = ${deal.conversationId}`;
     expect(n).toBe(0);
   });
@@ -245,7 +249,7 @@ describe('message-send', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.data).toEqual(first);
-    const [{ n }] = await testDb()`
+    const { n } = await one(testDb())`
       select count(*)::int as n from public.messages where conversation_id = ${deal.conversationId}`;
     expect(n).toBe(1);
   });
@@ -259,7 +263,7 @@ describe('message-send', () => {
     expect(r.body.error).toMatch(/^Too many messages: you can send another in (\d+ seconds?|1 minute)$/);
     // the other party is not limited by it
     ok(await send(deal.counterparty, deal.conversationId, 'slow down'), 201);
-    const [{ n }] = await testDb()`
+    const { n } = await one(testDb())`
       select count(*)::int as n from public.messages where conversation_id = ${deal.conversationId}`;
     expect(n).toBe(31);
   });
@@ -277,7 +281,7 @@ describe('message-feed', () => {
       const items = ok(await feed(user, { conversation_id: deal.conversationId }));
       expectStrictlyIncreasing(items);
       const notifications = items.filter((i: any) => i.source === 'notification');
-      const [{ n }] = await testDb()`
+      const { n } = await one(testDb())`
         select count(*)::int as n from public.notifications where conversation_id = ${deal.conversationId}
            and user_id = ${user.id}`;
       expect(notifications).toHaveLength(n);
@@ -483,7 +487,7 @@ describe('conversation-read', () => {
   it("marks the caller's notifications of that conversation read, and only theirs", async () => {
     const deal = await fundedDeal({ amount: 2_500 });
     const unread = async (user: TestUser) => {
-      const [{ n }] = await testDb()`
+      const { n } = await one(testDb())`
         select count(*)::int as n from public.notifications
          where conversation_id = ${deal.conversationId} and user_id = ${user.id} and not is_read`;
       return n as number;
