@@ -11,10 +11,12 @@
 //
 // Adding a message: its kind and params below (the type), its text in every language's table
 // (the compiler refuses a missing one), the SQL that records it, and a sample in
-// tests/integration/messages.test.ts. A second language is a second `Language` object in
+// tests/integration/messages.test.ts; a notification kind also its entry in
+// shared/notification-events.ts (events, recipients, operations, entity and action). A second language is a second `Language` object in
 // LANGUAGES; only English exists today.
 
 import type { EscrowCategory, NotificationEventType, OtpContext } from './enums.ts';
+import { NOTIFICATIONS } from './notification-events.ts';
 
 /** An amount in kobo, as the SQL functions record it (a jsonb number). */
 type Kobo = number;
@@ -97,41 +99,17 @@ export type TransactionMessage = MessageOf<TransactionParams>;
 
 /**
  * The notification event types each kind is written with (public.notifications.event_type): the
- * kinds are the sentences, the event types what the client app acts on. Their union is the list of
- * event types the transitions write today.
+ * kinds are the sentences, the event types what the client app acts on. Taken from the catalog of
+ * shared/notification-events.ts; their union is the list of event types the service writes.
  */
-export const NOTIFICATION_KIND_EVENTS = {
-  escrow_created: ['escrow_created'],
-  invite_received: ['invite_received'],
-  invite_received_funded: ['invite_received'],
-  funded_payer: ['funded'],
-  funded_payee: ['funded'],
-  funding_shortfall: ['funding_shortfall'],
-  accepted: ['active'],
-  accepted_funded: ['active'],
-  payment_requested: ['payment_requested'],
-  closed_unfunded: ['declined', 'cancelled'],
-  refunded_unaccepted: ['declined', 'cancelled'],
-  refunded: ['refunded'],
-  delivered_inspection: ['delivered'],
-  delivered: ['delivered'],
-  released_payee: ['released'],
-  released_payer: ['released'],
-  milestones_released_payee: ['released'],
-  milestones_released_payer: ['released'],
-  payout_succeeded: ['payout_succeeded'],
-  payout_failed: ['payout_failed'],
-  milestone_proposed: ['milestone_proposed'],
-  milestone_updated: ['milestone_updated'],
-  milestone_accepted: ['milestone_accepted'],
-  milestone_completed: ['milestone_completed'],
-  milestone_released: ['milestone_released'],
-} as const satisfies { [K in NotificationKind]: readonly NotificationEventType[] };
+export const NOTIFICATION_KIND_EVENTS: { readonly [K in NotificationKind]: readonly NotificationEventType[] } = Object
+  .fromEntries(
+    Object.entries(NOTIFICATIONS).map(([kind, spec]) => [kind, spec.events]),
+  ) as unknown as { [K in NotificationKind]: readonly NotificationEventType[] };
 
 export const NOTIFICATION_KINDS = Object.keys(NOTIFICATION_KIND_EVENTS) as NotificationKind[];
 /** Every event type a notification is written with, in the order of the kinds above. */
 export const NOTIFICATION_EVENT_TYPES_WRITTEN = [...new Set(Object.values(NOTIFICATION_KIND_EVENTS).flat())];
-export type NotificationEventWritten = (typeof NOTIFICATION_KIND_EVENTS)[NotificationKind][number];
 
 const SMS_KIND_LIST = {
   escrow_invite: true,
