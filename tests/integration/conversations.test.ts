@@ -388,6 +388,28 @@ describe('message-feed', () => {
     expect(items.filter((i: any) => i.source === 'message')).toHaveLength(21);
   });
 
+  it('messages racing transitions, reads and marks: every request succeeds and the feed stays in order', async () => {
+    const deal = await fundedDeal({ amount: 4_000, category: 'auto_dealership' });
+    const chat = (n: number) =>
+      Array.from({ length: n }, (_, i) => send(i % 2 ? deal.payer : deal.payee, deal.conversationId, `race ${n} ${i}`));
+    const first = await Promise.all([
+      escrowOp('escrow-deliver', deal.payee, deal.escrowId),
+      ...chat(16),
+      markRead(deal.payer, deal.conversationId),
+      markRead(deal.payee, deal.conversationId),
+      feed(deal.payer, { conversation_id: deal.conversationId }),
+    ]);
+    for (const r of first) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    const second = await Promise.all([escrowOp('escrow-release', deal.payer, deal.escrowId), ...chat(12)]);
+    for (const r of second) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    for (const user of [deal.payer, deal.payee]) {
+      const items = ok(await feed(user, { conversation_id: deal.conversationId, limit: 200 }));
+      expectStrictlyIncreasing(items);
+      expect(items.filter((i: any) => i.source === 'message')).toHaveLength(28);
+      expect(items.some((i: any) => i.event_type === 'released')).toBe(true);
+    }
+  });
+
   it('validates its query: limit 1-200 (default 100), timestamps, not before and after together', async () => {
     const deal = await newDeal();
     const q = (extra: Record<string, string | number>) =>
