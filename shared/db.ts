@@ -8,6 +8,8 @@ import { getConfig } from './config.ts';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
+/** A piece of a query (tx`...`) put into another one. */
+export type Fragment = postgres.Fragment;
 
 let client: Sql | undefined;
 

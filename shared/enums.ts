@@ -78,11 +78,12 @@ export const NOTIFICATION_EVENT_TYPES = [
   'milestone_accepted',
   'milestone_completed',
   'milestone_released',
+  'review_received',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
 /** What a notification's entity_id points at (public.notifications.entity_type). */
-export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone'] as const;
+export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone', 'review'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 /** The button a notification offers (public.notifications.action_label; null: no action). */

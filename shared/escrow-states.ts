@@ -16,6 +16,7 @@ export type Operation =
   | 'deliver'
   | 'release'
   | 'refund'
+  | 'review'
   | 'job:inspection_ends'
   | 'job:14_days';
 
@@ -27,6 +28,9 @@ export interface EscrowFacts {
   funded: boolean;
   accepted: boolean;
   delivered: boolean;
+  /** each party has reviewed the other (review-submit) */
+  reviewedByInitiator: boolean;
+  reviewedByCounterparty: boolean;
 }
 
 export interface Transition {
@@ -153,6 +157,14 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     also: "what is left in the hold goes back to the payer's wallet",
   },
   { from: 'released, refunded, 14 days after', operation: 'job (jobs-run)', who: 'job', to: 'ended', also: '' },
+  {
+    from: 'released, refunded, ended; the counterparty had accepted',
+    operation: 'review-submit',
+    who: 'either party, once',
+    to: 'ended when the other party has reviewed too (ended_at set); otherwise unchanged',
+    also:
+      '`review_received` notification to the other party (entity: the review; "Leave a review" while they have not reviewed); a deleted escrow is 404',
+  },
 ];
 
 /** The category rules, in words, for the generated document (a category without its rule does not compile). */
@@ -174,6 +186,7 @@ export type Outcome = { ok: true; next: Partial<EscrowFacts> } | { ok: false; st
 /**
  * What the server must answer when `actor` does `op` to an escrow in state `e`: the table above,
  * as a function. Only parties act here (a stranger always gets 404); `fund` is from the wallet.
+ * A success is 200, and 201 for `review` (it creates the review).
  */
 export function predict(e: EscrowFacts, op: Operation, actor: 'initiator' | 'counterparty' | 'job'): Outcome {
   const payer = e.payerRole === actor;
@@ -217,6 +230,18 @@ export function predict(e: EscrowFacts, op: Operation, actor: 'initiator' | 'cou
       if (!payee) return refuse(403);
       if (e.status !== 'funded' && e.status !== 'inspection') return refuse(409);
       return { ok: true, next: { status: 'refunded' } };
+    case 'review': {
+      if (actor === 'job') return refuse(409);
+      if (e.status === 'deleted') return { ok: false, status: 404 };
+      if (e.status !== 'released' && e.status !== 'refunded' && e.status !== 'ended') return refuse(409);
+      // declined or cancelled before the counterparty accepted: no deal took place
+      if (!e.accepted) return refuse(409);
+      const mine = actor === 'initiator' ? e.reviewedByInitiator : e.reviewedByCounterparty;
+      const theirs = actor === 'initiator' ? e.reviewedByCounterparty : e.reviewedByInitiator;
+      if (mine) return refuse(409);
+      const reviewed = actor === 'initiator' ? { reviewedByInitiator: true } : { reviewedByCounterparty: true };
+      return { ok: true, next: theirs ? { ...reviewed, status: 'ended' } : reviewed };
+    }
     case 'job:inspection_ends':
       return e.status === 'inspection' ? { ok: true, next: { status: 'released' } } : { ok: true, next: {} };
     case 'job:14_days':

@@ -54,6 +54,8 @@ export interface NotificationParams {
   milestone_accepted: { milestone: string };
   milestone_completed: { milestone: string; amount: Kobo };
   milestone_released: { milestone: string };
+  /** The other party reviewed the reviewee (a rating from 1 to 5). */
+  review_received: { reviewer: string | null; title: string; rating: number };
 }
 
 export interface SmsParams {
@@ -230,6 +232,7 @@ const en: Language = {
     milestone_completed: (p) =>
       `Milestone "${p.milestone}" was marked complete. Release ${naira(p.amount)} when satisfied.`,
     milestone_released: (p) => `Milestone "${p.milestone}" was released to you.`,
+    review_received: (p) => `${name(p.reviewer)} rated you ${p.rating} out of 5 for "${p.title}".`,
   },
   sms: {
     escrow_invite: (p) =>

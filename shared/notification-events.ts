@@ -253,6 +253,15 @@ export const NOTIFICATIONS = {
     entity_type: 'milestone',
     action_labels: ['View milestone'],
   },
+  review_received: {
+    events: ['review_received'],
+    to: 'the party who was reviewed',
+    operations: ['review-submit'],
+    sql: ['private.review_submit'],
+    entity_type: 'review',
+    // "Leave a review" while they have not reviewed the other party yet
+    action_labels: ['Leave a review', null],
+  },
 } as const satisfies { [K in NotificationKind]: NotificationSpec };
 
 const isList = (ops: NotificationSpec['operations']): ops is readonly string[] => Array.isArray(ops);

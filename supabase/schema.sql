@@ -711,9 +711,9 @@ create table public.notifications (
 );
 alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text]));
 alter table public.notifications add constraint notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text]));
+alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text, 'review'::text]));
 alter table public.notifications add constraint notifications_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text]));
+alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text, 'review_received'::text]));
 alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
@@ -810,6 +810,38 @@ grant update (
   avatar_status,
   updated_at
 ) on table public.profiles to authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table public.reviews
+-- ---------------------------------------------------------------------------------------------
+create table public.reviews (
+  id uuid not null default gen_random_uuid(),
+  escrow_id uuid not null,
+  reviewer_id uuid not null,
+  reviewee_id uuid not null,
+  rating integer not null,
+  feedback text,
+  created_at timestamp with time zone not null default now()
+);
+alter table public.reviews add constraint reviews_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
+alter table public.reviews add constraint reviews_escrow_reviewer_key UNIQUE (escrow_id, reviewer_id);
+alter table public.reviews add constraint reviews_feedback_check CHECK (char_length(feedback) >= 1 AND char_length(feedback) <= 2000);
+alter table public.reviews add constraint reviews_not_self CHECK (reviewer_id <> reviewee_id);
+alter table public.reviews add constraint reviews_pkey PRIMARY KEY (id);
+alter table public.reviews add constraint reviews_rating_check CHECK (rating >= 1 AND rating <= 5);
+alter table public.reviews add constraint reviews_reviewee_id_fkey FOREIGN KEY (reviewee_id) REFERENCES private.users(id) ON DELETE CASCADE;
+alter table public.reviews add constraint reviews_reviewer_id_fkey FOREIGN KEY (reviewer_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE UNIQUE INDEX reviews_reviewee_created_key ON public.reviews USING btree (reviewee_id, created_at DESC);
+CREATE INDEX reviews_reviewer_idx ON public.reviews USING btree (reviewer_id);
+alter table public.reviews enable row level security;
+create policy "Reviewers and reviewees can read their reviews" on public.reviews as permissive for select to authenticated using (((reviewer_id = ( SELECT auth.uid() AS uid)) OR (reviewee_id = ( SELECT auth.uid() AS uid))));
+create policy "Service role manages reviews" on public.reviews as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER reviews_created_at_increasing BEFORE INSERT ON public.reviews FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('reviewee_id');
+comment on table public.reviews is 'A party''s rating (1-5) and optional feedback of the other party after a deal, one per reviewer and escrow. The reviewer and the reviewee read it directly; everyone else through review-list (service role, chosen columns).';
+comment on column public.reviews.reviewee_id is 'The other party of the escrow: whose public profile the review is shown on.';
+comment on column public.reviews.created_at is 'Strictly increasing per reviewee (trigger), so review-list''s `before` cursor loses and repeats nothing.';
+grant select on table public.reviews to authenticated;
+grant all on table public.reviews to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- table public.saved_cards
@@ -2990,6 +3022,61 @@ $function$;
 comment on function private.reset_password(p_phone text, p_password_hash text) is 'Password reset: sets the new password hash and ends every live session of the user; null when no account has that phone.';
 revoke all on function private.reset_password(p_phone text, p_password_hash text) from public;
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_reviewer);
+  v_reviewee uuid;
+  v_reviewee_reviewed boolean;
+  v_name text;
+  v_id uuid;
+begin
+  if e.status = 'deleted' then
+    raise exception 'escrow not found' using errcode = 'ES404';
+  end if;
+  if e.status not in ('released', 'refunded', 'ended') then
+    perform private.refuse_state(e, 'review');
+  end if;
+  if e.accepted_at is null then
+    raise exception 'cannot review an escrow the counterparty never accepted' using errcode = 'ES409';
+  end if;
+  if p_rating is null or p_rating not between 1 and 5 then
+    raise exception 'rating must be an integer from 1 to 5' using errcode = 'ES422';
+  end if;
+  if pg_catalog.char_length(p_feedback) > 2000 then
+    raise exception 'feedback must be at most 2000 characters' using errcode = 'ES422';
+  end if;
+  -- the escrow lock serialises every review of this escrow: the check below sees the other's
+  if exists (select 1 from public.reviews r where r.escrow_id = e.id and r.reviewer_id = p_reviewer) then
+    raise exception 'you have already reviewed this escrow' using errcode = 'ES409';
+  end if;
+  v_reviewee := case when p_reviewer = e.initiator_id then e.counterparty_id else e.initiator_id end;
+  insert into public.reviews (escrow_id, reviewer_id, reviewee_id, rating, feedback)
+  values (e.id, p_reviewer, v_reviewee, p_rating, nullif(p_feedback, ''))
+  returning id into v_id;
+  v_reviewee_reviewed := exists (
+    select 1 from public.reviews r where r.escrow_id = e.id and r.reviewer_id = v_reviewee);
+  if v_reviewee_reviewed and e.status <> 'ended' then
+    update public.escrows set status = 'ended', ended_at = now(), updated_at = now() where id = e.id;
+  end if;
+  select p.first_name || ' ' || p.last_name into v_name from public.profiles p where p.id = p_reviewer;
+  perform private.notify(v_reviewee, e.id, 'review_received',
+    pg_catalog.jsonb_build_object('kind', 'review_received', 'reviewer', v_name, 'title', e.title,
+                                  'rating', p_rating),
+    'review', v_id, case when v_reviewee_reviewed then null else 'Leave a review' end);
+  return v_id;
+end
+$function$;
+comment on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) is 'review-submit: a party rates the other party of a released, refunded or ended escrow, once; the escrow ends when both have reviewed; the reviewee is notified. Returns the review id.';
+revoke all on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) from public;
+grant execute on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer)

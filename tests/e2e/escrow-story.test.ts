@@ -3,7 +3,8 @@
 // createClient(...).functions.invoke(...) against the running Deno functions server: two people
 // sign up, the seller saves a payout account, the buyer tops up the wallet, creates a
 // goods_products escrow, funds it from the wallet; the seller accepts with the invite token and
-// delivers; the buyer releases; the seller's payout goes to the bank and lands. Paystack is the
+// delivers; the buyer releases; the seller's payout goes to the bank and lands; both review each
+// other, which ends the escrow, and each sees the other's public profile. Paystack is the
 // local fake (tests/fakes/paystack.ts): it completes the top-up (charge.success) and the payout
 // (transfer.success) through the real webhook.
 import { randomInt, randomUUID } from 'node:crypto';
@@ -188,7 +189,7 @@ const walletOf = (p: Person) => ok<Wallet>('wallet-get', { method: 'GET', token:
 // ---- the story -----------------------------------------------------------------------------
 
 describe('an escrow from two sign-ups to a payout that lands (supabase-js functions.invoke)', () => {
-  it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success', {
+  it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success, reviews', {
     timeout: 60_000,
   }, async () => {
     // --- two people sign up ---
@@ -391,5 +392,38 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     // --- the end: exact balances ---
     expect(await walletOf(buyer)).toMatchObject({ balance: 24_798.44, pending_deposits: 0, pending_withdrawals: 0 });
     expect(await walletOf(seller)).toMatchObject({ balance: 0, pending_deposits: 0, pending_withdrawals: 0 });
+
+    // --- both review each other: the second review ends the escrow ---
+    const review = await ok(
+      'review-submit',
+      {
+        token: buyer.token,
+        body: { escrow_id: escrowId, rating: 5, feedback: 'As described.' },
+        idempotencyKey: randomUUID(),
+      },
+      201,
+    );
+    expect(review).toMatchObject({ reviewer_id: buyer.id, reviewee_id: seller.id, reviewer_first_name: 'Amaka' });
+    await fails('review-submit', { token: buyer.token, body: { escrow_id: escrowId, rating: 4 } }, 409);
+    expect((await notificationsOf(seller, escrowId))[0]).toMatchObject({
+      event_type: 'review_received',
+      entity_type: 'review',
+      entity_id: review.id,
+      action_label: 'Leave a review',
+    });
+    await ok('review-submit', { token: seller.token, body: { escrow_id: escrowId, rating: 4 } }, 201);
+    expect((await escrowOf(buyer, escrowId)).status).toBe('ended');
+    // what each may now see of the other
+    expect(await ok('review-list', { method: 'GET', token: buyer.token, query: { user_id: seller.id } })).toEqual([
+      review,
+    ]);
+    expect(await ok('profile-public-get', { method: 'GET', token: buyer.token, query: { user_id: seller.id } }))
+      .toMatchObject({
+        first_name: 'Chidi',
+        last_initial: 'O',
+        completed_deals: 1,
+        rating_average: 5,
+        rating_count: 1,
+      });
   });
 });

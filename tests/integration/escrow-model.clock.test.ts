@@ -1,6 +1,6 @@
 // Model-based test of the escrow state machine against the real server. fast-check generates a
-// category, who pays, an amount and a sequence of up to 12 operations by both parties, a
-// stranger and the job; before every real call predict() (shared/escrow-states.ts, the table
+// category, who pays, an amount and a sequence of up to 12 operations by both parties (reviews
+// included: the second one ends the escrow at once), a stranger and the job; before every real call predict() (shared/escrow-states.ts, the table
 // docs/escrow-states.md is generated from) says what the server must answer, and after every step
 // the server's state, the escrow hold, the two wallets and the whole ledger are checked against
 // the model.
@@ -57,7 +57,17 @@ type JobOperation = Extract<Operation, 'job:inspection_ends' | 'job:14_days'>;
 /** Who acts, as the command names it; resolved to initiator / counterparty once payer_role is known. */
 type Who = 'payer' | 'payee' | 'initiator' | 'counterparty';
 
-const USER_OPS: readonly UserOp[] = ['fund', 'accept', 'decline', 'cancel', 'delete', 'deliver', 'release', 'refund'];
+const USER_OPS: readonly UserOp[] = [
+  'fund',
+  'accept',
+  'decline',
+  'cancel',
+  'delete',
+  'deliver',
+  'release',
+  'refund',
+  'review',
+];
 const ENDPOINT: Record<UserOp, string> = {
   fund: 'escrow-fund',
   accept: 'escrow-accept',
@@ -67,6 +77,7 @@ const ENDPOINT: Record<UserOp, string> = {
   deliver: 'escrow-deliver',
   release: 'escrow-release',
   refund: 'escrow-refund',
+  review: 'review-submit',
 };
 const CATEGORIES: readonly Category[] = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'];
 /** Statuses in which the total charge sits in the escrow hold. */
@@ -84,7 +95,7 @@ const userOf = (
   r: Real,
 ) => (actor === 'initiator' ? r.deal.initiator : r.deal.counterparty);
 const describeModel = (m: Model) =>
-  `${m.status} (${m.category}, payer ${m.payerRole}, funded=${m.funded}, accepted=${m.accepted}, delivered=${m.delivered}, paidOut=${m.paidOut})`;
+  `${m.status} (${m.category}, payer ${m.payerRole}, funded=${m.funded}, accepted=${m.accepted}, delivered=${m.delivered}, paidOut=${m.paidOut}, reviewed: initiator=${m.reviewedByInitiator} counterparty=${m.reviewedByCounterparty})`;
 const context = (r: Real, what: string, res?: ApiResult) =>
   `${what}${res ? ` -> ${res.status} ${JSON.stringify(res.body)}` : ''}\nescrow ${r.deal.escrowId}\n${
     r.trace.join('\n')
@@ -93,6 +104,7 @@ const context = (r: Real, what: string, res?: ApiResult) =>
 /** The request body for an operation on the escrow (accept / decline may name it by invite token). */
 function bodyFor(op: UserOp, r: Real, viaToken: boolean): Record<string, unknown> {
   if ((op === 'accept' || op === 'decline') && viaToken) return { invite_token: r.deal.inviteToken };
+  if (op === 'review') return { escrow_id: r.deal.escrowId, rating: 1 + (r.trace.length % 5) };
   return { escrow_id: r.deal.escrowId, ...(op === 'fund' ? { method: 'wallet' } : {}) };
 }
 
@@ -159,6 +171,20 @@ async function checkEverything(m: Model, r: Real) {
     : {};
   expect(await releaseEntries(deal.escrowId), context(r, `release transfer: ${balances}`)).toEqual(expectedRelease);
 
+  // ended_at is set exactly when the escrow ended (by the job or by the second review), and the
+  // reviews are the ones the model says
+  const [row] = await testDb()<{ ended: boolean; by_initiator: boolean; by_counterparty: boolean }[]>`
+    select e.ended_at is not null as ended,
+           exists (select 1 from public.reviews v where v.escrow_id = e.id and v.reviewer_id = e.initiator_id) as by_initiator,
+           exists (select 1 from public.reviews v where v.escrow_id = e.id and v.reviewer_id = e.counterparty_id)
+             as by_counterparty
+      from public.escrows e where e.id = ${deal.escrowId}`;
+  expect(row, context(r, `ended_at and reviews; model ${describeModel(m)}`)).toEqual({
+    ended: m.status === 'ended',
+    by_initiator: m.reviewedByInitiator,
+    by_counterparty: m.reviewedByCounterparty,
+  });
+
   await expectLedgerInvariants(context(r, 'ledger invariants'));
 }
 
@@ -199,7 +225,12 @@ class PartyOp implements fc.AsyncCommand<Model, Real> {
     const res = await post(ENDPOINT[this.op], bodyFor(this.op, r, this.viaToken), {
       token: userOf(actor, r).accessToken,
     });
-    if (expected.ok) {
+    if (expected.ok && this.op === 'review') {
+      // 201 with the review (not the escrow): its status is checked below, by escrow-get
+      expect(res.status, context(r, what, res)).toBe(201);
+      expect(res.body.data.reviewer_id, context(r, what, res)).toBe(userOf(actor, r).id);
+      applyOutcome(m, expected.next);
+    } else if (expected.ok) {
       expect(res.status, context(r, what, res)).toBe(200);
       applyOutcome(m, expected.next);
       expect(res.body.data.status, context(r, what, res)).toBe(m.status);
@@ -335,9 +366,13 @@ class Advance implements fc.AsyncCommand<Model, Real> {
           : new PartyOp('refund', 'payee');
       case 'released':
       case 'refunded':
-        return new JobOp('job:14_days');
+        // the 14 days pass, or a party reviews (the second review ends it at once)
+        return v === 0 ? new JobOp('job:14_days') : new PartyOp('review', v === 1 ? 'payer' : 'payee');
+      case 'ended':
+        // a party who has not reviewed yet may still do so; a second review is refused
+        return v === 2 ? new PartyOp('release', 'payer') : new PartyOp('review', v === 0 ? 'payee' : 'payer');
       default:
-        // cancelled, deleted, ended (and disputed, which these operations never reach): anything is refused
+        // cancelled, deleted (and disputed, which these operations never reach): anything is refused
         return new PartyOp(v === 0 ? 'release' : v === 1 ? 'fund' : 'cancel', v === 0 ? 'payer' : 'payee');
     }
   }
@@ -371,6 +406,8 @@ const commandArb = fc.oneof(
   party('release', 'payee', 2),
   party('refund', 'payee', 2),
   party('refund', 'payer', 2),
+  party('review', 'payer', 3),
+  party('review', 'payee', 3),
   { arbitrary: fc.constant(new JobOp('job:inspection_ends')), weight: 3 },
   { arbitrary: fc.constant(new JobOp('job:14_days')), weight: 3 },
   {
@@ -440,6 +477,8 @@ describe('the escrow state machine against the model (predict)', () => {
             accepted: false,
             delivered: false,
             paidOut: false,
+            reviewedByInitiator: false,
+            reviewedByCounterparty: false,
           };
           const real: Real = {
             deal,

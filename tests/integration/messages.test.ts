@@ -354,6 +354,13 @@ const CASES: Case[] = [
     `pg_catalog.format('"%s" was released: every milestone is paid.', p->>'title')`,
     (i) => ({ title: at(TITLES, i, 3) }),
   ),
+  // reviews (issue 10): new after the move, so there is no old SQL; this is the sentence meant,
+  // written as SQL, to check the rendering with the same hostile names and titles
+  notification(
+    'review_received',
+    `pg_catalog.format('%s rated you %s out of 5 for "%s".', p->>'reviewer', p->>'rating', p->>'title')`,
+    (i) => ({ reviewer: at(NAMES, i), title: at(TITLES, i, 3), rating: 1 + (i % 5) }),
+  ),
   // transaction descriptions
   ...(
     [

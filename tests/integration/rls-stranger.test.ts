@@ -4,8 +4,8 @@
 // asUser sets them for a request, inside transactions that are always rolled back.
 //
 // Two users make rows in every table through the real HTTP API (an escrow with its conversation,
-// a milestone, notifications and messages; a wallet with transactions; a card; payout and virtual accounts;
-// next of kin). Then, for each table the catalog lists:
+// a milestone, notifications and messages, released and reviewed; a wallet with transactions; a
+// card; payout and virtual accounts; next of kin). Then, for each table the catalog lists:
 // - the owners' rows are there (seen by the database owner, which RLS does not filter);
 // - a stranger (a third user, party to nothing) sees none of them;
 // - each of the three users sees only rows that are theirs, out of every row of the table, those
@@ -40,6 +40,7 @@ const OWNED_BY: Record<string, string> = {
   notifications: 'user_id = $user',
   messages:
     `conversation_id in (select c.id from public.conversations c join public.escrows e on e.id = c.escrow_id where ${PARTY})`,
+  reviews: '$user in (reviewer_id, reviewee_id)',
 };
 
 interface Table {
@@ -151,6 +152,9 @@ beforeAll(async () => {
   const payout = { bank_code: '058', bank_name: 'GTBank', account_number: account, account_name: 'Cou Obi' };
   ok(await post('payout-add', payout, { token: party.accessToken }), 201);
   ok(await post('virtual-account-create', {}, { token: owner.accessToken }));
+  // the deal done: released by the owner (the payer), who then reviews the party (reviews)
+  ok(await escrowOp('escrow-release', owner, deal.escrowId));
+  ok(await post('review-submit', { escrow_id: deal.escrowId, rating: 4 }, { token: owner.accessToken }), 201);
   // what the stranger may do: read their own things (none of which is the owners')
   ok(await get('escrow-list', { token: stranger.accessToken }));
 });

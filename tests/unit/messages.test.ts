@@ -58,6 +58,7 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   milestone_accepted: { milestone: S },
   milestone_completed: { milestone: S, amount: N },
   milestone_released: { milestone: S },
+  review_received: { reviewer: S, title: S, rating: 4 },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },

@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { getPublicProfile } from '../../../shared/reviews.ts';
+import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/schemas/reviews.ts';
+
+export default endpoint({
+  name: 'profile-public-get',
+  method: 'GET',
+  auth: 'user',
+  query: profilePublicGetQuery,
+  response: publicProfileResponse,
+  handler: ({ query }) => getPublicProfile(query.user_id),
+});
