@@ -125,13 +125,10 @@ export async function sendMessage(
 ): Promise<FeedItemResponse> {
   const c = getConfig();
   const outcome = await asService(async (tx) => {
-    // per sender, all conversations together; taken in this transaction, so a refused or failed
-    // send costs no unit
-    const rules = [
-      { key: `message:minute:${user.id}`, limit: c.MESSAGE_MAX_PER_MINUTE, window_seconds: 60 },
-      { key: `message:hour:${user.id}`, limit: c.MESSAGE_MAX_PER_HOUR, window_seconds: 3600 },
-    ];
-    const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+    // per sender, all conversations together, counted from their own messages in this
+    // transaction (so a refused send stores nothing)
+    const [limit] = await tx<{ wait: number }[]>`
+      select private.message_rate_wait(${user.id}, ${c.MESSAGE_MAX_PER_MINUTE}, ${c.MESSAGE_MAX_PER_HOUR}) as wait`;
     const wait = Number(limit?.wait ?? 0);
     if (wait > 0) return { wait, row: null };
     const [row] = await tx<FeedRow[]>`

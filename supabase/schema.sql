@@ -606,7 +606,7 @@ alter table public.messages add constraint messages_message_type_check CHECK (me
 alter table public.messages add constraint messages_pkey PRIMARY KEY (id);
 alter table public.messages add constraint messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE UNIQUE INDEX messages_conversation_created_key ON public.messages USING btree (conversation_id, created_at DESC);
-CREATE INDEX messages_sender_idx ON public.messages USING btree (sender_id);
+CREATE INDEX messages_sender_created_idx ON public.messages USING btree (sender_id, created_at DESC);
 alter table public.messages enable row level security;
 create policy "Parties can read their conversations' messages" on public.messages as permissive for select to authenticated using ((EXISTS ( SELECT 1
    FROM (public.conversations c
@@ -2236,6 +2236,38 @@ end
 $function$;
 comment on function private.link_invited_escrows() is 'Trigger on private.users: links the escrows waiting for the new account''s phone, leaving updated_at unchanged.';
 revoke all on function private.link_invited_escrows() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_now timestamptz;
+  v_wait integer := 0;
+  v_nth timestamptz;
+  w record;
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('message-rate:' || p_sender::text, 0));
+  v_now := pg_catalog.clock_timestamp();
+  for w in select * from (values (p_per_minute, 60), (p_per_hour, 3600)) as t(lim, secs) loop
+    -- the lim-th most recent message inside the window decides when a slot frees up
+    select m.created_at into v_nth from public.messages m
+     where m.sender_id = p_sender and m.created_at > v_now - pg_catalog.make_interval(secs => w.secs)
+     order by m.created_at desc offset w.lim - 1 limit 1;
+    if found then
+      v_wait := greatest(v_wait, ceil(extract(epoch from (v_nth + pg_catalog.make_interval(secs => w.secs) - v_now)))::integer, 1);
+    end if;
+  end loop;
+  return v_wait;
+end
+$function$;
+comment on function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer) is 'message-send''s rate limit: 0, or the seconds until the sender may send again (per minute and per hour, counted from their messages).';
+revoke all on function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer) from public;
+grant execute on function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.message_send(p_conversation uuid, p_sender uuid, p_type text, p_content text, p_now timestamp with time zone)

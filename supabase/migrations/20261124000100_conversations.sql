@@ -85,7 +85,8 @@ comment on table public.messages is
   'What the parties of an escrow write each other in its conversation. Parties read them; message-send writes them.';
 -- unique: one conversation's messages never share a created_at (the trigger makes them increasing)
 create unique index messages_conversation_created_key on public.messages (conversation_id, created_at desc);
-create index messages_sender_idx on public.messages (sender_id);
+-- a sender's recent messages: the rate limit (private.message_rate_wait) and the sender foreign key
+create index messages_sender_created_idx on public.messages (sender_id, created_at desc);
 create trigger messages_feed_created_at before insert on public.messages
   for each row execute function private.feed_item_created_at();
 alter table public.messages enable row level security;
@@ -126,6 +127,42 @@ comment on function private.conversation_writable(public.escrows, timestamptz) i
   'closing, deleted ones never.';
 revoke execute on function private.conversation_writable(public.escrows, timestamptz) from public, anon, authenticated;
 grant execute on function private.conversation_writable(public.escrows, timestamptz) to service_role;
+
+-- message-send's rate limit: 0 when p_sender may send one more message now, otherwise the seconds
+-- until they may (at most p_per_minute in 60 s and p_per_hour in an hour, all conversations
+-- together), counted from their messages themselves. The sender's advisory lock, held until the
+-- transaction ends, makes concurrent sends of one sender count one after the other; the clock is
+-- read once the lock is held (see private.rate_limit_take).
+create function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_now timestamptz;
+  v_wait integer := 0;
+  v_nth timestamptz;
+  w record;
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('message-rate:' || p_sender::text, 0));
+  v_now := pg_catalog.clock_timestamp();
+  for w in select * from (values (p_per_minute, 60), (p_per_hour, 3600)) as t(lim, secs) loop
+    -- the lim-th most recent message inside the window decides when a slot frees up
+    select m.created_at into v_nth from public.messages m
+     where m.sender_id = p_sender and m.created_at > v_now - pg_catalog.make_interval(secs => w.secs)
+     order by m.created_at desc offset w.lim - 1 limit 1;
+    if found then
+      v_wait := greatest(v_wait, ceil(extract(epoch from (v_nth + pg_catalog.make_interval(secs => w.secs) - v_now)))::integer, 1);
+    end if;
+  end loop;
+  return v_wait;
+end
+$$;
+comment on function private.message_rate_wait(uuid, integer, integer) is
+  'message-send''s rate limit: 0, or the seconds until the sender may send again (per minute and per hour, counted '
+  'from their messages).';
+revoke execute on function private.message_rate_wait(uuid, integer, integer) from public, anon, authenticated;
+grant execute on function private.message_rate_wait(uuid, integer, integer) to service_role;
 
 -- message-send: p_sender writes p_content (trimmed by the API) in the conversation. ES404 unless
 -- the sender is a party of a live (not deleted) escrow; ES409 once the conversation is read-only.
