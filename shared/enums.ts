@@ -79,11 +79,18 @@ export const NOTIFICATION_EVENT_TYPES = [
   'milestone_completed',
   'milestone_released',
   'review_received',
+  'dispute_raised',
+  'dispute_proposal',
+  'dispute_proposal_rejected',
+  'dispute_withdrawn',
+  'dispute_deadline_soon',
+  'dispute_escalated',
+  'dispute_resolved',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
 /** What a notification's entity_id points at (public.notifications.entity_type). */
-export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone', 'review'] as const;
+export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone', 'review', 'dispute'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 /** The button a notification offers (public.notifications.action_label; null: no action). */
@@ -98,8 +105,35 @@ export const ACTION_LABELS = [
   'Review milestone',
   'View milestone',
   'Release milestone',
+  'View dispute',
+  'Respond to proposal',
 ] as const;
 export type ActionLabel = (typeof ACTION_LABELS)[number];
+
+/** Why a party raised a dispute (public.disputes.reason_code; DESIGN §8.3). */
+export const DISPUTE_REASON_CODES = [
+  'item_not_received',
+  'item_not_as_described',
+  'item_damaged',
+  'service_not_delivered',
+  'service_incomplete',
+  'payment_not_released',
+  'fraud_suspected',
+  'other',
+] as const;
+export type DisputeReasonCode = (typeof DISPUTE_REASON_CODES)[number];
+
+/** A dispute's status (public.disputes.status): negotiation -> resolved | escalated | withdrawn; escalated -> resolved. */
+export const DISPUTE_STATUSES = ['negotiation', 'escalated', 'resolved', 'withdrawn'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/** How a dispute is settled (public.disputes.outcome, public.dispute_proposals.outcome). */
+export const DISPUTE_OUTCOMES = ['release', 'refund', 'split'] as const;
+export type DisputeOutcome = (typeof DISPUTE_OUTCOMES)[number];
+
+/** A settlement proposal's status (public.dispute_proposals.status). */
+export const PROPOSAL_STATUSES = ['open', 'accepted', 'rejected', 'superseded', 'closed'] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
 /** What kind of message a party sent in a conversation (public.messages.message_type); text is the default. */
 export const MESSAGE_TYPES = ['text'] as const;

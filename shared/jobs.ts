@@ -1,5 +1,5 @@
 // Time-driven work, run by the jobs-run function (pg_cron in production, every minute by the
-// local server): the SQL job private.run_jobs(now) (inspection periods that ended -> released,
+// local server): the SQL job private.run_jobs(now) (dispute reminders and deadlines, inspection periods that ended -> released,
 // released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
 // payouts that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/reconcile.ts), and queued SMS.
@@ -46,12 +46,15 @@ export async function runJobs(now: Date | string = new Date()) {
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
+    disputes_reminded: rows.filter((r) => r.job === 'dispute_reminder').length,
+    disputes_escalated: rows.filter((r) => r.job === 'dispute_escalated').length,
+    disputes_released: rows.filter((r) => r.job === 'dispute_auto_release').length,
     payouts_started: payouts.length + stranded.length,
     sms_sent: sms,
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
   };
-  if (summary.released + summary.ended + summary.payouts_started + summary.sms_sent > 0) {
+  if (rows.length + summary.payouts_started + summary.sms_sent > 0) {
     log.info('jobs.run', { ...summary, now: at });
   }
   return { now: at, ...summary };

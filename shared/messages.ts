@@ -15,7 +15,7 @@
 // shared/notification-events.ts (events, recipients, operations, entity and action). A second language is a second `Language` object in
 // LANGUAGES; only English exists today.
 
-import type { EscrowCategory, NotificationEventType, OtpContext } from './enums.ts';
+import type { DisputeOutcome, DisputeReasonCode, EscrowCategory, NotificationEventType, OtpContext } from './enums.ts';
 import { NOTIFICATIONS } from './notification-events.ts';
 
 /** An amount in kobo, as the SQL functions record it (a jsonb number). */
@@ -56,6 +56,16 @@ export interface NotificationParams {
   milestone_released: { milestone: string };
   /** The other party reviewed the reviewee (a rating from 1 to 5). */
   review_received: { reviewer: string | null; title: string; rating: number };
+  dispute_raised: { title: string; reason_code: DisputeReasonCode; by_payer: boolean };
+  /** The other party proposed a settlement (payee_amount: a split's share for the payee, else null). */
+  dispute_proposal: { title: string; outcome: DisputeOutcome; payee_amount: Kobo | null };
+  dispute_proposal_rejected: { title: string; outcome: DisputeOutcome };
+  dispute_withdrawn: { title: string };
+  /** 24 hours before the negotiation deadline (auto_release: the money then goes to the payee). */
+  dispute_deadline_soon: { title: string; auto_release: boolean };
+  dispute_escalated: { title: string };
+  /** Settled; amount: what this party received (0 when nothing). */
+  dispute_resolved: { title: string; outcome: DisputeOutcome; amount: Kobo; by_admin: boolean };
 }
 
 export interface SmsParams {
@@ -71,6 +81,8 @@ export interface SmsParams {
   otp_code: { context: OtpContext; code: string; minutes: number };
   /** Sign-up asked for a phone that already has an account: a notice, no code. */
   account_exists: Record<never, never>;
+  /** A dispute was settled; amount: what this person received. */
+  dispute_settled: { outcome: DisputeOutcome; amount: Kobo };
 }
 
 export interface TransactionParams {
@@ -119,6 +131,7 @@ const SMS_KIND_LIST = {
   funding_shortfall: true,
   otp_code: true,
   account_exists: true,
+  dispute_settled: true,
 } as const satisfies { [K in SmsKind]: true };
 export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
 
@@ -190,6 +203,27 @@ const smsName = (n: string | null | undefined) => n ?? 'Someone';
 
 const naira = nairaEn;
 
+const DISPUTE_REASON_EN: Record<DisputeReasonCode, string> = {
+  item_not_received: 'item not received',
+  item_not_as_described: 'item not as described',
+  item_damaged: 'item damaged',
+  service_not_delivered: 'service not delivered',
+  service_incomplete: 'service incomplete',
+  payment_not_released: 'payment not released',
+  fraud_suspected: 'fraud suspected',
+  other: 'other',
+};
+
+/** A settlement in words (with a split's share for the payee when known). */
+const outcomeEn = (o: DisputeOutcome, payeeAmount: Kobo | null) =>
+  o === 'release'
+    ? 'release to the payee'
+    : o === 'refund'
+    ? 'refund to the payer'
+    : payeeAmount === null
+    ? 'a split'
+    : `a split, ${naira(payeeAmount)} to the payee and the rest back to the payer`;
+
 const en: Language = {
   naira,
   notification: {
@@ -233,6 +267,23 @@ const en: Language = {
       `Milestone "${p.milestone}" was marked complete. Release ${naira(p.amount)} when satisfied.`,
     milestone_released: (p) => `Milestone "${p.milestone}" was released to you.`,
     review_received: (p) => `${name(p.reviewer)} rated you ${p.rating} out of 5 for "${p.title}".`,
+    dispute_raised: (p) =>
+      `The ${p.by_payer ? 'payer' : 'payee'} raised a dispute on "${p.title}" (${DISPUTE_REASON_EN[p.reason_code]}). ` +
+      'The money stays in escrow while you settle it; you have 72 hours.',
+    dispute_proposal: (p) =>
+      `A settlement of the dispute on "${p.title}" was proposed: ${outcomeEn(p.outcome, p.payee_amount)}. ` +
+      'Accept or reject it.',
+    dispute_proposal_rejected: (p) =>
+      `Your proposal (${outcomeEn(p.outcome, null)}) for the dispute on "${p.title}" was rejected.`,
+    dispute_withdrawn: (p) => `The dispute on "${p.title}" was withdrawn; the deal continues where it was.`,
+    dispute_deadline_soon: (p) =>
+      `The dispute on "${p.title}" has 24 hours left to be settled; then ` +
+      `${p.auto_release ? 'the money is released to the payee unless the payer takes part' : 'it goes to our team'}.`,
+    dispute_escalated: (p) =>
+      `The dispute on "${p.title}" was not settled in time and went to our team, who will decide it.`,
+    dispute_resolved: (p) =>
+      `The dispute on "${p.title}" was settled${p.by_admin ? ' by our team' : ''}: ${outcomeEn(p.outcome, null)}. ` +
+      (p.amount > 0 ? `You received ${naira(p.amount)}.` : 'You received nothing from it.'),
   },
   sms: {
     escrow_invite: (p) =>
@@ -254,6 +305,9 @@ const en: Language = {
     account_exists: () =>
       'Someone asked to sign up with this number, which already has an Escrow account. ' +
       'Log in, or reset your password if you forgot it.',
+    dispute_settled: (p) =>
+      `Your Escrow dispute was settled (${outcomeEn(p.outcome, null)}). ` +
+      (p.amount > 0 ? `${naira(p.amount)} is in your Escrow wallet.` : 'No money came to you from it.'),
   },
   transaction: {
     escrow_funding: (p) => `Escrow funding: ${p.title}`,

@@ -50,6 +50,11 @@ export const ACTION_OPERATIONS: Record<ActionLabel, { operation: string; how: st
   },
   'View milestone': { operation: 'milestone-list', how: "escrow_id = the notification's escrow_id" },
   'Release milestone': { operation: 'milestone-release', how: 'milestone_id = the entity_id' },
+  'View dispute': { operation: 'dispute-get', how: "escrow_id = the notification's escrow_id" },
+  'Respond to proposal': {
+    operation: 'dispute-get',
+    how: 'shows the open proposals; then dispute-respond with the escrow_id, the proposal_id and accept',
+  },
 };
 
 export const NOTIFICATIONS = {
@@ -261,6 +266,62 @@ export const NOTIFICATIONS = {
     entity_type: 'review',
     // "Leave a review" while they have not reviewed the other party yet
     action_labels: ['Leave a review', null],
+  },
+  dispute_raised: {
+    events: ['dispute_raised'],
+    to: 'both parties',
+    operations: ['dispute-raise'],
+    sql: ['private.dispute_notify'],
+    entity_type: 'dispute',
+    action_labels: ['View dispute'],
+  },
+  dispute_proposal: {
+    events: ['dispute_proposal'],
+    to: 'the other party than the proposer',
+    operations: ['dispute-propose'],
+    sql: ['private.dispute_propose'],
+    entity_type: 'dispute',
+    action_labels: ['Respond to proposal'],
+  },
+  dispute_proposal_rejected: {
+    events: ['dispute_proposal_rejected'],
+    to: 'the proposer',
+    operations: ['dispute-respond'],
+    sql: ['private.dispute_respond'],
+    entity_type: 'dispute',
+    action_labels: ['View dispute'],
+  },
+  dispute_withdrawn: {
+    events: ['dispute_withdrawn'],
+    to: 'both parties',
+    operations: ['dispute-withdraw'],
+    sql: ['private.dispute_notify'],
+    entity_type: 'dispute',
+    action_labels: ['View escrow'],
+  },
+  dispute_deadline_soon: {
+    events: ['dispute_deadline_soon'],
+    to: 'both parties, 24 hours before the negotiation deadline',
+    operations: ['jobs-run'],
+    sql: ['private.dispute_notify'],
+    entity_type: 'dispute',
+    action_labels: ['View dispute'],
+  },
+  dispute_escalated: {
+    events: ['dispute_escalated'],
+    to: 'both parties, at the deadline without a settlement',
+    operations: ['jobs-run'],
+    sql: ['private.dispute_notify'],
+    entity_type: 'dispute',
+    action_labels: ['View dispute'],
+  },
+  dispute_resolved: {
+    events: ['dispute_resolved'],
+    to: 'both parties, each with what they received (also by SMS)',
+    operations: ['dispute-respond', 'admin-dispute-resolve', 'jobs-run'],
+    sql: ['private.dispute_settle'],
+    entity_type: 'dispute',
+    action_labels: ['View dispute'],
   },
 } as const satisfies { [K in NotificationKind]: NotificationSpec };
 

@@ -478,6 +478,92 @@ grant select on table public.conversations to authenticated;
 grant all on table public.conversations to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table public.dispute_proposals
+-- ---------------------------------------------------------------------------------------------
+create table public.dispute_proposals (
+  id uuid not null default gen_random_uuid(),
+  dispute_id uuid not null,
+  proposed_by uuid not null,
+  outcome text not null,
+  payee_amount bigint,
+  status text not null default 'open'::text,
+  responded_at timestamp with time zone,
+  created_at timestamp with time zone not null default now()
+);
+alter table public.dispute_proposals add constraint dispute_proposals_dispute_id_fkey FOREIGN KEY (dispute_id) REFERENCES public.disputes(id) ON DELETE CASCADE;
+alter table public.dispute_proposals add constraint dispute_proposals_outcome_check CHECK (outcome = ANY (ARRAY['release'::text, 'refund'::text, 'split'::text]));
+alter table public.dispute_proposals add constraint dispute_proposals_payee_amount_check CHECK (payee_amount > 0);
+alter table public.dispute_proposals add constraint dispute_proposals_pkey PRIMARY KEY (id);
+alter table public.dispute_proposals add constraint dispute_proposals_proposed_by_fkey FOREIGN KEY (proposed_by) REFERENCES private.users(id);
+alter table public.dispute_proposals add constraint dispute_proposals_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
+alter table public.dispute_proposals add constraint dispute_proposals_status_check CHECK (status = ANY (ARRAY['open'::text, 'accepted'::text, 'rejected'::text, 'superseded'::text, 'closed'::text]));
+CREATE INDEX dispute_proposals_dispute_idx ON public.dispute_proposals USING btree (dispute_id, created_at);
+CREATE UNIQUE INDEX dispute_proposals_open_key ON public.dispute_proposals USING btree (dispute_id, proposed_by) WHERE (status = 'open'::text);
+CREATE INDEX dispute_proposals_proposed_by_idx ON public.dispute_proposals USING btree (proposed_by);
+alter table public.dispute_proposals enable row level security;
+create policy "Parties can read their disputes' proposals" on public.dispute_proposals as permissive for select to authenticated using ((EXISTS ( SELECT 1
+   FROM public.disputes d
+  WHERE (d.id = dispute_proposals.dispute_id))));
+create policy "Service role manages dispute proposals" on public.dispute_proposals as permissive for all to service_role using (true) with check (true);
+comment on table public.dispute_proposals is 'What a party proposes to settle a dispute (release, refund or a split) and the other party''s answer.';
+grant select on table public.dispute_proposals to authenticated;
+grant all on table public.dispute_proposals to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table public.disputes
+-- ---------------------------------------------------------------------------------------------
+create table public.disputes (
+  id uuid not null default gen_random_uuid(),
+  escrow_id uuid not null,
+  raised_by uuid not null,
+  reason_code text not null,
+  reason text not null,
+  status text not null default 'negotiation'::text,
+  previous_status text not null,
+  inspection_left interval,
+  negotiation_deadline timestamp with time zone not null,
+  auto_release_at timestamp with time zone,
+  reminded_at timestamp with time zone,
+  escalated_at timestamp with time zone,
+  withdrawn_at timestamp with time zone,
+  outcome text,
+  payee_amount bigint,
+  resolved_by uuid,
+  resolution text,
+  resolved_at timestamp with time zone,
+  created_at timestamp with time zone not null default now(),
+  updated_at timestamp with time zone not null default now()
+);
+alter table public.disputes add constraint disputes_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
+alter table public.disputes add constraint disputes_outcome_check CHECK (outcome = ANY (ARRAY['release'::text, 'refund'::text, 'split'::text]));
+alter table public.disputes add constraint disputes_payee_amount_check CHECK (payee_amount > 0);
+alter table public.disputes add constraint disputes_pkey PRIMARY KEY (id);
+alter table public.disputes add constraint disputes_previous_status_check CHECK (previous_status = ANY (ARRAY['funded'::text, 'inspection'::text]));
+alter table public.disputes add constraint disputes_raised_by_fkey FOREIGN KEY (raised_by) REFERENCES private.users(id);
+alter table public.disputes add constraint disputes_reason_check CHECK (char_length(reason) >= 10 AND char_length(reason) <= 2000);
+alter table public.disputes add constraint disputes_reason_code_check CHECK (reason_code = ANY (ARRAY['item_not_received'::text, 'item_not_as_described'::text, 'item_damaged'::text, 'service_not_delivered'::text, 'service_incomplete'::text, 'payment_not_released'::text, 'fraud_suspected'::text, 'other'::text]));
+alter table public.disputes add constraint disputes_resolution_check CHECK (char_length(resolution) >= 1 AND char_length(resolution) <= 2000);
+alter table public.disputes add constraint disputes_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES private.users(id);
+alter table public.disputes add constraint disputes_resolved_has_outcome CHECK ((status = 'resolved'::text) = (outcome IS NOT NULL AND resolved_at IS NOT NULL));
+alter table public.disputes add constraint disputes_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
+alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
+CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_deadline) WHERE (status = 'negotiation'::text);
+CREATE INDEX disputes_escrow_idx ON public.disputes USING btree (escrow_id, created_at DESC);
+CREATE UNIQUE INDEX disputes_open_key ON public.disputes USING btree (escrow_id) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
+CREATE INDEX disputes_queue_idx ON public.disputes USING btree (created_at) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
+CREATE INDEX disputes_raised_by_idx ON public.disputes USING btree (raised_by);
+CREATE INDEX disputes_resolved_by_idx ON public.disputes USING btree (resolved_by) WHERE (resolved_by IS NOT NULL);
+alter table public.disputes enable row level security;
+create policy "Parties can read their escrows' disputes" on public.disputes as permissive for select to authenticated using ((EXISTS ( SELECT 1
+   FROM public.escrows e
+  WHERE (e.id = disputes.escrow_id))));
+create policy "Service role manages disputes" on public.disputes as permissive for all to service_role using (true) with check (true);
+comment on table public.disputes is 'A dispute over an escrow: who raised it and why, its negotiation deadline, and how it was resolved. Parties read it.';
+comment on column public.disputes.inspection_left is 'What was left of the inspection period when the dispute was raised (null: the escrow was funded, not in inspection); a withdrawal gives it back.';
+grant select on table public.disputes to authenticated;
+grant all on table public.disputes to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table public.escrows
 -- ---------------------------------------------------------------------------------------------
 create table public.escrows (
@@ -709,11 +795,11 @@ create table public.notifications (
   is_read boolean not null default false,
   created_at timestamp with time zone not null default now()
 );
-alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text]));
+alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text, 'View dispute'::text, 'Respond to proposal'::text]));
 alter table public.notifications add constraint notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text, 'review'::text]));
+alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text, 'review'::text, 'dispute'::text]));
 alter table public.notifications add constraint notifications_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text, 'review_received'::text]));
+alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text, 'review_received'::text, 'dispute_raised'::text, 'dispute_proposal'::text, 'dispute_proposal_rejected'::text, 'dispute_withdrawn'::text, 'dispute_deadline_soon'::text, 'dispute_escalated'::text, 'dispute_resolved'::text]));
 alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
@@ -1000,6 +1086,40 @@ grant select, insert, update, delete on table private.system_balances to service
 -- =============================================================================================
 -- Functions: the current definition of each, its comment and who may execute it
 -- =============================================================================================
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_escrow uuid;
+  e public.escrows;
+  d public.disputes;
+  v_payout uuid;
+begin
+  select escrow_id into v_escrow from public.disputes where id = p_dispute;
+  if not found then
+    raise exception 'dispute not found' using errcode = 'ES404';
+  end if;
+  e := private.escrow_lock(v_escrow, null);
+  select * into d from public.disputes where id = p_dispute for update;
+  if d.status not in ('negotiation', 'escalated') then
+    raise exception 'this dispute is % already', d.status using errcode = 'ES409';
+  end if;
+  v_payout := private.dispute_settle(e, d, p_outcome, p_payee_amount, p_admin, p_resolution, p_now);
+  perform private.admin_record(p_admin, 'dispute.resolve', 'dispute', d.id,
+    pg_catalog.jsonb_build_object('escrow_id', e.id, 'outcome', p_outcome, 'payee_amount', p_payee_amount,
+                                  'resolution', p_resolution, 'previous_status', d.status));
+  return v_payout;
+end
+$function$;
+comment on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) is 'admin-dispute-resolve: an admin settles an open dispute with release, refund or a split and a resolution; audited.';
+revoke all on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) from public;
+grant execute on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb)
@@ -1308,6 +1428,330 @@ $function$;
 comment on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) is 'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke all on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$
+  select private.notify(u, e.id, p_event, p_message, 'dispute', d.id, p_action)
+    from unnest(array[e.initiator_id, e.counterparty_id]) as u;
+$function$;
+comment on function private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text) is 'Notifies both parties of an escrow about its dispute (entity: the dispute).';
+revoke all on function private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text) from public;
+grant execute on function private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_open(e public.escrows, p_negotiating boolean)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_open(e public.escrows, p_negotiating boolean)
+ RETURNS public.disputes
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  d public.disputes;
+begin
+  select * into d from public.disputes where escrow_id = e.id and status in ('negotiation', 'escalated') for update;
+  if not found then
+    raise exception 'this escrow has no open dispute' using errcode = 'ES409';
+  end if;
+  if p_negotiating and d.status <> 'negotiation' then
+    raise exception 'this dispute is % and is no longer negotiated by the parties', d.status using errcode = 'ES409';
+  end if;
+  return d;
+end
+$function$;
+comment on function private.dispute_open(e public.escrows, p_negotiating boolean) is 'The escrow''s open dispute, locked (ES409 when none, or when it must be in negotiation and is escalated).';
+revoke all on function private.dispute_open(e public.escrows, p_negotiating boolean) from public;
+grant execute on function private.dispute_open(e public.escrows, p_negotiating boolean) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_payer_took_part(e public.escrows, d public.disputes)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_payer_took_part(e public.escrows, d public.disputes)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select exists (select 1 from public.messages m join public.conversations c on c.id = m.conversation_id
+                  where c.escrow_id = e.id and m.sender_id = private.payer_of(e) and m.created_at >= d.created_at)
+      or exists (select 1 from public.dispute_proposals p
+                  where p.dispute_id = d.id
+                    and (p.proposed_by = private.payer_of(e)
+                         or (p.proposed_by <> private.payer_of(e) and p.status in ('accepted', 'rejected'))))
+$function$;
+comment on function private.dispute_payer_took_part(e public.escrows, d public.disputes) is 'Whether the payer sent a message, made a proposal or answered one after the dispute was raised.';
+revoke all on function private.dispute_payer_took_part(e public.escrows, d public.disputes) from public;
+grant execute on function private.dispute_payer_took_part(e public.escrows, d public.disputes) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_propose(p_escrow uuid, p_actor uuid, p_outcome text, p_payee_amount bigint, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_propose(p_escrow uuid, p_actor uuid, p_outcome text, p_payee_amount bigint, p_now timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  d public.disputes;
+  v_remaining bigint := e.amount - e.released_amount;
+  v_id uuid;
+begin
+  d := private.dispute_open(e, true);
+  if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
+    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
+      private.naira(v_remaining - 1) using errcode = 'ES422';
+  end if;
+  update public.dispute_proposals set status = 'superseded', responded_at = p_now
+   where dispute_id = d.id and proposed_by = p_actor and status = 'open';
+  insert into public.dispute_proposals (dispute_id, proposed_by, outcome, payee_amount, created_at)
+  values (d.id, p_actor, p_outcome, case when p_outcome = 'split' then p_payee_amount end, p_now)
+  returning id into v_id;
+  perform private.notify(case when p_actor = e.initiator_id then e.counterparty_id else e.initiator_id end, e.id,
+    'dispute_proposal',
+    pg_catalog.jsonb_build_object('kind', 'dispute_proposal', 'title', e.title, 'outcome', p_outcome,
+                                  'payee_amount', case when p_outcome = 'split' then p_payee_amount end),
+    'dispute', d.id, 'Respond to proposal');
+  return v_id;
+end
+$function$;
+comment on function private.dispute_propose(p_escrow uuid, p_actor uuid, p_outcome text, p_payee_amount bigint, p_now timestamp with time zone) is 'dispute-propose: a party proposes release, refund or a split of what is still held; it replaces their open proposal.';
+revoke all on function private.dispute_propose(p_escrow uuid, p_actor uuid, p_outcome text, p_payee_amount bigint, p_now timestamp with time zone) from public;
+grant execute on function private.dispute_propose(p_escrow uuid, p_actor uuid, p_outcome text, p_payee_amount bigint, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_raise(p_escrow uuid, p_actor uuid, p_reason_code text, p_reason text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_raise(p_escrow uuid, p_actor uuid, p_reason_code text, p_reason text, p_now timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  d public.disputes;
+begin
+  if e.status not in ('funded', 'inspection') then
+    perform private.refuse_state(e, 'raise a dispute on');
+  end if;
+  insert into public.disputes (escrow_id, raised_by, reason_code, reason, previous_status, inspection_left,
+                               negotiation_deadline, auto_release_at, created_at)
+  values (e.id, p_actor, p_reason_code, p_reason, e.status,
+          case when e.status = 'inspection' then greatest(e.inspection_ends_at - p_now, interval '0') end,
+          p_now + interval '72 hours',
+          case when p_actor = private.payer_of(e) then p_now + interval '72 hours' end,
+          p_now)
+  returning * into d;
+  update public.escrows set status = 'disputed', updated_at = now() where id = e.id;
+  perform private.dispute_notify(e, d, 'dispute_raised',
+    pg_catalog.jsonb_build_object('kind', 'dispute_raised', 'title', e.title, 'reason_code', p_reason_code,
+                                  'by_payer', p_actor = private.payer_of(e)),
+    'View dispute');
+  return d.id;
+end
+$function$;
+comment on function private.dispute_raise(p_escrow uuid, p_actor uuid, p_reason_code text, p_reason text, p_now timestamp with time zone) is 'dispute-raise by a party of a funded escrow or one in inspection: the escrow becomes disputed, the inspection clock stops.';
+revoke all on function private.dispute_raise(p_escrow uuid, p_actor uuid, p_reason_code text, p_reason text, p_now timestamp with time zone) from public;
+grant execute on function private.dispute_raise(p_escrow uuid, p_actor uuid, p_reason_code text, p_reason text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_respond(p_escrow uuid, p_actor uuid, p_proposal uuid, p_accept boolean, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_respond(p_escrow uuid, p_actor uuid, p_proposal uuid, p_accept boolean, p_now timestamp with time zone)
+ RETURNS TABLE(status text, payout_tx uuid)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  d public.disputes;
+  p public.dispute_proposals;
+begin
+  d := private.dispute_open(e, true);
+  select * into p from public.dispute_proposals where id = p_proposal and dispute_id = d.id for update;
+  if not found then
+    raise exception 'proposal not found' using errcode = 'ES404';
+  end if;
+  if p.proposed_by = p_actor then
+    perform private.refuse_role('only the other party can answer this proposal');
+  end if;
+  if p.status <> 'open' then
+    raise exception 'this proposal is % and can no longer be answered', p.status using errcode = 'ES409';
+  end if;
+  if not p_accept then
+    update public.dispute_proposals set status = 'rejected', responded_at = p_now where id = p.id;
+    perform private.notify(p.proposed_by, e.id, 'dispute_proposal_rejected',
+      pg_catalog.jsonb_build_object('kind', 'dispute_proposal_rejected', 'title', e.title, 'outcome', p.outcome),
+      'dispute', d.id, 'View dispute');
+    return query select 'rejected'::text, null::uuid;
+    return;
+  end if;
+  update public.dispute_proposals set status = 'accepted', responded_at = p_now where id = p.id;
+  return query select 'accepted'::text,
+    private.dispute_settle(e, d, p.outcome, p.payee_amount, null, null, p_now);
+end
+$function$;
+comment on function private.dispute_respond(p_escrow uuid, p_actor uuid, p_proposal uuid, p_accept boolean, p_now timestamp with time zone) is 'dispute-respond: the other party accepts (settled at once) or rejects an open proposal.';
+revoke all on function private.dispute_respond(p_escrow uuid, p_actor uuid, p_proposal uuid, p_accept boolean, p_now timestamp with time zone) from public;
+grant execute on function private.dispute_respond(p_escrow uuid, p_actor uuid, p_proposal uuid, p_accept boolean, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_remaining bigint := e.amount - e.released_amount;
+  v_payer uuid := private.payer_of(e);
+  v_payee uuid := private.payee_of(e);
+  v_hold bigint;
+  v_payee_gets bigint := 0;
+  v_payer_gets bigint := 0;
+  v_seller_fee bigint;
+  v_payer_fee_back bigint;
+  v_vat_back bigint;
+  v_vat_left bigint;
+  v_vat_kept bigint;
+  v_release_debit bigint;
+  v_fees_kept bigint;
+  v_transfer uuid;
+  v_tx uuid;
+  v_payout_tx uuid;
+  v_entries jsonb;
+begin
+  if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
+    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
+      private.naira(v_remaining - 1) using errcode = 'ES422';
+  end if;
+  if p_outcome = 'release' then
+    if v_remaining > 0 then
+      v_transfer := private.escrow_pay_out(e, v_remaining, 'dispute-release:' || d.id, null,
+        pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
+    end if;
+    v_payee_gets := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
+    update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
+  elsif p_outcome = 'refund' then
+    v_payer_gets := private.escrow_return_hold(e, pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title));
+    update public.escrows set status = 'refunded', refunded_at = p_now, updated_at = now() where id = e.id;
+  else
+    -- split: the payer's part first (R - P with the payer fee and VAT on it, half-up), then the
+    -- rest of the hold is the release of P: the payee's P less the seller fee on P, the VAT on P
+    -- to VAT, and everything else (the fees on P and the last kobo of rounding) to the platform
+    select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
+    v_payer_fee_back := private.share_half_up(e.payer_fee, v_remaining - p_payee_amount, e.amount);
+    v_vat_back := private.share_half_up(e.vat, v_remaining - p_payee_amount, e.amount);
+    v_payer_gets := (v_remaining - p_payee_amount) + v_payer_fee_back + v_vat_back;
+    v_seller_fee := private.share_half_up(e.seller_fee, p_payee_amount, e.amount);
+    v_payee_gets := p_payee_amount - v_seller_fee;
+    -- the VAT still held (what earlier milestone releases did not take), less what goes back
+    v_vat_left := e.vat - (e.vat * e.released_amount) / e.amount;
+    v_vat_kept := greatest(v_vat_left - v_vat_back, 0);
+    v_release_debit := coalesce(v_hold, 0) - v_payer_gets;
+    v_fees_kept := v_release_debit - v_payee_gets - v_vat_kept;
+    if v_fees_kept < 0 then
+      raise exception 'the hold of escrow % does not cover the split', e.id using errcode = 'ES409';
+    end if;
+    v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
+              pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), v_payer_gets, 'in', 'wallet',
+              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
+                                                         'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
+    perform private.post_transfer('dispute-refund:' || d.id, 'escrow_refund',
+      pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_payer_gets),
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_payer_gets)),
+      v_tx);
+    v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
+              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
+              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
+                                                         'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
+                                                         'vat', v_vat_kept));
+    v_entries := pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit),
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
+    if v_fees_kept > 0 then
+      v_entries := v_entries || pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_fees_kept));
+    end if;
+    if v_vat_kept > 0 then
+      v_entries := v_entries || pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('system', 'vat_payable', 'amount', v_vat_kept));
+    end if;
+    v_transfer := private.post_transfer('dispute-release:' || d.id, 'escrow_release', v_entries, v_tx);
+    update public.escrows set status = 'released', released_at = p_now, released_amount = released_amount + p_payee_amount,
+                              updated_at = now()
+     where id = e.id;
+  end if;
+  -- open milestones end with the escrow: a release pays the agreed ones with it, else cancelled
+  perform private.close_milestones(e.id, case when p_outcome = 'release' then v_transfer end);
+  if v_payee_gets > 0 then
+    v_payout_tx := private.escrow_start_payout(e, v_payee_gets);
+  end if;
+  update public.disputes
+     set status = 'resolved', outcome = p_outcome, payee_amount = case when p_outcome = 'split' then p_payee_amount end,
+         resolved_by = p_resolved_by, resolution = p_resolution, resolved_at = p_now, updated_at = now()
+   where id = d.id;
+  update public.dispute_proposals set status = 'closed', responded_at = p_now
+   where dispute_id = d.id and status = 'open';
+  perform private.notify(v_payee, e.id, 'dispute_resolved',
+    pg_catalog.jsonb_build_object('kind', 'dispute_resolved', 'title', e.title, 'outcome', p_outcome,
+                                  'amount', v_payee_gets, 'by_admin', p_resolved_by is not null),
+    'dispute', d.id, 'View dispute');
+  perform private.notify(v_payer, e.id, 'dispute_resolved',
+    pg_catalog.jsonb_build_object('kind', 'dispute_resolved', 'title', e.title, 'outcome', p_outcome,
+                                  'amount', v_payer_gets, 'by_admin', p_resolved_by is not null),
+    'dispute', d.id, 'View dispute');
+  -- money moved: both parties are told by SMS too, each with what they received
+  perform private.queue_sms(u.phone, pg_catalog.jsonb_build_object('kind', 'dispute_settled', 'outcome', p_outcome,
+            'amount', case when u.id = v_payee then v_payee_gets else v_payer_gets end))
+     from private.users u where u.id in (v_payer, v_payee);
+  return v_payout_tx;
+end
+$function$;
+comment on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) is 'Resolves a dispute with release, refund or split: the money out of the hold (to exactly 0), the escrow closed, both parties told in the app and by SMS. The caller holds the escrow lock.';
+revoke all on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) from public;
+grant execute on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  d public.disputes;
+begin
+  d := private.dispute_open(e, true);
+  if d.raised_by <> p_actor then
+    perform private.refuse_role('only the party who raised this dispute can withdraw it');
+  end if;
+  update public.disputes set status = 'withdrawn', withdrawn_at = p_now, updated_at = now() where id = d.id;
+  update public.dispute_proposals set status = 'closed', responded_at = p_now where dispute_id = d.id and status = 'open';
+  update public.escrows
+     set status = d.previous_status,
+         inspection_ends_at = case when d.previous_status = 'inspection' then p_now + d.inspection_left
+                                   else inspection_ends_at end,
+         updated_at = now()
+   where id = e.id;
+  perform private.dispute_notify(e, d, 'dispute_withdrawn',
+    pg_catalog.jsonb_build_object('kind', 'dispute_withdrawn', 'title', e.title), 'View escrow');
+  return d.previous_status;
+end
+$function$;
+comment on function private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) is 'dispute-withdraw by the raiser while negotiated: the escrow returns to funded, or to inspection with the time it had left.';
+revoke all on function private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) from public;
+grant execute on function private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.end_session(p_session_id uuid, p_reason text)
@@ -3174,6 +3618,65 @@ revoke all on function private.rotate_refresh_token(p_token_hash text, p_new_has
 grant execute on function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.run_dispute_jobs(p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.run_dispute_jobs(p_now timestamp with time zone)
+ RETURNS TABLE(job text, escrow_id uuid, payout_tx uuid)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id uuid;
+  e public.escrows;
+  d public.disputes;
+begin
+  for v_id in
+    select x.escrow_id from public.disputes x
+     where x.status = 'negotiation' and x.reminded_at is null and x.negotiation_deadline - interval '24 hours' <= p_now
+       and x.negotiation_deadline > p_now
+     order by x.negotiation_deadline
+  loop
+    select * into e from public.escrows x where x.id = v_id for update skip locked;
+    continue when not found;
+    select * into d from public.disputes x
+     where x.escrow_id = v_id and x.status = 'negotiation' and x.reminded_at is null for update;
+    continue when not found;
+    update public.disputes set reminded_at = p_now, updated_at = now() where id = d.id;
+    perform private.dispute_notify(e, d, 'dispute_deadline_soon',
+      pg_catalog.jsonb_build_object('kind', 'dispute_deadline_soon', 'title', e.title,
+                                    'auto_release', d.auto_release_at is not null),
+      'View dispute');
+    return query select 'dispute_reminder'::text, v_id, null::uuid;
+  end loop;
+  for v_id in
+    select x.escrow_id from public.disputes x
+     where x.status = 'negotiation' and x.negotiation_deadline <= p_now
+     order by x.negotiation_deadline
+  loop
+    select * into e from public.escrows x where x.id = v_id for update skip locked;
+    continue when not found;
+    select * into d from public.disputes x
+     where x.escrow_id = v_id and x.status = 'negotiation' and x.negotiation_deadline <= p_now for update;
+    continue when not found;
+    if d.auto_release_at is not null and d.auto_release_at <= p_now and not private.dispute_payer_took_part(e, d) then
+      return query select 'dispute_auto_release'::text, v_id,
+        private.dispute_settle(e, d, 'release', null, null, null, p_now);
+    else
+      update public.disputes set status = 'escalated', escalated_at = p_now, updated_at = now() where id = d.id;
+      update public.dispute_proposals set status = 'closed', responded_at = p_now
+       where dispute_id = d.id and status = 'open';
+      perform private.dispute_notify(e, d, 'dispute_escalated',
+        pg_catalog.jsonb_build_object('kind', 'dispute_escalated', 'title', e.title), 'View dispute');
+      return query select 'dispute_escalated'::text, v_id, null::uuid;
+    end if;
+  end loop;
+end
+$function$;
+comment on function private.run_dispute_jobs(p_now timestamp with time zone) is 'The job''s disputes: reminders 24 h before the negotiation deadline; at it, release to the payee (the payer raised it and took no part) or escalation.';
+revoke all on function private.run_dispute_jobs(p_now timestamp with time zone) from public;
+grant execute on function private.run_dispute_jobs(p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.run_jobs(p_now timestamp with time zone)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.run_jobs(p_now timestamp with time zone)
@@ -3185,6 +3688,7 @@ declare
   v_id uuid;
   v_payout uuid;
 begin
+  return query select * from private.run_dispute_jobs(p_now);
   -- inspection periods that ended without a dispute: release. Each escrow is taken under its row
   -- lock and only while still due: overlapping runs share the work instead of one of them failing
   -- on an escrow the other just released, and an escrow some operation holds right now (a refund,
@@ -3207,9 +3711,22 @@ begin
   end loop;
 end
 $function$;
-comment on function private.run_jobs(p_now timestamp with time zone) is 'The job: releases escrows whose inspection period ended and ends those closed 14 days ago; one row per escrow acted on.';
+comment on function private.run_jobs(p_now timestamp with time zone) is 'The job: dispute reminders and deadlines, releases of escrows whose inspection period ended, ends of those closed 14 days ago; one row per escrow acted on.';
 revoke all on function private.run_jobs(p_now timestamp with time zone) from public;
 grant execute on function private.run_jobs(p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$ select (2 * p_total * p_part + p_whole) / (2 * p_whole) $function$;
+comment on function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint) is 'A fee or VAT on part of an escrow amount: total * part / whole, rounded half-up to the kobo.';
+revoke all on function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint) from public;
+grant execute on function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.sms_first_name(p_first_name text)

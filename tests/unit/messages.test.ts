@@ -59,6 +59,13 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   milestone_completed: { milestone: S, amount: N },
   milestone_released: { milestone: S },
   review_received: { reviewer: S, title: S, rating: 4 },
+  dispute_raised: { title: S, reason_code: 'item_damaged', by_payer: true },
+  dispute_proposal: { title: S, outcome: 'split', payee_amount: N },
+  dispute_proposal_rejected: { title: S, outcome: 'refund' },
+  dispute_withdrawn: { title: S },
+  dispute_deadline_soon: { title: S, auto_release: true },
+  dispute_escalated: { title: S },
+  dispute_resolved: { title: S, outcome: 'release', amount: N, by_admin: true },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },
@@ -66,6 +73,7 @@ const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   funding_shortfall: { received: N, category: 'auto_dealership', total_charge: N, shortfall: N },
   otp_code: { context: 'reset', code: S, minutes: N },
   account_exists: {},
+  dispute_settled: { outcome: 'split', amount: N },
 };
 const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   escrow_funding: { title: S },

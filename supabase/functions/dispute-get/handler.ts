@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { getDispute } from '../../../shared/disputes.ts';
+import { disputeEscrowQuery, disputeResponse } from '../../../shared/schemas/disputes.ts';
+
+export default endpoint({
+  name: 'dispute-get',
+  method: 'GET',
+  auth: 'user',
+  query: disputeEscrowQuery,
+  response: disputeResponse,
+  handler: ({ user, query }) => getDispute(user.claims, query.escrow_id),
+});
