@@ -50,18 +50,33 @@ interface NotifyCall {
   actions: (string | null)[];
 }
 
+/**
+ * Functions that write notifications for their callers: where their arguments sit (the entity
+ * type is fixed by the wrapper). Their own private.notify call forwards parameters and is skipped.
+ */
+const WRAPPERS: Record<string, { event: number; message: number; entity: string; action: number }> = {
+  'private.dispute_notify': { event: 2, message: 3, entity: "'dispute'", action: 4 },
+};
+
 function notifyCalls(): NotifyCall[] {
   const calls: NotifyCall[] = [];
   const fnStarts = [...schema.matchAll(/^CREATE OR REPLACE FUNCTION ([a-z_]+\.[a-z_]+)\(/gm)].map((m) => ({
     at: m.index as number,
     name: m[1] as string,
   }));
-  for (const m of schema.matchAll(/private\.notify\(/g)) {
+  const callee = /private\.(notify|dispute_notify)\(/g;
+  for (const m of schema.matchAll(callee)) {
     const at = m.index as number;
     const lineStart = schema.lastIndexOf('\n', at) + 1;
     if (/^(CREATE OR REPLACE FUNCTION|comment on|revoke|grant|--)/.test(schema.slice(lineStart, at + 1))) continue;
     const fn = fnStarts.filter((f) => f.at < at).pop()?.name ?? '?';
-    const [, , event, message, entity, , action] = callArguments(schema, at + 'private.notify'.length);
+    const name = `private.${m[1]}`;
+    if (name === 'private.notify' && fn in WRAPPERS) continue;
+    const args = callArguments(schema, at + name.length);
+    const w = WRAPPERS[name];
+    const [event, message, entity, action] = w
+      ? [args[w.event], args[w.message], w.entity, args[w.action]]
+      : [args[2], args[3], args[4], args[6]];
     const kind = /'kind',\s*('[a-z_]+'|case\b[\s\S]*?\bend)/.exec(message as string);
     expect(kind, `${fn}: the message of a notify call has no 'kind'`).not.toBeNull();
     calls.push({
