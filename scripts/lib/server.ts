@@ -1,6 +1,8 @@
 // The local functions server: every supabase/functions/<name>/handler.ts served under Deno at
 // /functions/v1/<name>, Supabase's local URL shape, with one log line per request.
 import type { Handler } from '../../shared/endpoint.ts';
+import { getConfig } from '../../shared/config.ts';
+import { functionNotFound } from '../../shared/http.ts';
 
 const root = new URL('../../', import.meta.url);
 
@@ -17,13 +19,6 @@ export async function loadFunctions(): Promise<Map<string, Handler>> {
     out.set(name, mod.default as Handler);
   }
   return out;
-}
-
-function notFound(name: string): Response {
-  return new Response(JSON.stringify({ success: false, status: 404, error: `No function named ${name}` }), {
-    status: 404,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' },
-  });
 }
 
 export function serveFunctions(opts: {
@@ -45,7 +40,9 @@ export function serveFunctions(opts: {
       const headers = new Headers(req.headers);
       headers.set('x-forwarded-for', info.remoteAddr.hostname);
       const forwarded = new Request(req, { headers });
-      const res = handler ? await handler(forwarded) : notFound(name || url.pathname);
+      const res = handler
+        ? await handler(forwarded)
+        : functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
       if (!opts.quiet) {
         const ms = (performance.now() - started).toFixed(0);
         console.log(`${new Date().toISOString()} ${req.method} ${url.pathname} ${res.status} ${ms}ms`);

@@ -272,7 +272,7 @@ describe('RLS: anon', () => {
 
 describe('schema private is closed to the API roles', () => {
   it('the named internals are denied to authenticated and anon', async () => {
-    for (const table of ['users', 'sessions', 'otps', 'refresh_tokens', 'sms_outbox']) {
+    for (const table of ['users', 'sessions', 'otps', 'refresh_tokens', 'sms_outbox', 'admins', 'admin_audit']) {
       for (const as of [a.id, 'anon']) {
         await expectDenied(
           as,

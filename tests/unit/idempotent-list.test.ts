@@ -1,5 +1,5 @@
 // Which endpoints honour Idempotency-Key is a deliberate, documented list derived from the endpoint
-// definitions: every POST or PATCH a signed-in user calls states `idempotent: true` or `false` in
+// definitions: every POST or PATCH a signed-in user (or admin) calls states `idempotent: true` or `false` in
 // its handler.ts, and the README's table (between <!-- idempotent:start --> and
 // <!-- idempotent:end -->) has one row per such endpoint, saying the same, with the reason.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -34,8 +34,11 @@ async function definitionOf(name: string): Promise<Definition> {
 }
 
 const definitions = await Promise.all(names.map(definitionOf));
-/** Only a signed-in user's changes can take a key: keys are kept per user, and a GET changes nothing. */
-const eligible = definitions.filter((d) => d.meta.auth === 'user' && d.meta.method !== 'GET');
+/**
+ * Only a signed-in user's changes can take a key: keys are kept per user (an admin is a user), and a
+ * GET changes nothing.
+ */
+const eligible = definitions.filter((d) => d.meta.auth !== 'none' && d.meta.method !== 'GET');
 const others = definitions.filter((d) => !eligible.includes(d));
 
 function readmeTable(): { line: number; path: string; key: string; why: string }[] {
@@ -77,7 +80,9 @@ describe('the endpoint definitions say whether they are idempotent', () => {
   });
 
   it.each(others.map((d) => [d.name, d] as const))('%s (no user, or a GET) does not mention idempotent', (_name, d) => {
-    expect(d.stated, `${d.file}: only a POST or PATCH with auth 'user' can honour Idempotency-Key`).toEqual([]);
+    expect(d.stated, `${d.file}: only a POST or PATCH with auth 'user' or 'admin' can honour Idempotency-Key`).toEqual(
+      [],
+    );
   });
 
   it.each(eligible.filter((d) => d.meta.status === 201).map((d) => [d.name, d] as const))(
@@ -99,7 +104,7 @@ describe('README.md: the Idempotency-Key table', () => {
   it('has one row per such endpoint, in path order', () => {
     expect(
       rows.map((r) => r.path),
-      'README.md Idempotency-Key table: one row per POST or PATCH with auth user, sorted by path',
+      'README.md Idempotency-Key table: one row per POST or PATCH with auth user or admin, sorted by path',
     ).toEqual(eligible.map((d) => `/${d.name}`).sort());
   });
 

@@ -195,7 +195,7 @@ describe('README.md', () => {
     const twice = paths.filter((p, i) => paths.indexOf(p) !== i);
     expect(
       missing,
-      `README.md endpoint table: add a row | METHOD | \`/<name>\` | none or bearer | fields | status | for: ${
+      `README.md endpoint table: add a row | METHOD | \`/<name>\` | none, bearer or admin | fields | status | for: ${
         missing.join(', ')
       }`,
     ).toEqual([]);
@@ -215,7 +215,7 @@ describe('README.md', () => {
     const where = `README.md line ${row.line} (/${name})`;
     expect(row.cells.length, `${where}: a row needs exactly 5 cells: ${HEADER.join(', ')}`).toBe(5);
     expect(method, `${where}: Method must be ${meta.method}, as in its handler.ts`).toBe(meta.method);
-    const wantedAuth = meta.auth === 'user' ? 'bearer' : 'none';
+    const wantedAuth = ({ user: 'bearer', admin: 'admin', none: 'none' } as const)[meta.auth];
     expect(auth, `${where}: Auth must be "${wantedAuth}" (handler auth is '${meta.auth}')`).toBe(wantedAuth);
     expect(success, `${where}: Success must be ${meta.status}, the handler's success status`).toBe(String(meta.status));
   });
