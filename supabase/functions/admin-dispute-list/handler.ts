@@ -1,0 +1,12 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { listDisputesForAdmin } from '../../../shared/disputes.ts';
+import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared/schemas/disputes.ts';
+
+export default endpoint({
+  name: 'admin-dispute-list',
+  method: 'GET',
+  auth: 'admin',
+  query: adminDisputeListQuery,
+  response: adminDisputeListResponse,
+  handler: ({ user, query }) => listDisputesForAdmin(user, query),
+});
