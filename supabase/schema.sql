@@ -3812,9 +3812,12 @@ begin
      where x.escrow_id = v_id and x.status = 'negotiation' and x.reminded_at is null for update;
     continue when not found;
     update public.disputes set reminded_at = p_now, updated_at = now() where id = d.id;
+    -- what happens at the deadline if nothing changes: a release only while the payer who raised it
+    -- has still taken no part (once they have, it goes to the admins whatever they do next)
     perform private.dispute_notify(e, d, 'dispute_deadline_soon',
       pg_catalog.jsonb_build_object('kind', 'dispute_deadline_soon', 'title', e.title,
-                                    'auto_release', d.auto_release_at is not null),
+                                    'auto_release', d.auto_release_at is not null
+                                                    and not private.dispute_payer_took_part(e, d)),
       'View dispute');
     return query select 'dispute_reminder'::text, v_id, null::uuid;
   end loop;

@@ -5,40 +5,23 @@
 import { describe, expect, it } from 'vitest';
 import { expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
+import {
+  disputeFeed,
+  disputeOf,
+  fundedAny,
+  halfUp,
+  holdTransfers,
+  propose,
+  raise,
+  respond,
+  settledSms,
+  shareOf,
+  stored,
+  systemShares,
+  withdraw,
+} from '../support/disputes.ts';
 import { balances, type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
-import { signUp } from '../support/users.ts';
-
-const raise = (deal: Deal, by: 'payer' | 'payee', extra: Record<string, unknown> = {}) =>
-  post('dispute-raise', {
-    escrow_id: deal.escrowId,
-    reason_code: 'item_not_as_described',
-    reason: 'The phone has a cracked screen',
-    ...extra,
-  }, { token: deal[by].accessToken });
-const propose = (deal: Deal, by: 'payer' | 'payee', body: Record<string, unknown>) =>
-  post('dispute-propose', { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
-const respond = (deal: Deal, by: 'payer' | 'payee', proposalId: string, accept: boolean) =>
-  post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
-    token: deal[by].accessToken,
-  });
-const disputeOf = (deal: Deal, by: 'payer' | 'payee' = 'payer') =>
-  get('dispute-get', { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
-
-/** half-up of total * part / whole, in kobo (the DESIGN's "fee on X"). */
-const halfUp = (total: number, part: number, whole: number) => Math.floor((2 * total * part + whole) / (2 * whole));
-
-async function stored(escrowId: string) {
-  const [e] = await testDb()<any[]>`
-    select amount, payer_fee, vat, seller_fee, released_amount, status from public.escrows where id = ${escrowId}`;
-  return {
-    amount: Number(e.amount),
-    payerFee: Number(e.payer_fee),
-    vat: Number(e.vat),
-    sellerFee: Number(e.seller_fee),
-    released: Number(e.released_amount),
-    status: e.status as string,
-  };
-}
+import { signUp, type TestUser } from '../support/users.ts';
 
 describe('dispute-raise', () => {
   it('a party of a funded escrow raises it: 201, the escrow is disputed and nothing can be released', async () => {
@@ -151,5 +134,228 @@ describe('dispute-withdraw', () => {
     // a new dispute can be raised; dispute-get answers the open one
     const again = ok(await raise(deal, 'payee'), 201);
     expect(ok(await disputeOf(deal)).id).toBe(again.id);
+  });
+});
+
+// ---- while disputed ----------------------------------------------------------------------------
+
+const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
+  post(op, { milestone_id: id }, { token: user.accessToken });
+
+/** A milestone proposed by the freelancer (payee), approved by the client: accepted; completed when asked. */
+async function milestone(deal: Deal, naira: number, complete: boolean): Promise<any> {
+  const m = ok(
+    await post('milestone-create', { escrow_id: deal.escrowId, title: `Part ${naira}`, amount: naira }, {
+      token: deal.payee.accessToken,
+    }),
+    201,
+  );
+  expect(ok(await opM('milestone-approve', deal.payer, m.id)).status).toBe('accepted');
+  if (complete) expect(ok(await opM('milestone-complete', deal.payee, m.id)).status).toBe('completed');
+  return m;
+}
+
+describe('while disputed', () => {
+  it('escrow-deliver, -release, -refund and -cancel are refused (409); after a withdrawal they work again', async () => {
+    const deal = await fundedDeal({ amount: 4_000 });
+    ok(await raise(deal, 'payee'), 201);
+    const held = await balances(deal);
+    refused(await escrowOp('escrow-deliver', deal.payee, deal.escrowId), 409);
+    refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
+    refused(await escrowOp('escrow-refund', deal.payee, deal.escrowId), 409);
+    refused(await escrowOp('escrow-cancel', deal.payer, deal.escrowId), 409);
+    refused(await escrowOp('escrow-cancel', deal.payee, deal.escrowId), 409);
+    expect(await balances(deal)).toEqual(held);
+    expect(await escrowStatus(deal)).toBe('disputed');
+    ok(await withdraw(deal, 'payee'));
+    expect(ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId)).status).toBe('inspection');
+
+    // raised during the inspection: no release or refund by a party either, and no second delivery
+    ok(await raise(deal, 'payer'), 201);
+    refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
+    refused(await escrowOp('escrow-refund', deal.payee, deal.escrowId), 409);
+    refused(await escrowOp('escrow-deliver', deal.payee, deal.escrowId), 409);
+    expect(await balances(deal)).toEqual(held);
+    ok(await withdraw(deal, 'payer'));
+    expect(await escrowStatus(deal)).toBe('inspection');
+    expect(ok(await escrowOp('escrow-release', deal.payer, deal.escrowId)).status).toBe('released');
+  });
+
+  it('milestone-complete and milestone-release are refused (409) and move nothing; after a withdrawal they work', async () => {
+    const deal = await fundedDeal({ category: 'hiring', amount: 30_000, title: 'Website build' });
+    const accepted = await milestone(deal, 5_000, false);
+    const completed = await milestone(deal, 7_000, true);
+    ok(await raise(deal, 'payer'), 201);
+    const held = await balances(deal);
+    refused(await opM('milestone-complete', deal.payee, accepted.id), 409);
+    refused(await opM('milestone-release', deal.payer, completed.id), 409);
+    expect(await balances(deal)).toEqual(held);
+    expect((await stored(deal.escrowId)).released).toBe(0);
+    const ms = await testDb()<{ id: string; status: string }[]>`
+      select id, status from public.milestones where escrow_id = ${deal.escrowId} order by milestone_index`;
+    expect(ms).toEqual([{ id: accepted.id, status: 'accepted' }, { id: completed.id, status: 'completed' }]);
+
+    ok(await withdraw(deal, 'payer'));
+    expect(ok(await opM('milestone-complete', deal.payee, accepted.id)).status).toBe('completed');
+    expect(ok(await opM('milestone-release', deal.payer, completed.id)).status).toBe('released');
+    expect((await stored(deal.escrowId)).released).toBe(700_000);
+  });
+});
+
+// ---- money with milestones ------------------------------------------------------------------------
+
+/** A funded hiring escrow with one milestone released before the dispute; the balances just after it. */
+async function afterMilestone(amount: number, milestoneNaira: number) {
+  const deal = await fundedAny(amount, { category: 'hiring', title: 'Shop website' });
+  const m = await milestone(deal, milestoneNaira, true);
+  expect(ok(await opM('milestone-release', deal.payer, m.id)).status).toBe('released');
+  const e = await stored(deal.escrowId);
+  expect(e).toMatchObject({ status: 'funded', released: Math.round(milestoneNaira * 100) });
+  return { deal, m, e, before: await balances(deal) };
+}
+
+/** The released milestone is as it was: released, by its own transfer, which is still the only one with its key. */
+async function expectMilestoneKept(m: any) {
+  const [row] = await testDb()<{ status: string; key: string }[]>`
+    select ms.status, lt.idempotency_key as key from public.milestones ms
+      join private.ledger_transfers lt on lt.id = ms.release_tx_id where ms.id = ${m.id}`;
+  expect(row).toEqual({ status: 'released', key: `milestone-release:${m.id}` });
+}
+
+describe('settlement money after a released milestone', () => {
+  // [escrow amount, milestone released first, the payee's share P of the rest] in naira
+  const cases: [number, number, number][] = [
+    [50_000.07, 12_345.67, 10_000.01],
+    [0.03, 0.01, 0.01], // the whole amount is the fee: 2 kobo payer fee, 1 kobo seller fee
+    [7, 1.01, 2.99], // below the minimum fee: the fee is the amount
+    [10_000.03, 3_333.01, 6_667.01], // P = R - 0.01
+    [100_000_000, 33_333_333.33, 22_222_222.22], // the top of the range (fees at their maximum)
+  ];
+
+  it.each(cases)(
+    'split of %s after a milestone of %s (P = %s): the DESIGN formulas over R only, the hold ends at 0',
+    async (amount, milestoneNaira, share) => {
+      const { deal, m, e, before } = await afterMilestone(amount, milestoneNaira);
+      const A = e.amount;
+      const R = A - e.released;
+      const P = Math.round(share * 100);
+      const d = ok(await raise(deal, 'payee'), 201);
+      const p = ok(await propose(deal, 'payer', { outcome: 'split', payee_amount: share }), 201).proposals[0];
+      expect(ok(await respond(deal, 'payee', p.id, true))).toMatchObject({ status: 'resolved', proposals: [] });
+
+      const after = await balances(deal);
+      const payeeGets = P - halfUp(e.sellerFee, P, A);
+      const payerGets = R - P + halfUp(e.payerFee, R - P, A) + halfUp(e.vat, R - P, A);
+      expect(after.payee - before.payee, 'payee').toBe(payeeGets);
+      expect(after.payer - before.payer, 'payer').toBe(payerGets);
+      expect(after.hold, 'hold').toBe(0);
+      // the platform and VAT got the rest of what was held, not a kobo more or less
+      const sys = await systemShares([`dispute-release:${d.id}`, `dispute-refund:${d.id}`]);
+      expect(sys.fees + sys.vat).toBe(before.hold - payeeGets - payerGets);
+      expect(sys.fees).toBeGreaterThanOrEqual(0);
+      expect(sys.vat).toBeGreaterThanOrEqual(0);
+      expect(await stored(deal.escrowId)).toMatchObject({ status: 'released', released: e.released + P });
+      await expectMilestoneKept(m);
+      expect((await holdTransfers(deal.escrowId)).map((t) => t.key).sort()).toEqual(
+        [`dispute-refund:${d.id}`, `dispute-release:${d.id}`, `milestone-release:${m.id}`].sort(),
+      );
+      expect(await settledSms(deal.payee.phone)).toEqual([{ outcome: 'split', amount: payeeGets }]);
+      expect(await settledSms(deal.payer.phone)).toEqual([{ outcome: 'split', amount: payerGets }]);
+      await expectLedgerInvariants(`${amount}`);
+    },
+  );
+
+  it.each(cases.map(([a, m]) => [a, m] as const))(
+    'refund of %s after a milestone of %s returns exactly what is still held',
+    async (amount, milestoneNaira) => {
+      const { deal, m, before } = await afterMilestone(amount, milestoneNaira);
+      const open = await milestone(deal, Math.min(0.01, amount - milestoneNaira), false);
+      ok(await raise(deal, 'payer'), 201);
+      const p = ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals[0];
+      ok(await respond(deal, 'payee', p.id, true));
+      const after = await balances(deal);
+      expect(after).toEqual({ payer: before.payer + before.hold, payee: before.payee, hold: 0 });
+      expect((await stored(deal.escrowId)).status).toBe('refunded');
+      await expectMilestoneKept(m);
+      const [o] = await testDb()<{ status: string }[]>`select status from public.milestones where id = ${open.id}`;
+      expect(o!.status).toBe('cancelled');
+      expect(await settledSms(deal.payer.phone)).toEqual([{ outcome: 'refund', amount: before.hold }]);
+      await expectLedgerInvariants(`${amount}`);
+    },
+  );
+
+  it.each(cases.map(([a, m]) => [a, m] as const))(
+    'release of %s after a milestone of %s pays the rest as an escrow release does',
+    async (amount, milestoneNaira) => {
+      const { deal, m, e, before } = await afterMilestone(amount, milestoneNaira);
+      const R = e.amount - e.released;
+      const d = ok(await raise(deal, 'payer'), 201);
+      const p = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0];
+      ok(await respond(deal, 'payer', p.id, true));
+      const after = await balances(deal);
+      // the rest of the amount less the rest of the seller fee (cumulative shares: the total is exact)
+      const payeeGets = R - shareOf(e.sellerFee, e.amount, e.released, e.amount);
+      expect(after).toEqual({ payer: before.payer, payee: before.payee + payeeGets, hold: 0 });
+      expect(after.payee).toBe(e.amount - e.sellerFee);
+      expect(await stored(deal.escrowId)).toMatchObject({ status: 'released', released: e.amount });
+      await expectMilestoneKept(m);
+      const sys = await systemShares([`dispute-release:${d.id}`]);
+      expect(sys.fees + sys.vat).toBe(before.hold - payeeGets);
+      await expectLedgerInvariants(`${amount}`);
+    },
+  );
+});
+
+// ---- the feed ------------------------------------------------------------------------------------
+
+describe('dispute events in the feed', () => {
+  it('each event is a notification (entity dispute) in the conversation of whoever it is for', async () => {
+    const deal = await fundedDeal({ amount: 8_000 });
+    const first = ok(await raise(deal, 'payer'), 201);
+    const split = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 4_000 }), 201).proposals[0];
+    ok(await respond(deal, 'payer', split.id, false));
+    ok(await withdraw(deal, 'payer'));
+    expect(await disputeFeed(deal, deal.payer, first.id)).toEqual([
+      'dispute_raised',
+      'dispute_proposal',
+      'dispute_withdrawn',
+    ]);
+    expect(await disputeFeed(deal, deal.payee, first.id)).toEqual([
+      'dispute_raised',
+      'dispute_proposal_rejected',
+      'dispute_withdrawn',
+    ]);
+
+    const second = ok(await raise(deal, 'payee', { reason_code: 'payment_not_released' }), 201);
+    const refund = ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals[0];
+    ok(await respond(deal, 'payee', refund.id, true));
+    expect(await disputeFeed(deal, deal.payer, second.id)).toEqual(['dispute_raised', 'dispute_resolved']);
+    expect(await disputeFeed(deal, deal.payee, second.id)).toEqual([
+      'dispute_raised',
+      'dispute_proposal',
+      'dispute_resolved',
+    ]);
+
+    // the action each one offers
+    const feed = ok(
+      await get('message-feed', { token: deal.payee.accessToken, query: { conversation_id: deal.conversationId } }),
+    ) as any[];
+    const labels = Object.fromEntries(
+      feed.filter((i) => i.entity_type === 'dispute').map((i) => [i.event_type, i.action_label]),
+    );
+    expect(labels).toEqual({
+      dispute_raised: 'View dispute',
+      dispute_proposal: 'Respond to proposal',
+      dispute_proposal_rejected: 'View dispute',
+      dispute_withdrawn: 'View escrow',
+      dispute_resolved: 'View dispute',
+    });
+    // and the same notifications in notification-list
+    const listed = ok(
+      await get('notification-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
+    ) as any[];
+    expect(listed.filter((n) => n.entity_type === 'dispute').map((n) => n.event_type).sort()).toEqual(
+      ['dispute_proposal', 'dispute_raised', 'dispute_raised', 'dispute_resolved', 'dispute_withdrawn'],
+    );
   });
 });

@@ -4,8 +4,8 @@
 // asUser sets them for a request, inside transactions that are always rolled back.
 //
 // Two users make rows in every table through the real HTTP API (an escrow with its conversation,
-// a milestone, notifications and messages, released and reviewed; a wallet with transactions; a
-// card; payout and virtual accounts; next of kin). Then, for each table the catalog lists:
+// a milestone, notifications and messages, released and reviewed; a second escrow, disputed, with
+// a proposal; a wallet with transactions; a card; payout and virtual accounts; next of kin). Then, for each table the catalog lists:
 // - the owners' rows are there (seen by the database owner, which RLS does not filter);
 // - a stranger (a third user, party to nothing) sees none of them;
 // - each of the three users sees only rows that are theirs, out of every row of the table, those
@@ -41,6 +41,9 @@ const OWNED_BY: Record<string, string> = {
   messages:
     `conversation_id in (select c.id from public.conversations c join public.escrows e on e.id = c.escrow_id where ${PARTY})`,
   reviews: '$user in (reviewer_id, reviewee_id)',
+  disputes: `escrow_id in (select e.id from public.escrows e where ${PARTY})`,
+  dispute_proposals:
+    `dispute_id in (select d.id from public.disputes d join public.escrows e on e.id = d.escrow_id where ${PARTY})`,
 };
 
 interface Table {
@@ -155,6 +158,24 @@ beforeAll(async () => {
   // the deal done: released by the owner (the payer), who then reviews the party (reviews)
   ok(await escrowOp('escrow-release', owner, deal.escrowId));
   ok(await post('review-submit', { escrow_id: deal.escrowId, rating: 4 }, { token: owner.accessToken }), 201);
+  // a second escrow between them, funded and accepted, then disputed by the party, with the owner's proposal
+  const second = ok(
+    await post('escrow-create', {
+      category: 'goods_products',
+      payer_role: 'initiator',
+      title: 'Shop shelves',
+      counterparty_phone: party.phone,
+      amount: 3_000,
+    }, { token: owner.accessToken }),
+    201,
+  );
+  await fundWallet(owner, second.fee_breakdown.total_charge);
+  ok(await escrowOp('escrow-fund', owner, second.escrow_id, { method: 'wallet' }));
+  ok(await escrowOp('escrow-accept', party, second.escrow_id));
+  const dispute = { escrow_id: second.escrow_id, reason_code: 'item_damaged', reason: 'Two shelves arrived broken' };
+  ok(await post('dispute-raise', dispute, { token: party.accessToken }), 201);
+  const proposal = { escrow_id: second.escrow_id, outcome: 'split', payee_amount: 2_000 };
+  ok(await post('dispute-propose', proposal, { token: owner.accessToken }), 201);
   // what the stranger may do: read their own things (none of which is the owners')
   ok(await get('escrow-list', { token: stranger.accessToken }));
 });

@@ -1,0 +1,137 @@
+// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
+// Disputes through the real endpoints (dispute-raise/propose/respond/withdraw/get) and what the
+// tests read back: the escrow's stored fees, the ledger transfers that moved its hold, and the
+// DESIGN's "fee on X" (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
+import { expect } from 'vitest';
+import { get, post } from './api.ts';
+import { testDb } from './db.ts';
+import { type Category, type Deal, escrowOp, escrowStatus, fundWallet, newDeal } from './escrows.ts';
+import type { TestUser } from './users.ts';
+
+export type Side = 'payer' | 'payee';
+
+export const raise = (deal: Deal, by: Side, extra: Record<string, unknown> = {}) =>
+  post('dispute-raise', {
+    escrow_id: deal.escrowId,
+    reason_code: 'item_not_as_described',
+    reason: 'The phone has a cracked screen',
+    ...extra,
+  }, { token: deal[by].accessToken });
+export const propose = (deal: Deal, by: Side, body: Record<string, unknown>) =>
+  post('dispute-propose', { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
+export const respond = (deal: Deal, by: Side, proposalId: string, accept: boolean) =>
+  post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
+    token: deal[by].accessToken,
+  });
+export const withdraw = (deal: Deal, by: Side) =>
+  post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: deal[by].accessToken });
+export const disputeOf = (deal: Deal, by: Side = 'payer') =>
+  get('dispute-get', { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
+
+/** half-up of total * part / whole, in kobo (the DESIGN's "fee on X"); exact in BigInt. */
+export const halfUp = (total: number, part: number, whole: number) =>
+  Number((2n * BigInt(total) * BigInt(part) + BigInt(whole)) / (2n * BigInt(whole)));
+
+/** floor(fee * after / amount) - floor(fee * before / amount): a release's cumulative share of a fee. */
+export const shareOf = (fee: number, amount: number, before: number, after: number) =>
+  Number((BigInt(fee) * BigInt(after)) / BigInt(amount) - (BigInt(fee) * BigInt(before)) / BigInt(amount));
+
+/** The escrow's stored money, in kobo. */
+export async function stored(escrowId: string) {
+  const [e] = await testDb()<any[]>`
+    select amount, payer_fee, vat, seller_fee, released_amount, total_charge, status
+      from public.escrows where id = ${escrowId}`;
+  return {
+    amount: Number(e.amount),
+    payerFee: Number(e.payer_fee),
+    vat: Number(e.vat),
+    sellerFee: Number(e.seller_fee),
+    total: Number(e.total_charge),
+    released: Number(e.released_amount),
+    status: e.status as string,
+  };
+}
+
+/** The dispute's row (as the database owner), by id. */
+export async function disputeRow(id: string) {
+  const [d] = await testDb()<any[]>`select * from public.disputes where id = ${id}`;
+  return d;
+}
+
+/**
+ * The ledger transfers that took money out of the escrow's hold, by idempotency key (settlements,
+ * releases, refunds, milestone releases), each with the entries per account kind.
+ */
+export async function holdTransfers(escrowId: string) {
+  return testDb()<{ key: string; kind: string; hold: string }[]>`
+    select lt.idempotency_key as key, lt.kind, le.amount::text as hold
+      from private.ledger_transfers lt
+      join private.ledger_entries le on le.transfer_id = lt.id
+      join private.ledger_accounts a on a.id = le.account_id
+     where a.kind = 'escrow_hold' and a.owner_id = ${escrowId} and le.amount < 0
+     order by lt.created_at, lt.idempotency_key`;
+}
+
+/** What the system accounts (platform_fees, vat_payable) got from the transfers with these keys. */
+export async function systemShares(keys: string[]) {
+  const [row] = await testDb()<{ fees: string; vat: string }[]>`
+    select coalesce(sum(le.amount) filter (where a.kind = 'platform_fees'), 0)::text as fees,
+           coalesce(sum(le.amount) filter (where a.kind = 'vat_payable'), 0)::text as vat
+      from private.ledger_transfers lt join private.ledger_entries le on le.transfer_id = lt.id
+      join private.ledger_accounts a on a.id = le.account_id
+     where lt.idempotency_key = any(${keys})`;
+  return { fees: Number(row!.fees), vat: Number(row!.vat) };
+}
+
+/** Credits the wallet with at least naira through top-ups (each 100 .. 100,000,000 naira). */
+export async function fundWalletAtLeast(user: TestUser, naira: number): Promise<void> {
+  let left = Math.max(100, Math.ceil(naira * 100) / 100);
+  while (left > 0) {
+    const part = Math.min(left, 100_000_000);
+    await fundWallet(user, Math.max(100, part));
+    left = Math.round((left - part) * 100) / 100;
+  }
+}
+
+/** A funded, accepted escrow of any amount (the payer tops up at least NGN 100, in parts above the top-up limit). */
+export async function fundedAny(
+  amount: number,
+  opts: { category?: Category; payerRole?: 'initiator' | 'counterparty'; title?: string } = {},
+): Promise<Deal> {
+  const deal = await newDeal({ ...opts, amount });
+  await fundWalletAtLeast(deal.payer, deal.feeBreakdown.total_charge);
+  const payerFirst = (opts.payerRole ?? 'initiator') === 'initiator';
+  const steps: [string, TestUser, Record<string, unknown>][] = payerFirst
+    ? [['escrow-fund', deal.payer, { method: 'wallet' }], ['escrow-accept', deal.counterparty, {}]]
+    : [['escrow-accept', deal.counterparty, {}], ['escrow-fund', deal.payer, { method: 'wallet' }]];
+  for (const [op, user, extra] of steps) {
+    const r = await escrowOp(op, user, deal.escrowId, extra);
+    expect(r.status, `${op}: ${JSON.stringify(r.body)}`).toBe(200);
+  }
+  expect(await escrowStatus(deal)).toBe('funded');
+  return deal;
+}
+
+/** The notifications of the user about this dispute (event types, oldest first), from their message-feed. */
+export async function disputeFeed(deal: Deal, user: TestUser, disputeId: string): Promise<string[]> {
+  const r = await get('message-feed', {
+    token: user.accessToken,
+    query: { conversation_id: deal.conversationId, limit: 200 },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  const items = r.body.data as any[];
+  for (const item of items.filter((i) => i.source === 'notification' && String(i.event_type).startsWith('dispute_'))) {
+    expect(item, `${item.event_type} in the feed`).toMatchObject({ entity_type: 'dispute', escrow_id: deal.escrowId });
+    expect(item.content.length).toBeGreaterThan(0);
+  }
+  return items
+    .filter((i) => i.source === 'notification' && i.entity_type === 'dispute' && i.entity_id === disputeId)
+    .map((i) => i.event_type as string);
+}
+
+/** The dispute_settled SMS queued for the phone (what each party received, in kobo). */
+export async function settledSms(phone: string): Promise<{ outcome: string; amount: number }[]> {
+  const rows = await testDb()<{ message: { outcome: string; amount: number } }[]>`
+    select message from private.sms_outbox where phone = ${phone} and message ->> 'kind' = 'dispute_settled' order by id`;
+  return rows.map((r) => ({ outcome: r.message.outcome, amount: Number(r.message.amount) }));
+}
