@@ -536,12 +536,10 @@ alter table public.dispute_proposals add constraint dispute_proposals_dispute_id
 alter table public.dispute_proposals add constraint dispute_proposals_outcome_check CHECK (outcome = ANY (ARRAY['release'::text, 'refund'::text, 'split'::text]));
 alter table public.dispute_proposals add constraint dispute_proposals_payee_amount_check CHECK (payee_amount > 0);
 alter table public.dispute_proposals add constraint dispute_proposals_pkey PRIMARY KEY (id);
-alter table public.dispute_proposals add constraint dispute_proposals_proposed_by_fkey FOREIGN KEY (proposed_by) REFERENCES private.users(id);
 alter table public.dispute_proposals add constraint dispute_proposals_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
 alter table public.dispute_proposals add constraint dispute_proposals_status_check CHECK (status = ANY (ARRAY['open'::text, 'accepted'::text, 'rejected'::text, 'superseded'::text, 'closed'::text]));
 CREATE INDEX dispute_proposals_dispute_idx ON public.dispute_proposals USING btree (dispute_id, created_at);
 CREATE UNIQUE INDEX dispute_proposals_open_key ON public.dispute_proposals USING btree (dispute_id, proposed_by) WHERE (status = 'open'::text);
-CREATE INDEX dispute_proposals_proposed_by_idx ON public.dispute_proposals USING btree (proposed_by);
 alter table public.dispute_proposals enable row level security;
 create policy "Parties can read their disputes' proposals" on public.dispute_proposals as permissive for select to authenticated using ((EXISTS ( SELECT 1
    FROM public.disputes d
@@ -581,11 +579,9 @@ alter table public.disputes add constraint disputes_outcome_check CHECK (outcome
 alter table public.disputes add constraint disputes_payee_amount_check CHECK (payee_amount > 0);
 alter table public.disputes add constraint disputes_pkey PRIMARY KEY (id);
 alter table public.disputes add constraint disputes_previous_status_check CHECK (previous_status = ANY (ARRAY['funded'::text, 'inspection'::text]));
-alter table public.disputes add constraint disputes_raised_by_fkey FOREIGN KEY (raised_by) REFERENCES private.users(id);
 alter table public.disputes add constraint disputes_reason_check CHECK (char_length(reason) >= 10 AND char_length(reason) <= 2000);
 alter table public.disputes add constraint disputes_reason_code_check CHECK (reason_code = ANY (ARRAY['item_not_received'::text, 'item_not_as_described'::text, 'item_damaged'::text, 'service_not_delivered'::text, 'service_incomplete'::text, 'payment_not_released'::text, 'fraud_suspected'::text, 'other'::text]));
 alter table public.disputes add constraint disputes_resolution_check CHECK (char_length(resolution) >= 1 AND char_length(resolution) <= 2000);
-alter table public.disputes add constraint disputes_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES private.users(id);
 alter table public.disputes add constraint disputes_resolved_has_outcome CHECK ((status = 'resolved'::text) = (outcome IS NOT NULL AND resolved_at IS NOT NULL));
 alter table public.disputes add constraint disputes_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
 alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
@@ -593,8 +589,6 @@ CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_d
 CREATE INDEX disputes_escrow_idx ON public.disputes USING btree (escrow_id, created_at DESC);
 CREATE UNIQUE INDEX disputes_open_key ON public.disputes USING btree (escrow_id) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
 CREATE INDEX disputes_queue_idx ON public.disputes USING btree (created_at) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
-CREATE INDEX disputes_raised_by_idx ON public.disputes USING btree (raised_by);
-CREATE INDEX disputes_resolved_by_idx ON public.disputes USING btree (resolved_by) WHERE (resolved_by IS NOT NULL);
 alter table public.disputes enable row level security;
 create policy "Parties can read their escrows' disputes" on public.disputes as permissive for select to authenticated using ((EXISTS ( SELECT 1
    FROM public.escrows e

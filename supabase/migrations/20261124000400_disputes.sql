@@ -55,7 +55,9 @@ alter table public.notifications validate constraint notifications_action_label_
 create table public.disputes (
   id uuid primary key default gen_random_uuid(),
   escrow_id uuid not null references public.escrows (id) on delete cascade,
-  raised_by uuid not null references private.users (id),
+  -- one of the escrow's parties (checked by private.dispute_raise), whom the escrow's own foreign
+  -- keys already keep: no foreign key of its own, and no index only it would need
+  raised_by uuid not null,
   -- the list of shared/enums.ts (DISPUTE_REASON_CODES); the enums test compares them
   reason_code text not null check (reason_code in (
     'item_not_received', 'item_not_as_described', 'item_damaged', 'service_not_delivered', 'service_incomplete',
@@ -77,7 +79,9 @@ create table public.disputes (
   -- DISPUTE_OUTCOMES; set when resolved
   outcome text check (outcome in ('release', 'refund', 'split')),
   payee_amount bigint check (payee_amount > 0),
-  resolved_by uuid references private.users (id),
+  -- the admin who decided it (null: the parties agreed, or the job); like private.admin_audit's
+  -- admin_id, it outlives the account
+  resolved_by uuid,
   resolution text check (char_length(resolution) between 1 and 2000),
   resolved_at timestamptz,
   created_at timestamptz not null default now(),
@@ -95,8 +99,6 @@ create unique index disputes_open_key on public.disputes (escrow_id) where statu
 create index disputes_escrow_idx on public.disputes (escrow_id, created_at desc);
 create index disputes_deadline_idx on public.disputes (negotiation_deadline) where status = 'negotiation';
 create index disputes_queue_idx on public.disputes (created_at) where status in ('negotiation', 'escalated');
-create index disputes_raised_by_idx on public.disputes (raised_by);
-create index disputes_resolved_by_idx on public.disputes (resolved_by) where resolved_by is not null;
 alter table public.disputes enable row level security;
 
 revoke all on public.disputes from anon, authenticated;
@@ -112,7 +114,8 @@ create policy "Service role manages disputes" on public.disputes
 create table public.dispute_proposals (
   id uuid primary key default gen_random_uuid(),
   dispute_id uuid not null references public.disputes (id) on delete cascade,
-  proposed_by uuid not null references private.users (id),
+  -- one of the escrow's parties (checked by private.dispute_propose), kept by the escrow's keys
+  proposed_by uuid not null,
   outcome text not null check (outcome in ('release', 'refund', 'split')),
   -- split only: the payee's share of what is not yet released, in kobo
   payee_amount bigint check (payee_amount > 0),
@@ -129,7 +132,6 @@ comment on table public.dispute_proposals is
 create unique index dispute_proposals_open_key on public.dispute_proposals (dispute_id, proposed_by)
   where status = 'open';
 create index dispute_proposals_dispute_idx on public.dispute_proposals (dispute_id, created_at);
-create index dispute_proposals_proposed_by_idx on public.dispute_proposals (proposed_by);
 alter table public.dispute_proposals enable row level security;
 
 revoke all on public.dispute_proposals from anon, authenticated;
