@@ -1653,6 +1653,11 @@ declare
   v_id uuid;
 begin
   d := private.dispute_open(e, true);
+  -- each proposal notifies the other party: 20 per party and dispute are plenty to negotiate
+  if (select count(*) from public.dispute_proposals x where x.dispute_id = d.id and x.proposed_by = p_actor) >= 20 then
+    raise exception 'you have made 20 proposals in this dispute: wait for an answer, or for the deadline'
+      using errcode = 'ES409';
+  end if;
   if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
     raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
       private.naira(v_remaining - 1) using errcode = 'ES422';

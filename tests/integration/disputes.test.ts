@@ -359,3 +359,20 @@ describe('dispute events in the feed', () => {
     );
   });
 });
+
+describe('dispute-propose limits', () => {
+  it('20 proposals per party and dispute (each notifies the other party); the 21st is 409', async () => {
+    const deal = await fundedDeal({ amount: 2_000 });
+    expect((await raise(deal, 'payer')).status).toBe(201);
+    for (let i = 1; i <= 20; i++) {
+      expect((await propose(deal, 'payee', { outcome: 'split', payee_amount: i })).status).toBe(201);
+    }
+    const r = await propose(deal, 'payee', { outcome: 'release' });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatch(/20 proposals/);
+    // the other party is not limited by it; only the latest of the payee's is open
+    expect((await propose(deal, 'payer', { outcome: 'refund' })).status).toBe(201);
+    const d = (await disputeOf(deal)).body.data;
+    expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
+  });
+});
