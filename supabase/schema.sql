@@ -1669,14 +1669,20 @@ begin
         pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_payer_gets),
         pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_payer_gets)),
       v_tx);
-    v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
-              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
-              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
-                                                         'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
-                                                         'vat', v_vat_kept));
+    -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
+    -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
+    v_tx := null;
     v_entries := pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit),
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit));
+    if v_payee_gets > 0 then
+      v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
+                pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
+                'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
+                                                           'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
+                                                           'vat', v_vat_kept));
+      v_entries := v_entries || pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
+    end if;
     if v_fees_kept > 0 then
       v_entries := v_entries || pg_catalog.jsonb_build_array(
         pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_fees_kept));
