@@ -466,7 +466,7 @@ describe('a random storm through the real server', () => {
           select status, outcome, count(*)::int as n from public.disputes
            where escrow_id = any(${escrows.map((e) => e.id)}::uuid[]) group by 1, 2 order by 1, 2`;
         const settled = disputes.filter((d) => d.status === 'resolved').reduce((n, d) => n + d.n, 0);
-        // the figures of this storm (docs/disputes.md quotes a run)
+        // the figures of this storm, for docs/disputes.md
         console.log(
           `storm seed ${seed}: ${operations} operations, ${escrows.length} escrows, disputes ${
             JSON.stringify(disputes)
