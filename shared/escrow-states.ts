@@ -3,7 +3,14 @@
 // fails when they differ), and the model-based test drives random operations against the real
 // server and checks every answer against predict() below, so code, docs and this table cannot drift.
 // The states and categories themselves are the lists in shared/enums.ts.
-import { ESCROW_CATEGORIES, ESCROW_STATUSES, type EscrowCategory, type EscrowStatus, type PayerRole } from './enums.ts';
+import {
+  type DisputeOutcome,
+  ESCROW_CATEGORIES,
+  ESCROW_STATUSES,
+  type EscrowCategory,
+  type EscrowStatus,
+  type PayerRole,
+} from './enums.ts';
 
 export type { EscrowStatus };
 
@@ -17,8 +24,36 @@ export type Operation =
   | 'release'
   | 'refund'
   | 'review'
+  | 'message'
+  | 'dispute-raise'
+  | 'dispute-propose'
+  | 'dispute-respond'
+  | 'dispute-withdraw'
   | 'job:inspection_ends'
+  | 'job:dispute_deadline'
   | 'job:14_days';
+
+/** A party by role in the deal. */
+export type Side = 'payer' | 'payee';
+
+/** How a dispute is to be settled: release, refund, or split with the payee's share (kobo). */
+export interface Settlement {
+  outcome: DisputeOutcome;
+  /** split only: the payee's share P of what is not yet released */
+  payeeAmount?: number;
+}
+
+/** The escrow's open dispute (negotiation or escalated; a resolved or withdrawn one is no longer open). */
+export interface DisputeFacts {
+  status: 'negotiation' | 'escalated';
+  raisedBy: Side;
+  /** the state the dispute interrupted, which a withdrawal returns to */
+  previous: 'funded' | 'inspection';
+  /** the payer sent a message, made a proposal or answered one since it was raised */
+  payerTookPart: boolean;
+  /** each party's open proposal (a newer one replaces it) */
+  proposals: Partial<Record<Side, Settlement>>;
+}
 
 /** What the model needs to know about an escrow beyond its status. */
 export interface EscrowFacts {
@@ -31,6 +66,27 @@ export interface EscrowFacts {
   /** each party has reviewed the other (review-submit) */
   reviewedByInitiator: boolean;
   reviewedByCounterparty: boolean;
+  /** the escrow amount and the part of it already released, in kobo (a split checks P against the rest) */
+  amount: number;
+  releasedAmount: number;
+  /** the open dispute, or null */
+  dispute: DisputeFacts | null;
+}
+
+/** What an operation carries beyond who does it (dispute-propose, dispute-respond). */
+export interface OperationArgs {
+  /**
+   * dispute-propose: the outcome and payee_amount as sent (kobo; undefined: absent). A split needs
+   * 1 <= P <= R - 1 (R: the amount not yet released); a payee_amount with release or refund, or a
+   * split without one or below 1 kobo, fails validation (400) before anything else.
+   */
+  proposal?: Settlement;
+  /**
+   * dispute-respond: the proposal answered (null: an id the server does not know), whose it is,
+   * whether it is still open, and whether it belongs to the escrow's open dispute.
+   */
+  target?: (Settlement & { by: Side; open: boolean; current: boolean }) | null;
+  accept?: boolean;
 }
 
 export interface Transition {
@@ -156,6 +212,82 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     to: 'refunded',
     also: "what is left in the hold goes back to the payer's wallet",
   },
+  {
+    from: 'funded, inspection',
+    operation: 'dispute-raise',
+    who: 'either party',
+    to: 'disputed',
+    also:
+      'dispute in negotiation: negotiation_deadline = raised + 72 h, auto_release_at the same only when the payer raised it; the inspection clock stops (what was left of it is kept); 201',
+  },
+  {
+    from: 'disputed (negotiation)',
+    operation: 'dispute-propose (release, refund, or split with payee_amount P, 0.01 <= P <= R - 0.01)',
+    who: 'either party',
+    to: 'disputed',
+    also: "replaces the proposer's open proposal; the other party is asked to answer; P outside the range is 400; 201",
+  },
+  {
+    from: 'disputed (negotiation)',
+    operation: 'dispute-respond, reject',
+    who: 'the other party (the proposer: 403)',
+    to: 'disputed',
+    also: 'the proposal is rejected; an answer that is no longer open is 409',
+  },
+  {
+    from: 'disputed (negotiation)',
+    operation: 'dispute-respond, accept',
+    who: 'the other party (the proposer: 403)',
+    to: 'release: released; refund: refunded; split: released',
+    also:
+      'settled at once over what is held (R = amount not yet released): release pays the payee R less the seller fee on R; refund returns the whole hold to the payer; split pays the payee P less the seller fee on P and refunds R - P with the payer fee and VAT on it, the platform keeping the rest; the hold ends at 0',
+  },
+  {
+    from: 'disputed (negotiation)',
+    operation: 'dispute-withdraw',
+    who: 'the party who raised it (the other: 403)',
+    to: 'the state it left: funded, or inspection',
+    also: 'an inspection resumes with the time it had left; open proposals closed',
+  },
+  {
+    from: 'disputed (negotiation), 24 h before negotiation_deadline',
+    operation: 'job (jobs-run)',
+    who: 'job',
+    to: 'disputed',
+    also: 'both parties told (once)',
+  },
+  {
+    from:
+      'disputed (negotiation), negotiation_deadline passed, the payer raised it and took no part since (no message, proposal or answer)',
+    operation: 'job (jobs-run)',
+    who: 'job',
+    to: 'released',
+    also: 'as an accepted release',
+  },
+  {
+    from: 'disputed (negotiation), negotiation_deadline passed, otherwise',
+    operation: 'job (jobs-run)',
+    who: 'job',
+    to: 'disputed (the dispute escalated to the admin queue)',
+    also:
+      'open proposals closed; dispute-propose, dispute-respond and dispute-withdraw are 409 from then on; only an admin moves the money',
+  },
+  {
+    from: 'disputed',
+    operation:
+      'escrow-release, escrow-refund, escrow-deliver, escrow-cancel, escrow-decline, milestone operations; the inspection job',
+    who: 'anyone',
+    to: 'disputed (409; the job leaves it)',
+    also: 'no automatic release while disputed',
+  },
+  {
+    from: 'any state but deleted (404)',
+    operation: 'message-send',
+    who: 'either party',
+    to: 'unchanged',
+    also:
+      "201 (409 once the deal closed more than 30 days ago); in a negotiated dispute, the payer's message counts as taking part",
+  },
   { from: 'released, refunded, 14 days after', operation: 'job (jobs-run)', who: 'job', to: 'ended', also: '' },
   {
     from: 'released, refunded, ended; the counterparty had accepted',
@@ -181,58 +313,96 @@ export const CATEGORY_RULES: Record<EscrowCategory, { roles: string; release: st
   p2p_crypto: { roles: 'Sender / Receiver', release: 'the sender releases on approval, delivery or not' },
 };
 
-export type Outcome = { ok: true; next: Partial<EscrowFacts> } | { ok: false; status: 403 | 404 | 409 };
+export type Outcome =
+  | {
+    ok: true;
+    /** 201 where the operation creates something (review, message, dispute, proposal), else 200 */
+    status: 200 | 201;
+    next: Partial<EscrowFacts>;
+    /** the dispute was settled with this money (dispute-respond accept, the job's release) */
+    settled?: Settlement;
+  }
+  | { ok: false; status: 400 | 403 | 404 | 409 };
+
+/** The escrow amount not yet released (R of DESIGN §8.3). */
+export const unreleased = (e: EscrowFacts): number => e.amount - e.releasedAmount;
+
+/** Whether a dispute-propose body passes validation (zod), before the server looks at the escrow. */
+function proposalBodyValid(p: Settlement): boolean {
+  if (p.outcome !== 'split') return p.payeeAmount === undefined;
+  return p.payeeAmount !== undefined && Number.isSafeInteger(p.payeeAmount) && p.payeeAmount >= 1;
+}
+
+/** The escrow after a settlement: released (release, split) or refunded, the dispute closed. */
+function settle(e: EscrowFacts, s: Settlement, status: 200 | 201): Outcome {
+  const next: Partial<EscrowFacts> = { dispute: null };
+  if (s.outcome === 'refund') next.status = 'refunded';
+  else {
+    next.status = 'released';
+    next.releasedAmount = s.outcome === 'split' ? e.releasedAmount + (s.payeeAmount as number) : e.amount;
+  }
+  return { ok: true, status, next, settled: s };
+}
 
 /**
  * What the server must answer when `actor` does `op` to an escrow in state `e`: the table above,
  * as a function. Only parties act here (a stranger always gets 404); `fund` is from the wallet.
- * A success is 200, and 201 for `review` (it creates the review).
+ * `args` carries what dispute-propose and dispute-respond send. Bodies are valid unless `args`
+ * says otherwise.
  */
-export function predict(e: EscrowFacts, op: Operation, actor: 'initiator' | 'counterparty' | 'job'): Outcome {
+export function predict(
+  e: EscrowFacts,
+  op: Operation,
+  actor: 'initiator' | 'counterparty' | 'job',
+  args: OperationArgs = {},
+): Outcome {
   const payer = e.payerRole === actor;
   const payee = actor !== 'job' && !payer;
+  const side: Side = payer ? 'payer' : 'payee';
   const unfunded = e.status === 'draft' || e.status === 'invite_pending' || (e.status === 'active' && !e.funded);
   const fundedUnaccepted = e.status === 'active' && e.funded && !e.accepted;
-  const refuse = (status: 403 | 409): Outcome => ({ ok: false, status });
+  const negotiating = e.status === 'disputed' && e.dispute?.status === 'negotiation' ? e.dispute : null;
+  const refuse = (status: 400 | 403 | 404 | 409): Outcome => ({ ok: false, status });
+  const ok = (next: Partial<EscrowFacts>, status: 200 | 201 = 200): Outcome => ({ ok: true, status, next });
   switch (op) {
     case 'fund':
       if (!payer) return refuse(403);
-      if (e.status === 'draft') return { ok: true, next: { status: 'active', funded: true } };
-      if (e.status === 'active' && !e.funded) return { ok: true, next: { status: 'funded', funded: true } };
+      if (e.status === 'draft') return ok({ status: 'active', funded: true });
+      if (e.status === 'active' && !e.funded) return ok({ status: 'funded', funded: true });
       return refuse(409);
     case 'accept':
       if (actor !== 'counterparty') return refuse(403);
-      if (e.status === 'invite_pending') return { ok: true, next: { status: 'active', accepted: true } };
-      if (fundedUnaccepted) return { ok: true, next: { status: 'funded', accepted: true } };
+      if (e.status === 'invite_pending') return ok({ status: 'active', accepted: true });
+      if (fundedUnaccepted) return ok({ status: 'funded', accepted: true });
       return refuse(409);
     case 'decline':
       if (actor !== 'counterparty') return refuse(403);
-      if (unfunded) return { ok: true, next: { status: 'cancelled' } };
-      if (fundedUnaccepted) return { ok: true, next: { status: 'refunded' } };
+      if (unfunded) return ok({ status: 'cancelled' });
+      if (fundedUnaccepted) return ok({ status: 'refunded' });
       return refuse(409);
     case 'cancel':
-      if (unfunded) return { ok: true, next: { status: 'cancelled' } };
-      if (fundedUnaccepted) return payer ? { ok: true, next: { status: 'refunded' } } : refuse(403);
+      if (unfunded) return ok({ status: 'cancelled' });
+      if (fundedUnaccepted) return payer ? ok({ status: 'refunded' }) : refuse(403);
       return refuse(409);
     case 'delete':
       if (actor !== 'initiator') return refuse(403);
-      return e.status === 'draft' ? { ok: true, next: { status: 'deleted' } } : refuse(409);
+      return e.status === 'draft' ? ok({ status: 'deleted' }) : refuse(409);
     case 'deliver':
       if (!payee) return refuse(403);
       if (e.status !== 'funded' || e.delivered) return refuse(409);
-      return { ok: true, next: { status: e.category === 'goods_products' ? 'inspection' : 'funded', delivered: true } };
+      return ok({ status: e.category === 'goods_products' ? 'inspection' : 'funded', delivered: true });
     case 'release':
       if (!payer) return refuse(403);
       if (e.status !== 'funded' && e.status !== 'inspection') return refuse(409);
       if (e.category === 'auto_dealership' && !e.delivered) return refuse(409);
-      return { ok: true, next: { status: 'released' } };
+      return ok({ status: 'released', releasedAmount: e.amount });
     case 'refund':
       if (!payee) return refuse(403);
       if (e.status !== 'funded' && e.status !== 'inspection') return refuse(409);
-      return { ok: true, next: { status: 'refunded' } };
+      return ok({ status: 'refunded' });
     case 'review': {
       if (actor === 'job') return refuse(409);
-      if (e.status === 'deleted') return { ok: false, status: 404 };
+      if (e.status === 'deleted') return refuse(404);
       if (e.status !== 'released' && e.status !== 'refunded' && e.status !== 'ended') return refuse(409);
       // declined or cancelled before the counterparty accepted: no deal took place
       if (!e.accepted) return refuse(409);
@@ -240,14 +410,55 @@ export function predict(e: EscrowFacts, op: Operation, actor: 'initiator' | 'cou
       const theirs = actor === 'initiator' ? e.reviewedByCounterparty : e.reviewedByInitiator;
       if (mine) return refuse(409);
       const reviewed = actor === 'initiator' ? { reviewedByInitiator: true } : { reviewedByCounterparty: true };
-      return { ok: true, next: theirs ? { ...reviewed, status: 'ended' } : reviewed };
+      return ok(theirs ? { ...reviewed, status: 'ended' } : reviewed, 201);
     }
+    case 'message':
+      if (actor === 'job' || e.status === 'deleted') return refuse(404);
+      // the escrow's conversation; what the payer writes in a negotiated dispute is taking part
+      return ok(negotiating && payer ? { dispute: { ...negotiating, payerTookPart: true } } : {}, 201);
+    case 'dispute-raise':
+      if (actor === 'job') return refuse(404);
+      if (e.status !== 'funded' && e.status !== 'inspection') return refuse(409);
+      return ok({
+        status: 'disputed',
+        dispute: { status: 'negotiation', raisedBy: side, previous: e.status, payerTookPart: false, proposals: {} },
+      }, 201);
+    case 'dispute-propose': {
+      const p = args.proposal ?? { outcome: 'release' };
+      if (!proposalBodyValid(p)) return refuse(400);
+      if (actor === 'job') return refuse(404);
+      if (!negotiating) return refuse(409);
+      if (p.outcome === 'split' && (p.payeeAmount as number) > unreleased(e) - 1) return refuse(400);
+      const proposals = { ...negotiating.proposals, [side]: p };
+      return ok({ dispute: { ...negotiating, proposals, payerTookPart: negotiating.payerTookPart || payer } }, 201);
+    }
+    case 'dispute-respond': {
+      if (actor === 'job') return refuse(404);
+      if (!negotiating) return refuse(409);
+      const t = args.target;
+      if (!t || !t.current) return refuse(404);
+      if (t.by === side) return refuse(403);
+      if (!t.open) return refuse(409);
+      if (args.accept) return settle(e, t, 200);
+      const proposals = { ...negotiating.proposals };
+      delete proposals[t.by];
+      return ok({ dispute: { ...negotiating, proposals, payerTookPart: negotiating.payerTookPart || payer } });
+    }
+    case 'dispute-withdraw':
+      if (actor === 'job') return refuse(404);
+      if (!negotiating) return refuse(409);
+      if (negotiating.raisedBy !== side) return refuse(403);
+      return ok({ status: negotiating.previous, dispute: null });
     case 'job:inspection_ends':
-      return e.status === 'inspection' ? { ok: true, next: { status: 'released' } } : { ok: true, next: {} };
+      return e.status === 'inspection' ? ok({ status: 'released', releasedAmount: e.amount }) : ok({});
+    case 'job:dispute_deadline':
+      // at the negotiation deadline: the payer raised it and then took no part -> released to the
+      // payee; otherwise escalated to the admin queue (the escrow stays disputed)
+      if (!negotiating) return ok({});
+      if (negotiating.raisedBy === 'payer' && !negotiating.payerTookPart) return settle(e, { outcome: 'release' }, 200);
+      return ok({ dispute: { ...negotiating, status: 'escalated', proposals: {} } });
     case 'job:14_days':
-      return e.status === 'released' || e.status === 'refunded'
-        ? { ok: true, next: { status: 'ended' } }
-        : { ok: true, next: {} };
+      return e.status === 'released' || e.status === 'refunded' ? ok({ status: 'ended' }) : ok({});
   }
 }
 

@@ -172,14 +172,42 @@ comment on function private.dispute_open(public.escrows, boolean) is
 revoke execute on function private.dispute_open(public.escrows, boolean) from public, anon, authenticated;
 grant execute on function private.dispute_open(public.escrows, boolean) to service_role;
 
+-- Takes both parties' notification locks (the per-user advisory lock private.feed_item_created_at
+-- takes for every notification, held to the end of the transaction), lower user id first. Called
+-- before a dispute notifies both parties: notifying them in the order of their roles, two disputes
+-- between the same two users in opposite roles (raised, withdrawn, settled at the same moment)
+-- would take the two locks in opposite orders and deadlock.
+create function private.dispute_lock_feeds(e public.escrows)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_user uuid;
+begin
+  for v_user in
+    select x.u from unnest(array[e.initiator_id, e.counterparty_id]) as x(u) where x.u is not null order by x.u
+  loop
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.notifications:' || v_user::text, 0));
+  end loop;
+end
+$$;
+comment on function private.dispute_lock_feeds(public.escrows) is
+  'Takes both parties'' notification locks, lower user id first, before a dispute notifies both.';
+revoke execute on function private.dispute_lock_feeds(public.escrows) from public, anon, authenticated;
+grant execute on function private.dispute_lock_feeds(public.escrows) to service_role;
+
 -- Notifies both parties of the escrow about its dispute (p_action: the action label or null).
 create function private.dispute_notify(e public.escrows, d public.disputes, p_event text, p_message jsonb, p_action text)
 returns void
-language sql
+language plpgsql
 set search_path = ''
 as $$
-  select private.notify(u, e.id, p_event, p_message, 'dispute', d.id, p_action)
-    from unnest(array[e.initiator_id, e.counterparty_id]) as u;
+begin
+  perform private.dispute_lock_feeds(e);
+  perform private.notify(u, e.id, p_event, p_message, 'dispute', d.id, p_action)
+     from unnest(array[e.initiator_id, e.counterparty_id]) as u;
+end
 $$;
 comment on function private.dispute_notify(public.escrows, public.disputes, text, jsonb, text) is
   'Notifies both parties of an escrow about its dispute (entity: the dispute).';
@@ -229,11 +257,28 @@ declare
   v_tx uuid;
   v_payout_tx uuid;
   v_entries jsonb;
+  v_user uuid;
 begin
   if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
     raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
       private.naira(v_remaining - 1) using errcode = 'ES422';
   end if;
+  -- Lock order (the ledger's: a user's transaction lock before their accounts, accounts in id
+  -- order): a split posts two transfers, the payer's then the payee's, each with its transaction,
+  -- and a payout follows a release. Taken one after the other, a split would lock the payer's side
+  -- before the payee's, and deadlock with a split the other way round between the same two users
+  -- at the same moment, or (the payee's wallet before a clearing shard) with a withdrawal. So,
+  -- first, both users' transaction locks (the key of private.strictly_increasing_created_at on
+  -- public.transactions), lower id first, then every account the settlement may touch, in id order.
+  for v_user in select x.u from unnest(array[v_payer, v_payee]) as x(u) order by x.u loop
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.transactions:' || v_user::text, 0));
+  end loop;
+  perform 1 from private.ledger_accounts
+   where id in (private.owner_account('escrow_hold', e.id), private.owner_account('user_wallet', v_payer),
+                private.owner_account('user_wallet', v_payee), private.system_account('platform_fees'),
+                private.system_account('vat_payable'), private.system_account('provider_clearing'))
+   order by id
+     for update;
   if p_outcome = 'release' then
     if v_remaining > 0 then
       v_transfer := private.escrow_pay_out(e, v_remaining, 'dispute-release:' || d.id, null,
@@ -271,14 +316,20 @@ begin
         pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_payer_gets),
         pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_payer_gets)),
       v_tx);
-    v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
-              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
-              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
-                                                         'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
-                                                         'vat', v_vat_kept));
+    -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
+    -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
+    v_tx := null;
     v_entries := pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit),
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit));
+    if v_payee_gets > 0 then
+      v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
+                pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
+                'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
+                                                           'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
+                                                           'vat', v_vat_kept));
+      v_entries := v_entries || pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
+    end if;
     if v_fees_kept > 0 then
       v_entries := v_entries || pg_catalog.jsonb_build_array(
         pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_fees_kept));
@@ -303,6 +354,7 @@ begin
    where id = d.id;
   update public.dispute_proposals set status = 'closed', responded_at = p_now
    where dispute_id = d.id and status = 'open';
+  perform private.dispute_lock_feeds(e);
   perform private.notify(v_payee, e.id, 'dispute_resolved',
     pg_catalog.jsonb_build_object('kind', 'dispute_resolved', 'title', e.title, 'outcome', p_outcome,
                                   'amount', v_payee_gets, 'by_admin', p_resolved_by is not null),
