@@ -3518,12 +3518,14 @@ begin
   if v_transfer is null then
     select t.id into v_transfer from private.ledger_transfers t where t.idempotency_key = p_key;
     if (select pg_catalog.array_agg(case when a.owner_id is null then a.kind::text else a.id::text end || ':' || le.amount
-                                    order by 1)
+                                    order by case when a.owner_id is null then a.kind::text else a.id::text end
+                                             || ':' || le.amount)
           from private.ledger_entries le join private.ledger_accounts a on a.id = le.account_id
          where le.transfer_id = v_transfer)
        is distinct from
        (select pg_catalog.array_agg(case when a.owner_id is null then a.kind::text else a.id::text end || ':' || u.amount
-                                    order by 1)
+                                    order by case when a.owner_id is null then a.kind::text else a.id::text end
+                                             || ':' || u.amount)
           from unnest(v_ids, v_amounts) as u(id, amount) join private.ledger_accounts a on a.id = u.id) then
       raise exception 'idempotency key % was already used for a different transfer', p_key using errcode = 'ES409';
     end if;
