@@ -1,10 +1,12 @@
-// Database access with postgres.js. Two ways in:
+// Database access with postgres.js. Two ways in (each retried when Postgres breaks a deadlock by
+// aborting it, so a callback only talks to the database):
 //   asUser(user, fn)  one transaction as role `authenticated` with the caller's JWT claims set
 //                     exactly as PostgREST sets them, so row-level security and auth.uid() apply
 //   asService(fn)     one transaction as role `service_role` (webhooks, jobs, auth internals)
 // Both also set the configuration the SQL functions read from the transaction.
 import postgres from 'postgres';
 import { getConfig } from './config.ts';
+import { log } from './log.ts';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -67,7 +69,38 @@ export interface UserClaims {
  */
 const inviteCap = () => String(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY);
 
+/**
+ * SQLSTATEs after which the whole transaction can simply run again: deadlock_detected (Postgres
+ * aborted this transaction to break a lock cycle with another one) and serialization_failure.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
+/**
+ * Runs one transaction, and runs it again (up to 3 times in all) when Postgres aborted it to break
+ * a deadlock: everything it did was rolled back, so the retry starts from nothing. This is why a
+ * transaction callback must only talk to the database: side effects (a provider call, an SMS) go
+ * after the commit (shared/background.ts). Two transitions on two escrows between the same two
+ * people can take the parties' per-user locks in opposite orders (docs/decisions.md, issue 11).
+ */
+async function retrying<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string } | null)?.code ?? '';
+      if (attempt >= ATTEMPTS || !RETRYABLE.has(code)) throw err;
+      log.warn('db.retry', { code, attempt });
+      await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 20)));
+    }
+  }
+}
+
 export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return retrying(() => asUserOnce(claims, fn));
+}
+
+function asUserOnce<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'authenticated', true),
                     set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
@@ -78,6 +111,10 @@ export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promi
 }
 
 export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return retrying(() => asServiceOnce(fn));
+}
+
+function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'service_role', true),
                     set_config('request.jwt.claims', '{"role":"service_role"}', true),
