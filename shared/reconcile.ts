@@ -102,19 +102,20 @@ export async function reconcilePending(now: string) {
     select t.id, t.type, t.created_at < ${now}::timestamptz - make_interval(hours => ${ABANDON_CHARGE_AFTER_HOURS}) as abandoned,
            (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected
       from public.transactions t left join public.escrows e on e.id = t.escrow_id
+      left join private.reconcile_checks c on c.transaction_id = t.id
      where t.status = 'pending' and t.type in ('wallet_topup', 'escrow_funding') and t.provider = ${provider.name}
        and t.created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
        and t.metadata -> 'review' ->> 'provider_status' is distinct from 'success'
-     order by t.created_at limit 50`
+     order by c.checked_at nulls first, t.created_at limit 50`
   );
   const transfers = await asService((tx) =>
     tx<Pending[]>`
-    select id, type, false as abandoned
-      from public.transactions
-     where status = 'pending' and type in ('withdrawal', 'escrow_payout')
-       and (type = 'withdrawal' or metadata ? 'transfer_attempted_at')
-       and created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
-     order by created_at limit 50`
+    select t.id, t.type, false as abandoned
+      from public.transactions t left join private.reconcile_checks c on c.transaction_id = t.id
+     where t.status = 'pending' and t.type in ('withdrawal', 'escrow_payout')
+       and (t.type = 'withdrawal' or t.metadata ? 'transfer_attempted_at')
+       and t.created_at < ${now}::timestamptz - make_interval(mins => ${RECONCILE_AFTER_MINUTES})
+     order by c.checked_at nulls first, t.created_at limit 50`
   );
   const outcomes: Record<string, number> = {};
   for (const [list, settle] of [[charges, settleCharge], [transfers, settleTransfer]] as const) {
@@ -132,6 +133,16 @@ export async function reconcilePending(now: string) {
         log.info('reconcile.settled', { transaction_id: p.id, type: p.type, outcome });
       }
     }
+  }
+  // the ones still pending wait behind those not asked about yet (or asked longer ago)
+  const asked = [...charges, ...transfers].map((p) => p.id);
+  if (asked.length > 0) {
+    await asService((tx) =>
+      tx`insert into private.reconcile_checks (transaction_id, checked_at)
+         select t.id, ${now}::timestamptz from public.transactions t
+          where t.id = any(${asked}::uuid[]) and t.status = 'pending'
+         on conflict (transaction_id) do update set checked_at = excluded.checked_at`
+    );
   }
   return { checked: charges.length + transfers.length, outcomes };
 }

@@ -375,6 +375,20 @@ comment on table private.rate_limit_events is 'One row per event counted by a sl
 grant select, insert, update, delete on table private.rate_limit_events to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.reconcile_checks
+-- ---------------------------------------------------------------------------------------------
+create table private.reconcile_checks (
+  transaction_id uuid not null,
+  checked_at timestamp with time zone not null
+);
+alter table private.reconcile_checks add constraint reconcile_checks_pkey PRIMARY KEY (transaction_id);
+alter table private.reconcile_checks add constraint reconcile_checks_transaction_id_fkey FOREIGN KEY (transaction_id) REFERENCES public.transactions(id) ON DELETE CASCADE;
+alter table private.reconcile_checks enable row level security;
+create policy "Service role manages reconcile checks" on private.reconcile_checks as permissive for all to service_role using (true) with check (true);
+comment on table private.reconcile_checks is 'When the job last asked the provider about a movement that was still pending (the oldest asked goes first).';
+grant select, insert, update, delete on table private.reconcile_checks to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.refresh_tokens
 -- ---------------------------------------------------------------------------------------------
 create table private.refresh_tokens (

@@ -76,6 +76,33 @@ describe('reconciliation of pending withdrawals', () => {
     expect(await walletKobo(user.id)).toBe(300_000);
   });
 
+  it('takes turns: 50 transfers still pending at Paystack do not keep a newer one from being settled', async () => {
+    const user = await withPayoutAccount();
+    await fundWallet(user, 60_000);
+    const stuck: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const w = await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken });
+      expect(w.status, JSON.stringify(w.body)).toBe(200);
+      stuck.push(w.body.data.id);
+    }
+    for (const id of stuck) await paystack.transferStatus(id, 'pending');
+    const w = await post('wallet-withdraw', { amount: 500 }, { token: user.accessToken });
+    const newer = w.body.data.id as string;
+    await paystack.transferStatus(newer, 'success');
+    // each run asks about 50; the ones still pending go behind those not asked about yet
+    let runs = 0;
+    while ((await statusOf(newer)) === 'pending' && runs < 12) {
+      runs++;
+      await runJobs(minutesFromNow(31 + runs));
+    }
+    expect(await statusOf(newer)).toBe('succeeded');
+    expect(runs).toBeGreaterThanOrEqual(1);
+    for (const id of stuck) expect(await statusOf(id)).toBe('pending');
+    const [row] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.reconcile_checks where transaction_id = any(${stuck}::uuid[])`;
+    expect(row?.n).toBe(50);
+  });
+
   it('marks a transfer Paystack says succeeded, and fails one Paystack never received', async () => {
     const user = await withPayoutAccount();
     await fundWallet(user, 3000);
