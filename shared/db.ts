@@ -114,7 +114,11 @@ export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return retrying(() => asServiceOnce(fn));
 }
 
-function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * One service-role transaction that is never run again: for the one callback that does more than
+ * talk to the database (dispatching SMS sends them while it holds the claimed rows).
+ */
+export function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db().begin(async (tx) => {
     await tx`select set_config('role', 'service_role', true),
                     set_config('request.jwt.claims', '{"role":"service_role"}', true),

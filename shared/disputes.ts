@@ -97,9 +97,16 @@ async function readDispute(tx: Tx, escrowId: string): Promise<DisputeResponse | 
   return disputeView(d, proposals);
 }
 
-/** dispute-get: as the caller (row-level security: the escrow's parties). */
+/**
+ * dispute-get: as the caller (row-level security: the escrow's parties); an admin who is not a
+ * party reads it through the service role (DESIGN §8.3: visible to the parties and admins).
+ */
 export async function getDispute(claims: UserClaims, escrowId: string): Promise<DisputeResponse> {
-  const found = await asUser(claims, (tx) => readDispute(tx, escrowId));
+  const found = await asUser(claims, (tx) => readDispute(tx, escrowId)) ??
+    await asService(async (tx) => {
+      const [admin] = await tx<{ yes: boolean }[]>`select private.is_admin(${claims.sub}) as yes`;
+      return admin?.yes ? readDispute(tx, escrowId) : null;
+    });
   if (!found) throw notFound('No dispute on this escrow');
   return found;
 }

@@ -71,6 +71,8 @@ export interface EscrowFacts {
   releasedAmount: number;
   /** the open dispute, or null */
   dispute: DisputeFacts | null;
+  /** the parties who withdrew a dispute on this escrow (they cannot raise another) */
+  withdrew?: Partial<Record<Side, boolean>>;
 }
 
 /** What an operation carries beyond who does it (dispute-propose, dispute-respond). */
@@ -218,7 +220,7 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     who: 'either party',
     to: 'disputed',
     also:
-      'dispute in negotiation: negotiation_deadline = raised + 72 h, auto_release_at the same only when the payer raised it; the inspection clock stops (what was left of it is kept); 201',
+      'dispute in negotiation: negotiation_deadline = raised + 72 h, auto_release_at the same only when the payer raised it; the inspection clock stops (what was left of it is kept); 201. 409 once the inspection period has ended, and for a party who withdrew a dispute on this escrow before',
   },
   {
     from: 'disputed (negotiation)',
@@ -419,6 +421,7 @@ export function predict(
     case 'dispute-raise':
       if (actor === 'job') return refuse(404);
       if (e.status !== 'funded' && e.status !== 'inspection') return refuse(409);
+      if (e.withdrew?.[side]) return refuse(409);
       return ok({
         status: 'disputed',
         dispute: { status: 'negotiation', raisedBy: side, previous: e.status, payerTookPart: false, proposals: {} },
@@ -448,7 +451,7 @@ export function predict(
       if (actor === 'job') return refuse(404);
       if (!negotiating) return refuse(409);
       if (negotiating.raisedBy !== side) return refuse(403);
-      return ok({ status: negotiating.previous, dispute: null });
+      return ok({ status: negotiating.previous, dispute: null, withdrew: { ...e.withdrew, [side]: true } });
     case 'job:inspection_ends':
       return e.status === 'inspection' ? ok({ status: 'released', releasedAmount: e.amount }) : ok({});
     case 'job:dispute_deadline':

@@ -5,7 +5,7 @@
 // SMS_PROVIDER=termii dispatching calls Termii's send API; with `outbox` (local work and tests) it
 // marks the row sent and prints it.
 import { getConfig } from './config.ts';
-import { asService, type Tx } from './db.ts';
+import { asServiceOnce, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
 import { renderSms, type SmsMessage } from './messages.ts';
 
@@ -49,7 +49,7 @@ async function sendQueued(tx: Tx, sender: SmsSender | null, row: QueuedSms): Pro
  */
 export async function dispatchQueuedSms(limit = 20, only?: number): Promise<number> {
   const sender = smsSender();
-  return await asService(async (tx) => {
+  return await asServiceOnce(async (tx) => {
     const rows = await tx<QueuedSms[]>`
       select id, phone, message, body from private.sms_outbox
        where sent_at is null and withheld is null and attempts < 5 and (expires_at is null or expires_at > now())

@@ -599,15 +599,16 @@ alter table public.disputes add constraint disputes_resolution_check CHECK (char
 alter table public.disputes add constraint disputes_resolved_has_outcome CHECK ((status = 'resolved'::text) = (outcome IS NOT NULL AND resolved_at IS NOT NULL));
 alter table public.disputes add constraint disputes_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
 alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
+CREATE INDEX disputes_created_idx ON public.disputes USING btree (created_at);
 CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_deadline) WHERE (status = 'negotiation'::text);
 CREATE INDEX disputes_escrow_idx ON public.disputes USING btree (escrow_id, created_at DESC);
 CREATE UNIQUE INDEX disputes_open_key ON public.disputes USING btree (escrow_id) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
-CREATE INDEX disputes_queue_idx ON public.disputes USING btree (created_at) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
 alter table public.disputes enable row level security;
 create policy "Parties can read their escrows' disputes" on public.disputes as permissive for select to authenticated using ((EXISTS ( SELECT 1
    FROM public.escrows e
   WHERE (e.id = disputes.escrow_id))));
 create policy "Service role manages disputes" on public.disputes as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER disputes_created_at_increasing BEFORE INSERT ON public.disputes FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at_global();
 comment on table public.disputes is 'A dispute over an escrow: who raised it and why, its negotiation deadline, and how it was resolved. Parties read it.';
 comment on column public.disputes.inspection_left is 'What was left of the inspection period when the dispute was raised (null: the escrow was funded, not in inspection); a withdrawal gives it back.';
 grant select on table public.disputes to authenticated;
@@ -1187,6 +1188,10 @@ begin
     raise exception 'dispute not found' using errcode = 'ES404';
   end if;
   e := private.escrow_lock(v_escrow, null);
+  -- no one decides their own case
+  if p_admin in (e.initiator_id, e.counterparty_id) then
+    perform private.refuse_role('an admin cannot resolve a dispute on their own escrow');
+  end if;
   select * into d from public.disputes where id = p_dispute for update;
   if d.status not in ('negotiation', 'escalated') then
     raise exception 'this dispute is % already', d.status using errcode = 'ES409';
@@ -1603,6 +1608,8 @@ AS $function$
 declare
   v_user uuid;
 begin
+  -- the conversation's row first, as every notification takes it (escrow, conversation, users)
+  perform 1 from public.conversations c where c.escrow_id = e.id for update;
   for v_user in
     select x.u from unnest(array[e.initiator_id, e.counterparty_id]) as x(u) where x.u is not null order by x.u
   loop
@@ -1667,11 +1674,13 @@ CREATE OR REPLACE FUNCTION private.dispute_payer_took_part(e public.escrows, d p
  SET search_path TO ''
 AS $function$
   select exists (select 1 from public.messages m join public.conversations c on c.id = m.conversation_id
-                  where c.escrow_id = e.id and m.sender_id = private.payer_of(e) and m.created_at >= d.created_at)
+                  where c.escrow_id = e.id and m.sender_id = private.payer_of(e) and m.created_at >= d.created_at
+                    and m.created_at < d.negotiation_deadline)
       or exists (select 1 from public.dispute_proposals p
                   where p.dispute_id = d.id
-                    and (p.proposed_by = private.payer_of(e)
-                         or (p.proposed_by <> private.payer_of(e) and p.status in ('accepted', 'rejected'))))
+                    and ((p.proposed_by = private.payer_of(e) and p.created_at < d.negotiation_deadline)
+                         or (p.proposed_by <> private.payer_of(e) and p.status in ('accepted', 'rejected')
+                             and p.responded_at < d.negotiation_deadline)))
 $function$;
 comment on function private.dispute_payer_took_part(e public.escrows, d public.disputes) is 'Whether the payer sent a message, made a proposal or answered one after the dispute was raised.';
 revoke all on function private.dispute_payer_took_part(e public.escrows, d public.disputes) from public;
@@ -1732,6 +1741,14 @@ declare
 begin
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'raise a dispute on');
+  end if;
+  -- an inspection period that ended is owed to the payee, even before the job releases it
+  if e.status = 'inspection' and e.inspection_ends_at <= p_now then
+    raise exception 'the inspection period has ended: the money is being released' using errcode = 'ES409';
+  end if;
+  -- raising and withdrawing again and again would freeze the money: one withdrawal per party
+  if exists (select 1 from public.disputes x where x.escrow_id = e.id and x.raised_by = p_actor and x.status = 'withdrawn') then
+    raise exception 'you withdrew a dispute on this escrow and cannot raise another' using errcode = 'ES409';
   end if;
   insert into public.disputes (escrow_id, raised_by, reason_code, reason, previous_status, inspection_left,
                                negotiation_deadline, auto_release_at, created_at)
@@ -1812,7 +1829,6 @@ declare
   v_seller_fee bigint;
   v_payer_fee_back bigint;
   v_vat_back bigint;
-  v_vat_left bigint;
   v_vat_kept bigint;
   v_release_debit bigint;
   v_fees_kept bigint;
@@ -1862,10 +1878,11 @@ begin
     v_payer_gets := (v_remaining - p_payee_amount) + v_payer_fee_back + v_vat_back;
     v_seller_fee := private.share_half_up(e.seller_fee, p_payee_amount, e.amount);
     v_payee_gets := p_payee_amount - v_seller_fee;
-    -- the VAT still held (what earlier milestone releases did not take), less what goes back
-    v_vat_left := e.vat - (e.vat * e.released_amount) / e.amount;
-    v_vat_kept := greatest(v_vat_left - v_vat_back, 0);
+    -- VAT gets the VAT on P (half-up); the platform gets the rest of the hold, the last kobo of
+    -- rounding either way included (never taking VAT beyond what the release part holds)
     v_release_debit := coalesce(v_hold, 0) - v_payer_gets;
+    v_vat_kept := least(private.share_half_up(e.vat, p_payee_amount, e.amount),
+                        greatest(v_release_debit - greatest(v_payee_gets, 0), 0));
     v_fees_kept := v_release_debit - v_payee_gets - v_vat_kept;
     if v_fees_kept < 0 then
       raise exception 'the hold of escrow % does not cover the split', e.id using errcode = 'ES409';

@@ -150,6 +150,22 @@ describe('admin endpoints', () => {
     await expectLedgerInvariants();
   });
 
+  it('an admin cannot resolve a dispute on their own escrow (403); reads any dispute with dispute-get', async () => {
+    const { deal, disputeId } = await disputed(1_500);
+    await testDb()`select private.admin_grant(${deal.payee.phone}, 'admin-disputes test')`;
+    const own = await resolve(deal.payee, {
+      dispute_id: disputeId,
+      outcome: 'release',
+      resolution: 'Paying myself, as an admin',
+    });
+    refused(own, 403);
+    expect(own.body.error).toMatch(/own escrow/);
+    expect((await balances(deal)).hold).toBeGreaterThan(0);
+    const admin = await newAdmin();
+    const seen = ok(await get('dispute-get', { token: admin.accessToken, query: { escrow_id: deal.escrowId } }));
+    expect(seen).toMatchObject({ id: disputeId, status: 'negotiation' });
+  });
+
   it('20 at once, admin resolutions racing acceptances of the same proposal: one settlement', async () => {
     const admin = await newAdmin();
     const { deal, disputeId } = await disputed(4_000);

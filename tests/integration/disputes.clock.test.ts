@@ -206,6 +206,18 @@ describe('the negotiation deadline', () => {
     },
   );
 
+  it('what the payer writes after the deadline (before the job runs) does not stop the release to the payee', async () => {
+    const deal = await fundedDeal({ amount: 6_000 });
+    const e = await stored(deal.escrowId);
+    const before = await balances(deal);
+    const d = ok(await raise(deal, 'payer'), 201);
+    const { deadline } = await pastDeadline(deal, d.id);
+    ok(await send(deal, 'payer', 'Wait, I have more to say'), 201);
+    ok(await runJobs(iso(deadline)));
+    expect((await disputeRow(d.id)).status).toBe('resolved');
+    expect((await balances(deal)).payee - before.payee).toBe(e.amount - e.sellerFee);
+  });
+
   it('a dispute the payee raised is escalated at the deadline, even with the payer silent', async () => {
     const deal = await fundedDeal({ amount: 5_000 });
     const d = ok(await raise(deal, 'payee', { reason_code: 'payment_not_released' }), 201);

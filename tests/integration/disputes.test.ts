@@ -376,3 +376,26 @@ describe('dispute-propose limits', () => {
     expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
   });
 });
+
+describe('dispute-raise refusals that keep the money moving', () => {
+  it('a party who withdrew a dispute cannot raise another on that escrow (the other party still can)', async () => {
+    const deal = await fundedDeal({ amount: 2_500 });
+    expect((await raise(deal, 'payer')).status).toBe(201);
+    expect((await withdraw(deal, 'payer')).status).toBe(200);
+    const again = await raise(deal, 'payer');
+    refused(again, 409);
+    expect(again.body.error).toMatch(/withdrew a dispute/);
+    expect((await raise(deal, 'payee')).status).toBe(201);
+  });
+
+  it('not once the inspection period has ended, even before the job released it', async () => {
+    const deal = await fundedDeal({ amount: 2_500 });
+    ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId));
+    expect(await escrowStatus(deal)).toBe('inspection');
+    await testDb()`update public.escrows set inspection_ends_at = now() - interval '1 minute' where id = ${deal.escrowId}`;
+    const r = await raise(deal, 'payer');
+    refused(r, 409);
+    expect(r.body.error).toMatch(/inspection period has ended/);
+    expect(await escrowStatus(deal)).toBe('inspection');
+  });
+});

@@ -212,8 +212,9 @@ function moveMoney(m: Model, r: Real, op: Operation, before: Model, settled?: Se
       const vatBack = halfUp(f.vat, R - P, f.amount);
       const payerGets = R - P + payerFeeBack + vatBack;
       const payeeGets = P - halfUp(f.seller_fee, P, f.amount);
-      const vatKept = f.vat - vatBack;
       const releaseDebit = f.total_charge - payerGets;
+      // VAT gets the VAT on P; the platform the rest, the last kobo of rounding included
+      const vatKept = Math.min(halfUp(f.vat, P, f.amount), Math.max(releaseDebit - Math.max(payeeGets, 0), 0));
       const feesKept = releaseDebit - payeeGets - vatKept;
       expect(feesKept, `split ${P} of ${R}: the platform's part`).toBeGreaterThanOrEqual(0);
       book(m, `dispute-refund:${disputeId}`, { escrow_hold: -payerGets, payer: payerGets });
@@ -741,6 +742,17 @@ class JobOp implements fc.AsyncCommand<Model, Real> {
     }
     if (this.op === 'job:dispute_deadline') {
       if (m.dispute?.status !== 'negotiation') return null;
+      // what the parties did counts only before the deadline: move the dispute's story (its
+      // messages, proposals and answers, and the dispute itself) two hours back first
+      await sql.begin(async (tx) => {
+        await tx`update public.messages set created_at = created_at - interval '2 hours'
+                  where conversation_id = ${r.deal.conversationId}`;
+        await tx`update public.dispute_proposals
+                    set created_at = created_at - interval '2 hours', responded_at = responded_at - interval '2 hours'
+                  where dispute_id in (select id from public.disputes where escrow_id = ${r.deal.escrowId})`;
+        await tx`update public.disputes set created_at = created_at - interval '2 hours'
+                  where escrow_id = ${r.deal.escrowId} and status = 'negotiation'`;
+      });
       const [row] = await sql<{ deadline: Date }[]>`
         update public.disputes
            set negotiation_deadline = now() - interval '1 hour',
