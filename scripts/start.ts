@@ -7,7 +7,7 @@
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
 // once-a-minute job (the test suite drives it with explicit times).
 import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
-import { migrate } from './lib/migrate.ts';
+import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
 
@@ -79,7 +79,13 @@ async function main() {
     throw err;
   }
 
-  await migrate(databaseUrl, { bootstrap: local, log: (l) => console.log(l) });
+  try {
+    await migrate(databaseUrl, { bootstrap: local, log: (l) => console.log(l) });
+  } catch (err) {
+    await pg?.stop();
+    if (err instanceof MigrationChangedError) throw new StartError(err.message);
+    throw err;
+  }
 
   const handlers = await loadFunctions();
   const stop = new AbortController();
