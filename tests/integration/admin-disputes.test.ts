@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
+import { halfUp, stored } from '../support/disputes.ts';
 import { balances, type Deal, fundedDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -30,8 +31,6 @@ async function disputed(amount: number): Promise<{ deal: Deal; disputeId: string
 
 const resolve = (admin: TestUser, body: Record<string, unknown>) =>
   post('admin-dispute-resolve', body, { token: admin.accessToken });
-
-const halfUp = (total: number, part: number, whole: number) => Math.floor((2 * total * part + whole) / (2 * whole));
 
 describe('admin endpoints', () => {
   it('answer 404 to a party, a stranger and no token, whatever the request', async () => {
@@ -95,10 +94,7 @@ describe('admin endpoints', () => {
     const admin = await newAdmin();
     const { deal, disputeId } = await disputed(7_777.77);
     const before = await balances(deal);
-    const [e] = await testDb()<
-      any[]
-    >`select amount, payer_fee, vat, seller_fee from public.escrows where id = ${deal.escrowId}`;
-    const [amount, payerFee, vat, sellerFee] = [e.amount, e.payer_fee, e.vat, e.seller_fee].map(Number) as number[];
+    const { amount, payerFee, vat, sellerFee } = await stored(deal.escrowId);
     const P = 300_003;
     const r = ok(
       await resolve(admin, {
@@ -118,9 +114,9 @@ describe('admin endpoints', () => {
     });
     const after = await balances(deal);
     expect(after.hold).toBe(0);
-    expect(after.payee - before.payee).toBe(P - halfUp(sellerFee!, P, amount!));
+    expect(after.payee - before.payee).toBe(P - halfUp(sellerFee, P, amount));
     expect(after.payer - before.payer).toBe(
-      amount! - P + halfUp(payerFee!, amount! - P, amount!) + halfUp(vat!, amount! - P, amount!),
+      amount - P + halfUp(payerFee, amount - P, amount) + halfUp(vat, amount - P, amount),
     );
     const [audit] = await testDb()<any[]>`
       select action, target_type, target_id, details from private.admin_audit

@@ -8,6 +8,7 @@ import { expectError as refused, expectOk as ok, get, post } from '../support/ap
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, newDeal } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
+import { micros } from '../support/time.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -23,13 +24,6 @@ const markRead = (user: TestUser, conversationId: string) =>
 /** The single row of a count query (typed for the compiler). */
 const one = (sql: ReturnType<typeof testDb>) => async (strings: TemplateStringsArray, ...values: any[]) =>
   ((await sql(strings, ...values)) as unknown as { n: number }[])[0] as { n: number };
-
-/** Microseconds since the epoch of an ISO timestamp (the API keeps every microsecond). */
-function micros(iso: string): bigint {
-  const m = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(iso);
-  expect(m, iso).not.toBeNull();
-  return BigInt(Date.parse(`${m![1]}Z`)) * 1000n + BigInt((m![2] ?? '').padEnd(6, '0'));
-}
 
 function expectStrictlyIncreasing(items: any[]) {
   for (let i = 1; i < items.length; i++) {

@@ -8,6 +8,7 @@ import { type ApiResult, expectError as refused, expectOk as ok, get, patch, pos
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { micros } from '../support/time.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -30,13 +31,6 @@ const list = (user: TestUser, query: Record<string, string | number | boolean | 
   get('notification-list', { token: user.accessToken, query });
 const markRead = (user: TestUser, body: Record<string, unknown>) =>
   post('notification-read', body, { token: user.accessToken });
-
-/** Microseconds since the epoch of an ISO timestamp (the API keeps every microsecond). */
-function micros(iso: string): bigint {
-  const m = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(iso);
-  expect(m, iso).not.toBeNull();
-  return BigInt(Date.parse(`${m![1]}Z`)) * 1000n + BigInt((m![2] ?? '').padEnd(6, '0'));
-}
 
 /** Every notification of the user (limit 100, newest first). */
 async function all(user: TestUser, query: Record<string, string> = {}): Promise<any[]> {

@@ -7,6 +7,7 @@ import { expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { micros } from '../support/time.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -53,14 +54,6 @@ async function page(user: TestUser, query: Query = {}): Promise<{ data: Tx[]; ne
 }
 
 const ids = (rows: Tx[]) => rows.map((t) => t.id);
-
-/** Microseconds since the epoch of an ISO timestamp, exactly (Date keeps only milliseconds). */
-function micros(ts: string): bigint {
-  const m = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/.exec(ts);
-  if (!m) throw new Error(`not an ISO timestamp with at most microseconds: ${ts}`);
-  const whole = BigInt(Date.parse(`${m[1]}${m[3]}`)) * 1000n;
-  return whole + BigInt((m[2] ?? '').padEnd(6, '0') || '0');
-}
 
 /** Walks every page with `before = next_cursor`, returning all rows in order. */
 async function walk(user: TestUser, limit: number, query: Query = {}): Promise<{ rows: Tx[]; pages: number[] }> {
