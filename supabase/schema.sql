@@ -1598,6 +1598,27 @@ revoke all on function private.create_session(p_user_id uuid, p_refresh_hash tex
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_remaining bigint := e.amount - e.released_amount;
+begin
+  if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
+    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
+      private.naira(v_remaining - 1) using errcode = 'ES422';
+  end if;
+end
+$function$;
+comment on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) is 'Refuses (ES422) a split whose payee_amount is not between 1 kobo and what is not yet released less 1 kobo.';
+revoke all on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) from public;
+grant execute on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.dispute_lock_feeds(e public.escrows)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.dispute_lock_feeds(e public.escrows)
@@ -1697,7 +1718,6 @@ AS $function$
 declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
   d public.disputes;
-  v_remaining bigint := e.amount - e.released_amount;
   v_id uuid;
 begin
   d := private.dispute_open(e, true);
@@ -1706,10 +1726,7 @@ begin
     raise exception 'you have made 20 proposals in this dispute: wait for an answer, or for the deadline'
       using errcode = 'ES409';
   end if;
-  if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
-    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
-      private.naira(v_remaining - 1) using errcode = 'ES422';
-  end if;
+  perform private.dispute_check_split(e, p_outcome, p_payee_amount);
   update public.dispute_proposals set status = 'superseded', responded_at = p_now
    where dispute_id = d.id and proposed_by = p_actor and status = 'open';
   insert into public.dispute_proposals (dispute_id, proposed_by, outcome, payee_amount, created_at)
@@ -1838,10 +1855,7 @@ declare
   v_entries jsonb;
   v_user uuid;
 begin
-  if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
-    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
-      private.naira(v_remaining - 1) using errcode = 'ES422';
-  end if;
+  perform private.dispute_check_split(e, p_outcome, p_payee_amount);
   -- Lock order (the ledger's: a user's transaction lock before their accounts, accounts in id
   -- order): a split posts two transfers, the payer's then the payee's, each with its transaction,
   -- and a payout follows a release. Taken one after the other, a split would lock the payer's side
