@@ -44,6 +44,27 @@ const schema = z
     SANDBOX_WEBHOOK_URL: z.url().optional(),
     SANDBOX_WEBHOOK_DELAY_MS: int(300, 0),
 
+    // KYC (docs/kyc.md): `sandbox` answers locally and posts signed Sumsub-shaped webhooks back to
+    // webhook-kyc; `sumsub` asks Sumsub's API for SDK access tokens.
+    KYC_PROVIDER: z.enum(['sandbox', 'sumsub']).default('sandbox'),
+    SUMSUB_APP_TOKEN: z.string().min(1).optional(),
+    SUMSUB_SECRET_KEY: z.string().min(1).optional(),
+    SUMSUB_BASE_URL: z.url().default('https://api.sumsub.com'),
+    // The Sumsub level names of tiers 1 and 2; webhook-kyc maps a levelName to its check type by them.
+    KYC_LEVEL_TIER1: z.string().min(1).max(100).default('tier-1'),
+    KYC_LEVEL_TIER2: z.string().min(1).max(100).default('tier-2'),
+    // Lifetime of the SDK access token kyc-start returns, in seconds.
+    KYC_TOKEN_TTL_SECONDS: int(600, 60),
+    // Identity checks (NIN, BVN, CAC, TIN, bank account, director): `sandbox` answers locally and
+    // posts the result to webhook-identity; `http` asks IDENTITY_BASE_URL (docs/kyc.md, the contract).
+    IDENTITY_PROVIDER: z.enum(['sandbox', 'http']).default('sandbox'),
+    IDENTITY_BASE_URL: z.url().optional(),
+    IDENTITY_API_KEY: z.string().min(1).optional(),
+    // The key of the keyed hash identity numbers are stored as (with their last 4 digits only).
+    IDENTITY_HASH_KEY: secret,
+    // identity-verify requests one user may make in 24 hours (each costs a provider lookup).
+    IDENTITY_VERIFY_MAX_PER_DAY: int(5, 1),
+
     SMS_PROVIDER: z.enum(['outbox', 'termii']).default('outbox'),
     TERMII_API_KEY: z.string().min(1).optional(),
     TERMII_BASE_URL: z.url().default('https://v3.api.termii.com'),
@@ -80,6 +101,19 @@ const schema = z
     if (env.SMS_PROVIDER === 'termii' && !env.TERMII_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['TERMII_API_KEY'], message: 'required when SMS_PROVIDER=termii' });
     }
+    if (env.KYC_PROVIDER === 'sumsub') {
+      for (const name of ['SUMSUB_APP_TOKEN', 'SUMSUB_SECRET_KEY'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when KYC_PROVIDER=sumsub' });
+      }
+    }
+    if (env.IDENTITY_PROVIDER === 'http') {
+      for (const name of ['IDENTITY_BASE_URL', 'IDENTITY_API_KEY'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when IDENTITY_PROVIDER=http' });
+      }
+    }
+    if (env.KYC_LEVEL_TIER1 === env.KYC_LEVEL_TIER2) {
+      ctx.addIssue({ code: 'custom', path: ['KYC_LEVEL_TIER2'], message: 'must differ from KYC_LEVEL_TIER1' });
+    }
     if (env.PAYMENTS_PROVIDER === 'paystack' && !env.PAYSTACK_SECRET_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -105,14 +139,23 @@ export const SECRET_VARIABLES = [
   'PAYMENTS_WEBHOOK_SECRET',
   'KYC_WEBHOOK_SECRET',
   'IDENTITY_WEBHOOK_SECRET',
+  'IDENTITY_HASH_KEY',
   'JOBS_SECRET',
 ] as const;
 /** Keys issued by providers: their length is theirs, but a published one is refused all the same. */
-export const PROVIDER_KEY_VARIABLES = ['PAYSTACK_SECRET_KEY', 'TERMII_API_KEY'] as const;
+export const PROVIDER_KEY_VARIABLES = [
+  'PAYSTACK_SECRET_KEY',
+  'TERMII_API_KEY',
+  'SUMSUB_APP_TOKEN',
+  'SUMSUB_SECRET_KEY',
+  'IDENTITY_API_KEY',
+] as const;
 /** Provider variables and the values allowed only locally or with ALLOW_SANDBOX_PROVIDERS=true. */
 const PROVIDERS = [
   { name: 'PAYMENTS_PROVIDER', real: 'paystack', sandbox: 'sandbox' },
   { name: 'SMS_PROVIDER', real: 'termii', sandbox: 'outbox' },
+  { name: 'KYC_PROVIDER', real: 'sumsub', sandbox: 'sandbox' },
+  { name: 'IDENTITY_PROVIDER', real: 'http', sandbox: 'sandbox' },
 ] as const;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -153,6 +196,11 @@ function productionProblems(c: z.infer<typeof schema>, raw: Record<string, strin
   if (!staging && c.PAYMENTS_PROVIDER === 'paystack' && c.PAYSTACK_SECRET_KEY?.startsWith('sk_test_')) {
     problems.push(
       'PAYSTACK_SECRET_KEY is a Paystack test key; use a live key, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    );
+  }
+  if (!staging && c.KYC_PROVIDER === 'sumsub' && c.SUMSUB_APP_TOKEN?.startsWith('sbx:')) {
+    problems.push(
+      'SUMSUB_APP_TOKEN is a Sumsub sandbox token; use a production token, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
     );
   }
   return problems;

@@ -10,6 +10,7 @@ export const LOCAL_SECRETS = {
   PAYMENTS_WEBHOOK_SECRET: 'local-only-payments-webhook-secret',
   KYC_WEBHOOK_SECRET: 'local-only-kyc-webhook-secret',
   IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
+  IDENTITY_HASH_KEY: 'local-only-identity-hash-key-0123456789',
   JOBS_SECRET: 'local-only-jobs-secret-0123456789',
 } as const;
 
@@ -19,8 +20,12 @@ export const TEST_SECRETS = {
   PAYMENTS_WEBHOOK_SECRET: 'test-suite-payments-webhook-secret',
   KYC_WEBHOOK_SECRET: 'test-suite-kyc-webhook-secret',
   IDENTITY_WEBHOOK_SECRET: 'test-suite-identity-webhook-secret',
+  IDENTITY_HASH_KEY: 'test-suite-identity-hash-key-0123456789',
   JOBS_SECRET: 'test-suite-jobs-secret-0123456789',
   PAYSTACK_SECRET_KEY: 'sk_test_fake_0123456789',
+  SUMSUB_APP_TOKEN: 'sbx:test-suite-sumsub-app-token',
+  SUMSUB_SECRET_KEY: 'test-suite-sumsub-secret-key',
+  IDENTITY_API_KEY: 'test-suite-identity-api-key',
 } as const;
 
 /** The placeholders of .env.example. */
@@ -29,6 +34,7 @@ export const EXAMPLE_PLACEHOLDERS = [
   'replace-me-payments-webhook-secret',
   'replace-me-kyc-webhook-secret',
   'replace-me-identity-webhook-secret',
+  'replace-me-identity-hash-key-at-least-32-characters',
   'replace-me-with-a-long-random-secret',
 ] as const;
 

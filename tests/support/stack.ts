@@ -33,6 +33,7 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     PAYMENTS_WEBHOOK_SECRET: TEST_PAYMENTS_WEBHOOK_SECRET,
     KYC_WEBHOOK_SECRET: TEST_KYC_WEBHOOK_SECRET,
     IDENTITY_WEBHOOK_SECRET: TEST_IDENTITY_WEBHOOK_SECRET,
+    IDENTITY_HASH_KEY: TEST_SECRETS.IDENTITY_HASH_KEY,
     JOBS_SECRET: TEST_JOBS_SECRET,
     SMS_PROVIDER: 'outbox',
     // every test runs from 127.0.0.1: the per-address limit is raised, the per-phone ones are not
