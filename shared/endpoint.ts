@@ -13,6 +13,7 @@ import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
 import { verifyAccessToken } from './auth/tokens.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
+import { limitFacts, limitRefusal } from './kyc/tiers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -31,6 +32,8 @@ export class Reply<T = unknown> {
 export function domainError(err: unknown): HttpError | null {
   const e = err as { code?: string; message?: string } | null;
   const m = e?.code ? /^ES(\d{3})$/.exec(e.code) : null;
+  const overLimit = limitFacts(err);
+  if (overLimit) return limitRefusal(overLimit);
   if (!m) return null;
   const status = Number(m[1]);
   if (status === 402) {

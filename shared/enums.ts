@@ -86,11 +86,14 @@ export const NOTIFICATION_EVENT_TYPES = [
   'dispute_deadline_soon',
   'dispute_escalated',
   'dispute_resolved',
+  'kyc_tier_changed',
+  'verification_failed',
+  'verification_needed',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
 /** What a notification's entity_id points at (public.notifications.entity_type). */
-export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone', 'review', 'dispute'] as const;
+export const ENTITY_TYPES = ['escrow', 'transaction', 'milestone', 'review', 'dispute', 'account'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 /** The button a notification offers (public.notifications.action_label; null: no action). */
@@ -107,6 +110,7 @@ export const ACTION_LABELS = [
   'Release milestone',
   'View dispute',
   'Respond to proposal',
+  'Verify identity',
 ] as const;
 export type ActionLabel = (typeof ACTION_LABELS)[number];
 
@@ -150,3 +154,24 @@ export type OtpContext = (typeof OTP_CONTEXTS)[number];
 /** The spec's marital statuses (public.profiles.marital_status, type public.marital_status). */
 export const MARITAL_STATUSES = ['single', 'married', 'divorced', 'widowed'] as const;
 export type MaritalStatus = (typeof MARITAL_STATUSES)[number];
+
+/** A KYC check (private.kyc_checks.check_type; DESIGN §8.4): what each tier needs. */
+export const KYC_CHECK_TYPES = [
+  'kyc_basic',
+  'kyc_address',
+  'nin',
+  'bvn',
+  'cac',
+  'tin',
+  'director_match',
+  'bank_account',
+] as const;
+export type KycCheckType = (typeof KYC_CHECK_TYPES)[number];
+
+/** Where a check stands (private.kyc_checks.status). */
+export const KYC_CHECK_STATUSES = ['pending', 'passed', 'failed'] as const;
+export type KycCheckStatus = (typeof KYC_CHECK_STATUSES)[number];
+
+/** What a failure allows (private.kyc_checks.reject_type): RETRY may try again, FINAL may not. */
+export const KYC_REJECT_TYPES = ['RETRY', 'FINAL'] as const;
+export type KycRejectType = (typeof KYC_REJECT_TYPES)[number];

@@ -15,7 +15,14 @@
 // shared/notification-events.ts (events, recipients, operations, entity and action). A second language is a second `Language` object in
 // LANGUAGES; only English exists today.
 
-import type { DisputeOutcome, DisputeReasonCode, EscrowCategory, NotificationEventType, OtpContext } from './enums.ts';
+import type {
+  DisputeOutcome,
+  DisputeReasonCode,
+  EscrowCategory,
+  KycCheckType,
+  NotificationEventType,
+  OtpContext,
+} from './enums.ts';
 import { NOTIFICATIONS } from './notification-events.ts';
 
 /** An amount in kobo, as the SQL functions record it (a jsonb number). */
@@ -66,6 +73,14 @@ export interface NotificationParams {
   dispute_escalated: { title: string };
   /** Settled; amount: what this party received (0 when nothing). */
   dispute_resolved: { title: string; outcome: DisputeOutcome; amount: Kobo; by_admin: boolean };
+  /** The account's KYC tier rose (DESIGN §8.4); no escrow. */
+  kyc_tier_raised: { tier: number };
+  /** A FINAL rejection withdrew a passed check and the tier fell. */
+  kyc_tier_lowered: { tier: number };
+  /** A check failed; can_retry: RETRY (the user may try again), else FINAL. */
+  verification_failed: { check_type: KycCheckType; can_retry: boolean };
+  /** A bank transfer took the wallet above the tier's balance limit: credited, verify to hold more. */
+  verification_needed: { tier: number; balance: Kobo; limit: Kobo };
 }
 
 export interface SmsParams {
@@ -83,6 +98,10 @@ export interface SmsParams {
   account_exists: Record<never, never>;
   /** A dispute was settled; amount: what this person received. */
   dispute_settled: { outcome: DisputeOutcome; amount: Kobo };
+  /** The account's KYC tier changed (raised or lowered). */
+  kyc_tier_changed: { tier: number; raised: boolean };
+  /** A bank transfer took the wallet above the tier's balance limit. */
+  verification_needed: { tier: number; limit: Kobo };
 }
 
 export interface TransactionParams {
@@ -132,6 +151,8 @@ const SMS_KIND_LIST = {
   otp_code: true,
   account_exists: true,
   dispute_settled: true,
+  kyc_tier_changed: true,
+  verification_needed: true,
 } as const satisfies { [K in SmsKind]: true };
 export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
 
@@ -214,6 +235,18 @@ const DISPUTE_REASON_EN: Record<DisputeReasonCode, string> = {
   other: 'other',
 };
 
+/** A KYC check as people call it. */
+export const CHECK_NAMES_EN: Record<KycCheckType, string> = {
+  kyc_basic: 'ID document and selfie check',
+  kyc_address: 'proof of address',
+  nin: 'NIN',
+  bvn: 'BVN',
+  cac: 'CAC registration',
+  tin: 'TIN',
+  director_match: 'director check',
+  bank_account: 'business bank account check',
+};
+
 /** A settlement in words (with a split's share for the payee when known). */
 const outcomeEn = (o: DisputeOutcome, payeeAmount: Kobo | null) =>
   o === 'release'
@@ -284,6 +317,15 @@ const en: Language = {
     dispute_resolved: (p) =>
       `The dispute on "${p.title}" was settled${p.by_admin ? ' by our team' : ''}: ${outcomeEn(p.outcome, null)}. ` +
       (p.amount > 0 ? `You received ${naira(p.amount)}.` : 'You received nothing from it.'),
+    kyc_tier_raised: (p) => `Your account is now verified to tier ${p.tier}: your limits are higher.`,
+    kyc_tier_lowered: (p) =>
+      `A verification of your account was withdrawn; it is now at tier ${p.tier} and its limits are lower.`,
+    verification_failed: (p) =>
+      `Your ${CHECK_NAMES_EN[p.check_type]} did not pass. ` +
+      (p.can_retry ? 'You can try again.' : 'It cannot be tried again; contact support.'),
+    verification_needed: (p) =>
+      `Your wallet holds ${naira(p.balance)}, above the ${naira(p.limit)} tier ${p.tier} allows. ` +
+      'The money is yours; verify your identity to raise the limit.',
   },
   sms: {
     escrow_invite: (p) =>
@@ -308,6 +350,13 @@ const en: Language = {
     dispute_settled: (p) =>
       `Your Escrow dispute was settled (${outcomeEn(p.outcome, null)}). ` +
       (p.amount > 0 ? `${naira(p.amount)} is in your Escrow wallet.` : 'No money came to you from it.'),
+    kyc_tier_changed: (p) =>
+      p.raised
+        ? `Your Escrow account is now verified to tier ${p.tier}. Your new limits are in the app.`
+        : `Your Escrow account is now at tier ${p.tier} and its limits are lower. Open the app for details.`,
+    verification_needed: (p) =>
+      `Your Escrow wallet is above the ${naira(p.limit)} your verification level allows. ` +
+      'Verify your identity in the app to raise it.',
   },
   transaction: {
     escrow_funding: (p) => `Escrow funding: ${p.title}`,

@@ -55,6 +55,10 @@ export const ACTION_OPERATIONS: Record<ActionLabel, { operation: string; how: st
     operation: 'dispute-get',
     how: 'shows the open proposals; then dispute-respond with the escrow_id, the proposal_id and accept',
   },
+  'Verify identity': {
+    operation: 'kyc-status',
+    how: 'shows the tier, its limits and what the next tier needs; then kyc-start or identity-verify',
+  },
 };
 
 export const NOTIFICATIONS = {
@@ -322,6 +326,38 @@ export const NOTIFICATIONS = {
     sql: ['private.dispute_settle'],
     entity_type: 'dispute',
     action_labels: ['View dispute'],
+  },
+  kyc_tier_raised: {
+    events: ['kyc_tier_changed'],
+    to: 'the user, when a passed check completes a higher tier (also by SMS); no escrow',
+    operations: ['webhook-kyc', 'webhook-identity'],
+    sql: ['private.kyc_record'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
+  },
+  kyc_tier_lowered: {
+    events: ['kyc_tier_changed'],
+    to: 'the user, when a FINAL rejection withdraws a passed check (also by SMS); no escrow',
+    operations: ['webhook-kyc', 'webhook-identity'],
+    sql: ['private.kyc_record'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
+  },
+  verification_failed: {
+    events: ['verification_failed'],
+    to: 'the user, when a check fails (and whether it may be tried again); no escrow',
+    operations: ['webhook-kyc', 'webhook-identity'],
+    sql: ['private.kyc_record'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
+  },
+  verification_needed: {
+    events: ['verification_needed'],
+    to: "the user, when a bank transfer took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
+    operations: ['webhook-payments'],
+    sql: ['private.kyc_balance_notice'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
   },
 } as const satisfies { [K in NotificationKind]: NotificationSpec };
 

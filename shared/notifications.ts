@@ -7,8 +7,9 @@ import { type NotificationMessage, renderNotification } from './messages.ts';
 
 interface NotificationRow {
   id: string;
-  conversation_id: string;
-  escrow_id: string;
+  /** null for a notification about the account (entity_type account) */
+  conversation_id: string | null;
+  escrow_id: string | null;
   user_id: string;
   event_type: NotificationEventType;
   message: NotificationMessage;

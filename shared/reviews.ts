@@ -106,6 +106,7 @@ interface PublicProfileRow {
   completed_deals: number;
   rating_average: string | null;
   rating_count: number;
+  kyc_tier: number;
 }
 
 /**
@@ -122,7 +123,8 @@ export function getPublicProfile(userId: string): Promise<PublicProfileResponse>
              (select count(*)::int from public.escrows e
                where (e.initiator_id = p.id or e.counterparty_id = p.id)
                  and e.status in ('released', 'ended') and e.released_at is not null) as completed_deals,
-             r.rating_average::text, r.rating_count
+             r.rating_average::text, r.rating_count,
+             (select u.kyc_tier from private.users u where u.id = p.id) as kyc_tier
         from public.profiles p
         cross join lateral (
           select round(avg(x.rating), 2) as rating_average, count(*)::int as rating_count
@@ -135,8 +137,8 @@ export function getPublicProfile(userId: string): Promise<PublicProfileResponse>
       last_initial: initialOf(p.last_name),
       username: p.username,
       avatar_url: p.avatar_url,
-      // no KYC tiers exist yet (DESIGN.md §8.4): everyone is tier 0
-      kyc_tier: 0,
+      // the tier the user's passed checks reached (DESIGN §8.4): how far others may trust the name
+      kyc_tier: p.kyc_tier,
       member_since: p.member_since,
       completed_deals: p.completed_deals,
       rating_average: p.rating_average === null ? null : Number(p.rating_average),

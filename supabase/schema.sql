@@ -229,6 +229,105 @@ comment on table private.idempotency_keys is 'Idempotency-Keys of a user''s requ
 grant select, insert, update, delete on table private.idempotency_keys to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.identity_requests
+-- ---------------------------------------------------------------------------------------------
+create table private.identity_requests (
+  reference text not null,
+  user_id uuid not null,
+  check_type text not null,
+  id_hash text not null,
+  id_last4 text not null,
+  bank_code text,
+  rc_number text,
+  provider text not null,
+  status text not null default 'pending'::text,
+  created_at timestamp with time zone not null default now(),
+  completed_at timestamp with time zone
+);
+alter table private.identity_requests add constraint identity_requests_check_type_check CHECK (check_type = ANY (ARRAY['nin'::text, 'bvn'::text, 'cac'::text, 'tin'::text, 'director_match'::text, 'bank_account'::text]));
+alter table private.identity_requests add constraint identity_requests_id_hash_check CHECK (id_hash ~ '^[0-9a-f]{64}$'::text);
+alter table private.identity_requests add constraint identity_requests_id_last4_check CHECK (char_length(id_last4) >= 1 AND char_length(id_last4) <= 4);
+alter table private.identity_requests add constraint identity_requests_pkey PRIMARY KEY (reference);
+alter table private.identity_requests add constraint identity_requests_reference_check CHECK (reference ~ '^idv_[0-9a-f]{32}$'::text);
+alter table private.identity_requests add constraint identity_requests_status_check CHECK (status = ANY (ARRAY['pending'::text, 'passed'::text, 'failed'::text, 'not_sent'::text]));
+alter table private.identity_requests add constraint identity_requests_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX identity_requests_hash_idx ON private.identity_requests USING btree (check_type, id_hash);
+CREATE INDEX identity_requests_user_idx ON private.identity_requests USING btree (user_id, created_at DESC);
+alter table private.identity_requests enable row level security;
+create policy "Service role manages identity requests" on private.identity_requests as permissive for all to service_role using (true) with check (true);
+comment on table private.identity_requests is 'identity-verify''s requests to the identity provider (reference, check, keyed hash and last 4 of the number) and their outcome.';
+grant select, insert, update, delete on table private.identity_requests to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.kyc_checks
+-- ---------------------------------------------------------------------------------------------
+create table private.kyc_checks (
+  user_id uuid not null,
+  check_type text not null,
+  status text not null,
+  reject_labels text[] not null default '{}'::text[],
+  reject_type text,
+  provider text not null,
+  reference text,
+  id_last4 text,
+  result_at timestamp with time zone,
+  passed_at timestamp with time zone,
+  created_at timestamp with time zone not null default now(),
+  updated_at timestamp with time zone not null default now()
+);
+alter table private.kyc_checks add constraint kyc_checks_check_type_check CHECK (check_type = ANY (ARRAY['kyc_basic'::text, 'kyc_address'::text, 'nin'::text, 'bvn'::text, 'cac'::text, 'tin'::text, 'director_match'::text, 'bank_account'::text]));
+alter table private.kyc_checks add constraint kyc_checks_failure_type CHECK ((status = 'failed'::text) = (reject_type IS NOT NULL));
+alter table private.kyc_checks add constraint kyc_checks_pkey PRIMARY KEY (user_id, check_type);
+alter table private.kyc_checks add constraint kyc_checks_reject_type_check CHECK (reject_type = ANY (ARRAY['RETRY'::text, 'FINAL'::text]));
+alter table private.kyc_checks add constraint kyc_checks_status_check CHECK (status = ANY (ARRAY['pending'::text, 'passed'::text, 'failed'::text]));
+alter table private.kyc_checks add constraint kyc_checks_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+alter table private.kyc_checks enable row level security;
+create policy "Service role manages KYC checks" on private.kyc_checks as permissive for all to service_role using (true) with check (true);
+comment on table private.kyc_checks is 'Each KYC check of a user and its latest state (pending, passed, failed with labels and RETRY/FINAL); written only by private.kyc_record and private.identity_request_create.';
+grant select, insert, update, delete on table private.kyc_checks to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.kyc_tiers
+-- ---------------------------------------------------------------------------------------------
+create table private.kyc_tiers (
+  tier smallint not null,
+  single_limit bigint not null,
+  daily_limit bigint not null,
+  balance_limit bigint,
+  checks text[] not null
+);
+alter table private.kyc_tiers add constraint kyc_tiers_balance_limit_check CHECK (balance_limit > 0);
+alter table private.kyc_tiers add constraint kyc_tiers_daily_limit_check CHECK (daily_limit > 0);
+alter table private.kyc_tiers add constraint kyc_tiers_pkey PRIMARY KEY (tier);
+alter table private.kyc_tiers add constraint kyc_tiers_single_limit_check CHECK (single_limit > 0);
+alter table private.kyc_tiers add constraint kyc_tiers_tier_check CHECK (tier >= 0 AND tier <= 4);
+alter table private.kyc_tiers enable row level security;
+create policy "Service role manages KYC tiers" on private.kyc_tiers as permissive for all to service_role using (true) with check (true);
+comment on table private.kyc_tiers is 'KYC tiers 0-4: the checks each adds and its limits in kobo (single, daily since 00:00 Africa/Lagos, wallet balance; null = none). Operators may change the limits; shared/kyc.ts holds the defaults.';
+grant select, insert, update, delete on table private.kyc_tiers to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.kyc_webhook_inbox
+-- ---------------------------------------------------------------------------------------------
+create table private.kyc_webhook_inbox (
+  key text not null,
+  source text not null,
+  event_type text not null,
+  user_id uuid,
+  outcome text not null,
+  payload jsonb not null,
+  received_at timestamp with time zone not null default now()
+);
+alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_pkey PRIMARY KEY (key);
+alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_source_check CHECK (source = ANY (ARRAY['sumsub'::text, 'identity'::text]));
+alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX kyc_webhook_inbox_user_idx ON private.kyc_webhook_inbox USING btree (user_id) WHERE (user_id IS NOT NULL);
+alter table private.kyc_webhook_inbox enable row level security;
+create policy "Service role manages the KYC inbox" on private.kyc_webhook_inbox as permissive for all to service_role using (true) with check (true);
+comment on table private.kyc_webhook_inbox is 'Every KYC and identity webhook taken (the key makes a redelivery a no-op) and what it did; unknown users and references are kept here and applied to nobody.';
+grant select, insert, update, delete on table private.kyc_webhook_inbox to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.ledger_accounts
 -- ---------------------------------------------------------------------------------------------
 create table private.ledger_accounts (
@@ -465,8 +564,10 @@ create table private.users (
   phone text not null,
   password_hash text not null,
   password_changed_at timestamp with time zone not null default now(),
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  kyc_tier smallint not null default 0
 );
+alter table private.users add constraint users_kyc_tier_check CHECK (kyc_tier >= 0 AND kyc_tier <= 4);
 alter table private.users add constraint users_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text);
 alter table private.users add constraint users_phone_key UNIQUE (phone);
 alter table private.users add constraint users_pkey PRIMARY KEY (id);
@@ -474,6 +575,7 @@ alter table private.users enable row level security;
 create policy "Service role manages users" on private.users as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER users_link_invited_escrows AFTER INSERT ON private.users FOR EACH ROW EXECUTE FUNCTION private.link_invited_escrows();
 comment on table private.users is 'A phone-first account: the phone (E.164, +234) and the password hash. Its public face is public.profiles.';
+comment on column private.users.kyc_tier is 'The KYC tier reached (private.kyc_tier_of over the passed checks), kept by private.kyc_record.';
 grant select, insert, update, delete on table private.users to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -836,8 +938,8 @@ grant all on table public.next_of_kin to service_role;
 create table public.notifications (
   id uuid not null default gen_random_uuid(),
   user_id uuid not null,
-  escrow_id uuid not null,
-  conversation_id uuid not null,
+  escrow_id uuid,
+  conversation_id uuid,
   event_type text not null,
   message jsonb not null,
   entity_type text not null,
@@ -846,11 +948,12 @@ create table public.notifications (
   is_read boolean not null default false,
   created_at timestamp with time zone not null default now()
 );
-alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text, 'View dispute'::text, 'Respond to proposal'::text]));
+alter table public.notifications add constraint notifications_action_label_check CHECK (action_label = ANY (ARRAY['View escrow'::text, 'Review invitation'::text, 'Fund escrow'::text, 'Inspect delivery'::text, 'Release funds'::text, 'Leave a review'::text, 'View transaction'::text, 'Review milestone'::text, 'View milestone'::text, 'Release milestone'::text, 'View dispute'::text, 'Respond to proposal'::text, 'Verify identity'::text]));
 alter table public.notifications add constraint notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text, 'review'::text, 'dispute'::text]));
+alter table public.notifications add constraint notifications_entity_type_check CHECK (entity_type = ANY (ARRAY['escrow'::text, 'transaction'::text, 'milestone'::text, 'review'::text, 'dispute'::text, 'account'::text]));
 alter table public.notifications add constraint notifications_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id) ON DELETE CASCADE;
-alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text, 'review_received'::text, 'dispute_raised'::text, 'dispute_proposal'::text, 'dispute_proposal_rejected'::text, 'dispute_withdrawn'::text, 'dispute_deadline_soon'::text, 'dispute_escalated'::text, 'dispute_resolved'::text]));
+alter table public.notifications add constraint notifications_escrow_or_account CHECK ((entity_type = 'account'::text) = (escrow_id IS NULL) AND (escrow_id IS NULL) = (conversation_id IS NULL));
+alter table public.notifications add constraint notifications_event_type_check CHECK (event_type = ANY (ARRAY['escrow_created'::text, 'invite_received'::text, 'funded'::text, 'funding_shortfall'::text, 'active'::text, 'payment_requested'::text, 'declined'::text, 'cancelled'::text, 'delivered'::text, 'released'::text, 'refunded'::text, 'payout_succeeded'::text, 'payout_failed'::text, 'milestone_proposed'::text, 'milestone_updated'::text, 'milestone_accepted'::text, 'milestone_completed'::text, 'milestone_released'::text, 'review_received'::text, 'dispute_raised'::text, 'dispute_proposal'::text, 'dispute_proposal_rejected'::text, 'dispute_withdrawn'::text, 'dispute_deadline_soon'::text, 'dispute_escalated'::text, 'dispute_resolved'::text, 'kyc_tier_changed'::text, 'verification_failed'::text, 'verification_needed'::text]));
 alter table public.notifications add constraint notifications_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.notifications add constraint notifications_pkey PRIMARY KEY (id);
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
@@ -1302,6 +1405,7 @@ declare
   e public.escrows;
   v_balance bigint;
   v_phone text;
+  v_outcome text;
 begin
   if exists (select 1 from public.transactions
               where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user) then
@@ -1315,24 +1419,28 @@ begin
    for update;
   perform private.virtual_account_deposit(p_user, p_received, p_provider, p_charge_id, p_metadata);
   if v_id is null then
-    return 'deposit';
+    v_outcome := 'deposit';
+  else
+    select * into e from public.escrows where id = v_id;
+    select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
+    if coalesce(v_balance, 0) >= e.total_charge then
+      v_outcome := 'deposit:escrow:' || private.escrow_fund_wallet(e.id, p_user);
+    else
+      select phone into v_phone from private.users where id = p_user;
+      perform private.queue_sms(v_phone, pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+        'received', p_received, 'category', e.category, 'total_charge', e.total_charge,
+        'shortfall', e.total_charge - coalesce(v_balance, 0)));
+      perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
+        'title', e.title, 'received', p_received, 'shortfall', e.total_charge - coalesce(v_balance, 0)),
+        'escrow', e.id, 'Fund escrow');
+      v_outcome := 'deposit:shortfall';
+    end if;
   end if;
-  select * into e from public.escrows where id = v_id;
-  select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
-  if coalesce(v_balance, 0) >= e.total_charge then
-    return 'deposit:escrow:' || private.escrow_fund_wallet(e.id, p_user);
-  end if;
-  select phone into v_phone from private.users where id = p_user;
-  perform private.queue_sms(v_phone, pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
-    'received', p_received, 'category', e.category, 'total_charge', e.total_charge,
-    'shortfall', e.total_charge - coalesce(v_balance, 0)));
-  perform private.notify(p_user, e.id, 'funding_shortfall', pg_catalog.jsonb_build_object('kind', 'funding_shortfall',
-    'title', e.title, 'received', p_received, 'shortfall', e.total_charge - coalesce(v_balance, 0)),
-    'escrow', e.id, 'Fund escrow');
-  return 'deposit:shortfall';
+  perform private.kyc_balance_notice(p_user);
+  return v_outcome;
 end
 $function$;
-comment on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'A bank transfer into a virtual account: credits the wallet once, funds the oldest waiting escrow when covered, else tells the payer the shortfall.';
+comment on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'A bank transfer into a virtual account: credits the wallet once (whatever the KYC tier), funds the oldest waiting escrow when covered, else tells the payer the shortfall; above the balance limit the user is told to verify.';
 revoke all on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) from public;
 grant execute on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) to service_role;
 
@@ -2081,10 +2189,11 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   perform private.escrow_fundable(e, p_actor);
+  perform private.kyc_limit_check(p_actor, e.total_charge, 'escrow_transfer', 'escrow_id');
   update public.escrows set awaiting_bank_transfer_at = now(), updated_at = now() where id = e.id;
 end
 $function$;
-comment on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) is 'escrow-fund by bank transfer: marks the escrow as waiting for money in the payer''s virtual account.';
+comment on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) is 'escrow-fund by bank transfer: within the payer''s KYC limits (ES403 otherwise), marks the escrow as waiting for money in the payer''s virtual account.';
 revoke all on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_await_bank_transfer(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -2129,6 +2238,7 @@ declare
   v_tx uuid;
 begin
   perform private.escrow_fundable(e, p_actor);
+  perform private.kyc_limit_check(p_actor, e.total_charge, 'escrow_charge', 'escrow_id');
   -- the payment request of an accepted escrow, not yet used as a charge reference, becomes this
   -- charge's reference (a reference is used once: a later attempt gets a transaction of its own)
   select id into v_tx from public.transactions
@@ -2148,7 +2258,7 @@ begin
                                          'payer_fee', e.payer_fee, 'vat', e.vat));
 end
 $function$;
-comment on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) is 'escrow-fund by card: the pending funding transaction (the payment request, if any) whose id is the charge reference.';
+comment on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) is 'escrow-fund by card: the pending funding transaction (the payment request, if any) whose id is the charge reference, within the payer''s KYC limits (ES403 otherwise).';
 revoke all on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) from public;
 grant execute on function private.escrow_charge_create(p_escrow uuid, p_actor uuid, p_provider text, p_method text) to service_role;
 
@@ -2438,6 +2548,27 @@ $function$;
 comment on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) is 'escrow-fund from the wallet: the payer''s wallet to the escrow''s hold in one transfer, then the escrow is marked funded.';
 revoke all on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_fund_wallet(p_escrow uuid, p_actor uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows := private.escrow_lock(p_escrow, p_actor);
+begin
+  perform private.escrow_fundable(e, p_actor);
+  -- the single limit only: the wallet's money was counted toward the day when it came in
+  perform private.kyc_limit_check(p_actor, e.total_charge, 'escrow_wallet', 'escrow_id');
+  return private.escrow_fund_wallet(e.id, p_actor);
+end
+$function$;
+comment on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) is 'escrow-fund from the wallet, as the payer asks it: within the payer''s single KYC limit (ES403 otherwise), then private.escrow_fund_wallet. (A bank transfer that arrives for a waiting escrow funds it without a second check: the request was checked.)';
+revoke all on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) from public;
+grant execute on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_fundable(e public.escrows, p_actor uuid)
@@ -2898,6 +3029,104 @@ comment on function private.forbid_change() is 'Trigger: refuses UPDATE, DELETE 
 revoke all on function private.forbid_change() from public;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  r private.identity_requests%rowtype;
+  v_outcome text;
+  v_result jsonb;
+begin
+  select * into r from private.identity_requests where reference = p_reference for update;
+  insert into private.kyc_webhook_inbox (key, source, event_type, user_id, outcome, payload)
+  values (p_key, 'identity', coalesce(p_check, 'unknown'), r.user_id, 'received', p_payload)
+  on conflict (key) do nothing;
+  if not found then
+    return 'duplicate';
+  end if;
+  if r.reference is null then
+    v_outcome := 'unknown_reference';
+  elsif p_check is distinct from r.check_type then
+    v_outcome := 'type_mismatch';
+  elsif r.status in ('passed', 'failed') then
+    v_outcome := 'already_done';
+  else
+    update private.identity_requests
+       set status = case when p_found then 'passed' else 'failed' end, completed_at = now()
+     where reference = r.reference;
+    v_result := private.kyc_record(r.user_id, r.check_type, p_found,
+                  case when p_found then '{}'::text[] else array[pg_catalog.upper(coalesce(p_status, 'unknown'))] end,
+                  null, r.provider, r.reference, null);
+    update private.kyc_checks set id_last4 = r.id_last4 where user_id = r.user_id and check_type = r.check_type;
+    v_outcome := r.check_type || ':' || (v_result ->> 'outcome');
+  end if;
+  update private.kyc_webhook_inbox set outcome = v_outcome where key = p_key;
+  return v_outcome;
+end
+$function$;
+comment on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) is 'webhook-identity: takes a result once (by its key) and applies it to the request it names (found: a pass; anything else: a failure the user may retry); an unknown reference or a type other than the request''s is kept and applied to nobody.';
+revoke all on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) from public;
+grant execute on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_reference text := 'idv_' || pg_catalog.replace(gen_random_uuid()::text, '-', '');
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc:' || p_user::text, 0));
+  perform private.kyc_check_may_start(p_user, p_check);
+  insert into private.identity_requests (reference, user_id, check_type, id_hash, id_last4, bank_code, rc_number, provider)
+  values (v_reference, p_user, p_check, p_id_hash, p_id_last4, p_bank_code, p_rc_number, p_provider);
+  insert into private.kyc_checks as c (user_id, check_type, status, provider, reference, id_last4)
+  values (p_user, p_check, 'pending', p_provider, v_reference, p_id_last4)
+  on conflict (user_id, check_type) do update
+    set status = 'pending', reject_labels = '{}', reject_type = null, provider = excluded.provider,
+        reference = excluded.reference, id_last4 = excluded.id_last4, updated_at = now();
+  return v_reference;
+end
+$function$;
+comment on function private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text) is 'identity-verify: a pending identity check and its request reference (ES409 when the check already passed or was rejected for good).';
+revoke all on function private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text) from public;
+grant execute on function private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.identity_request_not_sent(p_reference text, p_reason text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.identity_request_not_sent(p_reference text, p_reason text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  r private.identity_requests%rowtype;
+begin
+  update private.identity_requests set status = 'not_sent', completed_at = now()
+   where reference = p_reference and status = 'pending'
+  returning * into r;
+  if not found then
+    return;
+  end if;
+  -- the check goes back to failed-and-retryable (or, never tried before, away), so the user may ask again
+  delete from private.kyc_checks
+   where user_id = r.user_id and check_type = r.check_type and reference = p_reference and status = 'pending'
+     and result_at is null;
+end
+$function$;
+comment on function private.identity_request_not_sent(p_reference text, p_reason text) is 'identity-verify when the provider could not take the request: the request is closed and its pending check removed, so the user may try again.';
+revoke all on function private.identity_request_not_sent(p_reference text, p_reason text) from public;
+grant execute on function private.identity_request_not_sent(p_reference text, p_reason text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.invite_sms_cap()
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.invite_sms_cap()
@@ -2926,6 +3155,328 @@ $function$;
 comment on function private.is_admin(p_user uuid) is 'Whether the user is an admin now (listed in private.admins); asked by every admin endpoint before anything else.';
 revoke all on function private.is_admin(p_user uuid) from public;
 grant execute on function private.is_admin(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_balance_notice(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_balance_notice(p_user uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  l private.kyc_tiers%rowtype;
+  v_balance bigint;
+  v_phone text;
+begin
+  select t.* into l from private.kyc_tiers t join private.users u on u.kyc_tier = t.tier where u.id = p_user;
+  if not found or l.balance_limit is null then
+    return;
+  end if;
+  select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
+  if coalesce(v_balance, 0) <= l.balance_limit then
+    return;
+  end if;
+  -- once a day (Lagos) is enough
+  if exists (select 1 from public.notifications
+              where user_id = p_user and event_type = 'verification_needed' and escrow_id is null
+                and created_at >= private.lagos_day_start(now())) then
+    return;
+  end if;
+  perform private.notify_account(p_user, 'verification_needed',
+    pg_catalog.jsonb_build_object('kind', 'verification_needed', 'tier', l.tier, 'balance', v_balance,
+                                  'limit', l.balance_limit),
+    'Verify identity');
+  select phone into v_phone from private.users where id = p_user;
+  perform private.queue_sms(v_phone,
+    pg_catalog.jsonb_build_object('kind', 'verification_needed', 'tier', l.tier, 'limit', l.balance_limit));
+end
+$function$;
+comment on function private.kyc_balance_notice(p_user uuid) is 'After money arrived that is never refused: when the wallet is above the tier''s balance limit, tells the user (notification verification_needed and an SMS, at most once a day) to verify.';
+revoke all on function private.kyc_balance_notice(p_user uuid) from public;
+grant execute on function private.kyc_balance_notice(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_check_may_start(p_user uuid, p_check text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_check_may_start(p_user uuid, p_check text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  if exists (select 1 from private.kyc_checks where user_id = p_user and check_type = p_check and status = 'passed') then
+    raise exception 'this check has already passed' using errcode = 'ES409';
+  end if;
+  if exists (select 1 from private.kyc_checks
+              where user_id = p_user and check_type = p_check and status = 'failed' and reject_type = 'FINAL') then
+    raise exception 'this check was rejected for good and cannot be tried again' using errcode = 'ES409';
+  end if;
+end
+$function$;
+comment on function private.kyc_check_may_start(p_user uuid, p_check text) is 'Refuses (ES409) to start a check the user has passed, or that was rejected with FINAL.';
+revoke all on function private.kyc_check_may_start(p_user uuid, p_check text) from public;
+grant execute on function private.kyc_check_may_start(p_user uuid, p_check text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_tier smallint;
+  l private.kyc_tiers%rowtype;
+  v_daily boolean := p_movement <> 'escrow_wallet';
+  v_used bigint := 0;
+  v_balance bigint := 0;
+  v_limit text;
+  v_allowed smallint;
+begin
+  if p_movement not in ('topup', 'withdrawal', 'escrow_charge', 'escrow_transfer', 'escrow_wallet') then
+    raise exception 'unknown movement %', p_movement;
+  end if;
+  -- requests of one user one at a time, until commit: the movement this request creates is
+  -- counted by the next one (every caller creates it in the same transaction)
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc-limit:' || p_user::text, 0));
+  select kyc_tier into v_tier from private.users where id = p_user;
+  select * into l from private.kyc_tiers where tier = coalesce(v_tier, 0);
+  if v_daily then
+    v_used := private.kyc_used_today(p_user, now());
+  end if;
+  if p_movement = 'topup' then
+    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user), 0)
+         + coalesce((select sum(amount) from public.transactions
+                      where user_id = p_user and type = 'wallet_topup' and status = 'pending'), 0)
+      into v_balance;
+  end if;
+
+  if p_amount > l.single_limit then
+    v_limit := 'single';
+  elsif v_daily and v_used + p_amount > l.daily_limit then
+    v_limit := 'daily';
+  elsif p_movement = 'topup' and l.balance_limit is not null and v_balance + p_amount > l.balance_limit then
+    v_limit := 'balance';
+  else
+    return;
+  end if;
+
+  select min(t.tier) into v_allowed from private.kyc_tiers t
+   where t.tier > l.tier
+     and t.single_limit >= p_amount
+     and (not v_daily or t.daily_limit >= v_used + p_amount)
+     and (p_movement <> 'topup' or t.balance_limit is null or t.balance_limit >= v_balance + p_amount);
+  -- the refusal's facts, for the message the API writes (shared/kyc.ts limitRefusal)
+  raise exception 'over the KYC tier limit' using errcode = 'ES403', detail = pg_catalog.jsonb_build_object(
+    'kyc_limit', v_limit, 'field', p_field, 'movement', p_movement, 'tier', l.tier, 'amount', p_amount,
+    'limit', case v_limit when 'single' then l.single_limit when 'daily' then l.daily_limit else l.balance_limit end,
+    'used_today', v_used, 'balance', v_balance, 'allowed_tier', v_allowed)::text;
+end
+$function$;
+comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses (ES403, the facts as JSON in DETAIL) a movement over the user''s tier limits: single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
+revoke all on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) from public;
+grant execute on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  k private.kyc_checks%rowtype;
+  v_before smallint;
+  v_after smallint;
+  v_phone text;
+  v_outcome text;
+  v_type text := case when p_passed then null else coalesce(p_reject_type, 'RETRY') end;
+begin
+  if p_reject_type is not null and p_reject_type not in ('RETRY', 'FINAL') then
+    raise exception 'reject type must be RETRY or FINAL' using errcode = 'ES422';
+  end if;
+  -- one result of a user at a time: the tier read, the check written and the tier kept agree
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc:' || p_user::text, 0));
+  select kyc_tier, phone into v_before, v_phone from private.users where id = p_user;
+  if not found then
+    return pg_catalog.jsonb_build_object('outcome', 'unknown_user');
+  end if;
+  select * into k from private.kyc_checks where user_id = p_user and check_type = p_check;
+  if found and k.result_at is not null and p_result_at is not null and p_result_at < k.result_at then
+    -- an older result delivered late: the newer one already applied stands
+    return pg_catalog.jsonb_build_object('outcome', 'stale', 'tier', v_before);
+  end if;
+
+  if p_passed then
+    v_outcome := 'passed';
+    insert into private.kyc_checks as c (user_id, check_type, status, provider, reference, result_at, passed_at)
+    values (p_user, p_check, 'passed', p_provider, p_reference, p_result_at, now())
+    on conflict (user_id, check_type) do update
+      set status = 'passed', reject_labels = '{}', reject_type = null, provider = excluded.provider,
+          reference = coalesce(excluded.reference, c.reference), result_at = excluded.result_at,
+          passed_at = coalesce(c.passed_at, now()), updated_at = now();
+  elsif k.status = 'passed' and v_type = 'RETRY' then
+    -- a pass is withdrawn only by a FINAL rejection; a RETRY after it changes nothing
+    v_outcome := 'kept_pass';
+    update private.kyc_checks set result_at = p_result_at, updated_at = now()
+     where user_id = p_user and check_type = p_check;
+  else
+    v_outcome := 'failed';
+    insert into private.kyc_checks as c (user_id, check_type, status, reject_labels, reject_type, provider, reference,
+                                         result_at)
+    values (p_user, p_check, 'failed', coalesce(p_reject_labels, '{}'), v_type, p_provider, p_reference, p_result_at)
+    on conflict (user_id, check_type) do update
+      set status = 'failed', reject_labels = excluded.reject_labels, reject_type = excluded.reject_type,
+          provider = excluded.provider, reference = coalesce(excluded.reference, c.reference),
+          result_at = excluded.result_at, updated_at = now();
+    if k.status is distinct from 'failed' or k.reject_type is distinct from v_type then
+      perform private.notify_account(p_user, 'verification_failed',
+        pg_catalog.jsonb_build_object('kind', 'verification_failed', 'check_type', p_check,
+                                      'can_retry', v_type = 'RETRY'),
+        'Verify identity');
+    end if;
+  end if;
+
+  v_after := private.kyc_tier_of(p_user);
+  if v_after <> v_before then
+    update private.users set kyc_tier = v_after where id = p_user;
+    perform private.notify_account(p_user, 'kyc_tier_changed',
+      pg_catalog.jsonb_build_object('kind', case when v_after > v_before then 'kyc_tier_raised' else 'kyc_tier_lowered' end,
+                                    'tier', v_after),
+      'Verify identity');
+    perform private.queue_sms(v_phone,
+      pg_catalog.jsonb_build_object('kind', 'kyc_tier_changed', 'tier', v_after, 'raised', v_after > v_before));
+  end if;
+  return pg_catalog.jsonb_build_object('outcome', v_outcome, 'tier_before', v_before, 'tier', v_after);
+end
+$function$;
+comment on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) is 'Records a provider''s result for one check (a pass; a failure with labels, RETRY or FINAL; a result older than the one applied is ignored; a RETRY never withdraws a pass) and re-evaluates the tier: each change is a notification and an SMS.';
+revoke all on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) from public;
+grant execute on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_start(p_user uuid, p_check text, p_provider text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_start(p_user uuid, p_check text, p_provider text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc:' || p_user::text, 0));
+  perform private.kyc_check_may_start(p_user, p_check);
+  insert into private.kyc_checks as c (user_id, check_type, status, provider)
+  values (p_user, p_check, 'pending', p_provider)
+  on conflict (user_id, check_type) do update
+    set status = 'pending', reject_labels = '{}', reject_type = null, provider = excluded.provider, updated_at = now();
+end
+$function$;
+comment on function private.kyc_start(p_user uuid, p_check text, p_provider text) is 'kyc-start: the check of a KYC provider level is pending (ES409 when it passed or was rejected for good).';
+revoke all on function private.kyc_start(p_user uuid, p_check text, p_provider text) from public;
+grant execute on function private.kyc_start(p_user uuid, p_check text, p_provider text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_known boolean := p_user is not null and exists (select 1 from private.users where id = p_user);
+  v_outcome text;
+  v_result jsonb;
+begin
+  insert into private.kyc_webhook_inbox (key, source, event_type, user_id, outcome, payload)
+  values (p_key, 'sumsub', p_type, case when v_known then p_user end, 'received', p_payload)
+  on conflict (key) do nothing;
+  if not found then
+    return 'duplicate';
+  end if;
+  if p_type <> 'applicantReviewed' then
+    v_outcome := 'ignored';
+  elsif p_passed is null then
+    v_outcome := 'ignored:not_completed';
+  elsif not v_known then
+    v_outcome := 'unknown_user';
+  elsif p_check is null then
+    v_outcome := 'unknown_level';
+  else
+    v_result := private.kyc_record(p_user, p_check, p_passed, p_reject_labels, p_reject_type, 'sumsub', p_applicant,
+                                   p_result_at);
+    v_outcome := p_check || ':' || (v_result ->> 'outcome');
+  end if;
+  update private.kyc_webhook_inbox set outcome = v_outcome where key = p_key;
+  return v_outcome;
+end
+$function$;
+comment on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) is 'webhook-kyc: takes a Sumsub event once (by its key) and applies a completed applicantReviewed to the user''s check; anything else is kept and ignored.';
+revoke all on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) from public;
+grant execute on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_tier_of(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_tier_of(p_user uuid)
+ RETURNS smallint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(max(t.tier), 0)::smallint
+    from private.kyc_tiers t
+   where not exists (
+     select 1
+       from private.kyc_tiers lower_tier
+       cross join lateral pg_catalog.unnest(lower_tier.checks) as needed(check_type)
+      where lower_tier.tier <= t.tier
+        and not exists (select 1 from private.kyc_checks k
+                         where k.user_id = p_user and k.check_type = needed.check_type and k.status = 'passed'));
+$function$;
+comment on function private.kyc_tier_of(p_user uuid) is 'The highest tier whose checks, and every lower tier''s, the user has passed (0 when none).';
+revoke all on function private.kyc_tier_of(p_user uuid) from public;
+grant execute on function private.kyc_tier_of(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_used_today(p_user uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_used_today(p_user uuid, p_now timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  -- money moved into the service (card top-ups, bank transfers in, card fundings of escrows) and
+  -- out of it (withdrawals), pending or done, since 00:00 Lagos; a wallet funding moves money
+  -- already counted, and an escrow's payment request is not a charge
+  select coalesce(sum(t.amount), 0)::bigint
+    from public.transactions t
+   where t.user_id = p_user
+     and t.created_at >= private.lagos_day_start(p_now)
+     and t.status in ('pending', 'succeeded')
+     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal')
+          or (t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'));
+$function$;
+comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings and withdrawals, pending or succeeded, in kobo.';
+revoke all on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) from public;
+grant execute on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.lagos_day_start(p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.lagos_day_start(p_now timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$ select pg_catalog.date_trunc('day', p_now at time zone 'Africa/Lagos') at time zone 'Africa/Lagos' $function$;
+comment on function private.lagos_day_start(p_now timestamp with time zone) is 'The start (00:00 Africa/Lagos) of the day p_now falls in.';
+revoke all on function private.lagos_day_start(p_now timestamp with time zone) from public;
+grant execute on function private.lagos_day_start(p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.link_invited_escrows()
@@ -3285,6 +3836,22 @@ $function$;
 comment on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) is 'Writes a notification (event type and message) for a user about an escrow, in the escrow''s conversation; nothing when the user is null.';
 revoke all on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) from public;
 grant execute on function private.notify(p_user uuid, p_escrow uuid, p_event text, p_message jsonb, p_entity_type text, p_entity uuid, p_action text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$
+  insert into public.notifications (user_id, escrow_id, conversation_id, event_type, message, entity_type, entity_id,
+                                    action_label)
+  values (p_user, null, null, p_event, p_message, 'account', p_user, p_action);
+$function$;
+comment on function private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text) is 'Writes a notification about the user''s own account (no escrow or conversation; entity_type account).';
+revoke all on function private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text) from public;
+grant execute on function private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer)
@@ -4094,6 +4661,7 @@ begin
   if p_amount <= 0 then
     raise exception 'amount must be positive' using errcode = 'ES422';
   end if;
+  perform private.kyc_limit_check(p_user, p_amount, 'topup', 'amount');
   insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
   values (p_user, 'wallet_topup', 'deposit',
           pg_catalog.jsonb_build_object('kind', case when p_card_id is null then 'wallet_topup'
@@ -4104,7 +4672,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference.';
+comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference, within the user''s KYC limits (ES403 otherwise).';
 revoke all on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) from public;
 grant execute on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) to service_role;
 
@@ -4228,6 +4796,7 @@ begin
   if not found then
     raise exception 'payout account not found' using errcode = 'ES404';
   end if;
+  perform private.kyc_limit_check(p_user, p_amount, 'withdrawal', 'amount');
   insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
   values (p_user, 'withdrawal', 'withdrawal',
           pg_catalog.jsonb_build_object('kind', 'withdrawal', 'bank_name', pa.bank_name,
@@ -4245,6 +4814,6 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal; the amount leaves the wallet at once for the payout transfer (ES402 when short).';
+comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal within the user''s KYC limits (ES403 otherwise); the amount leaves the wallet at once for the payout transfer (ES402 when short).';
 revoke all on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
 grant execute on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;

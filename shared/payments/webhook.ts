@@ -126,7 +126,8 @@ export function queuedSms(o: WebhookOutcome): boolean {
     case 'escrow_charge':
       return o.result === 'escrow:active';
     case 'bank_transfer':
-      return o.result === 'deposit:escrow:active' || o.result === 'deposit:shortfall';
+      // any deposit may also have told the user to verify (private.kyc_balance_notice)
+      return o.result !== 'already_done';
     case 'duplicate':
     case 'ignored':
     case 'flagged':

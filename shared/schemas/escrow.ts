@@ -225,11 +225,15 @@ export type MilestoneResponse = z.input<typeof milestoneResponse>;
 
 export const milestoneListResponse = z.array(milestoneResponse);
 
-/** The spec's Notification; action_label is null when the notification offers no action. */
+/**
+ * The spec's Notification; action_label is null when the notification offers no action. A
+ * notification about the account itself (KYC: entity_type account) has no escrow or conversation:
+ * both are null (docs/decisions.md, issue 12).
+ */
 export const notificationResponse = z.strictObject({
   id: responseUuid,
-  conversation_id: responseUuid,
-  escrow_id: responseUuid,
+  conversation_id: responseUuid.nullable(),
+  escrow_id: responseUuid.nullable(),
   user_id: responseUuid,
   // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
   // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'

@@ -32,6 +32,9 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'VIRTUAL_ACCOUNT_STATUSES', table: 'public.virtual_accounts', column: 'status' },
   { name: 'MARITAL_STATUSES', table: 'public.profiles', column: 'marital_status' },
   { name: 'OTP_CONTEXTS', table: 'private.otps', column: 'context' },
+  { name: 'KYC_CHECK_TYPES', table: 'private.kyc_checks', column: 'check_type' },
+  { name: 'KYC_CHECK_STATUSES', table: 'private.kyc_checks', column: 'status' },
+  { name: 'KYC_REJECT_TYPES', table: 'private.kyc_checks', column: 'reject_type' },
 ];
 
 /** The quoted literals of a constraint definition ('it''s' -> it's). */

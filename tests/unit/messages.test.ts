@@ -66,6 +66,10 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   dispute_deadline_soon: { title: S, auto_release: true },
   dispute_escalated: { title: S },
   dispute_resolved: { title: S, outcome: 'release', amount: N, by_admin: true },
+  kyc_tier_raised: { tier: 2 },
+  kyc_tier_lowered: { tier: 1 },
+  verification_failed: { check_type: 'kyc_basic', can_retry: true },
+  verification_needed: { tier: 0, balance: N, limit: N },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },
@@ -74,6 +78,8 @@ const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   otp_code: { context: 'reset', code: S, minutes: N },
   account_exists: {},
   dispute_settled: { outcome: 'split', amount: N },
+  kyc_tier_changed: { tier: 3, raised: true },
+  verification_needed: { tier: 0, limit: N },
 };
 const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   escrow_funding: { title: S },

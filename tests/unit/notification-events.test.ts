@@ -56,6 +56,7 @@ interface NotifyCall {
  */
 const WRAPPERS: Record<string, { event: number; message: number; entity: string; action: number }> = {
   'private.dispute_notify': { event: 2, message: 3, entity: "'dispute'", action: 4 },
+  'private.notify_account': { event: 1, message: 2, entity: "'account'", action: 3 },
 };
 
 function notifyCalls(): NotifyCall[] {
@@ -64,7 +65,7 @@ function notifyCalls(): NotifyCall[] {
     at: m.index as number,
     name: m[1] as string,
   }));
-  const callee = /private\.(notify|dispute_notify)\(/g;
+  const callee = /private\.(notify|dispute_notify|notify_account)\(/g;
   for (const m of schema.matchAll(callee)) {
     const at = m.index as number;
     const lineStart = schema.lastIndexOf('\n', at) + 1;

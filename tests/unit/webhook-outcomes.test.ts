@@ -28,11 +28,11 @@ const cases: [WebhookOutcome, string, boolean][] = [
     'escrow_charge:held_for_review:currency_mismatch',
     false,
   ],
-  // a bank transfer: funds a waiting draft (an invitation SMS), or tells the payer the shortfall
-  [{ kind: 'bank_transfer', result: 'deposit' }, 'virtual_account_deposit', false],
+  // a bank transfer: funds a waiting draft (an invitation SMS), tells the payer the shortfall, or (any deposit) tells the user to verify
+  [{ kind: 'bank_transfer', result: 'deposit' }, 'virtual_account_deposit', true],
   [{ kind: 'bank_transfer', result: 'deposit:shortfall' }, 'virtual_account_deposit:shortfall', true],
   [{ kind: 'bank_transfer', result: 'deposit:escrow:active' }, 'virtual_account_deposit:escrow:active', true],
-  [{ kind: 'bank_transfer', result: 'deposit:escrow:funded' }, 'virtual_account_deposit:escrow:funded', false],
+  [{ kind: 'bank_transfer', result: 'deposit:escrow:funded' }, 'virtual_account_deposit:escrow:funded', true],
   [{ kind: 'bank_transfer', result: 'already_done' }, 'virtual_account_already_done', false],
   [{ kind: 'transfer', event: 'transfer.success', result: 'succeeded' }, 'transfer.success:succeeded', false],
   [{ kind: 'transfer', event: 'transfer.reversed', result: 'already_done' }, 'transfer.reversed:already_done', false],

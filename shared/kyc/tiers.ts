@@ -1,0 +1,98 @@
+// KYC tiers: the checks each adds and the limits it allows (DESIGN §8.4). These are the defaults
+// the kyc migration seeds into private.kyc_tiers (tests/integration/kyc.test.ts compares them), and
+// what refusals say when a request is over a limit.
+import type { KycCheckType } from '../enums.ts';
+import { HttpError } from '../http.ts';
+import { nairaEn } from '../messages.ts';
+
+export interface TierDefaults {
+  tier: number;
+  /** the checks this tier adds to every lower tier's */
+  checks: readonly KycCheckType[];
+  /** one top-up, escrow funding (its total charge) or withdrawal, in kobo */
+  single: number;
+  /** moved into and out of the service since 00:00 Africa/Lagos, in kobo */
+  daily: number;
+  /** the wallet after a top-up, in kobo; null: no limit */
+  balance: number | null;
+}
+
+export const KYC_TIERS: readonly TierDefaults[] = [
+  { tier: 0, checks: [], single: 20_000_00, daily: 50_000_00, balance: 100_000_00 },
+  { tier: 1, checks: ['kyc_basic'], single: 50_000_00, daily: 300_000_00, balance: 300_000_00 },
+  { tier: 2, checks: ['kyc_address'], single: 200_000_00, daily: 500_000_00, balance: 500_000_00 },
+  { tier: 3, checks: ['nin', 'bvn'], single: 5_000_000_00, daily: 5_000_000_00, balance: null },
+  {
+    tier: 4,
+    checks: ['cac', 'tin', 'director_match', 'bank_account'],
+    single: 50_000_000_00,
+    daily: 50_000_000_00,
+    balance: null,
+  },
+];
+
+/** Every check a user needs to reach `tier` (its own and every lower tier's). */
+export function checksUpTo(tier: number): KycCheckType[] {
+  return KYC_TIERS.filter((t) => t.tier <= tier).flatMap((t) => t.checks);
+}
+
+/** What private.kyc_limit_check puts in DETAIL when it refuses (amounts in kobo). */
+export interface LimitFacts {
+  kyc_limit: 'single' | 'daily' | 'balance';
+  field: string;
+  movement: 'topup' | 'withdrawal' | 'escrow_charge' | 'escrow_transfer' | 'escrow_wallet';
+  tier: number;
+  amount: number;
+  limit: number;
+  used_today: number;
+  balance: number;
+  allowed_tier: number | null;
+}
+
+const MOVEMENT_WORDS: Record<LimitFacts['movement'], string> = {
+  topup: 'top-up',
+  withdrawal: 'withdrawal',
+  escrow_charge: "escrow's total charge",
+  escrow_transfer: "escrow's total charge",
+  escrow_wallet: "escrow's total charge",
+};
+
+/** The facts of a KYC limit refusal, when a database error is one (else null). */
+export function limitFacts(err: unknown): LimitFacts | null {
+  const e = err as { code?: string; detail?: string } | null;
+  if (e?.code !== 'ES403' || typeof e.detail !== 'string' || !e.detail.startsWith('{"kyc_limit"')) return null;
+  try {
+    return JSON.parse(e.detail) as LimitFacts;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The 403 a request over a limit gets: the message says which limit, by how much and what would
+ * allow it; the detail names the request's money field (amount, or escrow_id for escrow-fund).
+ */
+export function limitRefusal(f: LimitFacts): HttpError {
+  const what = MOVEMENT_WORDS[f.movement];
+  const naira = nairaEn;
+  const problem = f.kyc_limit === 'single'
+    ? `is over the tier ${f.tier} limit of ${naira(f.limit)} for one ${
+      f.movement.startsWith('escrow') ? 'funding' : what
+    }`
+    : f.kyc_limit === 'daily'
+    ? `would take today's total (since 00:00 Lagos time) from ${naira(f.used_today)} to ${
+      naira(f.used_today + f.amount)
+    }, over the tier ${f.tier} daily limit of ${naira(f.limit)}`
+    : `would take your wallet (with pending top-ups) from ${naira(f.balance)} to ${
+      naira(f.balance + f.amount)
+    }, over the tier ${f.tier} balance limit of ${naira(f.limit)}`;
+  const remedy = f.allowed_tier === null
+    ? 'no tier allows it'
+    : `tier ${f.allowed_tier} allows it; kyc-status shows what tier ${f.allowed_tier} needs`;
+  const amount = naira(f.amount);
+  return new HttpError(
+    403,
+    `This ${what} of ${amount} ${problem}: ${remedy}`,
+    [{ field: f.field, message: `${problem} (${remedy})` }],
+  );
+}

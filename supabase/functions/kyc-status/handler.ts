@@ -1,0 +1,11 @@
+import { endpoint } from '../../../shared/endpoint.ts';
+import { kycStatus } from '../../../shared/kyc/flows.ts';
+import { kycStatusResponse } from '../../../shared/schemas/kyc.ts';
+
+export default endpoint({
+  name: 'kyc-status',
+  method: 'GET',
+  auth: 'user',
+  response: kycStatusResponse,
+  handler: ({ user }) => kycStatus(user),
+});
