@@ -10,15 +10,21 @@ export async function setup(project: TestProject) {
   let baseUrl = process.env.TEST_BASE_URL;
   let databaseUrl = process.env.TEST_DATABASE_URL;
   let fakePaystackUrl = process.env.TEST_FAKE_PAYSTACK_URL;
+  let fakeKycUrl = process.env.TEST_FAKE_KYC_URL;
   if (!baseUrl || !databaseUrl || !fakePaystackUrl) {
     stack = await startStack();
     baseUrl = stack.baseUrl;
     databaseUrl = stack.databaseUrl;
     fakePaystackUrl = stack.fakePaystackUrl;
+    fakeKycUrl = stack.fakeKycUrl;
   }
+  // A runner that passes the three addresses above but not TEST_FAKE_KYC_URL started its stack with
+  // startStack() too, which puts the KYC fake on the port after Paystack's.
+  fakeKycUrl ??= `http://127.0.0.1:${Number(new URL(fakePaystackUrl).port) + 1}`;
   project.provide('baseUrl', baseUrl);
   project.provide('databaseUrl', databaseUrl);
   project.provide('fakePaystackUrl', fakePaystackUrl);
+  project.provide('fakeKycUrl', fakeKycUrl);
 }
 
 export async function teardown() {
@@ -30,5 +36,6 @@ declare module 'vitest' {
     baseUrl: string;
     databaseUrl: string;
     fakePaystackUrl: string;
+    fakeKycUrl: string;
   }
 }

@@ -11,6 +11,9 @@ export const TEST_KYC_WEBHOOK_SECRET: string = TEST_SECRETS.KYC_WEBHOOK_SECRET;
 export const TEST_IDENTITY_WEBHOOK_SECRET: string = TEST_SECRETS.IDENTITY_WEBHOOK_SECRET;
 export const TEST_PAYSTACK_SECRET_KEY: string = TEST_SECRETS.PAYSTACK_SECRET_KEY;
 export const TEST_JOBS_SECRET: string = TEST_SECRETS.JOBS_SECRET;
+export const TEST_SUMSUB_APP_TOKEN: string = TEST_SECRETS.SUMSUB_APP_TOKEN;
+export const TEST_SUMSUB_SECRET_KEY: string = TEST_SECRETS.SUMSUB_SECRET_KEY;
+export const TEST_IDENTITY_API_KEY: string = TEST_SECRETS.IDENTITY_API_KEY;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,6 +21,8 @@ export interface Stack {
   baseUrl: string;
   databaseUrl: string;
   fakePaystackUrl: string;
+  /** The KYC fake (tests/fakes/kyc.ts): Sumsub at its root, the identity contract under /identity. */
+  fakeKycUrl: string;
   logFile: string;
   /** The Deno process serving the functions (CPU readings in benchmarks). */
   serverPid: number;
@@ -42,7 +47,49 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     PAYMENTS_PROVIDER: 'paystack',
     PAYSTACK_SECRET_KEY: TEST_PAYSTACK_SECRET_KEY,
     PAYSTACK_BASE_URL: `http://127.0.0.1:${httpPort + 2}`,
+    // the real Sumsub and http identity adapters, pointed at the KYC fake (tests/fakes/kyc.ts)
+    KYC_PROVIDER: 'sumsub',
+    SUMSUB_APP_TOKEN: TEST_SUMSUB_APP_TOKEN,
+    SUMSUB_SECRET_KEY: TEST_SUMSUB_SECRET_KEY,
+    SUMSUB_BASE_URL: `http://127.0.0.1:${httpPort + 3}`,
+    IDENTITY_PROVIDER: 'http',
+    IDENTITY_API_KEY: TEST_IDENTITY_API_KEY,
+    IDENTITY_BASE_URL: `http://127.0.0.1:${httpPort + 3}/identity`,
   };
+}
+
+/** Starts one provider fake under Deno; resolves when it prints `listening`. */
+function startFake(
+  label: string,
+  script: string,
+  env: Record<string, string>,
+  out: NodeJS.WritableStream,
+  logFile: string,
+): Promise<ChildProcess> {
+  const fake: ChildProcess = spawn(`${root}node_modules/.bin/deno`, ['run', '--allow-net', '--allow-env', script], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  fake.stderr?.pipe(out);
+  return new Promise<ChildProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      fake.kill('SIGTERM');
+      reject(new Error(`fake ${label} did not start; see ${logFile}`));
+    }, 60_000);
+    fake.stdout?.on('data', (chunk: Buffer) => {
+      out.write(chunk);
+      if (chunk.toString().includes('listening')) {
+        clearTimeout(timer);
+        fake.removeAllListeners('exit');
+        resolve(fake);
+      }
+    });
+    fake.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`fake ${label} exited with code ${code}; see ${logFile}`));
+    });
+  });
 }
 
 /** Ports: TEST_HTTP_PORT / TEST_PG_PORT (54331 / 54332), so several runs can share a machine. */
@@ -56,38 +103,47 @@ export async function startStack(
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...testStackEnv(httpPort, pgPort) };
   delete env.DATABASE_URL;
   const fakePort = httpPort + 2;
-  const fake: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
-    'run',
-    '--allow-net',
-    '--allow-env',
-    'tests/fakes/paystack.ts',
-  ], {
-    cwd: root,
-    env: {
-      ...env,
-      FAKE_PAYSTACK_PORT: String(fakePort),
-      FAKE_PAYSTACK_SECRET_KEY: TEST_PAYSTACK_SECRET_KEY,
-      FAKE_PAYSTACK_WEBHOOK_URL: `http://127.0.0.1:${httpPort}/functions/v1/webhook-payments`,
-      FAKE_PAYSTACK_WEBHOOK_SECRET: TEST_PAYMENTS_WEBHOOK_SECRET,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  fake.stderr?.pipe(out);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fake Paystack did not start; see ${logFile}`)), 60_000);
-    fake.stdout?.on('data', (chunk: Buffer) => {
-      out.write(chunk);
-      if (chunk.toString().includes('listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    fake.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`fake Paystack exited with code ${code}; see ${logFile}`));
-    });
-  });
-  fake.removeAllListeners('exit');
+  const kycPort = httpPort + 3;
+  const functions = `http://127.0.0.1:${httpPort}/functions/v1`;
+  const fakes = await Promise.allSettled([
+    startFake(
+      'Paystack',
+      'tests/fakes/paystack.ts',
+      {
+        ...env,
+        FAKE_PAYSTACK_PORT: String(fakePort),
+        FAKE_PAYSTACK_SECRET_KEY: TEST_PAYSTACK_SECRET_KEY,
+        FAKE_PAYSTACK_WEBHOOK_URL: `${functions}/webhook-payments`,
+        FAKE_PAYSTACK_WEBHOOK_SECRET: TEST_PAYMENTS_WEBHOOK_SECRET,
+      },
+      out,
+      logFile,
+    ),
+    startFake(
+      'KYC',
+      'tests/fakes/kyc.ts',
+      {
+        ...env,
+        FAKE_KYC_PORT: String(kycPort),
+        FAKE_SUMSUB_APP_TOKEN: TEST_SUMSUB_APP_TOKEN,
+        FAKE_SUMSUB_SECRET_KEY: TEST_SUMSUB_SECRET_KEY,
+        FAKE_KYC_WEBHOOK_URL: `${functions}/webhook-kyc`,
+        FAKE_KYC_WEBHOOK_SECRET: TEST_KYC_WEBHOOK_SECRET,
+        FAKE_IDENTITY_API_KEY: TEST_IDENTITY_API_KEY,
+        FAKE_IDENTITY_WEBHOOK_URL: `${functions}/webhook-identity`,
+        FAKE_IDENTITY_WEBHOOK_TOKEN: TEST_IDENTITY_WEBHOOK_SECRET,
+      },
+      out,
+      logFile,
+    ),
+  ]);
+  const started = fakes.flatMap((f) => (f.status === 'fulfilled' ? [f.value] : []));
+  const failed = fakes.find((f) => f.status === 'rejected');
+  if (failed) {
+    for (const f of started) if (f.exitCode === null) f.kill('SIGTERM');
+    throw failed.reason;
+  }
+  const [fake, kycFake] = started as [ChildProcess, ChildProcess];
   const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
     'run',
     '--allow-all',
@@ -124,10 +180,12 @@ export async function startStack(
     baseUrl: `http://127.0.0.1:${httpPort}/functions/v1`,
     databaseUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
     fakePaystackUrl: `http://127.0.0.1:${fakePort}`,
+    fakeKycUrl: `http://127.0.0.1:${kycPort}`,
     logFile,
     serverPid: child.pid as number,
     async stop() {
       if (fake.exitCode === null) fake.kill('SIGTERM');
+      if (kycFake.exitCode === null) kycFake.kill('SIGTERM');
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');
