@@ -301,7 +301,8 @@ export async function fundEscrow(
     return transition(
       user,
       id,
-      (tx) => tx<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
+      (tx) =>
+        tx<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
       // a draft that became active (the initiator paid) queued its invitation SMS
       async ([r]) => {
         if (r?.status === 'active') await sendQueuedSms();

@@ -353,7 +353,8 @@ export const NOTIFICATIONS = {
   },
   verification_needed: {
     events: ['verification_needed'],
-    to: "the user, when a bank transfer took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
+    to:
+      "the user, when a bank transfer took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
     operations: ['webhook-payments'],
     sql: ['private.kyc_balance_notice'],
     entity_type: 'account',

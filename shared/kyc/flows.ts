@@ -117,10 +117,11 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
   const { check, verificationType } = IDENTITY_CHECKS[body.type];
   const hash = await identityHash(check, body.id_number);
   const limit = getConfig().IDENTITY_VERIFY_MAX_PER_DAY;
-  const created = await asService(async (tx) => {
+  const created = await asService(async (tx): Promise<{ wait: number } | { reference: string }> => {
     const rules = [{ key: `identity-verify:${user.id}`, limit, window_seconds: 86_400 }];
     const [rate] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
-    if ((rate?.wait ?? 0) > 0) return { wait: rate?.wait as number };
+    const wait = rate?.wait ?? 0;
+    if (wait > 0) return { wait };
     const [row] = await tx<{ reference: string }[]>`
       select private.identity_request_create(${user.id}, ${check}, ${hash}, ${body.id_number.slice(-4)},
                ${body.bank_code ?? null}, ${body.rc_number ?? null}, ${provider.name}) as reference`;
@@ -142,7 +143,11 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
     });
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
-    log.warn('identity.request_failed', { reference: created.reference, kind: err.kind, status: err.httpStatus ?? null });
+    log.warn('identity.request_failed', {
+      reference: created.reference,
+      kind: err.kind,
+      status: err.httpStatus ?? null,
+    });
     await asService((tx) => tx`select private.identity_request_not_sent(${created.reference}, ${err.message})`);
     throw providerFailure(err, 'identity-check');
   }

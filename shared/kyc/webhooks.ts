@@ -11,7 +11,7 @@ import { unauthorized } from '../http.ts';
 import { log } from '../log.ts';
 import { dispatchQueuedSms } from '../sms.ts';
 import { checkTypeOfLevel } from './index.ts';
-import { verifyKycDigest, validIdentityToken } from './signature.ts';
+import { validIdentityToken, verifyKycDigest } from './signature.ts';
 import { IDENTITY_CHECKS } from './flows.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -85,7 +85,9 @@ export async function handleSumsubEvent(
   const outcome = await asService(async (tx) => {
     const [row] = await tx<{ outcome: string }[]>`
       select private.kyc_sumsub_event(${key}, ${e.type}, ${tx.json(e as never)}, ${user}, ${check}, ${r.passed},
-               array(select pg_catalog.jsonb_array_elements_text(${tx.json(r.labels)})), ${r.rejectType}, ${text(e.applicantId, 100)}, ${at}) as outcome`;
+               array(select pg_catalog.jsonb_array_elements_text(${tx.json(r.labels)})), ${r.rejectType}, ${
+      text(e.applicantId, 100)
+    }, ${at}) as outcome`;
     return (row as { outcome: string }).outcome;
   });
   log.info('webhook.kyc', { type: e.type, level, outcome, event_key: key, request_id: requestId });

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { post } from './api.ts';
 import { lastOtp } from './db.ts';
+import { raiseTier } from './kyc.ts';
 
 import { randomInt } from 'node:crypto';
 
@@ -27,8 +28,13 @@ export async function verifyPhone(phone: string): Promise<void> {
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
 }
 
+/**
+ * A new account through auth-send-otp, auth-verify and auth-signup. `tier`: the KYC tier its checks
+ * are then recorded up to (tests/support/kyc.ts), for suites that move more than tier 0 allows;
+ * 0 (nothing recorded) unless given.
+ */
 export async function signUp(
-  opts: { first_name?: string; last_name?: string; password?: string } = {},
+  opts: { first_name?: string; last_name?: string; password?: string; tier?: number } = {},
 ): Promise<TestUser> {
   const { e164 } = newPhone();
   const password = opts.password ?? 'a sound passphrase';
@@ -40,6 +46,7 @@ export async function signUp(
     password,
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  if (opts.tier) expect(await raiseTier(res.body.data.user.id, opts.tier)).toBe(opts.tier);
   return {
     id: res.body.data.user.id,
     phone: e164,
