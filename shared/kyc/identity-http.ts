@@ -8,7 +8,7 @@
 //     {"reference", "verificationType": NIN|BVN|CAC|TIN|BANK_ACCOUNT|DIRECTOR, "idNumber",
 //      "bankCode"? (BANK_ACCOUNT), "rcNumber"? (DIRECTOR)}
 //   -> 202 (or 200) {"reference", "status": "pending"}: accepted; a repeated reference is the same
-//      request, not a second check. 4xx {"message"} or {"error"}: refused. 5xx: try again later.
+//      request, not a second check. 4xx {"message"} or {"error"}: refused. 5xx or 429: try again later.
 //
 //   Later, the result: POST {our base}/webhook-identity
 //     x-identity-webhook-token: <IDENTITY_WEBHOOK_SECRET>
@@ -57,7 +57,8 @@ export function httpIdentityProvider(
         await res.body?.cancel();
         return;
       }
-      if (res.status < 400 || res.status >= 500) {
+      // 429: rate limited, which refuses nothing; like a 5xx, ask again later
+      if (res.status < 400 || res.status >= 500 || res.status === 429) {
         await res.body?.cancel();
         throw new ProviderError('unavailable', `identity provider answered HTTP ${res.status}`, res.status);
       }

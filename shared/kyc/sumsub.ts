@@ -5,7 +5,8 @@
 //
 // Errors come back as {description, code, correlationId, errorCode?, errorName?}. A 4xx is
 // `refused` (among them 401 for a bad key or signature, and 409 with errorCode 1009: the applicant
-// has a FINAL rejection, see isFinalRejection); a 5xx, a network error or a timeout is `unavailable`.
+// has a FINAL rejection, see isFinalRejection); a 5xx, a 429 (rate limited: nothing was refused,
+// ask again later), a network error or a timeout is `unavailable`.
 // The secret key and the token are never logged, nor put in an error message.
 import { hmacHex } from '../auth/crypto.ts';
 import { errorMessage } from '../log.ts';
@@ -75,7 +76,7 @@ export function sumsubProvider(
     } catch (err) {
       throw new ProviderError('unavailable', `sumsub unreachable: ${errorMessage(err)}`);
     }
-    if (res.status >= 500) {
+    if (res.status >= 500 || res.status === 429) {
       await res.body?.cancel();
       throw new ProviderError('unavailable', `sumsub answered HTTP ${res.status}`, res.status);
     }

@@ -111,16 +111,11 @@ function injected(path: string, body: Json | null): FailRule | undefined {
   );
 }
 
-/** A 'timeout' rule: no answer until the caller gives up (at most a minute). */
-function hang(req: Request): Promise<Response> {
-  return new Promise((resolve) => {
-    const done = () => resolve(json(504, { error: 'the fake held this request' }));
-    const timer = setTimeout(done, 60_000);
-    req.signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      done();
-    });
-  });
+/** A 'timeout' rule: no answer for 20 s, longer than the adapters' 10 s default timeout. */
+function hang(): Promise<Response> {
+  return new Promise((resolve) =>
+    setTimeout(() => resolve(json(504, { error: 'the fake held this request' })), 20_000)
+  );
 }
 
 function parse(raw: Uint8Array): Json | null {
@@ -176,7 +171,7 @@ async function sumsubApi(req: Request, url: URL): Promise<Response> {
       return sumsubError(400, 'ttlInSecs must be a positive whole number');
     }
     const rule = injected(url.pathname, body);
-    if (rule?.mode === 'timeout') return hang(req);
+    if (rule?.mode === 'timeout') return hang();
     if (rule?.mode === 'unavailable') return sumsubError(500, 'Internal error (test rule)');
     if (rule?.mode === 'refuse') return sumsubError(400, 'Declined by test rule');
     if (finals.has(finalKey(body.userId, body.levelName))) {
@@ -220,7 +215,7 @@ async function identityApi(req: Request, url: URL): Promise<Response> {
     : null;
   if (problem) return json(400, { message: problem });
   const rule = injected(url.pathname, body);
-  if (rule?.mode === 'timeout') return hang(req);
+  if (rule?.mode === 'timeout') return hang();
   if (rule?.mode === 'unavailable') return json(500, { error: 'Internal error (test rule)' });
   if (rule?.mode === 'refuse') return json(422, { message: 'Declined by test rule' });
 
