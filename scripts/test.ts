@@ -87,6 +87,7 @@ try {
       TEST_BASE_URL: stack.baseUrl,
       TEST_DATABASE_URL: stack.databaseUrl,
       TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl,
+      TEST_FAKE_KYC_URL: stack.fakeKycUrl,
     },
   );
   try {
