@@ -60,9 +60,10 @@ const MOVEMENT_WORDS: Record<LimitFacts['movement'], string> = {
 /** The facts of a KYC limit refusal, when a database error is one (else null). */
 export function limitFacts(err: unknown): LimitFacts | null {
   const e = err as { code?: string; detail?: string } | null;
-  if (e?.code !== 'ES403' || typeof e.detail !== 'string' || !e.detail.startsWith('{"kyc_limit"')) return null;
+  if (e?.code !== 'ES403' || typeof e.detail !== 'string' || !e.detail.startsWith('{')) return null;
   try {
-    return JSON.parse(e.detail) as LimitFacts;
+    const facts = JSON.parse(e.detail) as Partial<LimitFacts>;
+    return typeof facts.kyc_limit === 'string' ? (facts as LimitFacts) : null;
   } catch {
     return null;
   }
