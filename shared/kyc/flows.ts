@@ -80,7 +80,7 @@ export async function kycStatus(user: AuthUser): Promise<KycStatusResponse> {
 function providerFailure(err: ProviderError, what: string): HttpError {
   return err.kind === 'refused'
     ? new HttpError(502, `The ${what} provider refused the request (${err.message}); try again later`)
-    : new HttpError(503, `The ${what} provider is unavailable; nothing was started, try again shortly`);
+    : new HttpError(503, `The ${what} provider is unavailable; try again shortly`);
 }
 
 export async function kycStart(user: AuthUser, level: 1 | 2) {

@@ -9,8 +9,14 @@ import { sumsubProvider } from './sumsub.ts';
 let kyc: KycProvider | undefined;
 let identity: IdentityProvider | undefined;
 
-/** The sandboxes deliver to this server's own functions. */
-const localFunction = (name: string) => `http://127.0.0.1:${getConfig().PORT}/functions/v1/${name}`;
+/**
+ * The sandboxes deliver to this server's own functions: next to SANDBOX_WEBHOOK_URL (webhook-payments)
+ * when it is set, as on a staging deployment, else on this machine's PORT.
+ */
+const localFunction = (name: string) => {
+  const payments = getConfig().SANDBOX_WEBHOOK_URL;
+  return payments ? new URL(name, payments).toString() : `http://127.0.0.1:${getConfig().PORT}/functions/v1/${name}`;
+};
 
 export function kycProvider(): KycProvider {
   if (!kyc) {
