@@ -12,6 +12,7 @@ import { createClient, FunctionsHttpError, type SupabaseClient } from '@supabase
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl } from '../support/api.ts';
 import { lastOtp } from '../support/db.ts';
+import { raiseTier } from '../support/kyc.ts';
 import { paystack } from '../support/paystack.ts';
 import { checkResponseData } from '../support/responses.ts';
 import { newPhone } from '../support/users.ts';
@@ -198,6 +199,9 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
       signUpThroughTheApp('Chidi', 'Okafor'),
     ]);
     expect(buyer.id).not.toBe(seller.id);
+    // the buyer has passed the ID and selfie check (tier 1), recorded as the KYC webhook records it:
+    // the NGN 50,000 top-up below is over tier 0's NGN 20,000 at once
+    expect(await raiseTier(buyer.id, 1)).toBe(1);
 
     // --- the seller saves a payout account; the bank (fake) knows the account, in their name ---
     const accountNumber = `0${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { SECRET_VARIABLES } from '../../shared/config.ts';
 import { EXAMPLE_PLACEHOLDERS, LOCAL_SECRETS } from '../../shared/published-secrets.ts';
 import { type FakeTermii, startFakeTermii } from '../fakes/termii.ts';
 import { testDb } from '../support/db.ts';
@@ -102,7 +103,7 @@ describe('a deployment on local defaults', () => {
   it('refuses to start, naming every variable and no value: published secrets, unset providers', async () => {
     const env = {
       ...LOCAL_SECRETS, // what `npm start` fills in locally
-      JOBS_SECRET: EXAMPLE_PLACEHOLDERS[4], // .env.example's placeholder
+      JOBS_SECRET: EXAMPLE_PLACEHOLDERS[SECRET_VARIABLES.indexOf('JOBS_SECRET')] as string, // .env.example's placeholder
       // a marker from the shell does not make a deployment local
       ESCROW_LOCAL_STACK: '1',
     };
@@ -115,9 +116,12 @@ describe('a deployment on local defaults', () => {
         'PAYMENTS_WEBHOOK_SECRET',
         'KYC_WEBHOOK_SECRET',
         'IDENTITY_WEBHOOK_SECRET',
+        'IDENTITY_HASH_KEY',
         'JOBS_SECRET',
         'PAYMENTS_PROVIDER',
         'SMS_PROVIDER',
+        'KYC_PROVIDER',
+        'IDENTITY_PROVIDER',
       ]
     ) {
       expect(out).toContain(name);
@@ -125,20 +129,25 @@ describe('a deployment on local defaults', () => {
     for (const value of Object.values(env)) if (value.length > 1) expect(out).not.toContain(value);
   });
 
-  it('refuses the sandbox payments provider and the SMS outbox without ALLOW_SANDBOX_PROVIDERS, even with strong secrets', async () => {
+  it('refuses the sandbox payments, KYC and identity providers and the SMS outbox without ALLOW_SANDBOX_PROVIDERS, even with strong secrets', async () => {
     const env = {
       AUTH_JWT_SECRET: strong(),
       PAYMENTS_WEBHOOK_SECRET: strong(),
       KYC_WEBHOOK_SECRET: strong(),
       IDENTITY_WEBHOOK_SECRET: strong(),
+      IDENTITY_HASH_KEY: strong(),
       JOBS_SECRET: strong(),
       PAYMENTS_PROVIDER: 'sandbox',
       SMS_PROVIDER: 'outbox',
+      KYC_PROVIDER: 'sandbox',
+      IDENTITY_PROVIDER: 'sandbox',
     };
     const { code, out } = await refusedStart(env);
     expect(code, out).toBe(1);
     expect(out).toMatch(/PAYMENTS_PROVIDER=sandbox is refused/);
     expect(out).toMatch(/SMS_PROVIDER=outbox is refused/);
+    expect(out).toMatch(/KYC_PROVIDER=sandbox is refused/);
+    expect(out).toMatch(/IDENTITY_PROVIDER=sandbox is refused/);
     expect(out).not.toContain('AUTH_JWT_SECRET');
   });
 });
@@ -156,8 +165,12 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
         PAYMENTS_WEBHOOK_SECRET: strong(),
         KYC_WEBHOOK_SECRET: strong(),
         IDENTITY_WEBHOOK_SECRET: strong(),
+        IDENTITY_HASH_KEY: strong(),
         JOBS_SECRET: jobsSecret,
         ALLOW_SANDBOX_PROVIDERS: 'true',
+        // staging runs the KYC and identity sandboxes (they answer locally)
+        KYC_PROVIDER: 'sandbox',
+        IDENTITY_PROVIDER: 'sandbox',
         PAYMENTS_PROVIDER: 'paystack',
         PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}`,
         PAYSTACK_BASE_URL: inject('fakePaystackUrl'),

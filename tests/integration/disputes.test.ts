@@ -229,7 +229,9 @@ describe('settlement money after a released milestone', () => {
     [0.03, 0.01, 0.01], // the whole amount is the fee: 2 kobo payer fee, 1 kobo seller fee
     [7, 1.01, 2.99], // below the minimum fee: the fee is the amount
     [10_000.03, 3_333.01, 6_667.01], // P = R - 0.01
-    [100_000_000, 33_333_333.33, 22_222_222.22], // the top of the range (fees at their maximum)
+    // the top of the range (fees at their maximum): the total charge is NGN 50,000,000, tier 4's
+    // single limit; a third of it released first, and a third of the rest to the payee
+    [49_989_250, 16_663_083.33, 11_108_722.22],
   ];
 
   it.each(cases)(

@@ -127,7 +127,10 @@ describe('draft -> active (funded, awaiting acceptance): escrow-fund from the wa
   it('locks the total charge in the hold, takes it from the payer, invites the counterparty by SMS', async () => {
     const deal = await newDeal({ title: 'Fund row' });
     const total = kobo(deal.feeBreakdown.total_charge);
-    await fundWallet(deal.payer, deal.feeBreakdown.total_charge * 2); // enough for a second funding
+    // enough for a second funding, in two top-ups: one of twice the total charge is over tier 0's
+    // NGN 20,000 for one top-up
+    await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
+    await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
     const before = await balances(deal);
     expect(before).toEqual({ payer: 2 * total, payee: 0, hold: 0 });
 

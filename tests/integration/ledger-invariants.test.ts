@@ -233,8 +233,13 @@ describe('a random storm through the real server', () => {
       const answered: Record<string, number> = {};
 
       const users: StormUser[] = [];
+      // KYC tier 2 (DESIGN §8.4: NGN 200,000 at once, 500,000 a day and in the wallet): each user
+      // starts with a NGN 60,000 top-up (over tier 1's NGN 50,000 at once); with the storm's
+      // top-ups, withdrawals and deposits (at most NGN 20,000 each) a user moved NGN 80,000 to
+      // 190,000 in the day and held at most NGN 115,000 over several seeds, so no limit refuses
+      // one of them and the storm's answers stay as they were
       for (let i = 0; i < 8; i++) {
-        const u = await signUp();
+        const u = await signUp({ tier: 2 });
         const account = `7${String(Math.floor(rnd() * 1e9)).padStart(9, '0')}`;
         await paystack.registerAccount('058', account, 'OBI ADA');
         const added = await post('payout-add', {

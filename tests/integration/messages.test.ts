@@ -19,6 +19,7 @@ import {
   SMS_KINDS,
   TRANSACTION_KINDS,
 } from '../../shared/messages.ts';
+import { KYC_CHECK_TYPES } from '../../shared/enums.ts';
 import { testDb } from '../support/db.ts';
 
 type Facts = Record<string, string | number | boolean | null>;
@@ -106,6 +107,12 @@ const DAYS = [1, 0, 2, 7, 30];
 const BANKS = ['GTBank', 'First Bank of Nigeria', 'Access Bank (Diamond)', "Bank 'quoted' %s"];
 const ACCOUNTS = ['0123456789', '9876543210', '01234567890123456789', '00000000001234'];
 const BALANCES = [0, null, 50_000, 1, 999_999];
+const TIERS = [0, 1, 2, 3, 4];
+/** A tier change: from `before` to another tier, up or down. */
+const tierChange = (i: number) => {
+  const before = at(TIERS, i);
+  return { before, after: (before + 1 + (Math.floor(i / TIERS.length) % 4)) % TIERS.length };
+};
 
 const at = <T>(pool: readonly T[], i: number, stride = 1): T => pool[(i * stride) % pool.length] as T;
 const SAMPLES = 30;
@@ -361,6 +368,66 @@ const CASES: Case[] = [
     `pg_catalog.format('%s rated you %s out of 5 for "%s".', p->>'reviewer', p->>'rating', p->>'title')`,
     (i) => ({ reviewer: at(NAMES, i), title: at(TITLES, i, 3), rating: 1 + (i % 5) }),
   ),
+  // KYC (issue 12): new after the move too, so, as for reviews, the sentence meant written as SQL
+  // over the facts private.kyc_record and private.kyc_balance_notice have, and the message as they
+  // build it from them
+  {
+    channel: 'notification',
+    kinds: ['kyc_tier_raised', 'kyc_tier_lowered'],
+    old: `case when (p->>'after')::smallint > (p->>'before')::smallint
+            then pg_catalog.format('Your account is now verified to tier %s: your limits are higher.', p->>'after')
+            else pg_catalog.format('A verification of your account was withdrawn; it is now at tier %s and its '
+                                   'limits are lower.', p->>'after') end`,
+    message: `pg_catalog.jsonb_build_object(
+            'kind', case when (p->>'after')::smallint > (p->>'before')::smallint then 'kyc_tier_raised'
+                         else 'kyc_tier_lowered' end,
+            'tier', (p->>'after')::smallint)`,
+    facts: tierChange,
+  },
+  notification(
+    'verification_failed',
+    `pg_catalog.format('Your %s did not pass. %s',
+       case p->>'check_type' when 'kyc_basic' then 'ID document and selfie check'
+                             when 'kyc_address' then 'proof of address'
+                             when 'nin' then 'NIN'
+                             when 'bvn' then 'BVN'
+                             when 'cac' then 'CAC registration'
+                             when 'tin' then 'TIN'
+                             when 'director_match' then 'director check'
+                             when 'bank_account' then 'business bank account check' end,
+       case when p->>'reject_type' = 'RETRY' then 'You can try again.'
+            else 'It cannot be tried again; contact support.' end)`,
+    (i) => ({ check_type: at(KYC_CHECK_TYPES, i), reject_type: i % 3 ? 'RETRY' : 'FINAL' }),
+    `pg_catalog.jsonb_build_object('kind', 'verification_failed', 'check_type', p->'check_type',
+                                  'can_retry', p->>'reject_type' = 'RETRY')`,
+  ),
+  notification(
+    'verification_needed',
+    `pg_catalog.format('Your wallet holds %s, above the %s tier %s allows. '
+                       'The money is yours; verify your identity to raise the limit.',
+                       ${naira('balance')}, ${naira('limit')}, p->>'tier')`,
+    (i) => ({ tier: at(TIERS, i), balance: at(AMOUNTS, i, 3) + at(AMOUNTS, i), limit: at(AMOUNTS, i) }),
+  ),
+  {
+    channel: 'sms',
+    kinds: ['kyc_tier_changed'],
+    old: `case when (p->>'after')::smallint > (p->>'before')::smallint
+            then pg_catalog.format('Your Escrow account is now verified to tier %s. Your new limits are in the app.',
+                                   p->>'after')
+            else pg_catalog.format('Your Escrow account is now at tier %s and its limits are lower. '
+                                   'Open the app for details.', p->>'after') end`,
+    message: `pg_catalog.jsonb_build_object('kind', 'kyc_tier_changed', 'tier', (p->>'after')::smallint,
+                                        'raised', (p->>'after')::smallint > (p->>'before')::smallint)`,
+    facts: tierChange,
+  },
+  {
+    channel: 'sms',
+    kinds: ['verification_needed'],
+    old: `pg_catalog.format('Your Escrow wallet is above the %s your verification level allows. '
+                          'Verify your identity in the app to raise it.', ${naira('limit')})`,
+    message: build('verification_needed', 'tier', 'limit'),
+    facts: (i) => ({ tier: at(TIERS, i, 3), limit: at(AMOUNTS, i) }),
+  },
   // transaction descriptions
   ...(
     [

@@ -17,6 +17,7 @@ import {
   fundWallet,
   holdKobo,
   newDeal,
+  payerCanFund,
   walletKobo,
 } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
@@ -74,6 +75,7 @@ const fundedHiring = (amount = 10_000, payerRole: 'initiator' | 'counterparty' =
 /** The same for a total charge below the smallest top-up: the payer tops up NGN 100 and pays from it. */
 async function fundedSmallHiring(amount: number): Promise<Deal> {
   const deal = await hiringDeal(amount);
+  await payerCanFund(deal, 100); // the tier that lets the payer top up and fund it (tier 0 up to NGN 20,000)
   await fundWallet(deal.payer, Math.max(100, deal.feeBreakdown.total_charge));
   ok(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
   ok(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId));

@@ -87,7 +87,8 @@ const types = (ns: any[]) => ns.map((n) => n.event_type);
 
 describe('notifications written by transitions', () => {
   it('create, fund, accept, deliver, release: each party is told what concerns them', async () => {
-    const initiator = await signUp({ first_name: 'Ini' });
+    // the payer tops up and funds NGN 25,000 and more: above tier 0's NGN 20,000 at once, so tier 1
+    const initiator = await signUp({ first_name: 'Ini', tier: 1 });
     const counterparty = await signUp({ first_name: 'Cou' });
     const created = ok(
       await post('escrow-create', {

@@ -15,8 +15,8 @@ async function statusOf(id: string): Promise<string> {
   return row?.status ?? 'missing';
 }
 
-async function withPayoutAccount(): Promise<TestUser> {
-  const user = await signUp();
+async function withPayoutAccount(tier = 0): Promise<TestUser> {
+  const user = await signUp({ tier });
   const account = `6${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'OBI ADA');
   const r = await post('payout-add', {
@@ -81,7 +81,9 @@ describe('reconciliation of pending withdrawals', () => {
   });
 
   it('takes turns: 50 transfers still pending at Paystack do not keep a newer one from being settled', async () => {
-    const user = await withPayoutAccount();
+    // a NGN 60,000 top-up and NGN 50,500 withdrawn in a day: over tier 0's and tier 1's single
+    // limits (NGN 20,000 and 50,000), within tier 2's
+    const user = await withPayoutAccount(2);
     await fundWallet(user, 60_000);
     const stuck: string[] = [];
     for (let i = 0; i < 50; i++) {

@@ -114,7 +114,8 @@ function ok(res: { status: number; body: any }, status = 200) {
 
 beforeAll(async () => {
   [deal, stranger] = await Promise.all([
-    newDeal({ category: 'hiring', amount: 20_000, title: 'Shop website' }),
+    // the owner funds a total charge above NGN 20,000 (tier 0's single limit): tier 1
+    newDeal({ category: 'hiring', amount: 20_000, title: 'Shop website', payerTier: 1 }),
     signUp({ first_name: 'Stranger' }),
   ]);
   owner = deal.initiator;

@@ -231,16 +231,21 @@ describe('wallet-topup validation', () => {
     expect(await userTransactions(user.id)).toHaveLength(0);
   });
 
-  it('accepts the bounds NGN 100 and NGN 100,000,000', async () => {
+  it('accepts the bounds NGN 100 and NGN 100,000,000; above NGN 50,000,000 the KYC limits refuse what it accepts', async () => {
     const user = await signUp();
     const low = await post('wallet-topup', { amount: 100 }, { token: user.accessToken });
     expect(low.status, JSON.stringify(low.body)).toBe(200);
-    const high = await post('wallet-topup', { amount: 100_000_000 }, { token: user.accessToken });
+    // NGN 50,000,000 is the most any tier allows at once (tier 4's single limit)
+    const business = await signUp({ tier: 4 });
+    const high = await post('wallet-topup', { amount: 50_000_000 }, { token: business.accessToken });
     expect(high.status, JSON.stringify(high.body)).toBe(200);
     const [init] = (await paystack.requests('/transaction/initialize')).filter((r) =>
       r.body?.reference === high.body.data.reference
     );
-    expect(Number(init?.body.amount)).toBe(10_000_000_000);
+    expect(Number(init?.body.amount)).toBe(5_000_000_000);
+    // the schema's upper bound still passes validation (not 400): no tier allows it (403)
+    const top = await post('wallet-topup', { amount: 100_000_000 }, { token: business.accessToken });
+    expect(top.status, JSON.stringify(top.body)).toBe(403);
   });
 
   it('rejects a missing amount and unknown fields', async () => {

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { get, post } from './api.ts';
 import { testDb } from './db.ts';
-import { type Category, type Deal, escrowOp, escrowStatus, fundWallet, newDeal } from './escrows.ts';
+import { type Category, type Deal, escrowOp, escrowStatus, fundWallet, newDeal, payerCanFund } from './escrows.ts';
 import type { TestUser } from './users.ts';
 
 export type Side = 'payer' | 'payee';
@@ -83,7 +83,10 @@ export async function systemShares(keys: string[]) {
   return { fees: Number(row!.fees), vat: Number(row!.vat) };
 }
 
-/** Credits the wallet with at least naira through top-ups (each 100 .. 100,000,000 naira). */
+/**
+ * Credits the wallet with at least naira through top-ups (each 100 .. 100,000,000 naira; the user's
+ * KYC tier must allow the total: payerCanFund).
+ */
 export async function fundWalletAtLeast(user: TestUser, naira: number): Promise<void> {
   let left = Math.max(100, Math.ceil(naira * 100) / 100);
   while (left > 0) {
@@ -93,12 +96,17 @@ export async function fundWalletAtLeast(user: TestUser, naira: number): Promise<
   }
 }
 
-/** A funded, accepted escrow of any amount (the payer tops up at least NGN 100, in parts above the top-up limit). */
+/**
+ * A funded, accepted escrow of any amount a KYC tier allows funding (a total charge up to tier 4's
+ * NGN 50,000,000): the payer is raised to the lowest tier that allows topping up and funding it
+ * (payerCanFund) and tops up at least NGN 100.
+ */
 export async function fundedAny(
   amount: number,
   opts: { category?: Category; payerRole?: 'initiator' | 'counterparty'; title?: string } = {},
 ): Promise<Deal> {
   const deal = await newDeal({ ...opts, amount });
+  await payerCanFund(deal, 100);
   await fundWalletAtLeast(deal.payer, deal.feeBreakdown.total_charge);
   const payerFirst = (opts.payerRole ?? 'initiator') === 'initiator';
   const steps: [string, TestUser, Record<string, unknown>][] = payerFirst

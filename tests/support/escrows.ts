@@ -1,7 +1,9 @@
 // Escrow scenarios built through the real endpoints (and the Paystack fake where money arrives).
 import { expect } from 'vitest';
+import { KYC_TIERS } from '../../shared/kyc/tiers.ts';
 import { get, post } from './api.ts';
 import { testDb } from './db.ts';
+import { raiseTier } from './kyc.ts';
 import { paystack } from './paystack.ts';
 import { signUp, type TestUser } from './users.ts';
 
@@ -45,12 +47,48 @@ export async function holdKobo(escrowId: string): Promise<number> {
   return Number(row?.balance);
 }
 
+/**
+ * The lowest KYC tier (DESIGN §8.4) that lets a user who moved nothing yet today top up `naira` in
+ * one go and then fund an escrow of that total charge from the wallet: its single, daily and
+ * balance limits all allow it. Throws when none does (above tier 4's NGN 50,000,000).
+ */
+export function tierToFund(naira: number): number {
+  const kobo = Math.round(naira * 100);
+  const t = KYC_TIERS.find((t) => t.single >= kobo && t.daily >= kobo && (t.balance === null || t.balance >= kobo));
+  if (!t) throw new Error(`no KYC tier allows a top-up or funding of NGN ${naira}; lower the amount`);
+  return t.tier;
+}
+
+/**
+ * Raises the payer of a deal to the tier that lets them top up and fund its total charge (at least
+ * `naira`), through the checks it needs (tests/support/kyc.ts): the funded builders move money for
+ * the payer, and tier 0 (the default) allows only NGN 20,000 at once. Nothing is done at tier 0.
+ */
+export async function payerCanFund(deal: Deal, naira = deal.feeBreakdown.total_charge): Promise<void> {
+  const tier = tierToFund(Math.max(naira, deal.feeBreakdown.total_charge));
+  if (tier > 0) expect(await raiseTier(deal.payer.id, tier)).toBe(tier);
+}
+
+export interface DealOptions {
+  category?: Category;
+  payerRole?: 'initiator' | 'counterparty';
+  amount?: number;
+  title?: string;
+  /**
+   * The payer's KYC tier (tests/support/kyc.ts), for tests that move more than tier 0 allows
+   * themselves; 0 (nothing recorded) unless given. The funded builders below raise it on their own.
+   */
+  payerTier?: number;
+}
+
 /** Two signed-up users and an escrow between them, in its first state (draft or invite_pending). */
-export async function newDeal(
-  opts: { category?: Category; payerRole?: 'initiator' | 'counterparty'; amount?: number; title?: string } = {},
-): Promise<Deal> {
-  const [initiator, counterparty] = await Promise.all([signUp({ first_name: 'Ini' }), signUp({ first_name: 'Cou' })]);
+export async function newDeal(opts: DealOptions = {}): Promise<Deal> {
   const payerRole = opts.payerRole ?? 'initiator';
+  const payerTier = (role: 'initiator' | 'counterparty') => (role === payerRole ? opts.payerTier : undefined);
+  const [initiator, counterparty] = await Promise.all([
+    signUp({ first_name: 'Ini', tier: payerTier('initiator') }),
+    signUp({ first_name: 'Cou', tier: payerTier('counterparty') }),
+  ]);
   const res = await post(
     'escrow-create',
     {
@@ -84,9 +122,13 @@ export async function escrowStatus(deal: Deal): Promise<string> {
   return r.body.data.status;
 }
 
-/** A deal that is funded and accepted (status funded), paid from the payer's wallet. */
-export async function fundedDeal(opts: Parameters<typeof newDeal>[0] = {}): Promise<Deal> {
+/**
+ * A deal that is funded and accepted (status funded), paid from the payer's wallet; the payer has the
+ * lowest tier that allows it (payerCanFund) unless `payerTier` says which.
+ */
+export async function fundedDeal(opts: DealOptions = {}): Promise<Deal> {
   const deal = await newDeal(opts);
+  if (opts.payerTier === undefined) await payerCanFund(deal);
   await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
   if ((opts.payerRole ?? 'initiator') === 'initiator') {
     expect((await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' })).status).toBe(200);

@@ -39,6 +39,7 @@ const SECRETS = {
   PAYMENTS_WEBHOOK_SECRET: 'payments-SECRET-value-987654',
   KYC_WEBHOOK_SECRET: 'kyc-SECRET-value-1122334455',
   IDENTITY_WEBHOOK_SECRET: 'identity-SECRET-value-66778899',
+  IDENTITY_HASH_KEY: 'identity-hash-SECRET-value-0011223344',
   JOBS_SECRET: 'jobs-SECRET-value-4455667788',
   PAYSTACK_SECRET_KEY: 'sk_live_SECRET_value_abcdef',
   TERMII_API_KEY: 'termii-SECRET-value-zyxwvu',
@@ -441,6 +442,47 @@ describe('parseConfig', () => {
   it('PAYMENTS_PROVIDER=paystack without PAYSTACK_SECRET_KEY names PAYSTACK_SECRET_KEY', () => {
     const err = configError({ ...validEnv(), PAYMENTS_PROVIDER: 'paystack', PAYSTACK_SECRET_KEY: undefined });
     expect(err.message).toContain('PAYSTACK_SECRET_KEY');
+  });
+
+  it('KYC_PROVIDER=sumsub without its keys names SUMSUB_APP_TOKEN and SUMSUB_SECRET_KEY', () => {
+    const env = { ...validEnv(), KYC_PROVIDER: 'sumsub' };
+    const err = configError(env);
+    expect(err.problems).toEqual([
+      'SUMSUB_APP_TOKEN required when KYC_PROVIDER=sumsub',
+      'SUMSUB_SECRET_KEY required when KYC_PROVIDER=sumsub',
+    ]);
+    const keys = { SUMSUB_APP_TOKEN: 'sumsub-SECRET-app-token-1234', SUMSUB_SECRET_KEY: 'sumsub-SECRET-key-5678' };
+    const one = configError({ ...env, SUMSUB_APP_TOKEN: keys.SUMSUB_APP_TOKEN });
+    expect(one.problems).toEqual(['SUMSUB_SECRET_KEY required when KYC_PROVIDER=sumsub']);
+    expectNoValues(one, { ...env, ...keys }, ['SUMSUB_APP_TOKEN']);
+    expect(parseConfig({ ...env, ...keys }).KYC_PROVIDER).toBe('sumsub');
+    expect(parseConfig(validEnv()).KYC_PROVIDER).toBe('sandbox');
+  });
+
+  it('IDENTITY_PROVIDER=http without its address and key names IDENTITY_BASE_URL and IDENTITY_API_KEY', () => {
+    const env = { ...validEnv(), IDENTITY_PROVIDER: 'http' };
+    expect(configError(env).problems).toEqual([
+      'IDENTITY_BASE_URL required when IDENTITY_PROVIDER=http',
+      'IDENTITY_API_KEY required when IDENTITY_PROVIDER=http',
+    ]);
+    const withKey = { ...env, IDENTITY_API_KEY: 'identity-SECRET-api-key-4321' };
+    const err = configError(withKey);
+    expect(err.problems).toEqual(['IDENTITY_BASE_URL required when IDENTITY_PROVIDER=http']);
+    expectNoValues(err, withKey, ['IDENTITY_API_KEY']);
+    expect(parseConfig({ ...withKey, IDENTITY_BASE_URL: 'https://identity.example.com' }).IDENTITY_PROVIDER).toBe(
+      'http',
+    );
+    expect(parseConfig(validEnv()).IDENTITY_PROVIDER).toBe('sandbox');
+  });
+
+  it('a missing or short IDENTITY_HASH_KEY is named like the other secrets, never shown', () => {
+    expect(configError({ ...validEnv(), IDENTITY_HASH_KEY: undefined }).problems).toEqual([
+      'IDENTITY_HASH_KEY is missing',
+    ]);
+    const env = { ...validEnv(), IDENTITY_HASH_KEY: 'short-hash-key' };
+    const err = configError(env);
+    expect(err.problems).toEqual(['IDENTITY_HASH_KEY must be at least 16 characters']);
+    expectNoValues(err, env, ['IDENTITY_HASH_KEY']);
   });
 
   it('no database URL at all names DATABASE_URL', () => {

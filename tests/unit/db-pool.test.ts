@@ -14,11 +14,18 @@ const deployment = (): Record<string, string | undefined> => ({
   PAYMENTS_WEBHOOK_SECRET: strong(),
   KYC_WEBHOOK_SECRET: strong(),
   IDENTITY_WEBHOOK_SECRET: strong(),
+  IDENTITY_HASH_KEY: strong(),
   JOBS_SECRET: strong(),
   PAYMENTS_PROVIDER: 'paystack',
   PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
   SMS_PROVIDER: 'termii',
   TERMII_API_KEY: `TL${randomBytes(24).toString('hex')}`,
+  KYC_PROVIDER: 'sumsub',
+  SUMSUB_APP_TOKEN: `prd:${randomBytes(24).toString('hex')}`,
+  SUMSUB_SECRET_KEY: randomBytes(24).toString('hex'),
+  IDENTITY_PROVIDER: 'http',
+  IDENTITY_BASE_URL: 'https://identity.example.com/v1',
+  IDENTITY_API_KEY: randomBytes(24).toString('hex'),
 });
 
 const localStack = (): Record<string, string | undefined> => ({

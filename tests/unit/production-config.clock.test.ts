@@ -22,12 +22,22 @@ const deployment = (): Record<string, string | undefined> => ({
   PAYMENTS_WEBHOOK_SECRET: strong(),
   KYC_WEBHOOK_SECRET: strong(),
   IDENTITY_WEBHOOK_SECRET: strong(),
+  IDENTITY_HASH_KEY: strong(),
   JOBS_SECRET: strong(),
   PAYMENTS_PROVIDER: 'paystack',
   PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
   SMS_PROVIDER: 'termii',
   TERMII_API_KEY: `TL${randomBytes(24).toString('hex')}`,
+  KYC_PROVIDER: 'sumsub',
+  SUMSUB_APP_TOKEN: `prd:${randomBytes(24).toString('hex')}`,
+  SUMSUB_SECRET_KEY: randomBytes(24).toString('hex'),
+  IDENTITY_PROVIDER: 'http',
+  IDENTITY_BASE_URL: 'https://identity.example.com/v1',
+  IDENTITY_API_KEY: randomBytes(24).toString('hex'),
 });
+
+/** The provider choices: their values are words the problems may name, not secrets. */
+const PROVIDER_NAMES = new Set(['PAYMENTS_PROVIDER', 'SMS_PROVIDER', 'KYC_PROVIDER', 'IDENTITY_PROVIDER']);
 
 function problems(env: Record<string, string | undefined>): string[] {
   try {
@@ -36,7 +46,7 @@ function problems(env: Record<string, string | undefined>): string[] {
     expect(err).toBeInstanceOf(ConfigError);
     const e = err as ConfigError;
     for (const [name, value] of Object.entries(env)) {
-      if (value && value.length > 6 && name !== 'PAYMENTS_PROVIDER' && name !== 'SMS_PROVIDER') {
+      if (value && value.length > 6 && !PROVIDER_NAMES.has(name)) {
         expect(e.message, name).not.toContain(value);
       }
     }
@@ -73,6 +83,11 @@ describe('configuration outside the local stack', () => {
     ).toEqual([
       'PAYSTACK_SECRET_KEY is a value published in the repository',
     ]);
+    for (const name of ['SUMSUB_APP_TOKEN', 'SUMSUB_SECRET_KEY', 'IDENTITY_API_KEY'] as const) {
+      expect(problems({ ...deployment(), [name]: TEST_SECRETS[name], ALLOW_SANDBOX_PROVIDERS: 'true' }), name).toEqual([
+        `${name} is a value published in the repository`,
+      ]);
+    }
   });
 
   it('refuses a secret shorter than 32 characters (31 no, 32 yes)', () => {
@@ -121,6 +136,77 @@ describe('configuration outside the local stack', () => {
     ]);
   });
 
+  it('refuses KYC_PROVIDER unset or sandbox, unless ALLOW_SANDBOX_PROVIDERS=true marks staging', () => {
+    const noSumsub = { ...deployment(), SUMSUB_APP_TOKEN: undefined, SUMSUB_SECRET_KEY: undefined };
+    for (const unset of [undefined, '']) {
+      expect(problems({ ...noSumsub, KYC_PROVIDER: unset })).toEqual([
+        'KYC_PROVIDER must be set outside the local stack (sumsub)',
+      ]);
+      // staging says which sandbox it runs
+      expect(problems({ ...noSumsub, KYC_PROVIDER: unset, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([
+        'KYC_PROVIDER must be set outside the local stack (sumsub)',
+      ]);
+    }
+    expect(problems({ ...noSumsub, KYC_PROVIDER: 'sandbox' })).toEqual([
+      'KYC_PROVIDER=sandbox is refused outside the local stack; use sumsub, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ]);
+    expect(problems({ ...noSumsub, KYC_PROVIDER: 'sandbox', ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
+    expect(parseConfig({ ...noSumsub, KYC_PROVIDER: 'sandbox', ALLOW_SANDBOX_PROVIDERS: 'true' }).KYC_PROVIDER).toBe(
+      'sandbox',
+    );
+  });
+
+  it('refuses IDENTITY_PROVIDER unset or sandbox, unless ALLOW_SANDBOX_PROVIDERS=true marks staging', () => {
+    const noHttp = { ...deployment(), IDENTITY_BASE_URL: undefined, IDENTITY_API_KEY: undefined };
+    for (const unset of [undefined, '']) {
+      expect(problems({ ...noHttp, IDENTITY_PROVIDER: unset })).toEqual([
+        'IDENTITY_PROVIDER must be set outside the local stack (http)',
+      ]);
+      expect(problems({ ...noHttp, IDENTITY_PROVIDER: unset, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([
+        'IDENTITY_PROVIDER must be set outside the local stack (http)',
+      ]);
+    }
+    expect(problems({ ...noHttp, IDENTITY_PROVIDER: 'sandbox' })).toEqual([
+      'IDENTITY_PROVIDER=sandbox is refused outside the local stack; use http, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ]);
+    expect(problems({ ...noHttp, IDENTITY_PROVIDER: 'sandbox', ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
+    // all four sandboxes together: staging only
+    const sandboxes = {
+      ...noHttp,
+      SUMSUB_APP_TOKEN: undefined,
+      SUMSUB_SECRET_KEY: undefined,
+      PAYMENTS_PROVIDER: 'sandbox',
+      SMS_PROVIDER: 'outbox',
+      KYC_PROVIDER: 'sandbox',
+      IDENTITY_PROVIDER: 'sandbox',
+    };
+    expect(problems(sandboxes).map((p) => p.split(' ')[0])).toEqual([
+      'PAYMENTS_PROVIDER=sandbox',
+      'SMS_PROVIDER=outbox',
+      'KYC_PROVIDER=sandbox',
+      'IDENTITY_PROVIDER=sandbox',
+    ]);
+    expect(problems({ ...sandboxes, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
+  });
+
+  it('refuses a Sumsub sandbox app token (sbx:) outside staging', () => {
+    const sbx = `sbx:${randomBytes(24).toString('hex')}`;
+    expect(problems({ ...deployment(), SUMSUB_APP_TOKEN: sbx })).toEqual([
+      'SUMSUB_APP_TOKEN is a Sumsub sandbox token; use a production token, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ]);
+    expect(problems({ ...deployment(), SUMSUB_APP_TOKEN: sbx, ALLOW_SANDBOX_PROVIDERS: 'true' })).toEqual([]);
+    // a production token is accepted, and on the local stack a sandbox token is too
+    expect(problems(deployment())).toEqual([]);
+    expect(
+      parseConfig({
+        ...deployment(),
+        SUMSUB_APP_TOKEN: sbx,
+        DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:54322/postgres',
+        ESCROW_LOCAL_STACK: '1',
+      }).local,
+    ).toBe(true);
+  });
+
   it('the local marker counts only with a loopback database: set in a deployment it changes nothing', () => {
     expect(problems({ ...deployment(), ESCROW_LOCAL_STACK: '1', JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET })).toHaveLength(
       1,
@@ -132,9 +218,13 @@ describe('configuration outside the local stack', () => {
       ...LOCAL_SECRETS,
       PAYMENTS_PROVIDER: undefined,
       SMS_PROVIDER: undefined,
+      KYC_PROVIDER: undefined,
+      IDENTITY_PROVIDER: undefined,
     });
     expect(local.local).toBe(true);
     expect(local.PAYMENTS_PROVIDER).toBe('sandbox');
+    expect(local.KYC_PROVIDER).toBe('sandbox');
+    expect(local.IDENTITY_PROVIDER).toBe('sandbox');
     // a loopback database without the marker (someone's own Postgres) is a deployment
     expect(
       problems({
@@ -160,7 +250,8 @@ describe('a function whose configuration is refused', () => {
     // this file runs in its own process: make it a deployment on published secrets
     process.env.DATABASE_URL = PROD_DB;
     delete process.env.ESCROW_LOCAL_STACK;
-    process.env.JOBS_SECRET = EXAMPLE_PLACEHOLDERS[4];
+    const placeholder = EXAMPLE_PLACEHOLDERS[SECRET_VARIABLES.indexOf('JOBS_SECRET')] as string;
+    process.env.JOBS_SECRET = placeholder;
     const logged: string[] = [];
     const original = console.error;
     console.error = (line: string) => void logged.push(String(line));
@@ -170,7 +261,7 @@ describe('a function whose configuration is refused', () => {
         new Request('http://x/functions/v1/jobs-run', {
           method: 'POST',
           body: '{}',
-          headers: { 'x-jobs-secret': EXAMPLE_PLACEHOLDERS[4] },
+          headers: { 'x-jobs-secret': placeholder },
         }),
       );
       expect(res.status).toBe(500);
@@ -182,6 +273,6 @@ describe('a function whose configuration is refused', () => {
     const line = logged.find((l) => l.includes('config.refused'));
     expect(line).toContain('JOBS_SECRET');
     expect(line).toContain('SMS_PROVIDER');
-    expect(line).not.toContain(EXAMPLE_PLACEHOLDERS[4]);
+    expect(line).not.toContain(placeholder);
   });
 });
