@@ -251,7 +251,6 @@ alter table private.identity_requests add constraint identity_requests_pkey PRIM
 alter table private.identity_requests add constraint identity_requests_reference_check CHECK (reference ~ '^idv_[0-9a-f]{32}$'::text);
 alter table private.identity_requests add constraint identity_requests_status_check CHECK (status = ANY (ARRAY['pending'::text, 'passed'::text, 'failed'::text, 'not_sent'::text]));
 alter table private.identity_requests add constraint identity_requests_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
-CREATE INDEX identity_requests_hash_idx ON private.identity_requests USING btree (check_type, id_hash);
 CREATE INDEX identity_requests_user_idx ON private.identity_requests USING btree (user_id, created_at DESC);
 alter table private.identity_requests enable row level security;
 create policy "Service role manages identity requests" on private.identity_requests as permissive for all to service_role using (true) with check (true);

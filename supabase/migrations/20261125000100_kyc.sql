@@ -97,7 +97,6 @@ create table private.identity_requests (
 comment on table private.identity_requests is
   'identity-verify''s requests to the identity provider (reference, check, keyed hash and last 4 of the number) and their outcome.';
 create index identity_requests_user_idx on private.identity_requests (user_id, created_at desc);
-create index identity_requests_hash_idx on private.identity_requests (check_type, id_hash);
 alter table private.identity_requests enable row level security;
 create policy "Service role manages identity requests" on private.identity_requests
   for all to service_role using (true) with check (true);
