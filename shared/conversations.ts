@@ -4,7 +4,7 @@
 // (private.message_send) that checks the party and the 30-day read-only rule under the escrow's
 // lock. The feed's created_at is unique and increasing per conversation (the migration
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
-import { asService, asUser, type Tx, type UserClaims } from './db.ts';
+import { asService, asUser, type Fragment, literal, readAsServiceThenUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { ActionLabel, EntityType, EscrowStatus, MessageType, NotificationEventType } from './enums.ts';
 import { getConfig } from './config.ts';
@@ -61,10 +61,11 @@ async function partyNames(ids: Iterable<string>): Promise<Map<string, PartyNames
     tx<(PartyNames & { id: string })[]>`
       select id, first_name, last_name, avatar_url from public.profiles where id = any(${wanted}::uuid[])`
   );
-  return new Map(
-    rows.map((r) => [r.id, { first_name: r.first_name, last_name: r.last_name, avatar_url: r.avatar_url }]),
-  );
+  return namesMap(rows);
 }
+
+const namesMap = (rows: readonly (PartyNames & { id: string })[]) =>
+  new Map(rows.map((r) => [r.id, { first_name: r.first_name, last_name: r.last_name, avatar_url: r.avatar_url }]));
 
 function feedItem(r: FeedRow, names: Map<string, PartyNames>): FeedItemResponse {
   if (r.source === 'message') {
@@ -111,11 +112,13 @@ const senders = (rows: (FeedRow | null)[]) =>
 
 /** The conversation as the caller sees it (row-level security), unless its escrow was deleted. */
 async function visibleConversation(tx: Tx, conversationId: string): Promise<void> {
-  const [c] = await tx`
-    select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
-     where c.id = ${conversationId} and e.status <> 'deleted'`;
+  const [c] = await visibleConversationQuery(tx, conversationId);
   if (!c) throw notFound('Conversation not found');
 }
+
+const visibleConversationQuery = (tx: Tx, conversationId: string | Fragment) =>
+  tx`select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
+      where c.id = ${conversationId}::uuid and e.status <> 'deleted'`;
 
 // ---- message-send ----------------------------------------------------------------------------
 
@@ -146,36 +149,74 @@ export async function sendMessage(
 
 // ---- message-feed ----------------------------------------------------------------------------
 
+/**
+ * The page's bounds: `after` gives the oldest `limit` items newer than it; otherwise the newest
+ * `limit` items older than `before` (or of all). Each source is cut to `limit` on its own index.
+ */
+function feedWindow(tx: Tx, q: { before?: string; after?: string }) {
+  const newer = q.after !== undefined;
+  return {
+    newer,
+    dir: newer ? tx`asc` : tx`desc`,
+    cut: newer
+      ? (col: string) => tx`and ${tx(col)} > ${literal(tx, q.after as string)}::timestamptz`
+      : q.before !== undefined
+      ? (col: string) => tx`and ${tx(col)} < ${literal(tx, q.before as string)}::timestamptz`
+      : () => tx``,
+  };
+}
+
+/**
+ * One round trip: the names of the senders among the window's messages (profiles are their
+ * owners' only, so read as service_role, and used only once the caller is known to see the
+ * conversation), then, as the caller, whether they see it and the page itself.
+ */
 export async function messageFeed(
   claims: UserClaims,
   q: { conversation_id: string; limit: number; before?: string; after?: string },
 ): Promise<FeedItemResponse[]> {
-  const rows = await asUser(claims, async (tx) => {
-    await visibleConversation(tx, q.conversation_id);
-    // `after`: the oldest `limit` items newer than it; otherwise the newest `limit` items older
-    // than `before` (or of all). Each source is cut to `limit` on its own index first.
-    const newer = q.after !== undefined;
-    const dir = newer ? tx`asc` : tx`desc`;
-    const cut = newer
-      ? (col: string) => tx`and ${tx(col)} > ${q.after as string}::timestamptz`
-      : q.before !== undefined
-      ? (col: string) => tx`and ${tx(col)} < ${q.before as string}::timestamptz`
-      : () => tx``;
-    const found = await tx<FeedRow[]>`
-      select * from (
-        (${messageItems(tx)}
-          where m.conversation_id = ${q.conversation_id} ${cut('m.created_at')}
-          order by m.created_at ${dir} limit ${q.limit})
-        union all
-        (${notificationItems(tx)}
-          where n.conversation_id = ${q.conversation_id} and n.user_id = (select auth.uid()) ${cut('n.created_at')}
-          order by n.created_at ${dir} limit ${q.limit})
-      ) items
-      order by created_at ${dir}
-      limit ${q.limit}`;
-    return newer ? found : found.reverse();
-  });
-  const names = await partyNames(senders(rows));
+  const [[senderNames], [[visible], found]] = await readAsServiceThenUser(
+    claims,
+    (tx) => {
+      const [w, conversation, limit] = [
+        feedWindow(tx, q),
+        tx`${literal(tx, q.conversation_id)}::uuid`,
+        literal(tx, q.limit),
+      ];
+      return [
+        tx<(PartyNames & { id: string })[]>`
+          select id, first_name, last_name, avatar_url from public.profiles where id in (
+            select m.sender_id from public.messages m
+             where m.conversation_id = ${conversation} ${w.cut('m.created_at')}
+             order by m.created_at ${w.dir} limit ${limit})`,
+      ];
+    },
+    (tx) => {
+      const [w, conversation, limit] = [
+        feedWindow(tx, q),
+        tx`${literal(tx, q.conversation_id)}::uuid`,
+        literal(tx, q.limit),
+      ];
+      return [
+        visibleConversationQuery(tx, conversation),
+        tx<FeedRow[]>`
+          select * from (
+            (${messageItems(tx)}
+              where m.conversation_id = ${conversation} ${w.cut('m.created_at')}
+              order by m.created_at ${w.dir} limit ${limit})
+            union all
+            (${notificationItems(tx)}
+              where n.conversation_id = ${conversation} and n.user_id = (select auth.uid()) ${w.cut('n.created_at')}
+              order by n.created_at ${w.dir} limit ${limit})
+          ) items
+          order by created_at ${w.dir}
+          limit ${limit}`,
+      ];
+    },
+  );
+  if (!visible) throw notFound('Conversation not found');
+  const rows = q.after !== undefined ? [...found] : [...found].reverse();
+  const names = namesMap(senderNames);
   return rows.map((r) => feedItem(r, names));
 }
 

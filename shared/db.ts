@@ -4,12 +4,16 @@
 //                     exactly as PostgREST sets them, so row-level security and auth.uid() apply
 //   asService(fn)     one transaction as role `service_role` (webhooks, jobs, auth internals)
 // Both also set the configuration the SQL functions read from the transaction.
+import { Buffer } from 'node:buffer';
 import postgres from 'postgres';
 import { getConfig } from './config.ts';
 import { log } from './log.ts';
+import { unauthorized } from './http.ts';
+import { type RequestSession, requestSession, SESSION_ENDED, uncheckedSession } from './request-session.ts';
 
 export type Sql = postgres.Sql;
-export type Tx = postgres.TransactionSql;
+/** What a transaction callback gets: the tagged-template query function of its connection. */
+export type Tx = postgres.ISql;
 /** A piece of a query (tx`...`) put into another one. */
 export type Fragment = postgres.Fragment;
 
@@ -67,7 +71,7 @@ export interface UserClaims {
  * configuration, and, as service_role, the payments provider (private.payments_provider), which
  * an escrow payout that a release starts records, as a withdrawal does.
  */
-const inviteCap = () => String(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY);
+const inviteCap = () => String(Math.trunc(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY));
 
 /**
  * SQLSTATEs after which the whole transaction can simply run again: deadlock_detected (Postgres
@@ -97,17 +101,39 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export function asUser<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return retrying(() => asUserOnce(claims, fn));
+  return retrying(() => transaction(userSetup(claims), fn));
 }
 
-function asUserOnce<T>(claims: UserClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db().begin(async (tx) => {
-    await tx`select set_config('role', 'authenticated', true),
-                    set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
-                    set_config('request.jwt.claim.sub', ${claims.sub}, true),
-                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true)`;
-    return fn(tx);
-  }) as Promise<T>;
+/** The rows of each query of a pipelined read, in order. */
+// deno-lint-ignore no-explicit-any
+type Queries = readonly postgres.PendingQuery<any>[];
+type Results<Q extends Queries> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
+
+/**
+ * A read as the user in one round trip: BEGIN, the setup statement, the queries and COMMIT go to
+ * Postgres together (pipelined on one connection), where asUser waits for each query its callback
+ * awaits and then for COMMIT. `read` returns its queries unawaited (tx`...`); their rows come back
+ * in the same order.
+ */
+export function readAsUser<Q extends Queries>(claims: UserClaims, read: (tx: Tx) => [...Q]): Promise<Results<Q>> {
+  return retrying(async () => (await pipelinedRead([{ setup: userSetup(claims), read }]))[0] as Results<Q>);
+}
+
+/**
+ * The same in one transaction of two parts: first `service` as service_role (what the user may not
+ * read directly, such as their ledger balance), then `user` as the user, with row-level security.
+ */
+export function readAsServiceThenUser<S extends Queries, U extends Queries>(
+  claims: UserClaims,
+  service: (tx: Tx) => [...S],
+  user: (tx: Tx) => [...U],
+): Promise<[Results<S>, Results<U>]> {
+  return retrying(async () =>
+    (await pipelinedRead([{ setup: serviceSetup, read: service }, {
+      setup: userSetup(claims),
+      read: user,
+    }])) as [Results<S>, Results<U>]
+  );
 }
 
 export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -119,13 +145,179 @@ export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
  * talk to the database (dispatching SMS sends them while it holds the claimed rows).
  */
 export function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db().begin(async (tx) => {
-    await tx`select set_config('role', 'service_role', true),
-                    set_config('request.jwt.claims', '{"role":"service_role"}', true),
-                    set_config('escrow.invite_sms_max_per_phone_per_day', ${inviteCap()}, true),
-                    set_config('escrow.payments_provider', ${getConfig().PAYMENTS_PROVIDER}, true)`;
-    return fn(tx);
-  }) as Promise<T>;
+  return transaction(serviceSetup, fn);
+}
+
+/** The SQL of a setup statement (no parameters: see `text`), sent in one message with BEGIN. */
+type Setup = (session: RequestSession | undefined) => string;
+
+/**
+ * A text value written into a statement as a literal no value can break out of: dollar-quoted
+ * when the closing tag cannot occur before its place, else base64 (no quote, backslash or dollar).
+ * The setup statement carries its values this way, not as parameters, because postgres.js sends a
+ * statement with parameters (prepare: false, which Supabase's transaction pooler needs) as Parse
+ * and Describe first and waits for the answer before Bind and Execute: a round trip more, with
+ * nothing queued behind it sent meanwhile. A statement without parameters goes out at once,
+ * pipelined with BEGIN and the queries after it (docs/performance.md).
+ */
+function text(value: string): string {
+  if ((value + '$q$').indexOf('$q$') === value.length && !value.includes('\0')) return `$q$${value}$q$`;
+  return `convert_from(decode('${Buffer.from(value, 'utf8').toString('base64')}', 'base64'), 'UTF8')`;
+}
+
+/**
+ * A value written into a query as a literal (text as above, integers as digits), for the hot
+ * reads (readAsUser), whose statements then go out without the Describe round trip too. Cast
+ * where the column is not text (`${literal(tx, id)}::uuid`).
+ */
+export function literal(tx: Tx, value: string | number): Fragment {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new TypeError('literal: only safe integers are written as digits');
+    return tx.unsafe(String(value));
+  }
+  return tx.unsafe(text(value));
+}
+
+/**
+ * The live-session check of a bearer request still unchecked (shared/request-session.ts), put first
+ * in the setup statement: it runs before the role changes, as its owner, and its ES401 aborts the
+ * transaction before any of the callback's statements runs.
+ */
+const sessionCheck = (session: RequestSession | undefined) =>
+  session ? `private.session_assert(${text(session.sessionId)}::uuid, ${text(session.userId)}::uuid), ` : '';
+
+/**
+ * The role and claims PostgREST sets for this user (request.jwt.claims, which auth.uid() reads),
+ * and the settings the SQL reads.
+ */
+const userSetup = (claims: UserClaims): Setup => (session) =>
+  `select ${sessionCheck(session)}set_config('role', 'authenticated', true), ` +
+  `set_config('request.jwt.claims', ${text(JSON.stringify(claims))}, true), ` +
+  `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true)`;
+
+const serviceSetup: Setup = (session) =>
+  `select ${sessionCheck(session)}set_config('role', 'service_role', true), ` +
+  `set_config('request.jwt.claims', '{"role":"service_role"}', true), ` +
+  `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true), ` +
+  `set_config('escrow.payments_provider', ${text(getConfig().PAYMENTS_PROVIDER)}, true)`;
+
+/**
+ * Sends BEGIN and the setup statement, without waiting for them. The promise settles when both
+ * have answered; it records what the session check found. Its rejection is handled by the caller
+ * after the callback's own queries (the first cause of a failure is reported, not the queries that
+ * failed after it).
+ */
+function open(c: Tx, setup: Setup): Promise<void> {
+  const session = uncheckedSession();
+  const opened = c.unsafe(`begin; ${setup(session)}`).then(
+    () => {
+      if (session?.state === 'unchecked') session.state = 'live';
+    },
+    (err) => {
+      if (session && isPgError(err, SESSION_ENDED)) session.state = 'ended';
+      throw err;
+    },
+  );
+  opened.catch(() => {});
+  return opened;
+}
+
+/** Nothing more runs for a request whose session was found ended (a handler that caught the 401). */
+function refuseEndedSession(): void {
+  if (requestSession()?.state === 'ended') throw unauthorized('Session has ended, log in again');
+}
+
+/**
+ * Before an effect outside the database (a provider call, an SMS): the current bearer request's
+ * session must be live. Free when a statement of the request already checked it; one statement
+ * when none has; a 401 when it has ended. Nothing to check outside a bearer request.
+ */
+export async function ensureSessionLive(): Promise<void> {
+  const session = requestSession();
+  if (!session) return;
+  if (session.state === 'unchecked') {
+    try {
+      await db()`select private.session_assert(${session.sessionId}::uuid, ${session.userId}::uuid)`; // off the hot path
+      session.state = 'live';
+    } catch (err) {
+      if (!isPgError(err, SESSION_ENDED)) throw err;
+      session.state = 'ended';
+    }
+  }
+  if (session.state === 'ended') throw unauthorized('Session has ended, log in again');
+}
+
+/**
+ * A transaction on a connection of its own, with BEGIN and the setup statement sent together with
+ * the callback's first query (pipelining: one round trip where postgres.js's sql.begin takes three).
+ * Postgres runs them in order, so the first query runs with the role and claims already set; if
+ * BEGIN or the setup fails, every query after it fails too and nothing commits. COMMIT is checked:
+ * Postgres answers a COMMIT of a failed transaction with ROLLBACK, which must never pass for success
+ * (a callback that caught a query's error and went on).
+ */
+async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  refuseEndedSession();
+  const c = await db().reserve();
+  try {
+    const opened = open(c, setup);
+    let out: T;
+    try {
+      out = await fn(c);
+    } catch (err) {
+      await c`rollback`.catch(() => {});
+      await opened; // when BEGIN or the setup failed, that is the cause, not the query after it
+      throw err;
+    }
+    await opened;
+    await committed(c`commit`);
+    return out;
+  } finally {
+    c.release();
+  }
+}
+
+interface ReadPart {
+  setup: Setup;
+  read: (tx: Tx) => Queries;
+}
+
+/**
+ * One transaction of one or more parts, each a setup statement (its role and claims) and its
+ * queries, all sent at once with BEGIN and COMMIT. Only the first setup checks the session: the
+ * transaction stops there when it has ended.
+ */
+async function pipelinedRead(parts: ReadPart[]): Promise<unknown[][]> {
+  refuseEndedSession();
+  const c = await db().reserve();
+  try {
+    const opened = open(c, parts[0]!.setup);
+    const sent: Promise<unknown>[][] = parts.map((part, i) => [
+      ...(i === 0 ? [] : [c.unsafe(part.setup(undefined))]),
+      ...part.read(c),
+    ]);
+    const commit = c`commit`;
+    const all = Promise.all([...sent.flat(), commit]);
+    all.catch(() => {});
+    try {
+      await all;
+    } catch (err) {
+      // whatever failed first is the cause; a COMMIT after a failure has already rolled back
+      await c`rollback`.catch(() => {});
+      await opened;
+      for (const q of sent.flat()) await q;
+      throw err;
+    }
+    await opened;
+    await committed(commit);
+    return Promise.all(sent.map((qs, i) => Promise.all(i === 0 ? qs : qs.slice(1))));
+  } finally {
+    c.release();
+  }
+}
+
+async function committed(commit: postgres.PendingQuery<postgres.Row[]>): Promise<void> {
+  const result = await commit;
+  if (result.command !== 'COMMIT') throw new Error(`transaction ended with ${result.command}, not COMMIT`);
 }
 
 /** True when err is a Postgres error with the given SQLSTATE (e.g. 23505 unique_violation). */

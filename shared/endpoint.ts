@@ -7,7 +7,8 @@
 // time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
-import { asService, db, type UserClaims } from './db.ts';
+import { asService, db, ensureSessionLive, type UserClaims } from './db.ts';
+import { type RequestSession, withRequestSession } from './request-session.ts';
 import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
@@ -177,24 +178,34 @@ function parseJson(raw: Uint8Array): unknown {
   }
 }
 
-/** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
-export async function authenticate(req: Request): Promise<AuthUser> {
+/**
+ * The caller of a bearer request from its token alone: signature, algorithm, issuer, audience and
+ * expiry checked, no database. Whether the session is still live is asked by the request's first
+ * statement (shared/request-session.ts), or by authenticate.
+ */
+export async function bearerUser(req: Request): Promise<AuthUser> {
   const header = req.headers.get('authorization') ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw unauthorized('Missing bearer token');
   const claims = await verifyAccessToken(match[1] as string);
   if (!claims) throw unauthorized('Invalid or expired access token');
-  const [live] = await db()`
-    select 1 as live from private.sessions
-     where id = ${claims.session_id} and user_id = ${claims.sub}
-       and revoked_at is null and expires_at > now()`;
-  if (!live) throw unauthorized('Session has ended, log in again');
   return {
     id: claims.sub,
     phone: claims.phone,
     sessionId: claims.session_id,
     claims: { ...claims, role: 'authenticated' },
   };
+}
+
+/** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
+export async function authenticate(req: Request): Promise<AuthUser> {
+  const claims = (await bearerUser(req)).claims;
+  const [live] = await db()`
+    select 1 as live from private.sessions
+     where id = ${claims.session_id} and user_id = ${claims.sub}
+       and revoked_at is null and expires_at > now()`;
+  if (!live) throw unauthorized('Session has ended, log in again');
+  return { id: claims.sub, phone: claims.phone, sessionId: claims.session_id, claims };
 }
 
 /**
@@ -269,78 +280,97 @@ export function endpoint<
       const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
       if (spec.verify) await spec.verify(req, rawBody);
 
-      const user = spec.auth === 'user' ? await authenticate(req) : admin;
-
-      let query: unknown;
-      const url = new URL(req.url);
-      const rawQuery = queryObject(url);
-      const badQuery = controlCharacterProblems(rawQuery);
-      if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
-      if (spec.query) {
-        const raw = rawQuery;
-        const parsed = spec.query.safeParse(raw);
-        if (!parsed.success) {
-          throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
+      const user = spec.auth === 'user' ? await bearerUser(req) : admin;
+      // Everything after authentication: query, body, the handler, idempotency and the envelope.
+      const answer = async (): Promise<Response> => {
+        let query: unknown;
+        const url = new URL(req.url);
+        const rawQuery = queryObject(url);
+        const badQuery = controlCharacterProblems(rawQuery);
+        if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
+        if (spec.query) {
+          const raw = rawQuery;
+          const parsed = spec.query.safeParse(raw);
+          if (!parsed.success) {
+            throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
+          }
+          query = parsed.data;
+        } else if ([...url.searchParams.keys()].length > 0) {
+          throw new HttpError(
+            400,
+            'Invalid query parameters',
+            [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+          );
         }
-        query = parsed.data;
-      } else if ([...url.searchParams.keys()].length > 0) {
-        throw new HttpError(
-          400,
-          'Invalid query parameters',
-          [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
-        );
-      }
 
-      let body: unknown;
-      if (spec.body) {
-        const json = parseJson(rawBody);
-        const input = json === undefined ? {} : json;
-        const badText = controlCharacterProblems(input);
-        if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
-        const parsed = spec.body.safeParse(input);
-        if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
-        body = parsed.data;
-      } else if (rawBody.byteLength > 0) {
-        const json = parseJson(rawBody);
-        const empty = json === null ||
-          (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
-        if (!empty) {
-          throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+        let body: unknown;
+        if (spec.body) {
+          const json = parseJson(rawBody);
+          const input = json === undefined ? {} : json;
+          const badText = controlCharacterProblems(input);
+          if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
+          const parsed = spec.body.safeParse(input);
+          if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
+          body = parsed.data;
+        } else if (rawBody.byteLength > 0) {
+          const json = parseJson(rawBody);
+          const empty = json === null ||
+            (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
+          if (!empty) {
+            throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+          }
         }
-      }
 
-      // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user' or 'admin'
-      const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
-        Parsed<QS>,
-        Parsed<BS>,
-        A
-      >;
-      const run = async (): Promise<StoredResponse> => {
-        try {
-          const out: unknown = await spec.handler(ctx);
-          const status = out instanceof Reply ? out.status : successStatus;
-          return { status, body: successBody(status, out instanceof Reply ? out.data : out) };
-        } catch (err) {
-          const refused = err instanceof HttpError ? err : domainError(err);
-          if (!refused || refused.status >= 500) throw err;
-          return {
-            status: refused.status,
-            body: errorBody(refused.status, refused.message, refused.details),
-            headers: refused.headers,
-          };
+        // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user' or 'admin'
+        const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
+          Parsed<QS>,
+          Parsed<BS>,
+          A
+        >;
+        const run = async (): Promise<StoredResponse> => {
+          try {
+            const out: unknown = await spec.handler(ctx);
+            const status = out instanceof Reply ? out.status : successStatus;
+            return { status, body: successBody(status, out instanceof Reply ? out.data : out) };
+          } catch (err) {
+            const refused = err instanceof HttpError ? err : domainError(err);
+            if (!refused || refused.status >= 500) throw err;
+            return {
+              status: refused.status,
+              body: errorBody(refused.status, refused.message, refused.details),
+              headers: refused.headers,
+            };
+          }
+        };
+        const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
+        if (key !== null && user) {
+          const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
+          return jsonResponse(
+            r.status,
+            r.body,
+            r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) },
+          );
         }
+        const r = await run();
+        return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
       };
-      const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
-      if (key !== null && user) {
-        const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
-        return jsonResponse(
-          r.status,
-          r.body,
-          r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) },
-        );
-      }
-      const r = await run();
-      return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
+      if (spec.auth !== 'user' || !user) return await answer();
+      // The session is checked by the first statement the request sends (shared/db.ts); a request
+      // that sent none (a refusal before the handler, a handler without the database) checks it
+      // here, so an ended session is a 401 whatever else was wrong, as if checked first.
+      const session: RequestSession = { userId: user.id, sessionId: user.sessionId, state: 'unchecked' };
+      return await withRequestSession(session, async () => {
+        let res: Response | undefined;
+        let thrown: unknown;
+        try {
+          res = await answer();
+        } catch (err) {
+          thrown = err;
+        }
+        await ensureSessionLive();
+        if (thrown !== undefined) throw thrown;
+        return res as Response;
+      });
     } catch (err) {
       if (err instanceof HttpError) return fail(err);
       log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });
@@ -351,6 +381,7 @@ export function endpoint<
       );
     }
   };
+
   const meta: EndpointMeta<QS, BS, RS> = {
     name: spec.name,
     method: spec.method,

@@ -6,7 +6,7 @@
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
-import { asService, asUser, type Tx, type UserClaims } from './db.ts';
+import { asService, asUser, literal, readAsUser, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
@@ -217,17 +217,17 @@ export async function createEscrow(
 export const getEscrow = (claims: UserClaims, id: string) => asUser(claims, (tx) => readEscrow(tx, claims.sub, id));
 
 export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
-  return asUser(claims, async (tx) => {
-    // the caller's escrows, on either side: row-level security keeps exactly those
-    const rows = await tx<(EscrowRow & { conversation_id: string })[]>`
+  // the caller's escrows, on either side: row-level security keeps exactly those
+  const [rows] = await readAsUser(claims, (tx) => [
+    tx<(EscrowRow & { conversation_id: string })[]>`
       select ${tx(ESCROW_COLUMNS.map((col) => `e.${col}`))}, c.id as conversation_id
         from public.escrows e join public.conversations c on c.escrow_id = e.id
-       where ${q.status ? tx`e.status = ${q.status}` : tx`e.status <> 'deleted'`}
-         ${q.before ? tx`and e.created_at < ${q.before}::timestamptz` : tx``}
+       where ${q.status ? tx`e.status = ${literal(tx, q.status)}` : tx`e.status <> 'deleted'`}
+         ${q.before ? tx`and e.created_at < ${literal(tx, q.before)}::timestamptz` : tx``}
        order by e.created_at desc
-       limit ${q.limit}`;
-    return rows.map((r) => escrowView(r, claims.sub, { withConversation: true }));
-  });
+       limit ${literal(tx, q.limit)}`,
+  ]);
+  return rows.map((r) => escrowView(r, claims.sub, { withConversation: true }));
 }
 
 /** Resolves an accept/decline target: the escrow id, or the escrow the invite token belongs to. */

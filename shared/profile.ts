@@ -1,5 +1,5 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
-import { asUser, isPgError, type Tx, type UserClaims } from './db.ts';
+import { asUser, isPgError, readAsUser, type Tx, type UserClaims } from './db.ts';
 import { badRequest, conflict, notFound } from './http.ts';
 import type { MaritalStatus } from './enums.ts';
 import type { ProfileUpdate } from './schemas/profile.ts';
@@ -41,10 +41,21 @@ const nokView = (n: NokRow) => ({
   created_at: iso(n.created_at),
 });
 
-async function readProfile(tx: Tx) {
-  const [p] = await tx<ProfileRow[]>`select * from public.profiles where id = (select auth.uid())`;
+/** The caller's profile and next of kin (two queries, sent together). */
+const profileQueries = (tx: Tx) =>
+  [
+    tx<ProfileRow[]>`select * from public.profiles where id = (select auth.uid())`,
+    tx<NokRow[]>`select * from public.next_of_kin where user_id = (select auth.uid())`,
+  ] as const;
+
+/** The caller's profile, read as the caller in one round trip. */
+export async function getProfile(claims: UserClaims) {
+  const [[p], [n]] = await readAsUser(claims, (tx) => [...profileQueries(tx)]);
+  return profileView(p, n);
+}
+
+function profileView(p: ProfileRow | undefined, n: NokRow | undefined) {
   if (!p) throw notFound('Profile not found');
-  const [n] = await tx<NokRow[]>`select * from public.next_of_kin where user_id = ${p.id}`;
   return {
     id: p.id,
     first_name: p.first_name,
@@ -62,8 +73,6 @@ async function readProfile(tx: Tx) {
     updated_at: iso(p.updated_at),
   };
 }
-
-export const getProfile = (claims: UserClaims) => asUser(claims, readProfile);
 
 export async function updateProfile(claims: UserClaims, input: ProfileUpdate) {
   const changes: Record<string, unknown> = {};
@@ -84,7 +93,8 @@ export async function updateProfile(claims: UserClaims, input: ProfileUpdate) {
   try {
     return await asUser(claims, async (tx) => {
       await tx`update public.profiles set ${tx(changes)}, updated_at = now() where id = (select auth.uid())`;
-      return readProfile(tx);
+      const [[p], [n]] = await Promise.all(profileQueries(tx));
+      return profileView(p, n);
     });
   } catch (err) {
     if (isPgError(err, '23505', 'profiles_username_key')) {

@@ -4,6 +4,7 @@
 // the row's body, unless it has one already (one-time codes are written with theirs). With
 // SMS_PROVIDER=termii dispatching calls Termii's send API; with `outbox` (local work and tests) it
 // marks the row sent and prints it.
+import { providerFetch } from './outbound.ts';
 import { getConfig } from './config.ts';
 import { asServiceOnce, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
@@ -67,7 +68,7 @@ export function termiiSender(opts: { baseUrl: string; apiKey: string; senderId: 
     async send(phone, body) {
       let res: Response;
       try {
-        res = await fetch(new URL('/api/sms/send', opts.baseUrl), {
+        res = await providerFetch(new URL('/api/sms/send', opts.baseUrl), {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
           body: JSON.stringify({

@@ -3,7 +3,7 @@
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/payouts.ts,
 // the path escrow payouts take too.
-import { asService, asUser, type UserClaims } from './db.ts';
+import { asService, asUser, literal, readAsServiceThenUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import { HttpError, notFound } from './http.ts';
 import { toNaira } from './money.ts';
@@ -32,28 +32,33 @@ const virtualAccountView = (v: VirtualAccountRow) => ({
   updated_at: v.updated_at,
 });
 
+/**
+ * The balance from the ledger (private, read as service_role), then the pending movements and the
+ * virtual account as the user (row-level security): one transaction, one round trip.
+ */
 export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
-  const userId = claims.sub;
-  const [balance] = await asService((tx) =>
-    tx<{ balance: string }[]>`
-    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0) as balance`
+  const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
+    claims,
+    (tx) => [
+      tx<{ balance: string }[]>`
+        select coalesce((select balance from private.ledger_accounts
+                          where kind = 'user_wallet' and owner_id = ${literal(tx, claims.sub)}::uuid), 0) as balance`,
+    ],
+    (tx) => [
+      tx<{ deposits: string; withdrawals: string }[]>`
+        select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
+               coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
+          from public.transactions where user_id = (select auth.uid()) and status = 'pending'`,
+      tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`,
+    ],
   );
-  return asUser(claims, async (tx) => {
-    const [pending] = await tx<{ deposits: string; withdrawals: string }[]>`
-      select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
-             coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
-        from public.transactions where user_id = (select auth.uid()) and status = 'pending'`;
-    const [va] = await tx<
-      VirtualAccountRow[]
-    >`select * from public.virtual_accounts where user_id = (select auth.uid())`;
-    return {
-      balance: toNaira(balance?.balance ?? 0),
-      pending_deposits: toNaira(pending?.deposits ?? 0),
-      pending_withdrawals: toNaira(pending?.withdrawals ?? 0),
-      currency: 'NGN',
-      virtual_account: va ? virtualAccountView(va) : null,
-    };
-  });
+  return {
+    balance: toNaira(balance?.balance ?? 0),
+    pending_deposits: toNaira(pending?.deposits ?? 0),
+    pending_withdrawals: toNaira(pending?.withdrawals ?? 0),
+    currency: 'NGN',
+    virtual_account: va ? virtualAccountView(va) : null,
+  };
 }
 
 export async function topup(

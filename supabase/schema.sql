@@ -4550,6 +4550,30 @@ revoke all on function private.run_jobs(p_now timestamp with time zone) from pub
 grant execute on function private.run_jobs(p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.session_assert(p_session_id uuid, p_user_id uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.session_assert(p_session_id uuid, p_user_id uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if not exists (
+    select 1 from private.sessions
+     where id = p_session_id and user_id = p_user_id
+       and revoked_at is null and expires_at > now()
+  ) then
+    raise exception 'Session has ended, log in again' using errcode = 'ES401';
+  end if;
+  return true;
+end
+$function$;
+comment on function private.session_assert(p_session_id uuid, p_user_id uuid) is 'True when the session is live for this user; otherwise ES401, which aborts the transaction whose first statement asked (shared/db.ts). Runs as its owner: the statement also switches the role to authenticated.';
+revoke all on function private.session_assert(p_session_id uuid, p_user_id uuid) from public;
+grant execute on function private.session_assert(p_session_id uuid, p_user_id uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)

@@ -9,7 +9,19 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const AUDIENCE = 'authenticated';
 
 const enc = new TextEncoder();
-const key = () => enc.encode(getConfig().AUTH_JWT_SECRET);
+/**
+ * The HMAC key, imported once per secret: jose would otherwise import the raw bytes again on every
+ * signature and verification, a Web Crypto call per request.
+ */
+let imported: { secret: string; key: Promise<CryptoKey> } | undefined;
+function key(): Promise<CryptoKey> {
+  const secret = getConfig().AUTH_JWT_SECRET;
+  if (imported?.secret !== secret) {
+    const hmac = { name: 'HMAC', hash: 'SHA-256' };
+    imported = { secret, key: crypto.subtle.importKey('raw', enc.encode(secret), hmac, false, ['sign', 'verify']) };
+  }
+  return imported.key;
+}
 
 export interface AccessClaims {
   sub: string;
@@ -30,15 +42,42 @@ export async function signAccessToken(user: { id: string; phone: string }, sessi
     .setIssuer(getConfig().AUTH_JWT_ISSUER)
     .setIssuedAt()
     .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
-    .sign(key());
+    .sign(await key());
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Tokens whose signature and claims were verified, by their exact text, until they expire: a
+ * client sends the same token with every request for an hour, and Web Crypto's HMAC runs off the
+ * JavaScript thread (a hand-off per call, a large share of a read's CPU). A hit still checks the
+ * expiry against the clock; a token differing in one byte is a miss and verified in full. Whether
+ * the session is live is never cached (shared/request-session.ts). Bounded: the oldest entry goes
+ * first when full.
+ */
+const verified = new Map<string, { claims: AccessClaims; secret: string; issuer: string }>();
+const VERIFIED_MAX = 10_000;
+
 /** Verified claims, or null for any invalid, expired, tampered or foreign token. */
 export async function verifyAccessToken(token: string): Promise<AccessClaims | null> {
+  const { AUTH_JWT_SECRET: secret, AUTH_JWT_ISSUER: issuer } = getConfig();
+  const known = verified.get(token);
+  if (known) {
+    const fresh = known.claims.exp > Date.now() / 1000 && known.secret === secret && known.issuer === issuer;
+    if (fresh) return known.claims;
+    verified.delete(token);
+  }
+  const claims = await verifySignedToken(token);
+  if (claims) {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { claims: Object.freeze(claims), secret, issuer });
+  }
+  return claims;
+}
+
+async function verifySignedToken(token: string): Promise<AccessClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, key(), {
+    const { payload } = await jwtVerify(token, await key(), {
       algorithms: ['HS256'],
       issuer: getConfig().AUTH_JWT_ISSUER,
       audience: AUDIENCE,

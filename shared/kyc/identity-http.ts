@@ -16,6 +16,7 @@
 //      "providerReference"?, "completedAt"?}   ("found" passes; anything else fails)
 //
 // The id number goes to the provider only: it is never logged nor put in an error message.
+import { providerFetch } from '../outbound.ts';
 import { errorMessage } from '../log.ts';
 import { type IdentityProvider, ProviderError } from './provider.ts';
 
@@ -38,7 +39,7 @@ export function httpIdentityProvider(
       if (input.rcNumber !== undefined) body.rcNumber = input.rcNumber;
       let res: Response;
       try {
-        res = await fetch(url, {
+        res = await providerFetch(url, {
           method: 'POST',
           headers: {
             Authorization: `Bearer ${opts.apiKey}`,

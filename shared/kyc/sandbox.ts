@@ -3,6 +3,7 @@
 // webhook-identity, correctly signed and in the shape the real provider sends, so a newcomer
 // walks a user from tier 0 to 3 with `npm start` alone, through the code paths production uses.
 // The call never waits for the delivery; a delivery that fails is logged as a warning.
+import { providerFetch } from '../outbound.ts';
 import { sha256Hex } from '../auth/crypto.ts';
 import { errorMessage, log } from '../log.ts';
 import type { IdentityProvider, KycProvider } from './provider.ts';
@@ -22,7 +23,11 @@ function nextEventMs(): number {
 
 async function post(url: string, headers: Record<string, string>, body: string, what: Record<string, unknown>) {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+    const res = await providerFetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body,
+    });
     await res.body?.cancel();
     if (!res.ok) log.warn('sandbox.webhook_rejected', { ...what, status: res.status });
   } catch (err) {

@@ -8,6 +8,7 @@
 // has a FINAL rejection, see isFinalRejection); a 5xx, a 429 (rate limited: nothing was refused,
 // ask again later), a network error or a timeout is `unavailable`.
 // The secret key and the token are never logged, nor put in an error message.
+import { providerFetch } from '../outbound.ts';
 import { hmacHex } from '../auth/crypto.ts';
 import { errorMessage } from '../log.ts';
 import { type KycProvider, ProviderError } from './provider.ts';
@@ -59,7 +60,7 @@ export function sumsubProvider(
     const sig = await hmacHex('SHA-256', opts.secretKey, concat(enc.encode(`${ts}POST${path}`), body));
     let res: Response;
     try {
-      res = await fetch(`${base}${path}`, {
+      res = await providerFetch(`${base}${path}`, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',

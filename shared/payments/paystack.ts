@@ -1,5 +1,6 @@
 // Paystack's HTTP API (https://paystack.com/docs/api). Amounts are kobo; our transaction id is
 // the `reference`, so a retried call can never charge or pay twice. See docs/providers/paystack.md.
+import { providerFetch } from '../outbound.ts';
 import { errorMessage } from '../log.ts';
 import { type PaymentsProvider, ProviderError } from './provider.ts';
 
@@ -15,7 +16,7 @@ export function paystackProvider(
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(new URL(path, opts.baseUrl), {
+      res = await providerFetch(new URL(path, opts.baseUrl), {
         method,
         headers: {
           Authorization: `Bearer ${opts.secretKey}`,

@@ -2,6 +2,7 @@
 // Paystack's test mode would, and the outcome arrives as a correctly signed webhook (Paystack's
 // event shapes) delivered to our own webhook-payments endpoint a moment later, so local work goes
 // through exactly the code paths production uses.
+import { providerFetch } from '../outbound.ts';
 import { errorMessage, log } from '../log.ts';
 import { type PaymentsProvider, ProviderError } from './provider.ts';
 import { signPayload } from './signature.ts';
@@ -13,7 +14,7 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
     const body = JSON.stringify({ event, data });
     setTimeout(async () => {
       try {
-        const res = await fetch(opts.webhookUrl, {
+        const res = await providerFetch(opts.webhookUrl, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', 'x-payments-signature': await signPayload(opts.secret, body) },
           body,

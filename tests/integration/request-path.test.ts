@@ -1,0 +1,193 @@
+// The request path of docs/performance.md: the live-session check rides in a request's first
+// statement (shared/request-session.ts, shared/db.ts), the hot reads are pipelined with their
+// values written as literals, and a transaction that Postgres rolled back is never taken for a
+// commit. Through the real server where a user sees it, in-process where only the database can tell.
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asService, asUser, closeDb, literal, readAsUser } from '../../shared/db.ts';
+import { HttpError } from '../../shared/http.ts';
+import { providerFetch } from '../../shared/outbound.ts';
+import { type RequestSession, withRequestSession } from '../../shared/request-session.ts';
+import { get, patch, post } from '../support/api.ts';
+import { testDb } from '../support/db.ts';
+import { signUp, type TestUser } from '../support/users.ts';
+
+afterAll(() => closeDb());
+
+const sessionOf = (user: TestUser) => JSON.parse(atob(user.accessToken.split('.')[1] as string)).session_id as string;
+const claimsOf = (user: TestUser) => ({
+  sub: user.id,
+  role: 'authenticated' as const,
+  session_id: sessionOf(user),
+  phone: user.phone,
+});
+const scopeOf = (user: TestUser): RequestSession => ({
+  userId: user.id,
+  sessionId: sessionOf(user),
+  state: 'unchecked',
+});
+
+async function loggedOut(): Promise<TestUser> {
+  const user = await signUp();
+  expect((await post('auth-logout', undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
+  return user;
+}
+
+describe('an ended session through the server', () => {
+  it('each pipelined read answers 401, not data', async () => {
+    const user = await loggedOut();
+    for (const name of ['wallet-get', 'profile-get', 'escrow-list', 'transaction-list']) {
+      const res = await get(name, { token: user.accessToken });
+      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(401);
+      expect(res.body.error).toBe('Session has ended, log in again');
+    }
+    const feed = await get('message-feed', {
+      token: user.accessToken,
+      query: { conversation_id: crypto.randomUUID() },
+    });
+    expect(feed.status).toBe(401);
+  });
+
+  it('is a 401 before any other refusal: a bad body or query still says the session ended', async () => {
+    const user = await loggedOut();
+    const badBody = await patch('profile-update', { first_name: 7 }, { token: user.accessToken });
+    expect(badBody.status, JSON.stringify(badBody.body)).toBe(401);
+    const badQuery = await get('escrow-list', { token: user.accessToken, query: { limit: 'many' } });
+    expect(badQuery.status, JSON.stringify(badQuery.body)).toBe(401);
+    // and a live session with the same bad input gets the validation error
+    const live = await signUp();
+    expect((await patch('profile-update', { first_name: 7 }, { token: live.accessToken })).status).toBe(400);
+  });
+
+  it('a write with an ended session changes nothing', async () => {
+    const user = await signUp();
+    const before = await get('profile-get', { token: user.accessToken });
+    expect((await post('auth-logout', undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
+    const res = await patch('profile-update', { first_name: 'Changed' }, { token: user.accessToken });
+    expect(res.status).toBe(401);
+    const [after] = await testDb()<{ first_name: string }[]>`
+      select first_name from public.profiles where id = ${user.id}`;
+    expect(after?.first_name).toBe(before.body.data.first_name);
+  });
+});
+
+describe('the session check inside the first statement', () => {
+  it('a transaction of an ended session runs none of its statements, and nothing after it runs', async () => {
+    const user = await loggedOut();
+    const scope = scopeOf(user);
+    let ran = 0;
+    await withRequestSession(scope, async () => {
+      await expect(asService(async (tx) => {
+        await tx`select 1`;
+        ran++;
+      })).rejects.toMatchObject({ code: 'ES401' });
+      expect(scope.state).toBe('ended');
+      // a handler that caught the refusal and went on is stopped before the database
+      await expect(asUser(claimsOf(user), async (tx) => {
+        await tx`select 1`;
+        ran++;
+      })).rejects.toBeInstanceOf(HttpError);
+      await expect(readAsUser(claimsOf(user), (tx) => [tx`select 1`])).rejects.toMatchObject({ status: 401 });
+    });
+    expect(ran).toBe(0);
+  });
+
+  it('a live session is checked once: the first transaction marks it live', async () => {
+    const user = await signUp();
+    const scope = scopeOf(user);
+    await withRequestSession(scope, async () => {
+      const [[row]] = await readAsUser(claimsOf(user), (tx) => [tx<{ uid: string }[]>`select auth.uid() as uid`]);
+      expect(row?.uid).toBe(user.id);
+      expect(scope.state).toBe('live');
+    });
+  });
+
+  it('a token naming a session of another user is refused', async () => {
+    const [a, b] = [await signUp(), await signUp()];
+    const scope: RequestSession = { userId: a.id, sessionId: sessionOf(b), state: 'unchecked' };
+    await withRequestSession(scope, async () => {
+      await expect(asService((tx) => tx`select 1`)).rejects.toMatchObject({ code: 'ES401' });
+    });
+  });
+
+  it('no provider is called for an ended session', async () => {
+    let hits = 0;
+    const server: Server = createServer((_req, res) => {
+      hits++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    try {
+      const user = await loggedOut();
+      await withRequestSession(scopeOf(user), async () => {
+        await expect(providerFetch(`http://127.0.0.1:${port}/charge`)).rejects.toMatchObject({ status: 401 });
+      });
+      expect(hits).toBe(0);
+      // a live session reaches the provider (checked by one statement, as nothing else asked)
+      const live = await signUp();
+      const scope = scopeOf(live);
+      await withRequestSession(scope, async () => {
+        expect((await providerFetch(`http://127.0.0.1:${port}/charge`)).status).toBe(200);
+      });
+      expect(scope.state).toBe('live');
+      expect(hits).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('literals and commits', () => {
+  it('any text round-trips as a literal, including the quoting tag and NUL-free oddities', async () => {
+    const values = [
+      'plain',
+      "it's",
+      '$q$',
+      'a$q',
+      'x$q$y',
+      "$q$'); drop table private.users; --",
+      'ends with $',
+      '$',
+      'back\\slash and \\x27',
+      'émoji 🙂 ñ',
+      '',
+    ];
+    const rows = await asService(async (tx) =>
+      await Promise.all(values.map((v) => tx<{ v: string }[]>`select ${literal(tx, v)} as v`))
+    );
+    expect(rows.map(([r]) => r?.v)).toEqual(values);
+    const [[n]] = await readAsUser(claimsOf(await signUp()), (tx) => [
+      tx<{ n: number }[]>`select ${literal(tx, 9_007_199_254_740_991)}::bigint::text as n`,
+    ]);
+    expect(n?.n).toBe('9007199254740991');
+    await expect(asService((tx) => tx`select ${literal(tx, 1.5)}`)).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('a callback that swallowed a failed statement does not pass for a commit', async () => {
+    let inserted = '';
+    await expect(asService(async (tx) => {
+      const [row] = await tx<{ id: string }[]>`select gen_random_uuid()::text as id`;
+      inserted = row?.id ?? '';
+      await tx`select 1 / 0`.catch(() => {});
+      return 'done';
+    })).rejects.toThrow(/ROLLBACK/);
+    expect(inserted).not.toBe('');
+  });
+});
+
+describe('pipelined reads under load', () => {
+  let user: TestUser;
+  beforeAll(async () => {
+    user = await signUp();
+  });
+
+  it('50 concurrent wallet and profile reads of one user all answer 200 with the same data', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => get(i % 2 ? 'wallet-get' : 'profile-get', { token: user.accessToken })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    const wallets = answers.filter((_, i) => i % 2).map((a) => JSON.stringify(a.body.data));
+    expect(new Set(wallets).size).toBe(1);
+  });
+});
