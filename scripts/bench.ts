@@ -9,18 +9,47 @@
 //                             (sharded: post_transfer picks the shard of the connection)
 //                   hot row   the same, but every fee lands on one fee row (what sharding avoids)
 //   3. http       signed charge.success webhooks (bank transfers into virtual accounts) through
-//                 webhook-payments on the real Deno server: one posting per request
+//                 webhook-payments on the real Deno server: one posting per request, against
+//                 private.bank_transfer_received (what it calls) called directly; escrow-release
+//                 over HTTP against private.escrow_release called directly
+//   4. reads      authenticated GETs over HTTP (autocannon, BENCH_CONNECTIONS connections) against
+//                 a bare Deno server, Deno + one postgres.js query (the reference) and the naive
+//                 transaction (BEGIN, set_config, query, COMMIT, each awaited) on the same database
+//   5. profile    what one request of each kind sends to Postgres: statements and round trips,
+//                 counted by a proxy that reads the protocol, the handlers run in this process
+//   6. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
 //
-// Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_HTTP_PORT (54391),
-// BENCH_PG_PORT (54392). Needs pgbench (Debian: apt-get install postgresql-client).
+// Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
+// BENCH_HTTP_SECONDS (8), BENCH_RELEASES (3000), BENCH_HTTP_PORT (54391), BENCH_PG_PORT (54392).
+// BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, stories).
+// Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
 import { signPayload } from '../shared/payments/signature.ts';
-import { startStack, TEST_PAYMENTS_WEBHOOK_SECRET } from '../tests/support/stack.ts';
+import { startStack, TEST_PAYMENTS_WEBHOOK_SECRET, testStackEnv } from '../tests/support/stack.ts';
+import {
+  autocannon,
+  type BenchUser,
+  benchUser,
+  countingProxy,
+  creditWallet,
+  depositEvent,
+  type LoadRow,
+  releasableEscrows,
+  seedReader,
+  startBaseline,
+} from './lib/request-path.ts';
 
 const clients = Number(Deno.env.get('BENCH_CLIENTS') ?? 16);
 const seconds = Number(Deno.env.get('BENCH_SECONDS') ?? 10);
 const httpPort = Number(Deno.env.get('BENCH_HTTP_PORT') ?? 54391);
 const pgPort = Number(Deno.env.get('BENCH_PG_PORT') ?? 54392);
+const connections = Number(Deno.env.get('BENCH_CONNECTIONS') ?? 32);
+const httpSeconds = Number(Deno.env.get('BENCH_HTTP_SECONDS') ?? 8);
+const releases = Number(Deno.env.get('BENCH_RELEASES') ?? 3000);
+const only = new Set(
+  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,stories').split(',').map((x) => x.trim()),
+);
+const faults = Deno.args.includes('--faults');
 
 interface Result {
   name: string;
@@ -43,6 +72,28 @@ function show(r: Result, baseline?: number) {
       pct(s, 95).toFixed(2)
     }ms  p99 ${pct(s, 99).toFixed(2)}ms  errors ${r.errors}${ratio}`,
   );
+}
+
+/** Runs `work(client, item)` on every client until `items` are used up, timing each call. */
+async function driveItems<T>(name: string, items: T[][], work: (client: number, item: T) => Promise<void>) {
+  const latencies: number[] = [];
+  let ops = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(items.map(async (mine, c) => {
+    for (const item of mine) {
+      const t = performance.now();
+      try {
+        await work(c, item);
+        ops++;
+        latencies.push(performance.now() - t);
+      } catch (err) {
+        errors++;
+        if (errors <= 3) console.error(`  ${name}: ${err instanceof Error ? err.message : err}`);
+      }
+    }
+  }));
+  return { name, ops, seconds: (performance.now() - started) / 1000, latencies, errors };
 }
 
 /** Runs `work(client)` in a loop on every client for `seconds`, timing each call. */
@@ -109,11 +160,17 @@ async function pgbench(url: string): Promise<Result> {
   return { name: 'pgbench tpcb-like (baseline)', ops: tps * seconds, seconds, latencies: [lat], errors: 0 };
 }
 
-if (!(await new Deno.Command('sh', { args: ['-c', 'command -v pgbench'], stdout: 'null' }).output()).success) {
-  console.error(
-    'error: pgbench is not installed (Debian: apt-get install postgresql-client); it measures the baseline',
-  );
-  Deno.exit(1);
+const summary: string[] = [];
+const goal = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+
+if (only.has('ledger')) {
+  const found = await new Deno.Command('sh', { args: ['-c', 'command -v pgbench'], stdout: 'null' }).output();
+  if (!found.success) {
+    console.error(
+      'error: pgbench is not installed (Debian: apt-get install postgresql-client); it measures the ledger baseline',
+    );
+    Deno.exit(1);
+  }
 }
 
 console.log(
@@ -123,6 +180,29 @@ Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
 const sql = postgres(stack.databaseUrl, { max: clients, onnotice: () => {} });
 try {
+  if (only.has('ledger')) await ledgerRuns();
+  if (only.has('http')) await moneyRuns();
+  if (only.has('reads')) await readRuns();
+  if (only.has('profile')) await profileRuns();
+  if (only.has('stories')) await storyRuns();
+
+  // The books still balance after all of it.
+  const [check] = await sql<{ total: string; drift: string; negative: string }[]>`
+    select (select sum(balance) from private.ledger_accounts) as total,
+           (select count(*) from private.ledger_accounts a
+             where a.balance <> coalesce((select sum(amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
+           (select count(*) from private.ledger_accounts where kind = 'user_wallet' and balance < 0) as negative`;
+  console.log(
+    `\ninvariants after the run: sum of balances ${check?.total}, accounts whose balance differs from their entries ${check?.drift}, negative wallets ${check?.negative}`,
+  );
+  console.log('\nsummary');
+  for (const line of summary) console.log(`  ${line}`);
+} finally {
+  await sql.end();
+  await stack.stop();
+}
+
+async function ledgerRuns() {
   console.log('\nbaseline');
   const base = await pgbench(stack.databaseUrl);
   show(base);
@@ -192,64 +272,229 @@ try {
   });
   show(hot, baseline);
 
-  // HTTP: one virtual account per client; each request is a signed bank-transfer charge.success.
+  summary.push(
+    `sql postings / tpcb-like:           ${(rate(shared) / baseline).toFixed(2)} (isolated ${
+      (rate(isolated) / baseline).toFixed(2)
+    }; goal >= 0.50)`,
+    `shared (sharded) / isolated:        ${(rate(shared) / rate(isolated)).toFixed(2)} (goal >= 0.80)`,
+    `one hot fee row / isolated:         ${(rate(hot) / rate(isolated)).toFixed(2)} (for comparison)`,
+  );
+}
+
+/** Money POSTs over HTTP against the SQL function each one calls, directly over postgres.js. */
+async function moneyRuns() {
+  const runId = crypto.randomUUID().slice(0, 8);
+  // one user with a virtual account per client: each request is a signed bank-transfer charge.success
+  const depositors: BenchUser[] = [];
+  for (let c = 0; c < clients; c++) depositors.push(await benchUser(stack.baseUrl, sql, 3));
   const accountNumbers: string[] = [];
   for (let c = 0; c < clients; c++) {
     const number = `88${String(c).padStart(8, '0')}`;
-    await sql`insert into public.virtual_accounts (user_id, status, account_number, provider) values (${owners[
-      c
-    ] as string}, 'active', ${number}, 'paystack')`;
+    await sql`insert into public.virtual_accounts (user_id, status, account_number, provider)
+              values (${depositors[c]!.id}, 'active', ${number}, 'paystack')`;
     accountNumbers.push(number);
   }
-  console.log('\nhttp: webhook-payments (signed charge.success into a virtual account), one posting per request');
+  console.log('\nmoney: private.bank_transfer_received called directly, one posting per transaction');
+  const direct = await drive('bank_transfer_received (sql)', async (c, i) => {
+    await sql`select private.bank_transfer_received(${
+      depositors[c]!.id
+    }, 50000, 'paystack', ${`${runId}-sql-${c}-${i}`},
+                                                   '{"sender_name":null,"provider_reference":null}'::jsonb)`;
+  });
+  show(direct);
+  console.log('http: webhook-payments (signed charge.success into a virtual account), one posting per request');
   const url = `${stack.baseUrl}/webhook-payments`;
   let seq = 0;
   const http = await drive('webhook-payments deposits', async (c) => {
-    const id = `${runId}-${++seq}`;
-    const body = JSON.stringify({
-      event: 'charge.success',
-      data: {
-        id,
-        status: 'success',
-        reference: `ref-${id}`,
-        amount: 50_000,
-        channel: 'dedicated_nuban',
-        authorization: { receiver_bank_account_number: accountNumbers[c] },
-      },
-    });
+    const event = await depositEvent(accountNumbers[c] as string, `${runId}-${++seq}`);
     const res = await fetch(url, {
       method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'x-payments-signature': await signPayload(TEST_PAYMENTS_WEBHOOK_SECRET, body),
-      },
-      body,
+      headers: { 'Content-Type': 'application/json', 'x-payments-signature': event.signature },
+      body: event.body,
     });
     await res.body?.cancel();
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
   });
-  show(http, baseline);
+  show(http, rate(direct));
 
-  // The books still balance after all of it.
-  const [check] = await sql<{ total: string; drift: string; negative: string }[]>`
-    select (select sum(balance) from private.ledger_accounts) as total,
-           (select count(*) from private.ledger_accounts a
-             where a.balance <> coalesce((select sum(amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
-           (select count(*) from private.ledger_accounts where kind = 'user_wallet' and balance < 0) as negative`;
-  console.log(
-    `\ninvariants after the run: sum of balances ${check?.total}, accounts whose balance differs from their entries ${check?.drift}, negative wallets ${check?.negative}`,
+  // escrow-release: one payer and one payee per client, escrows funded, accepted and delivered
+  console.log(`\nmoney: escrow-release, ${releases} releases each way (${clients} clients; setting up...)`);
+  const pairs: { payer: BenchUser; payee: BenchUser }[] = [];
+  for (let c = 0; c < clients; c++) {
+    pairs.push({ payer: await benchUser(stack.baseUrl, sql, 4), payee: await benchUser(stack.baseUrl, sql, 0) });
+  }
+  const per = Math.ceil(releases / clients);
+  const sqlIds: string[][] = [];
+  const httpIds: string[][] = [];
+  await Promise.all(pairs.map(async (p, c) => {
+    const ids = await releasableEscrows(sql, p.payer, p.payee, 2 * per, 1);
+    sqlIds[c] = ids.slice(0, per);
+    httpIds[c] = ids.slice(per);
+  }));
+  const releaseSql = await driveItems('escrow_release (sql)', sqlIds, async (c, id) => {
+    await sql`select payout_tx from private.escrow_release(${id}, ${pairs[c]!.payer.id}, now())`;
+  });
+  show(releaseSql);
+  const releaseHttp = await driveItems('escrow-release (http)', httpIds, async (c, id) => {
+    const res = await fetch(`${stack.baseUrl}/escrow-release`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pairs[c]!.payer.token}` },
+      body: JSON.stringify({ escrow_id: id }),
+    });
+    await res.body?.cancel();
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+  });
+  show(releaseHttp, rate(releaseSql));
+  const deposits = rate(http) / rate(direct);
+  const released = rate(releaseHttp) / rate(releaseSql);
+  summary.push(
+    `webhook-payments / its SQL function: ${deposits.toFixed(2)} (goal >= 0.50: ${goal(deposits >= 0.5)})`,
+    `escrow-release / its SQL function:   ${released.toFixed(2)} (goal >= 0.50: ${goal(released >= 0.5)})`,
   );
+}
 
-  console.log('\nsummary');
-  console.log(
-    `  sql postings / tpcb-like:           ${(rate(shared) / baseline).toFixed(2)} (isolated ${
-      (rate(isolated) / baseline).toFixed(2)
-    }; goal >= 0.50)`,
+/** Authenticated GETs with autocannon, side by side with the baselines, in one run. */
+async function readRuns() {
+  const baseline = await startBaseline(httpPort + 9, stack.databaseUrl, 10);
+  try {
+    const reader = await seedReader(stack.baseUrl, sql);
+    const auth = { authorization: `Bearer ${reader.token}` };
+    console.log(
+      `\nreads: autocannon, ${connections} connections, ${httpSeconds}s each; ratios to Deno + one query`,
+    );
+    const load = (name: string, url: string, headers?: Record<string, string>) =>
+      autocannon(name, url, { connections, seconds: httpSeconds, headers });
+    const rows: LoadRow[] = [
+      await load('bare Deno.serve JSON', `${baseline.url}/bare`),
+      await load('Deno + one postgres.js query', `${baseline.url}/one-query`),
+      await load('Deno + tx, set_config, query', `${baseline.url}/tx-query`),
+    ];
+    const reference = rows[1] as LoadRow;
+    const reads = [
+      ['GET wallet-get', 'wallet-get'],
+      ['GET escrow-list?limit=20', 'escrow-list?limit=20'],
+      ['GET profile-get', 'profile-get'],
+      ['GET transaction-list?limit=20', 'transaction-list?limit=20'],
+      ['GET message-feed (20 items)', `message-feed?conversation_id=${reader.conversation}&limit=20`],
+    ];
+    for (const [name, path] of reads) rows.push(await load(name as string, `${stack.baseUrl}/${path}`, auth));
+    for (const r of rows) {
+      console.log(
+        `  ${r.name.padEnd(32)} ${
+          r.rps.toFixed(0).padStart(7)
+        }/s  p50 ${r.p50}ms  p99 ${r.p99}ms  non-2xx ${r.non2xx}  errors ${r.errors}  ${
+          (r.rps / reference.rps).toFixed(2)
+        }x  p99 ${(r.p99 / Math.max(1, reference.p99)).toFixed(1)}x`,
+      );
+    }
+    for (const r of rows.slice(3)) {
+      const ratio = r.rps / reference.rps;
+      const p99 = r.p99 / Math.max(1, reference.p99);
+      summary.push(
+        `${r.name.padEnd(30)} ${ratio.toFixed(2)}x, p99 ${p99.toFixed(1)}x (goal >= 0.33x, p99 <= 4x: ${
+          goal(ratio >= 0.33 && p99 <= 4 && r.non2xx === 0 && r.errors === 0)
+        })`,
+      );
+    }
+  } finally {
+    await baseline.stop();
+  }
+}
+
+/**
+ * What one request sends to Postgres: the handlers run in this process against a counting proxy
+ * (scripts/lib/request-path.ts), one request at a time, after a warm-up.
+ */
+async function profileRuns() {
+  const proxyPort = httpPort + 8;
+  const proxy = countingProxy(proxyPort, pgPort);
+  for (const [k, v] of Object.entries(testStackEnv(httpPort, pgPort))) Deno.env.set(k, v);
+  Deno.env.set('DATABASE_URL', `postgres://postgres:postgres@127.0.0.1:${proxyPort}/postgres`);
+  Deno.env.set('ESCROW_LOCAL_STACK', '1');
+  const reader = await seedReader(stack.baseUrl, sql);
+  const payer = await benchUser(stack.baseUrl, sql, 4);
+  const payee = await benchUser(stack.baseUrl, sql, 0);
+  const escrows = await releasableEscrows(sql, payer, payee, 40, 1);
+  await creditWallet(sql, payer.id, 1);
+  // BENCH_PROFILE_ROOT: another checkout's handlers (the figures before a change), same database
+  const checkout = Deno.env.get('BENCH_PROFILE_ROOT');
+  const fns = checkout ? new URL(`file://${checkout.replace(/\/$/, '')}/supabase/functions/`) : new URL(
+    '../supabase/functions/',
+    import.meta.url,
   );
-  console.log(`  shared (sharded) / isolated:        ${(rate(shared) / rate(isolated)).toFixed(2)} (goal >= 0.80)`);
-  console.log(`  one hot fee row / isolated:         ${(rate(hot) / rate(isolated)).toFixed(2)} (for comparison)`);
-  console.log(`  http postings / tpcb-like:          ${(rate(http) / baseline).toFixed(2)}`);
-} finally {
-  await sql.end();
-  await stack.stop();
+  const handler = async (name: string) => (await import(new URL(`${name}/handler.ts`, fns).href)).default;
+  const n = 20;
+  console.log(`\nprofile: what one request sends to Postgres (mean of ${n}, one at a time)`);
+  const measure = async (label: string, name: string, request: (i: number) => Request) => {
+    const h = await handler(name);
+    for (let i = 0; i < 3; i++) await (await h(request(n + i))).text(); // warm the pool
+    proxy.reset();
+    const print = console.log; // the handlers' own log lines would bury the figures
+    console.log = () => {};
+    try {
+      for (let i = 0; i < n; i++) {
+        const res: Response = await h(request(i));
+        if (res.status !== 200) throw new Error(`${label}: ${res.status} ${await res.text()}`);
+      }
+    } finally {
+      console.log = print;
+    }
+    console.log(
+      `  ${label.padEnd(32)} statements ${(proxy.counts.statements / n).toFixed(1).padStart(5)}  round trips ${
+        (proxy.counts.roundTrips / n).toFixed(1).padStart(5)
+      }`,
+    );
+  };
+  const get = (path: string) => () =>
+    new Request(`http://127.0.0.1/functions/v1/${path}`, { headers: { authorization: `Bearer ${reader.token}` } });
+  await measure('GET wallet-get', 'wallet-get', get('wallet-get'));
+  await measure('GET escrow-list?limit=20', 'escrow-list', get('escrow-list?limit=20'));
+  await measure('GET profile-get', 'profile-get', get('profile-get'));
+  await measure('GET transaction-list?limit=20', 'transaction-list', get('transaction-list?limit=20'));
+  await measure(
+    'GET message-feed',
+    'message-feed',
+    get(`message-feed?conversation_id=${reader.conversation}&limit=20`),
+  );
+  const [account] = await sql<{ n: string }[]>`
+    insert into public.virtual_accounts (user_id, status, account_number, provider)
+    values (${reader.id}, 'active', '8899999999', 'paystack') returning account_number as n`;
+  const events = await Promise.all(
+    Array.from({ length: n + 3 }, (_, i) => depositEvent(account?.n as string, `profile-${crypto.randomUUID()}-${i}`)),
+  );
+  await measure('POST webhook-payments (deposit)', 'webhook-payments', (i) => {
+    const e = events[i % events.length]!;
+    return new Request('http://127.0.0.1/functions/v1/webhook-payments', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-payments-signature': e.signature },
+      body: e.body,
+    });
+  });
+  await measure(
+    'POST escrow-release',
+    'escrow-release',
+    (i) =>
+      new Request('http://127.0.0.1/functions/v1/escrow-release', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${payer.token}` },
+        body: JSON.stringify({ escrow_id: escrows[i % escrows.length] }),
+      }),
+  );
+  const { closeDb } = await import(new URL('../../shared/db.ts', fns).href);
+  await closeDb();
+  proxy.close();
+}
+
+async function storyRuns() {
+  const stories = await import('./lib/stories.ts').catch(() => null);
+  if (!stories) {
+    console.log('\nstories: scripts/lib/stories.ts is not here yet');
+    return;
+  }
+  // deno-lint-ignore no-explicit-any
+  const run = (stories as any).runStories;
+  if (typeof run !== 'function') return;
+  const report = await run({ baseUrl: stack.baseUrl, databaseUrl: stack.databaseUrl, faults });
+  // deno-lint-ignore no-explicit-any
+  (stories as any).printStoryReport?.(report);
 }

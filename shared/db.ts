@@ -4,7 +4,6 @@
 //                     exactly as PostgREST sets them, so row-level security and auth.uid() apply
 //   asService(fn)     one transaction as role `service_role` (webhooks, jobs, auth internals)
 // Both also set the configuration the SQL functions read from the transaction.
-import { Buffer } from 'node:buffer';
 import postgres from 'postgres';
 import { getConfig } from './config.ts';
 import { log } from './log.ts';
@@ -116,7 +115,7 @@ type Results<Q extends Queries> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
  * in the same order.
  */
 export function readAsUser<Q extends Queries>(claims: UserClaims, read: (tx: Tx) => [...Q]): Promise<Results<Q>> {
-  return retrying(async () => (await pipelinedRead([{ setup: userSetup(claims), read }]))[0] as Results<Q>);
+  return retrying(async () => (await pipelined([{ setup: userSetup(claims), read }]))[0] as Results<Q>);
 }
 
 /**
@@ -129,11 +128,20 @@ export function readAsServiceThenUser<S extends Queries, U extends Queries>(
   user: (tx: Tx) => [...U],
 ): Promise<[Results<S>, Results<U>]> {
   return retrying(async () =>
-    (await pipelinedRead([{ setup: serviceSetup, read: service }, {
+    (await pipelined([{ setup: serviceSetup, read: service }, {
       setup: userSetup(claims),
       read: user,
     }])) as [Results<S>, Results<U>]
   );
+}
+
+/**
+ * Statements as service_role in one round trip: BEGIN, the setup, the statements and COMMIT sent
+ * together. For a transition, which is one SQL function in one transaction: written with `inline`,
+ * it needs no answer before COMMIT can follow it.
+ */
+export function callAsService<Q extends Queries>(call: (tx: Tx) => [...Q]): Promise<Results<Q>> {
+  return retrying(async () => (await pipelined([{ setup: serviceSetup, read: call }]))[0] as Results<Q>);
 }
 
 export function asService<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -152,31 +160,55 @@ export function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
 type Setup = (session: RequestSession | undefined) => string;
 
 /**
- * A text value written into a statement as a literal no value can break out of: dollar-quoted
- * when the closing tag cannot occur before its place, else base64 (no quote, backslash or dollar).
- * The setup statement carries its values this way, not as parameters, because postgres.js sends a
- * statement with parameters (prepare: false, which Supabase's transaction pooler needs) as Parse
- * and Describe first and waits for the answer before Bind and Execute: a round trip more, with
- * nothing queued behind it sent meanwhile. A statement without parameters goes out at once,
- * pipelined with BEGIN and the queries after it (docs/performance.md).
+ * A text value written into a statement as a dollar-quoted literal, with a tag that does not
+ * occur in the value ($q$, else $q1$, $q2$, ...), so no value can end it early: no quote,
+ * backslash or setting matters inside. Like an untyped parameter, it takes its type from where it
+ * stands (a uuid column, a timestamptz argument, jsonb). Values go into the hot statements this way,
+ * not as parameters, because postgres.js sends a statement with parameters (prepare: false, which
+ * Supabase's transaction pooler needs) as Parse and Describe first and waits for the answer
+ * before Bind and Execute: a round trip more, with nothing queued behind it sent meanwhile. A
+ * statement without parameters goes out at once, pipelined with BEGIN, the setup and the queries
+ * after it (docs/performance.md).
  */
 function text(value: string): string {
-  if ((value + '$q$').indexOf('$q$') === value.length && !value.includes('\0')) return `$q$${value}$q$`;
-  return `convert_from(decode('${Buffer.from(value, 'utf8').toString('base64')}', 'base64'), 'UTF8')`;
+  if (value.includes('\0')) throw new TypeError('text cannot hold NUL characters');
+  for (let n = 0;; n++) {
+    const tag = `$q${n === 0 ? '' : n}$`;
+    if ((value + tag).indexOf(tag) === value.length) return `${tag}${value}${tag}`;
+  }
+}
+
+/** What `inline` and `literal` write as literals. */
+export type InlineValue = string | number | boolean | null | Date | readonly unknown[] | { [key: string]: unknown };
+
+function literalText(value: InlineValue): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return text(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new TypeError('only safe integers are written as digits');
+    return value < 0 ? `(${value})` : String(value);
+  }
+  if (value instanceof Date) return text(value.toISOString());
+  return text(JSON.stringify(value)); // objects and arrays: as jsonb text
 }
 
 /**
- * A value written into a query as a literal (text as above, integers as digits), for the hot
- * reads (readAsUser), whose statements then go out without the Describe round trip too. Cast
- * where the column is not text (`${literal(tx, id)}::uuid`).
+ * A value written into a query as a literal, as a fragment of a tx`...` query: the hot reads
+ * (readAsUser), whose statements then go out without the Describe round trip.
  */
-export function literal(tx: Tx, value: string | number): Fragment {
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new TypeError('literal: only safe integers are written as digits');
-    return tx.unsafe(String(value));
-  }
-  return tx.unsafe(text(value));
+export function literal(tx: Tx, value: InlineValue): Fragment {
+  return tx.unsafe(literalText(value));
 }
+
+/**
+ * tx`...` with every value written as a literal (strings, safe integers, booleans, null, dates,
+ * and objects or arrays as JSON): one statement without parameters, pipelined. For the statements
+ * of the request path; fragments (tx`...`) cannot be put inside.
+ */
+export const inline =
+  (tx: Tx) => <R extends postgres.Row[] = postgres.Row[]>(strings: TemplateStringsArray, ...values: InlineValue[]) =>
+    tx.unsafe<R>(strings.reduce((sql, part, i) => sql + part + (i < values.length ? literalText(values[i]!) : ''), ''));
 
 /**
  * The live-session check of a bearer request still unchecked (shared/request-session.ts), put first
@@ -255,21 +287,47 @@ export async function ensureSessionLive(): Promise<void> {
  * Postgres answers a COMMIT of a failed transaction with ROLLBACK, which must never pass for success
  * (a callback that caught a query's error and went on).
  */
+/** Statements of a transaction sent with its COMMIT (sendWithCommit), by connection. */
+const withCommit = new WeakMap<Tx, Promise<unknown>[]>();
+
+/**
+ * Sends a statement of the current transaction without waiting for its answer, so that it goes to
+ * Postgres together with COMMIT: the last write of a callback whose result nothing reads (a
+ * webhook's outcome recorded in its inbox row). If it fails, the transaction fails with its error.
+ */
+export function sendWithCommit(tx: Tx, statement: postgres.PendingQuery<postgres.Row[]>): void {
+  statement.catch(() => {}); // sent now; its error is reported by the transaction
+  withCommit.set(tx, [...(withCommit.get(tx) ?? []), statement]);
+}
+
 async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
   refuseEndedSession();
   const c = await db().reserve();
   try {
     const opened = open(c, setup);
     let out: T;
+    let sentWithCommit: Promise<unknown>[] = [];
     try {
       out = await fn(c);
     } catch (err) {
       await c`rollback`.catch(() => {});
       await opened; // when BEGIN or the setup failed, that is the cause, not the query after it
       throw err;
+    } finally {
+      // statements sent with the commit belong to this attempt only
+      sentWithCommit = withCommit.get(c) ?? [];
+      withCommit.delete(c);
     }
     await opened;
-    await committed(c`commit`);
+    const commit = c`commit`;
+    commit.catch(() => {}); // sent now, behind the statements sent with it
+    try {
+      await Promise.all(sentWithCommit);
+    } catch (err) {
+      await c`rollback`.catch(() => {});
+      throw err;
+    }
+    await committed(commit);
     return out;
   } finally {
     c.release();
@@ -286,7 +344,7 @@ interface ReadPart {
  * queries, all sent at once with BEGIN and COMMIT. Only the first setup checks the session: the
  * transaction stops there when it has ended.
  */
-async function pipelinedRead(parts: ReadPart[]): Promise<unknown[][]> {
+async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
   refuseEndedSession();
   const c = await db().reserve();
   try {

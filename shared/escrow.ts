@@ -6,7 +6,8 @@
 import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
-import { asService, asUser, literal, readAsUser, type Tx, type UserClaims } from './db.ts';
+import type postgres from 'postgres';
+import { asService, callAsService, inline, literal, readAsUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
@@ -16,7 +17,7 @@ import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { payments } from './payments/index.ts';
 import { startEscrowPayout } from './payouts.ts';
 import type { EscrowFundResponse, EscrowListItemResponse, EscrowResponse } from './schemas/escrow.ts';
-import { dispatchQueuedSms } from './sms.ts';
+import { dispatchQueuedSmsSoon } from './sms.ts';
 
 /**
  * An escrow as its parties may read it. counterparty_id itself is not readable by the API roles
@@ -143,8 +144,7 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
   };
 }
 
-async function readEscrow(tx: Tx, callerId: string, id: string) {
-  const [row] = await tx<EscrowRow[]>`select ${tx([...ESCROW_COLUMNS])} from public.escrows where id = ${id}`;
+function escrowOrNotFound(row: EscrowRow | undefined, callerId: string) {
   if (!row) throw notFound('Escrow not found');
   return escrowView(row, callerId);
 }
@@ -152,7 +152,7 @@ async function readEscrow(tx: Tx, callerId: string, id: string) {
 /** 3600 -> "60 minutes", 45 -> "45 seconds", 7300 -> "2 hours 2 minutes". */
 
 /** After a transition that queued SMS (an invitation): they go out now; the job retries failures. */
-const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSms());
+const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSmsSoon());
 
 const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
@@ -214,7 +214,13 @@ export async function createEscrow(
   };
 }
 
-export const getEscrow = (claims: UserClaims, id: string) => asUser(claims, (tx) => readEscrow(tx, claims.sub, id));
+/** The escrow as the caller sees it (row-level security), in one round trip. */
+export async function getEscrow(claims: UserClaims, id: string) {
+  const [[row]] = await readAsUser(claims, (tx) => [
+    tx<EscrowRow[]>`select ${tx([...ESCROW_COLUMNS])} from public.escrows where id = ${literal(tx, id)}`,
+  ]);
+  return escrowOrNotFound(row, claims.sub);
+}
 
 export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
   // the caller's escrows, on either side: row-level security keeps exactly those
@@ -244,43 +250,45 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
 }
 
 /**
- * Runs one transition function, then `after` (what follows its commit, through afterCommit), and
+ * Runs one transition function (one statement, written with `inline`: BEGIN, the setup, the call
+ * and COMMIT go out together), then `after` (what follows its commit, through afterCommit), and
  * answers with the escrow as it now is.
  */
-async function transition<T>(
+async function transition<R extends postgres.Row[]>(
   user: AuthUser,
   escrowId: string,
-  call: (tx: Tx) => Promise<T>,
-  after?: (result: T) => Promise<void>,
+  call: (sql: ReturnType<typeof inline>) => postgres.PendingQuery<R>,
+  after?: (result: postgres.RowList<R>) => Promise<void>,
 ) {
-  const result = await asService(call);
+  const [result] = await callAsService((tx) => [call(inline(tx))]);
   if (after) await after(result);
   return getEscrow(user.claims, escrowId);
 }
 
 export async function acceptEscrow(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
   const id = await inviteTarget(input);
-  return transition(user, id, (tx) => tx`select private.escrow_accept(${id}, ${user.id})`);
+  return transition(user, id, (sql) => sql`select private.escrow_accept(${id}, ${user.id})`);
 }
 
 export async function declineEscrow(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
   const id = await inviteTarget(input);
-  return transition(user, id, (tx) => tx`select private.escrow_decline(${id}, ${user.id})`);
+  return transition(user, id, (sql) => sql`select private.escrow_decline(${id}, ${user.id})`);
 }
 
 export const cancelEscrow = (user: AuthUser, id: string) =>
-  transition(user, id, (tx) => tx`select private.escrow_cancel(${id}, ${user.id})`);
+  transition(user, id, (sql) => sql`select private.escrow_cancel(${id}, ${user.id})`);
 export const deleteEscrow = (user: AuthUser, id: string) =>
-  transition(user, id, (tx) => tx`select private.escrow_delete(${id}, ${user.id})`);
+  transition(user, id, (sql) => sql`select private.escrow_delete(${id}, ${user.id})`);
 export const deliverEscrow = (user: AuthUser, id: string) =>
-  transition(user, id, (tx) => tx`select private.escrow_deliver(${id}, ${user.id}, now())`);
+  transition(user, id, (sql) => sql`select private.escrow_deliver(${id}, ${user.id}, now())`);
 export const refundEscrow = (user: AuthUser, id: string) =>
-  transition(user, id, (tx) => tx`select private.escrow_refund(${id}, ${user.id})`);
+  transition(user, id, (sql) => sql`select private.escrow_refund(${id}, ${user.id})`);
 export const releaseEscrow = (user: AuthUser, id: string) =>
   transition(
     user,
     id,
-    (tx) => tx<{ payout_tx: string | null }[]>`select payout_tx from private.escrow_release(${id}, ${user.id}, now())`,
+    (sql) =>
+      sql<{ payout_tx: string | null }[]>`select payout_tx from private.escrow_release(${id}, ${user.id}, now())`,
     async ([r]) => {
       const payoutTx = r?.payout_tx;
       if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
@@ -301,8 +309,8 @@ export async function fundEscrow(
     return transition(
       user,
       id,
-      (tx) =>
-        tx<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
+      (sql) =>
+        sql<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
       // a draft that became active (the initiator paid) queued its invitation SMS
       async ([r]) => {
         if (r?.status === 'active') await sendQueuedSms();

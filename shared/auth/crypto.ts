@@ -1,5 +1,5 @@
 // Small Web Crypto helpers (same code under Deno and Node).
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const enc = new TextEncoder();
 
@@ -35,10 +35,13 @@ export async function sha256Hex(value: string): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', enc.encode(value)));
 }
 
+/**
+ * HMAC in hex. node:crypto's HMAC runs on the calling thread; Web Crypto's importKey and sign are
+ * each handed to a worker thread and back, which cost more than the hash on the request path
+ * (webhook signatures, docs/performance.md).
+ */
 export async function hmacHex(hash: 'SHA-256' | 'SHA-512', key: string, message: string | Uint8Array): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', enc.encode(key), { name: 'HMAC', hash }, false, ['sign']);
-  const data = typeof message === 'string' ? enc.encode(message) : message;
-  return hex(await crypto.subtle.sign('HMAC', k, data as BufferSource));
+  return await Promise.resolve(createHmac(hash === 'SHA-256' ? 'sha256' : 'sha512', key).update(message).digest('hex'));
 }
 
 /** Constant-time equality of two strings (false at once only when lengths differ). */

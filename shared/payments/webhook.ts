@@ -5,12 +5,12 @@
 // 200 {received: true} (as the spec requires), so a later redelivery can apply it afresh.
 import { z } from 'zod';
 import { sha256Hex } from '../auth/crypto.ts';
-import { afterCommit } from '../background.ts';
+import { afterResponse } from '../background.ts';
 import { getConfig } from '../config.ts';
-import { asService, type Tx } from '../db.ts';
+import { asService, inline, sendWithCommit, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
-import { dispatchQueuedSms } from '../sms.ts';
+import { dispatchQueuedSmsSoon } from '../sms.ts';
 import { payments } from './index.ts';
 import { chargeMismatch, type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';
@@ -160,13 +160,38 @@ async function flag(
   return { kind: 'flagged', reason };
 }
 
-/** Which user a transfer into a dedicated virtual account belongs to. */
-async function virtualAccountOwner(tx: Tx, d: Data): Promise<string | null> {
-  const number = str(obj(d.authorization).receiver_bank_account_number) ??
+/** What a deposit keeps of the event (shown in the transaction's details). */
+const depositMetadata = (d: Data) => ({
+  sender_name: str(obj(d.authorization).sender_name),
+  provider_reference: str(d.reference),
+});
+
+/**
+ * A charge.success into a virtual account with everything the credit needs, or null: such an
+ * event is applied in one statement (handlePaymentsEvent); any other goes through apply().
+ */
+function knownDeposit(e: PaymentsEvent) {
+  if (e.event !== 'charge.success') return null;
+  const d = e.data as Data;
+  const amount = kobo(d.amount);
+  const chargeId = str(d.id) ?? str(d.reference);
+  const accountNumber = receiverAccountNumber(d);
+  const success = !str(d.status) || d.status === 'success';
+  if (d.channel !== 'dedicated_nuban' || amount === null || !success || !chargeId || !accountNumber) return null;
+  return { amount, chargeId, accountNumber, metadata: depositMetadata(d) };
+}
+
+/** The dedicated account a transfer was paid into, as the event names it. */
+const receiverAccountNumber = (d: Data) =>
+  str(obj(d.authorization).receiver_bank_account_number) ??
     str(obj(d.metadata).receiver_account_number) ??
     str(obj(d.dedicated_account).account_number);
+
+/** Which user a transfer into a dedicated virtual account belongs to. */
+async function virtualAccountOwner(tx: Tx, d: Data): Promise<string | null> {
+  const number = receiverAccountNumber(d);
   if (number) {
-    const [row] = await tx<
+    const [row] = await inline(tx)<
       { user_id: string }[]
     >`select user_id from public.virtual_accounts where account_number = ${number}`;
     if (row) return row.user_id;
@@ -320,15 +345,15 @@ async function chargeSuccess(
   if (str(d.status) && d.status !== 'success') return { kind: 'ignored', reason: 'not_success' };
 
   if (d.channel === 'dedicated_nuban') {
+    const chargeId = str(d.id) ?? str(d.reference);
+    const metadata = depositMetadata(d);
     const userId = await virtualAccountOwner(tx, d);
     if (!userId) return flag(tx, 'unknown_virtual_account', e, { received: amount });
-    const chargeId = str(d.id) ?? str(d.reference);
     if (!chargeId) return flag(tx, 'missing_charge_id', e, { received: amount });
     // credited to the wallet, and an escrow waiting for this payer's bank transfer funded if it now can be
-    const metadata = { sender_name: str(obj(d.authorization).sender_name), provider_reference: str(d.reference) };
     const result = outcomeOf(
-      await tx<{ outcome: BankTransferResult }[]>`
-      select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId}, ${tx.json(metadata)})
+      await inline(tx)<{ outcome: BankTransferResult }[]>`
+      select private.bank_transfer_received(${userId}, ${amount}, ${provider}, ${chargeId}, ${metadata}::jsonb)
         as outcome`,
     );
     return { kind: 'bank_transfer', result };
@@ -434,27 +459,55 @@ export async function handlePaymentsEvent(
     // before the transaction: a disagreeing charge is checked with the provider over HTTP
     const check = await checkCharge(e, key);
     const outcome = await asService(async (tx) => {
-      const inserted = await tx`
-        insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
-        values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, 'processing')
-        on conflict do nothing returning event_key`;
-      if (inserted.length === 0) return { kind: 'duplicate' } as const;
-      const result = await apply(tx, e, provider, check);
-      await tx`
-        update private.webhook_inbox set outcome = ${outcomeText(result)}
-         where provider = 'payments' and event_key = ${key}`;
+      // the statements of every event are written with inline: no Describe round trip each
+      const deposit = knownDeposit(e);
+      let result: WebhookOutcome;
+      if (deposit) {
+        // the most frequent event, a transfer into a virtual account, in one statement: recorded in
+        // the inbox and, when new and the account is known by number, credited
+        const [row] = await inline(tx)<{ fresh: boolean; credited: boolean; outcome: BankTransferResult }[]>`
+          with fresh as (
+            insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+            values ('payments', ${key}, ${e.event}, ${e}, 'processing')
+            on conflict do nothing returning event_key),
+          credit as (
+            select private.bank_transfer_received(v.user_id, ${deposit.amount}, ${provider}, ${deposit.chargeId},
+                                                  ${deposit.metadata}::jsonb) as outcome
+              from public.virtual_accounts v
+             where v.account_number = ${deposit.accountNumber} and exists (select 1 from fresh))
+          select exists (select 1 from fresh) as fresh, exists (select 1 from credit) as credited,
+                 (select outcome from credit) as outcome`;
+        if (!row?.fresh) return { kind: 'duplicate' } as const;
+        // not known by number: looked up by customer code, or flagged, as any other event
+        result = row.credited ? { kind: 'bank_transfer', result: row.outcome } : await apply(tx, e, provider, check);
+      } else {
+        const inserted = await inline(tx)`
+          insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+          values ('payments', ${key}, ${e.event}, ${e}, 'processing')
+          on conflict do nothing returning event_key`;
+        if (inserted.length === 0) return { kind: 'duplicate' } as const;
+        result = await apply(tx, e, provider, check);
+      }
+      // recorded with the commit: sent together with COMMIT, a failure fails the transaction
+      sendWithCommit(
+        tx,
+        inline(tx)`update private.webhook_inbox set outcome = ${outcomeText(result)}
+                    where provider = 'payments' and event_key = ${key}`,
+      );
       return result;
     });
     log.info('webhook.payments', {
-      event: e.event,
+      event_type: e.event,
       event_key: key,
       outcome: outcomeText(outcome),
       request_id: requestId,
     });
-    if (queuedSms(outcome)) await afterCommit('sms.dispatch', () => dispatchQueuedSms());
+    // the SMS the event queued go out after the answer: the provider waits for nothing but the
+    // commit, and the job sends whatever this leaves unsent
+    if (queuedSms(outcome)) afterResponse('sms.dispatch', () => dispatchQueuedSmsSoon());
   } catch (err) {
     log.error('webhook.payments_failed', {
-      event: e.event,
+      event_type: e.event,
       event_key: key,
       request_id: requestId,
       error: errorMessage(err),

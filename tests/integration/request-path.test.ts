@@ -191,3 +191,26 @@ describe('pipelined reads under load', () => {
     expect(new Set(wallets).size).toBe(1);
   });
 });
+
+describe('a statement sent with the commit', () => {
+  it('commits with the transaction, and its failure fails the transaction with its own error', async () => {
+    const { sendWithCommit } = await import('../../shared/db.ts');
+    const key = `with-commit-${crypto.randomUUID()}`;
+    const out = await asService(async (tx) => {
+      sendWithCommit(
+        tx,
+        tx`insert into private.webhook_failures (provider, event_key, event_type, payload, error)
+           values ('payments', ${key}, 'test', '{}'::jsonb, 'sent with the commit')`,
+      );
+      return 'ok';
+    });
+    expect(out).toBe('ok');
+    const [row] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.webhook_failures where event_key = ${key}`;
+    expect(row?.n).toBe(1);
+    await expect(asService(async (tx) => {
+      sendWithCommit(tx, tx`select 1 / 0`);
+      return 'ok';
+    })).rejects.toMatchObject({ code: '22012' });
+  });
+});
