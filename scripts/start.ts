@@ -10,6 +10,23 @@ import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/l
 import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
+import { log } from '../shared/log.ts';
+
+// postgres.js 3.4.9 under Deno throws from a timer when Postgres closes a connection (a restart, a
+// terminated backend) while a write is queued on it: a TypeError in connection.js nextWrite,
+// outside any request (porsager/postgres#1154 and #1208, denoland/deno#34667), which would end the
+// whole server. The query it belonged to has already failed with CONNECTION_CLOSED, and the pool
+// opens a new connection for the next one, so the server logs it and carries on.
+globalThis.addEventListener('error', (e) => {
+  const err = e.error;
+  if (
+    err instanceof TypeError && /reading 'write'/.test(err.message) &&
+    /postgres\/src\/connection\.js/.test(err.stack ?? '')
+  ) {
+    e.preventDefault();
+    log.warn('db.write_after_close', { error: err.message });
+  }
+});
 
 class StartError extends Error {}
 
