@@ -3,16 +3,20 @@
 //   deno run --allow-all scripts/bench-stories.ts [--faults]
 //
 // Options (environment): BENCH_STORY_USERS (32), BENCH_STORY_SECONDS (60; at least 50 with
-// --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_FAULTS (with --faults: which ones, comma-separated;
-// default all: webhooks,postgres,provider-500,provider-timeout), BENCH_HTTP_PORT (54591; the
-// Paystack fake takes + 2, the KYC fake + 3), BENCH_PG_PORT (54592). Exits 1 when anything was unexpected, an invariant is
-// broken, or something was lost, doubled or (with --faults) left pending.
+// --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_FAULTS (with --faults: which ones,
+// comma-separated; default all: webhooks,postgres,provider-500,provider-timeout), BENCH_HTTP_PORT
+// (54591; the Paystack fake takes + 2, the KYC fake + 3), BENCH_PG_PORT (54592).
+//
+// Exits 1 when the run did not pass (storiesPassed): anything unexpected, an answer that was a
+// 500 or none at all, a broken invariant, something lost or doubled, or (with --faults) a payment
+// still pending after reconciliation.
 import { startStack, TEST_JOBS_SECRET } from '../tests/support/stack.ts';
 import {
   FAULT_KINDS,
   type FaultKind,
   printStoryReport,
   runStories,
+  stackCpu,
   stackFaults,
   storiesPassed,
 } from './lib/stories.ts';
@@ -51,6 +55,7 @@ try {
     cardShare,
     faults: controls,
     faultKinds,
+    cpu: stackCpu(stack, pgPort),
     log: (line) => console.log(line),
   });
   printStoryReport(report);

@@ -34,6 +34,7 @@
 // explicit times (reconciliation of what was left pending: 31 minutes on, then 25 hours on, when an
 // unpaid charge counts as abandoned), and the report says what each fault did to the answers and
 // whether anything was lost or doubled.
+import process from 'node:process';
 import postgres from 'postgres';
 import {
   type Disagreement,
@@ -84,6 +85,8 @@ export interface StoryOptions {
   /** share of the stories funded by card rather than from the wallet (0.25) */
   cardShare?: number;
   faults?: FaultControls;
+  /** CPU seconds used so far by the processes to report on (stackCpu gives the stack's), by name */
+  cpu?: Record<string, () => number>;
   /** which faults to inject (default all): 'webhooks', 'postgres', 'provider-500', 'provider-timeout' */
   faultKinds?: FaultKind[];
   log: (line: string) => void;
@@ -154,6 +157,8 @@ export interface StoryReport {
   /** answers by kind: ok (2xx), clear (an error envelope with a message, not a 500), internal (500), unclear */
   answers: { ok: number; clear: number; internal: number; unclear: number };
   requests: number;
+  /** CPU seconds used during the stories (the drain included) by this driver and the processes named in options */
+  cpu: Record<string, number>;
   money: { client: Record<string, number>; clientTotal: number; ledger: Record<string, number>; ledgerTotal: number };
   /** what was unexpected: kind -> count, and the first few in full */
   errors: { total: number; byKind: Record<string, number>; samples: string[] };
@@ -279,6 +284,8 @@ interface Account {
 }
 
 interface CallOptions {
+  /** the name the answer is counted under (the operation's, unless a story step needs its own) */
+  label?: string;
   token?: string;
   body?: unknown;
   query?: Record<string, string | number | boolean>;
@@ -315,7 +322,7 @@ class Client {
       const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       a = { status: 0, body: why, ...judge(0, why), replayed: false };
     }
-    this.tally.answer(op, t, performance.now() - started, a);
+    this.tally.answer(opts.label ?? op, t, performance.now() - started, a);
     return a;
   }
 
@@ -497,7 +504,11 @@ async function story(s: RunState, buyer: Account): Promise<void> {
     const charge = expectOk(
       s,
       'escrow-fund (card)',
-      await client.send('escrow-fund', { token: buyer.token, body: { escrow_id: escrowId, method: 'card' } }),
+      await client.send('escrow-fund', {
+        label: 'escrow-fund (card)',
+        token: buyer.token,
+        body: { escrow_id: escrowId, method: 'card' },
+      }),
     );
     await payAndWait(
       s,
@@ -526,7 +537,11 @@ async function story(s: RunState, buyer: Account): Promise<void> {
     const funded = expectOk(
       s,
       'escrow-fund (wallet)',
-      await client.send('escrow-fund', { token: buyer.token, body: { escrow_id: escrowId, method: 'wallet' } }),
+      await client.send('escrow-fund', {
+        label: 'escrow-fund (wallet)',
+        token: buyer.token,
+        body: { escrow_id: escrowId, method: 'wallet' },
+      }),
     );
     see(s, escrowId, 'active', 'escrow-fund (wallet)', funded.status);
     s.tally.bump(s.tally.money, 'escrow funding (wallet)');
@@ -872,6 +887,17 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     const users = accounts.map((a) => a.id);
 
     const [mark] = await sql<{ at: string }[]>`select now()::text as at`;
+    const cpuNow = () => {
+      const own = process.cpuUsage();
+      const out: Record<string, number> = { 'load driver': (own.user + own.system) / 1e6 };
+      for (const [name, read] of Object.entries(opts.cpu ?? {})) {
+        try {
+          out[name] = read();
+        } catch { /* a process that is gone is left out */ }
+      }
+      return out;
+    };
+    const cpuBefore = cpuNow();
     const tally = new Tally();
     const state: RunState = {
       tally,
@@ -941,6 +967,11 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
       }
     }));
     const elapsed = tally.now();
+    const cpuAfter = cpuNow();
+    const cpu: Record<string, number> = {};
+    for (const [name, v] of Object.entries(cpuAfter)) {
+      if (name in cpuBefore) cpu[name] = v - (cpuBefore[name] as number);
+    }
     clearInterval(progress);
     for (const t of timers) clearTimeout(t);
     log(`stories: done at t=${elapsed.toFixed(1)}s (stories in flight at ${deadline} s finished)`);
@@ -994,6 +1025,7 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
       messages: Object.fromEntries([...tally.messages].sort((a, b) => b[1] - a[1])),
       answers: { ...tally.answers },
       requests: tally.requests,
+      cpu,
       money: {
         client: obj(tally.money),
         clientTotal: tally.moneyCount,
@@ -1011,10 +1043,15 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
   }
 }
 
-/** Whether the run passed: no error, no broken invariant, nothing lost or doubled, nothing left pending. */
+/**
+ * Whether the run passed: nothing unexpected (without faults: every answer a success), every
+ * answer a success or a clear error (no 500, nothing unanswered), no broken invariant, nothing
+ * lost or doubled, and, after a faults run's reconciliation, nothing left pending.
+ */
 export function storiesPassed(r: StoryReport): boolean {
   const c = r.checks;
-  return r.errors.total === 0 && c.ledgerViolations === 0 && c.transactions.length === 0 &&
+  return r.errors.total === 0 && r.answers.internal === 0 && r.answers.unclear === 0 &&
+    (r.faults || r.answers.clear === 0) && c.ledgerViolations === 0 && c.transactions.length === 0 &&
     c.escrows.length === 0 && c.doubled.length === 0 && c.lost.length === 0 && c.unpaidCredits.length === 0 &&
     (!r.faults || c.pendingLeft === 0);
 }
@@ -1047,6 +1084,12 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
     `  requests            ${r.requests} (${
       (r.requests / r.elapsed).toFixed(0)
     }/s): ok ${r.answers.ok}, clear errors ${r.answers.clear}, 500 internal ${r.answers.internal}, unclear ${r.answers.unclear}`,
+  );
+  print(
+    `  CPU                 ${
+      Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(1)} s (${(100 * v / r.elapsed).toFixed(0)}% of a core)`)
+        .join(', ')
+    }`,
   );
   print('  per step (each request; status counts)');
   for (const [op, p] of Object.entries(r.steps)) {
@@ -1095,6 +1138,39 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
     for (const d of c.webhookFaults.duplicated) print(`    sent twice: ${d}`);
     for (const d of c.webhookFaults.dropped) print(`    never sent: ${d}`);
   }
+}
+
+// ---- a test stack's processes ---------------------------------------------------------------
+
+/** CPU seconds (user + system) of a process, and of the children it has waited for, from /proc. */
+function cpuOf(pid: number, withChildren = false): number {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(') ')[1]?.split(' ') ?? [];
+  // utime, stime, cutime, cstime in clock ticks (USER_HZ 100)
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (withChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
+}
+
+/**
+ * CPU readers for a stack started by tests/support/stack.ts: the functions server (one Deno
+ * process) and PostgreSQL (the postmaster and its backends, those gone included).
+ */
+export function stackCpu(stack: { serverPid: number }, pgPort: number): Record<string, () => number> {
+  const dataDir = `${root}.data/test-postgres-${pgPort}`;
+  return {
+    'functions server': () => cpuOf(stack.serverPid),
+    postgres: () => {
+      const postmaster = Number(Deno.readTextFileSync(`${dataDir}/postmaster.pid`).split('\n')[0]);
+      let total = cpuOf(postmaster, true);
+      for (const entry of Deno.readDirSync('/proc')) {
+        if (!/^\d+$/.test(entry.name)) continue;
+        try {
+          const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+          if (Number(stat.split(') ')[1]?.split(' ')[1]) === postmaster) total += cpuOf(Number(entry.name));
+        } catch { /* gone meanwhile */ }
+      }
+      return total;
+    },
+  };
 }
 
 // ---- faults on a test stack ----------------------------------------------------------------
