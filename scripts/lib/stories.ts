@@ -68,6 +68,8 @@ export interface FaultControls {
   webhookFaultReport(): Promise<{ duplicated: WebhookFaulted[]; dropped: WebhookFaulted[] }>;
   /** Puts back what the faults left (a PostgreSQL this started is stopped); call before stopping the stack. */
   cleanup(): Promise<void>;
+  /** Whether the functions server's process still runs (a fault could end it); the timeline says when it did not. */
+  serverAlive?(): boolean;
 }
 
 export interface StoryOptions {
@@ -165,6 +167,8 @@ export interface StoryReport {
   timeline: { at: number; what: string }[];
   windows: FaultWindow[];
   settle: SettleStep[];
+  /** why reconciliation could not run, when it could not */
+  settleError?: string;
   checks: StoryChecks;
 }
 
@@ -939,8 +943,13 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
       }
     }
 
+    let serverGone = false;
     const progress = setInterval(() => {
       const t = tally.now();
+      if (!serverGone && opts.faults?.serverAlive && !opts.faults.serverAlive()) {
+        serverGone = true;
+        note('the functions server process has exited (see its log)');
+      }
       log(
         `  [t=${t.toFixed(0)}s] stories ${tally.storiesCompleted} completed (${
           (tally.storiesCompleted / t).toFixed(1)
@@ -970,7 +979,9 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     const cpuAfter = cpuNow();
     const cpu: Record<string, number> = {};
     for (const [name, v] of Object.entries(cpuAfter)) {
-      if (name in cpuBefore) cpu[name] = v - (cpuBefore[name] as number);
+      // left out when it is not the process measured first (a PostgreSQL started again)
+      const used = v - (cpuBefore[name] ?? Infinity);
+      if (used >= 0) cpu[name] = used;
     }
     clearInterval(progress);
     for (const t of timers) clearTimeout(t);
@@ -983,18 +994,25 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     }
 
     const settle: SettleStep[] = [];
+    let settleError: string | undefined;
     let faulted: { duplicated: WebhookFaulted[]; dropped: WebhookFaulted[] } | undefined;
     if (opts.faults) {
       faulted = await opts.faults.webhookFaultReport();
       // reconciliation asks Paystack about movements pending over 30 minutes; an unpaid charge is
       // abandoned after 24 hours (shared/reconcile.ts). The second run also ends the inspection of
       // escrows whose story stopped after delivery (released by the job, as a day later).
-      for (const minutes of [31, 25 * 60]) {
-        const step = await settleAt(opts, sql, users, minutes);
-        settle.push(step);
-        log(
-          `settle: job at ${step.now} (${step.runs} runs): pending ${step.pendingBefore} -> ${step.pendingAfter}, credited ${step.credited}, failed ${step.failed}`,
-        );
+      try {
+        for (const minutes of [31, 25 * 60]) {
+          const step = await settleAt(opts, sql, users, minutes);
+          settle.push(step);
+          log(
+            `settle: job at ${step.now} (${step.runs} runs): pending ${step.pendingBefore} -> ${step.pendingAfter}, credited ${step.credited}, failed ${step.failed}`,
+          );
+        }
+      } catch (err) {
+        // the books are still checked: what reconciliation would have settled shows as pending
+        settleError = err instanceof Error ? `${err.message}${err.cause ? ` (${err.cause})` : ''}` : String(err);
+        log(`settle: the job could not run: ${settleError}`);
       }
     }
 
@@ -1036,6 +1054,7 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
       timeline,
       windows: faultWindows,
       settle,
+      settleError,
       checks,
     };
   } finally {
@@ -1117,6 +1136,7 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
       if (top.length > 0) print(`    not 2xx: ${top.map(([k, v]) => `${k} x${v}`).join(', ')}`);
     }
   }
+  if (r.settleError) print(`  reconciliation      could not run: ${r.settleError}`);
   for (const s of r.settle) {
     print(
       `  reconciliation      job at ${s.now}: pending ${s.pendingBefore} -> ${s.pendingAfter} (credited ${s.credited}, failed ${s.failed}, ${s.runs} runs)`,
@@ -1191,7 +1211,7 @@ async function run(cmd: string, args: string[]): Promise<{ ok: boolean; code: nu
  * PostgreSQL started again is no longer scripts/start.ts's child, so cleanup() stops it, and the
  * stack's own stop then waits for a process that is already gone (its 15 s limit).
  */
-export function stackFaults(stack: { fakePaystackUrl: string }, pgPort: number): FaultControls {
+export function stackFaults(stack: { fakePaystackUrl: string; serverPid: number }, pgPort: number): FaultControls {
   const dataDir = `${root}.data/test-postgres-${pgPort}`;
   const asPostgres = Deno.uid() === 0;
   const pgCtl = (args: string[]) =>
@@ -1225,6 +1245,14 @@ export function stackFaults(stack: { fakePaystackUrl: string }, pgPort: number):
     providerOutage: (mode, seconds) => control('/outage', { mode, seconds }).then(() => {}),
     webhookFaults: (f) => control('/webhook-faults', f).then(() => {}),
     webhookFaultReport: () => control('/webhook-faults'),
+    serverAlive: () => {
+      try {
+        // a process that exited but was not reaped yet is a zombie (state Z)
+        return Deno.readTextFileSync(`/proc/${stack.serverPid}/stat`).split(') ')[1]?.[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    },
     async cleanup() {
       await control('/outage', { mode: 'none' }).catch(() => {});
       if (restarted) await stop().catch(() => {});
