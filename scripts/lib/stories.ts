@@ -22,6 +22,13 @@
 // server did not take (non-200) is delivered again, as Paystack redelivers. A story that meets
 // any other refusal stops there, and its user starts the next one.
 //
+// Every answer is judged as a client would: ok (2xx in the envelope), a clear error (the error
+// envelope with a message and any status but 500: a 409, a 503 "provider unavailable" or
+// "database unavailable"), internal (the bare 500 "Internal error") or unclear (no envelope, no
+// answer). Errors are what should not happen: without faults any answer but a success; with faults
+// a 500 or no usable answer after the resends, a success in the wrong state, a payment taken and
+// not applied.
+//
 // Money operations are the requests and webhooks that post to the ledger: the escrow funding
 // (escrow-fund from the wallet, or the charge.success of an escrow card charge), the top-up's
 // charge.success, and the release; counted once each, when the client saw its effect. The ledger's
