@@ -166,6 +166,8 @@ export interface StoryReport {
   /** answers by kind: ok (2xx), clear (an error envelope with a message, not a 500), internal (500), unclear */
   answers: { ok: number; clear: number; internal: number; unclear: number };
   requests: number;
+  /** answers replayed from the idempotency store (Idempotent-Replayed) */
+  replays: number;
   /** CPU seconds used during the stories (the drain included) by this driver and the processes named in options */
   cpu: Record<string, number>;
   money: { client: Record<string, number>; clientTotal: number; ledger: Record<string, number>; ledgerTotal: number };
@@ -191,6 +193,8 @@ interface Sent {
 class Tally {
   readonly started = performance.now();
   requests = 0;
+  /** answers replayed from the idempotency store (a resend whose first attempt had done it) */
+  replays = 0;
   readonly statuses = new Map<string, Map<number, number>>();
   readonly latencies = new Map<string, number[]>();
   readonly messages = new Map<string, number>();
@@ -219,6 +223,7 @@ class Tally {
     if (!l) this.latencies.set(op, l = []);
     l.push(ms);
     this.answers[a.kind]++;
+    if (a.replayed) this.replays++;
     this.sent.push({ t, op, status: a.status });
     if (a.kind !== 'ok') this.bump(this.messages, `${op} ${a.status} ${a.message}`);
   }
@@ -653,7 +658,8 @@ interface Planned {
   /** share of the run's length at which it starts */
   at: number;
   name: string;
-  run: (f: FaultControls, mark: (what: string) => void) => Promise<{ from: number; to: number }>;
+  /** does it, saying what when; answers when it lasted, if it is a window of the run */
+  run: (f: FaultControls, mark: (what: string) => void) => Promise<{ from: number; to: number } | null>;
 }
 
 /** Seconds Postgres stays down; seconds of each Paystack outage. */
@@ -671,10 +677,11 @@ function faultPlan(tally: Tally): Planned[] {
       kind: 'webhooks',
       at: 5 / 60,
       name: 'webhooks duplicated and dropped',
+      // no window: what became of those webhooks is checked afterwards (StoryChecks.webhookFaults)
       run: async (f, mark) => {
         await f.webhookFaults({ duplicate: 3, drop: 2 });
         mark('Paystack fake: the next 2 webhooks are dropped, the 3 after them sent twice');
-        return { from: tally.now(), to: tally.now() };
+        return null;
       },
     },
     {
@@ -719,19 +726,25 @@ function faultPlan(tally: Tally): Planned[] {
   ];
 }
 
-/** What the requests sent during a fault got, and what stands out. */
-function describeWindow(tally: Tally, name: string, from: number, to: number): FaultWindow {
+/**
+ * What the requests sent during a fault got, and what stands out: when the first request sent
+ * after it succeeded, and how the requests sent after it (until `until`: 10 s on, or the next
+ * fault) fared.
+ */
+function describeWindow(tally: Tally, name: string, from: number, to: number, until: number): FaultWindow {
   const answers = new Map<string, number>();
-  for (const r of tally.sent) if (r.t >= from && r.t <= to) tally.bump(answers, `${r.op} ${r.status}`);
-  const observed: string[] = [];
   const inWindow = tally.sent.filter((r) => r.t >= from && r.t <= to);
-  const failed = inWindow.filter((r) => r.status === 0 || r.status >= 500).length;
-  observed.push(`${inWindow.length} requests sent, ${failed} answered 5xx or not at all`);
+  for (const r of inWindow) tally.bump(answers, `${r.op} ${r.status}`);
+  const failed = (rs: Sent[]) => rs.filter((r) => r.status === 0 || r.status >= 500).length;
+  const observed = [`${inWindow.length} requests sent, ${failed(inWindow)} answered 5xx or not at all`];
   const firstOk = tally.sent.find((r) => r.t > to && r.status >= 200 && r.status < 300);
   if (firstOk) observed.push(`first success sent after it: ${firstOk.op}, sent at +${(firstOk.t - to).toFixed(2)} s`);
-  const next = tally.sent.filter((r) => r.t > to && r.t <= to + 10);
-  const nextFailed = next.filter((r) => r.status === 0 || r.status >= 500).length;
-  observed.push(`in the 10 s after it: ${next.length} requests sent, ${nextFailed} answered 5xx or not at all`);
+  const next = tally.sent.filter((r) => r.t > to && r.t <= until);
+  observed.push(
+    `in the ${(until - to).toFixed(0)} s after it: ${next.length} requests sent, ${
+      failed(next)
+    } answered 5xx or not at all`,
+  );
   return { name, from, to, answers: Object.fromEntries([...answers].sort((a, b) => b[1] - a[1])), observed };
 }
 
@@ -994,11 +1007,15 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     for (const t of timers) clearTimeout(t);
     log(`stories: done at t=${elapsed.toFixed(1)}s (stories in flight at ${deadline} s finished)`);
 
-    const faultWindows: FaultWindow[] = [];
+    const spans: { name: string; from: number; to: number }[] = [];
     for (const w of fired) {
       const span = await w.span;
-      if (span && span.to > span.from) faultWindows.push(describeWindow(tally, w.name, span.from, span.to));
+      if (span) spans.push({ name: w.name, ...span });
     }
+    const faultWindows = spans.map((w) => {
+      const nextFault = Math.min(...spans.filter((o) => o.from >= w.to).map((o) => o.from));
+      return describeWindow(tally, w.name, w.from, w.to, Math.min(w.to + 10, nextFault, elapsed));
+    });
 
     const settle: SettleStep[] = [];
     let settleError: string | undefined;
@@ -1050,6 +1067,7 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
       messages: Object.fromEntries([...tally.messages].sort((a, b) => b[1] - a[1])),
       answers: { ...tally.answers },
       requests: tally.requests,
+      replays: tally.replays,
       cpu,
       money: {
         client: obj(tally.money),
@@ -1109,7 +1127,7 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
   print(
     `  requests            ${r.requests} (${
       (r.requests / r.elapsed).toFixed(0)
-    }/s): ok ${r.answers.ok}, clear errors ${r.answers.clear}, 500 internal ${r.answers.internal}, unclear ${r.answers.unclear}`,
+    }/s): ok ${r.answers.ok}, clear errors ${r.answers.clear}, 500 internal ${r.answers.internal}, unclear ${r.answers.unclear}; ${r.replays} replayed by Idempotency-Key`,
   );
   print(
     `  CPU                 ${
