@@ -10,6 +10,33 @@ import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/l
 import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
 import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
+import { log } from '../shared/log.ts';
+
+// postgres.js 3.4.9 under Deno throws from a timer when Postgres closes a connection (a restart, a
+// terminated backend) while a write is queued on it: a TypeError in connection.js nextWrite,
+// outside any request (porsager/postgres#1154 and #1208, denoland/deno#34667), which would end the
+// whole server. The query it belonged to has already failed with CONNECTION_CLOSED. The connection
+// it came from is left unable to send (its write timer is never cleared, so its later writes, the
+// next start-up message included, are never flushed: every reconnection waits out connect_timeout),
+// so the pool is replaced: requests under way finish on the old one (5 s at most), new ones get
+// fresh connections.
+let poolReplacedAt = 0;
+globalThis.addEventListener('error', (e) => {
+  const err = e.error;
+  if (
+    err instanceof TypeError && /reading 'write'/.test(err.message) &&
+    /postgres\/src\/connection\.js/.test(err.stack ?? '')
+  ) {
+    e.preventDefault();
+    const replace = Date.now() - poolReplacedAt > 1_000;
+    log.warn('db.write_after_close', { error: err.message, pool_replaced: replace });
+    if (replace) {
+      poolReplacedAt = Date.now();
+      // imported when needed, as at shutdown below
+      void import('../shared/db.ts').then(({ closeDb }) => closeDb()).catch(() => {});
+    }
+  }
+});
 
 class StartError extends Error {}
 

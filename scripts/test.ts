@@ -54,6 +54,7 @@ steps.push({
     'tests/fakes/paystack.ts',
     'scripts/bench.ts',
     'scripts/bench-abuse.ts',
+    'scripts/bench-stories.ts',
     'scripts/gen-escrow-states.ts',
     'scripts/gen-schema.ts',
     'scripts/deploy-check.ts',

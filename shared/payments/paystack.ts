@@ -10,9 +10,13 @@ interface Envelope<T> {
   data: T;
 }
 
+/** How long a call waits for Paystack's answer before its outcome is unknown ('unavailable'). */
+const DEFAULT_TIMEOUT_MS = 15_000;
+
 export function paystackProvider(
-  opts: { baseUrl: string; secretKey: string; preferredBank?: string },
+  opts: { baseUrl: string; secretKey: string; preferredBank?: string; timeoutMs?: number },
 ): PaymentsProvider {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
@@ -24,7 +28,7 @@ export function paystackProvider(
           Accept: 'application/json',
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
       throw new ProviderError('unavailable', `paystack unreachable: ${errorMessage(err)}`);

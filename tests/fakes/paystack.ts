@@ -7,7 +7,16 @@
 //   GET  /_fake/requests?path=/transfer        requests received (method, path, body, auth header)
 //   POST /_fake/accounts {bank_code, account_number, account_name}   what /bank/resolve knows
 //   POST /_fake/fail {match, mode}   make calls fail: match = {path, field, value} (a body/query
-//        field equal to value); mode = 'refuse' (400 status:false) or 'unavailable' (500)
+//        field equal to value); mode = 'refuse' (400 status:false), 'unavailable' (500) or 'timeout'
+//        (no answer until the caller gives up, at most 60 s)
+//   POST /_fake/outage {mode: 'unavailable'|'timeout', seconds}   for that long every API call fails
+//        that way, whatever it asks (load runs: a provider outage); mode 'none' ends it early
+//   POST /_fake/webhook-faults {duplicate?, drop?}   the next `duplicate` webhooks are sent twice
+//        (the same bytes, one after the other), the next `drop` ones never ({responses: []})
+//   GET  /_fake/webhook-faults   what those faults did: {duplicated: [...], dropped: [...]}, each
+//        {event, reference, at}, and how many are still to come
+//   GET  /_fake/charges   every charge we were asked for: {reference, amount, status} (status null:
+//        nobody paid it yet; verify answers 'abandoned')
 //   POST /_fake/deliver {event, data, times?, concurrent?, signature?}  send a webhook
 //        (times copies of the same bytes, all at once when concurrent) -> {responses: [{status, body}]}
 //   POST /_fake/charge-success {reference, amount?, currency?}   charge.success for a charge we were
@@ -32,11 +41,12 @@ interface Recorded {
   authorization: string | null;
   at: string;
 }
+type FailMode = 'refuse' | 'unavailable' | 'timeout';
 interface FailRule {
   path: string;
   field: string;
   value: string;
-  mode: 'refuse' | 'unavailable';
+  mode: FailMode;
 }
 
 const requests: Recorded[] = [];
@@ -61,6 +71,16 @@ const recipients = new Map<string, { account_number: string; bank_code: string; 
 const assignments = new Map<string, Json>(); // email -> assign request
 const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
 const fails: FailRule[] = [];
+/** A provider outage (POST /_fake/outage): every API call fails in `mode` until `until` (ms). */
+let outage: { mode: 'unavailable' | 'timeout'; until: number } | null = null;
+/** Webhook faults still to apply (POST /_fake/webhook-faults), and what they did. */
+const webhookFaults = { duplicate: 0, drop: 0 };
+const webhookFaulted: { duplicated: WebhookFaulted[]; dropped: WebhookFaulted[] } = { duplicated: [], dropped: [] };
+interface WebhookFaulted {
+  event: string;
+  reference: string | null;
+  at: string;
+}
 let seq = 5_000_000;
 
 const json = (status: number, body: unknown) =>
@@ -85,6 +105,23 @@ async function deliver(
   data: Json,
   opts: { times?: number; concurrent?: boolean; signature?: string } = {},
 ) {
+  const faulted = () => ({
+    event,
+    reference: data.reference ? String(data.reference) : null,
+    at: new Date().toISOString(),
+  });
+  if (webhookFaults.drop > 0) {
+    // lost on the way: the server never hears of it (reconciliation must find it)
+    webhookFaults.drop--;
+    webhookFaulted.dropped.push(faulted());
+    return [];
+  }
+  let extra = 0;
+  if (webhookFaults.duplicate > 0) {
+    webhookFaults.duplicate--;
+    webhookFaulted.duplicated.push(faulted());
+    extra = 1;
+  }
   const body = JSON.stringify({ event, data });
   const signature = opts.signature ?? (await hmac512(webhookSecret, body));
   const send = async () => {
@@ -95,17 +132,35 @@ async function deliver(
     });
     return { status: res.status, body: await res.json().catch(() => null) };
   };
-  const times = Math.max(1, opts.times ?? 1);
+  const times = Math.max(1, opts.times ?? 1) + extra;
   if (opts.concurrent) return await Promise.all(Array.from({ length: times }, send));
   const out = [];
   for (let i = 0; i < times; i++) out.push(await send());
   return out;
 }
 
-function failure(path: string, fields: Json): Response | null {
-  const rule = fails.find((f) => f.path === path && String(fields[f.field]) === f.value);
-  if (!rule) return null;
-  return rule.mode === 'refuse'
+/**
+ * A 'timeout': no answer until the caller gives up (its connection closes), at most 60 s, longer
+ * than the adapter waits (shared/payments/paystack.ts). The call is not carried out.
+ */
+function hang(req: Request): Promise<Response> {
+  return new Promise((resolve) => {
+    const answer = () => {
+      clearTimeout(timer);
+      resolve(json(504, { status: false, message: 'the fake held this request' }));
+    };
+    const timer = setTimeout(answer, 60_000);
+    req.signal.addEventListener('abort', answer, { once: true });
+  });
+}
+
+function failure(req: Request, path: string, fields: Json): Response | Promise<Response> | null {
+  const mode = outage && Date.now() < outage.until
+    ? outage.mode
+    : fails.find((f) => f.path === path && String(fields[f.field]) === f.value)?.mode;
+  if (!mode) return null;
+  if (mode === 'timeout') return hang(req);
+  return mode === 'refuse'
     ? refuse(400, 'Declined by test rule')
     : json(500, { status: false, message: 'Internal server error' });
 }
@@ -152,7 +207,7 @@ async function api(req: Request, url: URL): Promise<Response> {
   });
   if (req.headers.get('authorization') !== `Bearer ${secretKey}`) return refuse(401, 'Invalid key');
   const b = body ?? {};
-  const injected = failure(path, { ...b, ...Object.fromEntries(url.searchParams) });
+  const injected = failure(req, path, { ...b, ...Object.fromEntries(url.searchParams) });
   if (injected) return injected;
 
   if (req.method === 'POST' && path === '/transaction/initialize') {
@@ -243,7 +298,7 @@ async function api(req: Request, url: URL): Promise<Response> {
     }
     const recipient = recipients.get(String(b.recipient ?? ''));
     if (!recipient) return refuse(404, 'Recipient specified is invalid');
-    const rfail = failure('/transfer', { account_number: recipient.account_number });
+    const rfail = failure(req, '/transfer', { account_number: recipient.account_number });
     if (rfail) return rfail;
     const id = ++seq;
     const t = {
@@ -326,9 +381,30 @@ async function control(req: Request, url: URL): Promise<Response> {
       path: String(m.path),
       field: String(m.field),
       value: String(m.value),
-      mode: b.mode === 'unavailable' ? 'unavailable' : 'refuse',
+      mode: b.mode === 'unavailable' || b.mode === 'timeout' ? b.mode : 'refuse',
     });
     return json(200, { ok: true });
+  }
+  if (path === '/outage') {
+    const seconds = Number(b.seconds);
+    if (b.mode === 'none') outage = null;
+    else if ((b.mode === 'unavailable' || b.mode === 'timeout') && seconds > 0) {
+      outage = { mode: b.mode, until: Date.now() + seconds * 1000 };
+    } else return json(400, { error: "mode ('unavailable', 'timeout' or 'none') and seconds > 0 are required" });
+    return json(200, { ok: true, until: outage ? new Date(outage.until).toISOString() : null });
+  }
+  if (path === '/webhook-faults') {
+    if (req.method === 'POST') {
+      webhookFaults.duplicate += Math.max(0, Math.floor(Number(b.duplicate ?? 0)));
+      webhookFaults.drop += Math.max(0, Math.floor(Number(b.drop ?? 0)));
+    }
+    return json(200, { ...webhookFaulted, pending: { ...webhookFaults } });
+  }
+  if (req.method === 'GET' && path === '/charges') {
+    return json(
+      200,
+      [...charges].map(([reference, c]) => ({ reference, amount: c.amount, status: c.status ?? null })),
+    );
   }
   if (path === '/deliver') {
     const responses = await deliver(String(b.event), b.data as Json, b as never);

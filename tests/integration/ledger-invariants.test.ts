@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
+import { escrowsDisagreeing, transactionsDisagreeing } from '../support/ledger-checks.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -25,34 +26,12 @@ async function walletBalance(userId: string): Promise<number> {
 }
 
 /**
- * The user's transactions, read as the ledger should see them: the wallet is what came in
- * (deposits, escrow refunds and releases) less what went out (withdrawals and escrow payouts not
- * failed, escrow funding from the wallet).
+ * The user's transactions, read as the ledger should see them (support/ledger-checks.ts): the
+ * wallet is what came in less what went out, and each movement has exactly the ledger transfers
+ * its status implies.
  */
 async function transactionsAgreeWithLedger(userId: string) {
-  const sql = testDb();
-  const [sums] = await sql<{ wallet: string }[]>`
-    select coalesce(sum(case
-      when category = 'deposit' and status = 'succeeded' then amount
-      when type in ('withdrawal', 'escrow_payout') and status in ('pending', 'succeeded') then -amount
-      when type = 'escrow_funding' and provider = 'wallet' and status = 'succeeded' then -amount
-      when type in ('escrow_refund', 'escrow_release') and status = 'succeeded' then amount
-      else 0 end), 0)::text as wallet
-      from public.transactions where user_id = ${userId}`;
-  expect(await walletBalance(userId)).toBe(Number(sums?.wallet));
-  // each movement has exactly the ledger transfers its status implies
-  const rows = await sql<{ id: string; type: string; status: string; transfers: number }[]>`
-    select t.id, t.type, t.status::text,
-           (select count(*)::int from private.ledger_transfers lt where lt.transaction_id = t.id) as transfers
-      from public.transactions t where t.user_id = ${userId}`;
-  for (const t of rows) {
-    const expected = t.type === 'withdrawal' || t.type === 'escrow_payout'
-      ? (t.status === 'failed' ? 2 : 1)
-      : t.status === 'succeeded'
-      ? 1
-      : 0;
-    expect(t.transfers, `${t.type} ${t.status} ${t.id}`).toBe(expected);
-  }
+  expect(await transactionsDisagreeing(testDb(), [userId])).toEqual([]);
 }
 
 async function fundedWallets(n: number, kobo: number): Promise<{ owners: string[]; accounts: number[] }> {
@@ -482,42 +461,10 @@ describe('a random storm through the real server', () => {
 });
 
 /**
- * Each escrow of the storm agrees with its disputes and its hold: the hold is the total charge
- * while the money is held (funded, disputed) and 0 once it is released or refunded; a settled
- * dispute closed the escrow the way its outcome says; at most one dispute is open.
+ * Each escrow of the storm agrees with its disputes and its hold (support/ledger-checks.ts): the
+ * hold is the total charge while the money is held (funded, disputed) and 0 once it is released or
+ * refunded; a settled dispute closed the escrow the way its outcome says; at most one dispute is open.
  */
 async function escrowsAgree(ids: string[]) {
-  const rows = await testDb()<
-    {
-      id: string;
-      status: string;
-      funded: boolean;
-      total_charge: string;
-      amount: string;
-      released_amount: string;
-      hold: string;
-      open_disputes: number;
-      resolved: { outcome: string; payee_amount: string | null }[];
-    }[]
-  >`
-    select e.id, e.status::text, e.funded_at is not null as funded, e.total_charge::text, e.amount::text, e.released_amount::text,
-           coalesce((select balance from private.ledger_accounts a where a.kind = 'escrow_hold' and a.owner_id = e.id), 0)::text as hold,
-           (select count(*)::int from public.disputes d where d.escrow_id = e.id and d.status in ('negotiation', 'escalated')) as open_disputes,
-           coalesce((select jsonb_agg(jsonb_build_object('outcome', d.outcome, 'payee_amount', d.payee_amount::text))
-                       from public.disputes d where d.escrow_id = e.id and d.status = 'resolved'), '[]'::jsonb) as resolved
-      from public.escrows e where e.id = any(${ids}::uuid[])`;
-  for (const e of rows) {
-    const what = JSON.stringify(e);
-    const holding = e.funded && ['active', 'funded', 'inspection', 'disputed'].includes(e.status);
-    expect(Number(e.hold), what).toBe(holding ? Number(e.total_charge) : 0);
-    expect(e.open_disputes, what).toBe(e.status === 'disputed' ? 1 : 0);
-    expect(e.resolved.length, what).toBeLessThanOrEqual(1);
-    const r = e.resolved[0];
-    if (r) {
-      expect(e.status, what).toBe(r.outcome === 'refund' ? 'refunded' : 'released');
-      expect(Number(e.released_amount), what).toBe(
-        r.outcome === 'release' ? Number(e.amount) : r.outcome === 'split' ? Number(r.payee_amount) : 0,
-      );
-    }
-  }
+  expect(await escrowsDisagreeing(testDb(), ids)).toEqual([]);
 }

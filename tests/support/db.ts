@@ -3,6 +3,7 @@
 import postgres from 'postgres';
 import { expect, inject } from 'vitest';
 import { renderSms, type SmsMessage } from '../../shared/messages.ts';
+import { LEDGER_HOLDS, ledgerInvariants } from './ledger-checks.ts';
 
 let sql: postgres.Sql | undefined;
 
@@ -131,14 +132,8 @@ export async function expectDenied(
 
 /**
  * The ledger's invariants over the whole database: balances sum to zero, every balance equals its
- * entries, every transfer balances, no wallet or hold is negative.
+ * entries, every transfer balances, no wallet or hold is negative (./ledger-checks.ts).
  */
 export async function expectLedgerInvariants(message?: string): Promise<void> {
-  const [row] = await testDb()<{ total: string; drift: number; unbalanced: number; negative: number }[]>`
-    select (select coalesce(sum(balance), 0) from private.ledger_accounts)::text as total,
-           (select count(*)::int from private.ledger_accounts a
-             where a.balance <> coalesce((select sum(e.amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
-           (select count(*)::int from (select transfer_id from private.ledger_entries group by transfer_id having sum(amount) <> 0) t) as unbalanced,
-           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold') and balance < 0) as negative`;
-  expect(row, message).toEqual({ total: '0', drift: 0, unbalanced: 0, negative: 0 });
+  expect(await ledgerInvariants(testDb()), message).toEqual(LEDGER_HOLDS);
 }

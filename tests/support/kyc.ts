@@ -3,17 +3,8 @@
 // re-evaluates the tier, notifies and queues the SMS). Enforcement is never switched off; suites
 // whose users move more than tier 0 allows call this for those users. tests/integration/kyc*.ts
 // go the whole way instead (kyc-start and identity-verify, with signed webhooks from the fakes).
-import { checksUpTo } from '../../shared/kyc/tiers.ts';
 import { testDb } from './db.ts';
+import { recordTier } from './kyc-record.ts';
 
 /** Records every check up to `tier` as passed (provider 'test'); answers the tier reached. */
-export async function raiseTier(userId: string, tier: number): Promise<number> {
-  const sql = testDb();
-  let reached = 0;
-  for (const check of checksUpTo(tier)) {
-    const [row] = await sql<{ result: { tier: number } }[]>`
-      select private.kyc_record(${userId}, ${check}, true, '{}'::text[], null, 'test', null, now()) as result`;
-    reached = row?.result.tier ?? reached;
-  }
-  return reached;
-}
+export const raiseTier = (userId: string, tier: number): Promise<number> => recordTier(testDb(), userId, tier);

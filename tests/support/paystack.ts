@@ -39,7 +39,8 @@ export const paystack = {
     ),
   registerAccount: (bank_code: string, account_number: string, account_name: string) =>
     control('/accounts', { bank_code, account_number, account_name }),
-  fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable') =>
+  /** Calls to path whose body or query field equals value fail: refused, a 500, or no answer (timeout). */
+  fail: (match: { path: string; field: string; value: string }, mode: 'refuse' | 'unavailable' | 'timeout') =>
     control('/fail', { match, mode }),
   deliver: (event: string, data: unknown, opts: DeliveryOptions = {}) =>
     control<Delivery>('/deliver', { event, data, ...opts }),
@@ -57,6 +58,8 @@ export const paystack = {
   chargeStatus: (reference: string, status: string, amount?: number, currency?: string) =>
     control('/charge-status', { reference, status, amount, currency }),
   transferStatus: (reference: string, status: string) => control('/transfer-status', { reference, status }),
+  /** Every charge the fake was asked for; status null until someone pays it. */
+  charges: () => control<{ reference: string; amount: number; status: string | null }[]>('/charges'),
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
 };

@@ -1,0 +1,68 @@
+// Whole escrow stories under load (scripts/lib/stories.ts), on a fresh stack of their own:
+//
+//   deno run --allow-all scripts/bench-stories.ts [--faults]
+//
+// Options (environment): BENCH_STORY_USERS (32), BENCH_STORY_SECONDS (60; at least 50 with
+// --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_FAULTS (with --faults: which ones,
+// comma-separated; default all: webhooks,postgres,provider-500,provider-timeout), BENCH_HTTP_PORT
+// (54591; the Paystack fake takes + 2, the KYC fake + 3), BENCH_PG_PORT (54592).
+//
+// Exits 1 when the run did not pass (storiesPassed): anything unexpected, an answer that was a
+// 500 or none at all, a broken invariant, something lost or doubled, or (with --faults) a payment
+// still pending after reconciliation.
+import { startStack, TEST_JOBS_SECRET } from '../tests/support/stack.ts';
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  printStoryReport,
+  runStories,
+  stackCpu,
+  stackFaults,
+  storiesPassed,
+} from './lib/stories.ts';
+
+const faults = Deno.args.includes('--faults');
+const faultKinds = (Deno.env.get('BENCH_FAULTS') ?? FAULT_KINDS.join(',')).split(',').filter(Boolean) as FaultKind[];
+for (const k of faultKinds) {
+  if (!(FAULT_KINDS as readonly string[]).includes(k)) {
+    console.error(`error: BENCH_FAULTS: unknown fault '${k}' (known: ${FAULT_KINDS.join(', ')})`);
+    Deno.exit(2);
+  }
+}
+const users = Number(Deno.env.get('BENCH_STORY_USERS') ?? 32);
+const seconds = Number(Deno.env.get('BENCH_STORY_SECONDS') ?? 60);
+const cardShare = Number(Deno.env.get('BENCH_STORY_CARD_SHARE') ?? 0.25);
+const httpPort = Number(Deno.env.get('BENCH_HTTP_PORT') ?? 54591);
+const pgPort = Number(Deno.env.get('BENCH_PG_PORT') ?? 54592);
+
+console.log(
+  `bench-stories: ${users} users, ${seconds} s${
+    faults ? ', faults' : ''
+  }; starting a fresh stack on ${httpPort}/${pgPort}`,
+);
+Deno.env.set('TEST_HTTP_PORT', String(httpPort));
+const stack = await startStack(httpPort, pgPort);
+const controls = faults ? stackFaults(stack, pgPort) : undefined;
+let passed = false;
+try {
+  const report = await runStories({
+    baseUrl: stack.baseUrl,
+    databaseUrl: stack.databaseUrl,
+    fakePaystackUrl: stack.fakePaystackUrl,
+    jobsSecret: TEST_JOBS_SECRET,
+    seconds,
+    users,
+    cardShare,
+    faults: controls,
+    faultKinds,
+    cpu: stackCpu(stack, pgPort),
+    log: (line) => console.log(line),
+  });
+  printStoryReport(report);
+  passed = storiesPassed(report);
+  console.log(`\n${passed ? 'PASS' : 'FAIL'}; the server's log: ${stack.logFile}`);
+} finally {
+  await controls?.cleanup();
+  await stack.stop();
+}
+if (!passed) Deno.exit(1);
