@@ -35,6 +35,9 @@ export function db(): Sql {
       prepare: false, // works through Supabase's transaction pooler
       max: config.DB_POOL_MAX,
       onnotice: () => {},
+      // after Postgres comes back (a restart, a failover), reconnect within a second or two: the
+      // default backoff grows with every failed attempt of the whole pool, up to 20 s
+      backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 2),
       connection: { application_name: 'escrow-functions', TimeZone: 'UTC' },
       types: {
         timestamptz: {
@@ -233,27 +236,6 @@ const serviceSetup: Setup = (session) =>
   `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true), ` +
   `set_config('escrow.payments_provider', ${text(getConfig().PAYMENTS_PROVIDER)}, true)`;
 
-/**
- * Sends BEGIN and the setup statement, without waiting for them. The promise settles when both
- * have answered; it records what the session check found. Its rejection is handled by the caller
- * after the callback's own queries (the first cause of a failure is reported, not the queries that
- * failed after it).
- */
-function open(c: Tx, setup: Setup): Promise<void> {
-  const session = uncheckedSession();
-  const opened = c.unsafe(`begin; ${setup(session)}`).then(
-    () => {
-      if (session?.state === 'unchecked') session.state = 'live';
-    },
-    (err) => {
-      if (session && isPgError(err, SESSION_ENDED)) session.state = 'ended';
-      throw err;
-    },
-  );
-  opened.catch(() => {});
-  return opened;
-}
-
 /** Nothing more runs for a request whose session was found ended (a handler that caught the 401). */
 function refuseEndedSession(): void {
   if (requestSession()?.state === 'ended') throw unauthorized('Session has ended, log in again');
@@ -302,35 +284,36 @@ export function sendWithCommit(tx: Tx, statement: postgres.PendingQuery<postgres
 
 async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
   refuseEndedSession();
-  const c = await db().reserve();
+  const conn = await reserveConnection();
+  const c = conn.sql;
   try {
-    const opened = open(c, setup);
+    const opened = open(conn, setup);
     let out: T;
     let sentWithCommit: Promise<unknown>[] = [];
     try {
-      out = await fn(c);
+      out = await conn.orLost(fn(c));
     } catch (err) {
-      await c`rollback`.catch(() => {});
-      await opened; // when BEGIN or the setup failed, that is the cause, not the query after it
+      await conn.rollback();
+      await conn.orLost(opened); // when BEGIN or the setup failed, that is the cause, not the query after it
       throw err;
     } finally {
       // statements sent with the commit belong to this attempt only
       sentWithCommit = withCommit.get(c) ?? [];
       withCommit.delete(c);
     }
-    await opened;
+    await conn.orLost(opened);
     const commit = c`commit`;
     commit.catch(() => {}); // sent now, behind the statements sent with it
     try {
-      await Promise.all(sentWithCommit);
+      await conn.orLost(Promise.all(sentWithCommit));
     } catch (err) {
-      await c`rollback`.catch(() => {});
+      await conn.rollback();
       throw err;
     }
-    await committed(commit);
+    await committed(await conn.orLost(commit));
     return out;
   } finally {
-    c.release();
+    conn.release();
   }
 }
 
@@ -346,9 +329,10 @@ interface ReadPart {
  */
 async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
   refuseEndedSession();
-  const c = await db().reserve();
+  const conn = await reserveConnection();
+  const c = conn.sql;
   try {
-    const opened = open(c, parts[0]!.setup);
+    const opened = open(conn, parts[0]!.setup);
     const sent: Promise<unknown>[][] = parts.map((part, i) => [
       ...(i === 0 ? [] : [c.unsafe(part.setup(undefined))]),
       ...part.read(c),
@@ -357,24 +341,114 @@ async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
     const all = Promise.all([...sent.flat(), commit]);
     all.catch(() => {});
     try {
-      await all;
+      await conn.orLost(all);
     } catch (err) {
       // whatever failed first is the cause; a COMMIT after a failure has already rolled back
-      await c`rollback`.catch(() => {});
-      await opened;
-      for (const q of sent.flat()) await q;
+      await conn.rollback();
+      await conn.orLost(opened);
+      for (const q of sent.flat()) await conn.orLost(q);
       throw err;
     }
     await opened;
-    await committed(commit);
+    await committed(await commit);
     return Promise.all(sent.map((qs, i) => Promise.all(i === 0 ? qs : qs.slice(1))));
   } finally {
-    c.release();
+    conn.release();
   }
 }
 
-async function committed(commit: postgres.PendingQuery<postgres.Row[]>): Promise<void> {
-  const result = await commit;
+/** The postgres.js connection behind a reserved sql, as much of it as is used here. */
+interface PgConnection {
+  onclose: ((err: unknown) => void) | null;
+}
+
+/**
+ * A connection of its own for one transaction, watched for loss. postgres.js does not settle a
+ * query sent on a reserved connection after it closed (a Postgres restart): the write throws in a
+ * timer and leaves the connection unable to send, and the query waits for ever. So: the first
+ * statement captures the connection (onexecute) and hooks its close; everything awaited here races
+ * that close; after it, nothing more is sent (no ROLLBACK: Postgres rolled back what the closed
+ * connection had open), and the connection is not handed back (the pool reconnects it). The caller
+ * sees the connection error, which the endpoint answers with a 503 (isDatabaseUnavailable).
+ */
+async function reserveConnection() {
+  const sql = await db().reserve();
+  let connection: PgConnection | undefined;
+  let lost: unknown = null;
+  let onLost: (err: unknown) => void = () => {};
+  const closed = new Promise<never>((_, reject) => (onLost = reject));
+  closed.catch(() => {});
+  return {
+    sql,
+    /** For the first statement's onexecute: hooks the connection's close. */
+    watch(c: PgConnection): boolean {
+      connection = c;
+      c.onclose = (err) => {
+        lost = err ?? new Error('CONNECTION_CLOSED');
+        onLost(lost);
+      };
+      return true; // the connection takes more statements (pipelining)
+    },
+    /** `work`, or the connection's loss, whichever comes first. */
+    orLost<T>(work: Promise<T>): Promise<T> {
+      return lost ? Promise.reject(lost) : Promise.race([work, closed]);
+    },
+    async rollback(): Promise<void> {
+      if (!lost) await this.orLost(sql`rollback`).catch(() => {});
+    },
+    release(): void {
+      if (connection) connection.onclose = null;
+      if (!lost) sql.release();
+    },
+  };
+}
+
+type Reserved = Awaited<ReturnType<typeof reserveConnection>>;
+
+/**
+ * Sends BEGIN and the setup statement in one message, without waiting for them. The promise
+ * settles when both have answered; it records what the session check found. Its rejection is
+ * handled by the caller after the callback's own queries (the first cause of a failure is
+ * reported, not the queries that failed after it).
+ */
+function open(conn: Reserved, setup: Setup): Promise<void> {
+  const session = uncheckedSession();
+  // onexecute is postgres.js's own hook (its sql.begin uses it), not in its typings
+  const options = { onexecute: conn.watch } as postgres.UnsafeQueryOptions;
+  const opened = conn.sql.unsafe(`begin; ${setup(session)}`, [], options).then(
+    () => {
+      if (session?.state === 'unchecked') session.state = 'live';
+    },
+    (err) => {
+      if (session && isPgError(err, SESSION_ENDED)) session.state = 'ended';
+      throw err;
+    },
+  );
+  opened.catch(() => {});
+  return opened;
+}
+
+/**
+ * Postgres is out of reach (down, restarting, refusing connections) or dropped the connection:
+ * nothing the client did, worth a retry shortly (the endpoint's 503).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  return [
+    'CONNECTION_CLOSED',
+    'CONNECTION_ENDED',
+    'CONNECTION_DESTROYED',
+    'CONNECT_TIMEOUT',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EPIPE',
+    '57P01', // admin_shutdown
+    '57P02', // crash_shutdown
+    '57P03', // cannot_connect_now
+  ].includes(code) || code.startsWith('08'); // connection_exception
+}
+
+async function committed(result: postgres.RowList<postgres.Row[]>): Promise<void> {
   if (result.command !== 'COMMIT') throw new Error(`transaction ended with ${result.command}, not COMMIT`);
 }
 

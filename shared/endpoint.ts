@@ -7,7 +7,7 @@
 // time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
-import { asService, db, ensureSessionLive, type UserClaims } from './db.ts';
+import { asService, db, ensureSessionLive, isDatabaseUnavailable, type UserClaims } from './db.ts';
 import { type RequestSession, withRequestSession } from './request-session.ts';
 import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
@@ -17,6 +17,9 @@ import { type StoredResponse, withIdempotency } from './idempotency.ts';
 import { limitFacts, limitRefusal } from './kyc/tiers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The 503's message while the database is out of reach. */
+export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable; try again in a few seconds';
 
 /** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
 export class Reply<T = unknown> {
@@ -373,6 +376,16 @@ export function endpoint<
       });
     } catch (err) {
       if (err instanceof HttpError) return fail(err);
+      if (isDatabaseUnavailable(err)) {
+        // Postgres restarting or out of reach: nothing the client did; the same request (with its
+        // Idempotency-Key) can be sent again shortly
+        log.warn('request.database_unavailable', {
+          function: spec.name,
+          request_id: requestId,
+          error: errorMessage(err),
+        });
+        return fail(new HttpError(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': '2' }));
+      }
       log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });
       return jsonResponse(
         500,

@@ -516,7 +516,12 @@ export async function handlePaymentsEvent(
       tx`
       insert into private.webhook_failures (provider, event_key, event_type, payload, error)
       values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`
-    ).catch((e2) => log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) }));
+    ).catch((e2) => {
+      // Neither applied nor kept (the database is out of reach): the provider must send it again,
+      // so the answer is an error (503 or 500), never a 200 that would lose the event.
+      log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) });
+      throw err;
+    });
   }
   return { received: true };
 }

@@ -214,3 +214,22 @@ describe('a statement sent with the commit', () => {
     })).rejects.toMatchObject({ code: '22012' });
   });
 });
+
+describe('a connection Postgres closes mid-transaction', () => {
+  it('fails the transaction at once, with queries queued behind it settled, and the next one works', async () => {
+    const { isDatabaseUnavailable } = await import('../../shared/db.ts');
+    const started = Date.now();
+    const failure = await asService(async (tx) => {
+      const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      // another session ends this backend while it sleeps; a parameterised statement holds the
+      // connection's pipeline (Describe first), so the one after it waits in postgres.js's queue
+      setTimeout(() => testDb()`select pg_terminate_backend(${row?.pid as number})`.execute(), 200);
+      await Promise.all([tx`select pg_sleep(${5})`, tx`select ${1}::int as one`]);
+      return 'finished';
+    }).catch((err: unknown) => err);
+    expect(isDatabaseUnavailable(failure), String(failure)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    const [[again]] = await readAsUser(claimsOf(await signUp()), (tx) => [tx<{ one: number }[]>`select 1 as one`]);
+    expect(again?.one).toBe(1);
+  });
+});

@@ -3,7 +3,7 @@
 // query, error envelopes and request ids.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { endpoint, MAX_BODY_BYTES } from '../../shared/endpoint.ts';
+import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES } from '../../shared/endpoint.ts';
 import { conflict } from '../../shared/http.ts';
 import { queryInt } from '../../shared/validation.ts';
 
@@ -411,6 +411,24 @@ describe('endpoint(): query validation', () => {
 });
 
 describe('endpoint(): errors and statuses', () => {
+  it('the database out of reach is a 503 with Retry-After and a sentence, never a 500', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    for (const code of ['CONNECTION_CLOSED', 'ECONNREFUSED', '57P01', '08006', 'CONNECT_TIMEOUT']) {
+      const down = endpoint({
+        name: 'toy-down',
+        method: 'GET',
+        auth: 'none',
+        handler: () => Promise.reject(Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code })),
+      });
+      const res = await down(new Request(URL_BASE));
+      expect(res.status, code).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('2');
+      const body = await read(res);
+      expect(body.error).toBe(DATABASE_UNAVAILABLE);
+      expect(JSON.stringify(body)).not.toContain('5432');
+    }
+  });
+
   it('a plain Error from the handler is a 500 envelope with request_id and no internals', async () => {
     const logged: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
