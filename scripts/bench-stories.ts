@@ -2,6 +2,9 @@
 //
 //   deno run --allow-all scripts/bench-stories.ts [--faults]
 //
+// BENCH_STORY_FUNCTIONS=1 also prints where Postgres spent its time: the SQL functions by their
+// own time (pg_stat_user_functions, track_functions = 'pl' for the run).
+//
 // Options (environment): BENCH_STORY_USERS (32), BENCH_STORY_SECONDS (60; at least 50 with
 // --faults), BENCH_STORY_CARD_SHARE (0.25), BENCH_FAULTS (with --faults: which ones,
 // comma-separated; default all: webhooks,postgres,provider-500,provider-timeout), BENCH_HTTP_PORT
@@ -10,6 +13,7 @@
 // Exits 1 when the run did not pass (storiesPassed): anything unexpected, an answer that was a
 // 500 or none at all, a broken invariant, something lost or doubled, or (with --faults) a payment
 // still pending after reconciliation.
+import postgres from 'postgres';
 import { startStack, TEST_JOBS_SECRET } from '../tests/support/stack.ts';
 import {
   FAULT_KINDS,
@@ -43,6 +47,13 @@ console.log(
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
 const controls = faults ? stackFaults(stack, pgPort) : undefined;
+const functionStats = Deno.env.get('BENCH_STORY_FUNCTIONS') === '1';
+const admin = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+if (functionStats) {
+  await admin`alter system set track_functions = 'pl'`;
+  await admin`select pg_reload_conf()`;
+  await admin`select pg_stat_reset()`;
+}
 let passed = false;
 try {
   const report = await runStories({
@@ -59,9 +70,24 @@ try {
     log: (line) => console.log(line),
   });
   printStoryReport(report);
+  if (functionStats) {
+    const rows = await admin<{ name: string; calls: string; self_ms: string; total_ms: string }[]>`
+      select schemaname || '.' || funcname as name, calls::text, round(self_time)::text as self_ms,
+             round(total_time)::text as total_ms
+        from pg_stat_user_functions order by self_time desc limit 15`;
+    console.log('\nwhere Postgres spent its time: SQL functions by own time (ms), calls, total with callees');
+    for (const r of rows) {
+      console.log(
+        `  ${r.name.padEnd(44)} self ${r.self_ms.padStart(7)}  calls ${r.calls.padStart(7)}  total ${r.total_ms}`,
+      );
+    }
+    await admin`alter system reset track_functions`;
+    await admin`select pg_reload_conf()`;
+  }
   passed = storiesPassed(report);
   console.log(`\n${passed ? 'PASS' : 'FAIL'}; the server's log: ${stack.logFile}`);
 } finally {
+  await admin.end();
   await controls?.cleanup();
   await stack.stop();
 }

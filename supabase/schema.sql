@@ -781,6 +781,7 @@ CREATE INDEX escrows_closing_idx ON public.escrows USING btree (COALESCE(release
 CREATE INDEX escrows_counterparty_idx ON public.escrows USING btree (counterparty_id, created_at DESC);
 CREATE INDEX escrows_counterparty_phone_idx ON public.escrows USING btree (counterparty_phone) WHERE (counterparty_id IS NULL);
 CREATE UNIQUE INDEX escrows_created_at_key ON public.escrows USING btree (created_at DESC);
+CREATE INDEX escrows_created_idx ON public.escrows USING btree (created_at);
 CREATE INDEX escrows_initiator_idx ON public.escrows USING btree (initiator_id, created_at DESC);
 CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspection_ends_at) WHERE (status = 'inspection'::text);
 alter table public.escrows enable row level security;

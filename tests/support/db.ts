@@ -67,7 +67,7 @@ export async function lastOtp(phone: string): Promise<string> {
 
 /**
  * Runs fn in a transaction as role `authenticated` with sub = userId, then rolls back. The settings
- * are those shared/db.ts asUser makes for a request (role, claims, claim.sub).
+ * are those shared/db.ts asUser makes for a request (role, claims), with the legacy claim.sub too.
  */
 export async function asUserSql<T>(userId: string, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   let result: T;
