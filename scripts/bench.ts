@@ -24,8 +24,7 @@
 // BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, stories).
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
-import { signPayload } from '../shared/payments/signature.ts';
-import { startStack, TEST_PAYMENTS_WEBHOOK_SECRET, testStackEnv } from '../tests/support/stack.ts';
+import { startStack, testStackEnv } from '../tests/support/stack.ts';
 import {
   autocannon,
   type BenchUser,
