@@ -24,6 +24,7 @@
 // BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, stories).
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
+import { inline } from '../shared/db.ts';
 import { startStack, testStackEnv } from '../tests/support/stack.ts';
 import {
   autocannon,
@@ -301,9 +302,11 @@ async function moneyRuns() {
               values (${depositors[c]!.id}, 'active', ${number}, 'paystack')`;
     accountNumbers.push(number);
   }
+  // the references are called as the service calls them: values as literals, so postgres.js sends
+  // no Describe first (docs/performance.md); a parameterised call would be a round trip slower
   console.log('\nmoney: private.bank_transfer_received called directly, one posting per transaction');
   const direct = await drive('bank_transfer_received (sql)', async (c, i) => {
-    await sql`select private.bank_transfer_received(${
+    await inline(sql)`select private.bank_transfer_received(${
       depositors[c]!.id
     }, 50000, 'paystack', ${`${runId}-sql-${c}-${i}`},
                                                    '{"sender_name":null,"provider_reference":null}'::jsonb)`;
@@ -339,7 +342,7 @@ async function moneyRuns() {
     httpIds[c] = ids.slice(per);
   }));
   const releaseSql = await driveItems('escrow_release (sql)', sqlIds, async (c, id) => {
-    await sql`select payout_tx from private.escrow_release(${id}, ${pairs[c]!.payer.id}, now())`;
+    await inline(sql)`select payout_tx from private.escrow_release(${id}, ${pairs[c]!.payer.id}, now())`;
   });
   show(releaseSql);
   const releaseHttp = await driveItems('escrow-release (http)', httpIds, async (c, id) => {

@@ -177,7 +177,9 @@ function text(value: string): string {
   if (value.includes('\0')) throw new TypeError('text cannot hold NUL characters');
   for (let n = 0;; n++) {
     const tag = `$q${n === 0 ? '' : n}$`;
-    if ((value + tag).indexOf(tag) === value.length) return `${tag}${value}${tag}`;
+    // the leading space: a dollar quote right after an identifier or keyword character would be
+    // read as part of that word (x$q$...), so it always starts a token of its own
+    if ((value + tag).indexOf(tag) === value.length) return ` ${tag}${value}${tag}`;
   }
 }
 
@@ -301,7 +303,7 @@ async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise
       sentWithCommit = withCommit.get(c) ?? [];
       withCommit.delete(c);
     }
-    await conn.orLost(opened);
+    await conn.orLost(opened); // a callback that sent nothing: its setup may still have failed
     const commit = c`commit`;
     commit.catch(() => {}); // sent now, behind the statements sent with it
     try {
@@ -310,10 +312,10 @@ async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise
       await conn.rollback();
       throw err;
     }
-    await committed(await conn.orLost(commit));
+    await committed(await conn.orLost(commit), conn);
     return out;
   } finally {
-    conn.release();
+    await conn.release();
   }
 }
 
@@ -350,10 +352,10 @@ async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
       throw err;
     }
     await opened;
-    await committed(await commit);
+    await committed(await commit, conn);
     return Promise.all(sent.map((qs, i) => Promise.all(i === 0 ? qs : qs.slice(1))));
   } finally {
-    conn.release();
+    await conn.release();
   }
 }
 
@@ -375,6 +377,7 @@ async function reserveConnection() {
   const sql = await db().reserve();
   let connection: PgConnection | undefined;
   let lost: unknown = null;
+  let ended = false;
   let onLost: (err: unknown) => void = () => {};
   const closed = new Promise<never>((_, reject) => (onLost = reject));
   closed.catch(() => {});
@@ -393,10 +396,21 @@ async function reserveConnection() {
     orLost<T>(work: Promise<T>): Promise<T> {
       return lost ? Promise.reject(lost) : Promise.race([work, closed]);
     },
-    async rollback(): Promise<void> {
-      if (!lost) await this.orLost(sql`rollback`).catch(() => {});
+    /** The transaction answered COMMIT or ROLLBACK: nothing is left open on the connection. */
+    ended(): void {
+      ended = true;
     },
-    release(): void {
+    async rollback(): Promise<void> {
+      if (!lost && !ended) await this.orLost(sql`rollback`).catch(() => {});
+      ended = true;
+    },
+    /**
+     * Back to the pool, never inside an open transaction: whatever left one open (a setup that
+     * failed under a callback that sent nothing, a callback that threw before sending) is rolled
+     * back first, so no role, claims or aborted state reaches the next user of the connection.
+     */
+    async release(): Promise<void> {
+      await this.rollback();
       if (connection) connection.onclose = null;
       if (!lost) sql.release();
     },
@@ -448,7 +462,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   ].includes(code) || code.startsWith('08'); // connection_exception
 }
 
-async function committed(result: postgres.RowList<postgres.Row[]>): Promise<void> {
+async function committed(result: postgres.RowList<postgres.Row[]>, conn: Reserved): Promise<void> {
+  conn.ended();
   if (result.command !== 'COMMIT') throw new Error(`transaction ended with ${result.command}, not COMMIT`);
 }
 

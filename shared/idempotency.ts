@@ -2,9 +2,10 @@
 // with the same body replays the first answer; the same key with another body is 409; a key whose
 // first request is still running is 409; keys live 24 hours. A request that failed with a 5xx or
 // was rate limited (429) leaves no record, so it can be retried with the same key, and so does one
-// that died without answering (after ABANDONED_AFTER_SECONDS).
+// that died without answering (after ABANDONED_AFTER_SECONDS). One exception: when the database
+// went out of reach, the outcome is unknown, and the key stays claimed until then.
 import { sha256Hex } from './auth/crypto.ts';
-import { asService } from './db.ts';
+import { asService, isDatabaseUnavailable } from './db.ts';
 import { conflict, HttpError } from './http.ts';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
@@ -62,10 +63,15 @@ export async function withIdempotency(
   try {
     result = await run();
   } catch (err) {
-    await asService((tx) =>
-      tx`delete from private.idempotency_keys
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
-    );
+    // With the database out of reach the operation may have committed before the connection went:
+    // the key stays claimed (a retry hears "still being processed") rather than freed for a second
+    // run. It is freed like any abandoned claim, after ABANDONED_AFTER_SECONDS.
+    if (!isDatabaseUnavailable(err)) {
+      await asService((tx) =>
+        tx`delete from private.idempotency_keys
+        where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
+      );
+    }
     throw err;
   }
   // A 5xx or a 429 says "not now", not "this request's answer": the key is freed so the same

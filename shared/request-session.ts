@@ -21,6 +21,11 @@ export function withRequestSession<T>(session: RequestSession, fn: () => Promise
   return scope.run(session, fn);
 }
 
+/** Runs fn outside any request's scope (work for everyone, such as dispatching queued SMS). */
+export function outsideRequest<T>(fn: () => Promise<T>): Promise<T> {
+  return scope.exit(fn);
+}
+
 /** The current request's session while it has not been checked yet, else undefined. */
 export function uncheckedSession(): RequestSession | undefined {
   const s = scope.getStore();

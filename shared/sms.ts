@@ -5,6 +5,7 @@
 // SMS_PROVIDER=termii dispatching calls Termii's send API; with `outbox` (local work and tests) it
 // marks the row sent and prints it.
 import { providerFetch } from './outbound.ts';
+import { outsideRequest } from './request-session.ts';
 import { getConfig } from './config.ts';
 import { asServiceOnce, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
@@ -49,6 +50,11 @@ async function sendQueued(tx: Tx, sender: SmsSender | null, row: QueuedSms): Pro
  * In outbox mode "sending" is marking the row delivered (and printing it).
  */
 export async function dispatchQueuedSms(limit = 20, only?: number): Promise<number> {
+  return (await claimAndSend(limit, only)).sent;
+}
+
+/** What dispatchQueuedSms does, with how many rows it claimed (sent or failed). */
+async function claimAndSend(limit: number, only?: number): Promise<{ claimed: number; sent: number }> {
   const sender = smsSender();
   return await asServiceOnce(async (tx) => {
     const rows = await tx<QueuedSms[]>`
@@ -58,39 +64,48 @@ export async function dispatchQueuedSms(limit = 20, only?: number): Promise<numb
        order by id limit ${limit} for update skip locked`;
     let sent = 0;
     for (const row of rows) if (await sendQueued(tx, sender, row)) sent++;
-    return sent;
+    return { claimed: rows.length, sent };
   });
 }
 
-let dispatching: Promise<void> | null = null;
-let dispatchAgain = false;
+/** The dispatch under way in this instance, and the one asked for after it. */
+let running: Promise<void> | null = null;
+let next: Promise<void> | null = null;
 
 /**
- * Sends what is queued, one dispatch per instance at a time: a call while one runs asks for one
- * more run after it, which picks up everything queued by then, and waits for it. A burst of events
- * that each queued an SMS costs one or two dispatches instead of one each (docs/performance.md),
- * and every caller still resolves only after a dispatch that started after its own commit.
+ * One dispatch: batches of 20 until a batch claims fewer (the queue is empty, or what is left is
+ * locked by another dispatcher), at most 5 batches (100 SMS); the job sends whatever is left.
+ */
+async function dispatchRun(): Promise<void> {
+  for (let batch = 0; batch < DISPATCH_BATCHES; batch++) {
+    if ((await claimAndSend(DISPATCH_BATCH)).claimed < DISPATCH_BATCH) break;
+  }
+}
+
+/**
+ * Sends what is queued, one dispatch per instance at a time. A call while none runs starts one; a
+ * call while one runs waits for the one after it (shared by every such caller), which starts when
+ * the current one ends and picks up everything queued by then. So a burst of events that each
+ * queued an SMS costs one or two dispatches, not one each, and a caller waits for at most the
+ * current dispatch and the next, never for a whole backlog (docs/performance.md). Runs outside
+ * the caller's request scope: one request's session has nothing to do with other users' SMS.
  */
 export function dispatchQueuedSmsSoon(): Promise<void> {
-  if (dispatching) {
-    dispatchAgain = true;
-    return dispatching;
+  if (!running) {
+    running = outsideRequest(dispatchRun).finally(() => {
+      running = null;
+    });
+    return running;
   }
-  dispatching = (async () => {
-    try {
-      do {
-        dispatchAgain = false;
-        // a full batch may have left more behind
-        while ((await dispatchQueuedSms(DISPATCH_BATCH)) >= DISPATCH_BATCH);
-      } while (dispatchAgain);
-    } finally {
-      dispatching = null;
-    }
-  })();
-  return dispatching;
+  next ??= running.catch(() => {}).then(() => {
+    next = null;
+    return dispatchQueuedSmsSoon();
+  });
+  return next;
 }
 
 const DISPATCH_BATCH = 20;
+const DISPATCH_BATCHES = 5;
 
 /** Termii: POST {base}/api/sms/send with the API key in the JSON body. */
 export function termiiSender(opts: { baseUrl: string; apiKey: string; senderId: string; channel: string }): SmsSender {

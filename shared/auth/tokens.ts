@@ -18,7 +18,11 @@ function key(): Promise<CryptoKey> {
   const secret = getConfig().AUTH_JWT_SECRET;
   if (imported?.secret !== secret) {
     const hmac = { name: 'HMAC', hash: 'SHA-256' };
-    imported = { secret, key: crypto.subtle.importKey('raw', enc.encode(secret), hmac, false, ['sign', 'verify']) };
+    const key = crypto.subtle.importKey('raw', enc.encode(secret), hmac, false, ['sign', 'verify']);
+    imported = { secret, key };
+    key.catch(() => {
+      if (imported?.key === key) imported = undefined; // a failed import is tried again, not kept
+    });
   }
   return imported.key;
 }

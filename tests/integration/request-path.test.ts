@@ -157,6 +157,12 @@ describe('literals and commits', () => {
       await Promise.all(values.map((v) => tx<{ v: string }[]>`select ${literal(tx, v)} as v`))
     );
     expect(rows.map(([r]) => r?.v)).toEqual(values);
+    // right after a word, a literal still starts a token of its own (x$q$... would be one word)
+    const { inline } = await import('../../shared/db.ts');
+    const [glued] = await asService(async (tx) =>
+      await inline(tx)<{ x: string }[]>`select${'a; select 1; --'}::text as x`
+    );
+    expect(glued?.x).toBe('a; select 1; --');
     const [[n]] = await readAsUser(claimsOf(await signUp()), (tx) => [
       tx<{ n: number }[]>`select ${literal(tx, 9_007_199_254_740_991)}::bigint::text as n`,
     ]);
