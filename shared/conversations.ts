@@ -4,7 +4,7 @@
 // (private.message_send) that checks the party and the 30-day read-only rule under the escrow's
 // lock. The feed's created_at is unique and increasing per conversation (the migration
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
-import { asService, asUser, type Fragment, literal, readAsServiceThenUser, type Tx, type UserClaims } from './db.ts';
+import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { ActionLabel, EntityType, EscrowStatus, MessageType, NotificationEventType } from './enums.ts';
 import { getConfig } from './config.ts';
@@ -40,15 +40,17 @@ interface PartyNames {
  * The columns of a feed item from its two sources; `$conv` is the conversation, and notifications
  * are only the caller's (auth.uid(): row-level security would also keep the others out).
  */
-const messageItems = (tx: Tx) =>
-  tx`select m.id, 'message' as source, m.created_at, m.conversation_id, c.escrow_id, m.content, null::jsonb as message, m.sender_id,
-            m.message_type, null as event_type, null as entity_type, null::uuid as entity_id, null as action_label,
-            null::boolean as is_read
-       from public.messages m join public.conversations c on c.id = m.conversation_id`;
-const notificationItems = (tx: Tx) =>
-  tx`select n.id, 'notification' as source, n.created_at, n.conversation_id, n.escrow_id, null as content, n.message, null::uuid,
-            null, n.event_type, n.entity_type, n.entity_id, n.action_label, n.is_read
-       from public.notifications n`;
+const MESSAGE_ITEMS =
+  `select m.id, 'message' as source, m.created_at, m.conversation_id, c.escrow_id, m.content, null::jsonb as message, m.sender_id,
+          m.message_type, null as event_type, null as entity_type, null::uuid as entity_id, null as action_label,
+          null::boolean as is_read
+     from public.messages m join public.conversations c on c.id = m.conversation_id`;
+const NOTIFICATION_ITEMS =
+  `select n.id, 'notification' as source, n.created_at, n.conversation_id, n.escrow_id, null as content, n.message, null::uuid,
+          null, n.event_type, n.entity_type, n.entity_id, n.action_label, n.is_read
+     from public.notifications n`;
+const messageItems = (tx: Tx) => tx.unsafe(MESSAGE_ITEMS);
+const notificationItems = (tx: Tx) => tx.unsafe(NOTIFICATION_ITEMS);
 
 /** Names and avatars of the given users (the parties of the caller's conversations). */
 async function partyNames(ids: Iterable<string>): Promise<Map<string, PartyNames>> {
@@ -116,9 +118,14 @@ async function visibleConversation(tx: Tx, conversationId: string): Promise<void
   if (!c) throw notFound('Conversation not found');
 }
 
-const visibleConversationQuery = (tx: Tx, conversationId: string | Fragment) =>
+const visibleConversationQuery = (tx: Tx, conversationId: string) =>
   tx`select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
       where c.id = ${conversationId}::uuid and e.status <> 'deleted'`;
+
+/** The same, as SQL text for a conversation id already written as a literal. */
+const visibleConversationText = (conversation: string) =>
+  `select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
+    where c.id = ${conversation} and e.status <> 'deleted'`;
 
 // ---- message-send ----------------------------------------------------------------------------
 
@@ -150,69 +157,64 @@ export async function sendMessage(
 // ---- message-feed ----------------------------------------------------------------------------
 
 /**
- * The page's bounds: `after` gives the oldest `limit` items newer than it; otherwise the newest
- * `limit` items older than `before` (or of all). Each source is cut to `limit` on its own index.
+ * The page's bounds, as SQL text: `after` gives the oldest `limit` items newer than it; otherwise
+ * the newest `limit` items older than `before` (or of all). Each source is cut to `limit` on its
+ * own index.
  */
-function feedWindow(tx: Tx, q: { before?: string; after?: string }) {
+function feedWindow(q: { before?: string; after?: string }) {
   const newer = q.after !== undefined;
   return {
-    newer,
-    dir: newer ? tx`asc` : tx`desc`,
-    cut: newer
-      ? (col: string) => tx`and ${tx(col)} > ${literal(tx, q.after as string)}::timestamptz`
-      : q.before !== undefined
-      ? (col: string) => tx`and ${tx(col)} < ${literal(tx, q.before as string)}::timestamptz`
-      : () => tx``,
+    dir: newer ? 'asc' : 'desc',
+    cut: (col: string) =>
+      newer
+        ? ` and ${col} > ${sqlLiteral(q.after as string)}::timestamptz`
+        : q.before !== undefined
+        ? ` and ${col} < ${sqlLiteral(q.before as string)}::timestamptz`
+        : '',
   };
 }
 
 /**
- * One round trip: the names of the senders among the window's messages (profiles are their
- * owners' only, so read as service_role, and used only once the caller is known to see the
- * conversation), then, as the caller, whether they see it and the page itself.
+ * One round trip, one message (composed as text, every value a literal: shared/db.ts): the names
+ * of the senders among the window's messages (profiles are their owners' only, so read as
+ * service_role, and used only once the caller is known to see the conversation), then, as the
+ * caller, whether they see it and the page itself.
  */
 export async function messageFeed(
   claims: UserClaims,
   q: { conversation_id: string; limit: number; before?: string; after?: string },
 ): Promise<FeedItemResponse[]> {
+  const w = feedWindow(q);
+  const conversation = `${sqlLiteral(q.conversation_id)}::uuid`;
+  const limit = sqlLiteral(q.limit);
   const [[senderNames], [[visible], found]] = await readAsServiceThenUser(
     claims,
-    (tx) => {
-      const [w, conversation, limit] = [
-        feedWindow(tx, q),
-        tx`${literal(tx, q.conversation_id)}::uuid`,
-        literal(tx, q.limit),
-      ];
-      return [
-        tx<(PartyNames & { id: string })[]>`
-          select id, first_name, last_name, avatar_url from public.profiles where id in (
-            select m.sender_id from public.messages m
-             where m.conversation_id = ${conversation} ${w.cut('m.created_at')}
-             order by m.created_at ${w.dir} limit ${limit})`,
-      ];
-    },
-    (tx) => {
-      const [w, conversation, limit] = [
-        feedWindow(tx, q),
-        tx`${literal(tx, q.conversation_id)}::uuid`,
-        literal(tx, q.limit),
-      ];
-      return [
-        visibleConversationQuery(tx, conversation),
-        tx<FeedRow[]>`
-          select * from (
-            (${messageItems(tx)}
-              where m.conversation_id = ${conversation} ${w.cut('m.created_at')}
-              order by m.created_at ${w.dir} limit ${limit})
-            union all
-            (${notificationItems(tx)}
-              where n.conversation_id = ${conversation} and n.user_id = (select auth.uid()) ${w.cut('n.created_at')}
-              order by n.created_at ${w.dir} limit ${limit})
-          ) items
-          order by created_at ${w.dir}
-          limit ${limit}`,
-      ];
-    },
+    (tx) => [
+      sqlText<(PartyNames & { id: string })[]>(
+        tx,
+        `select id, first_name, last_name, avatar_url from public.profiles where id in (
+           select m.sender_id from public.messages m
+            where m.conversation_id = ${conversation}${w.cut('m.created_at')}
+            order by m.created_at ${w.dir} limit ${limit})`,
+      ),
+    ],
+    (tx) => [
+      sqlText(tx, visibleConversationText(conversation)),
+      sqlText<FeedRow[]>(
+        tx,
+        `select * from (
+           (${MESSAGE_ITEMS}
+             where m.conversation_id = ${conversation}${w.cut('m.created_at')}
+             order by m.created_at ${w.dir} limit ${limit})
+           union all
+           (${NOTIFICATION_ITEMS}
+             where n.conversation_id = ${conversation} and n.user_id = (select auth.uid())${w.cut('n.created_at')}
+             order by n.created_at ${w.dir} limit ${limit})
+         ) items
+         order by created_at ${w.dir}
+         limit ${limit}`,
+      ),
+    ],
   );
   if (!visible) throw notFound('Conversation not found');
   const rows = q.after !== undefined ? [...found] : [...found].reverse();

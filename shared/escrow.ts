@@ -7,7 +7,7 @@ import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import type postgres from 'postgres';
-import { asService, callAsService, inline, literal, readAsUser, type UserClaims } from './db.ts';
+import { asService, callAsService, inline, readAsUser, sqlLiteral, sqlText, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
@@ -214,24 +214,31 @@ export async function createEscrow(
   };
 }
 
+/** The escrow columns a view needs, as SQL (constant names, prefixed with `e.` when asked). */
+const escrowColumns = (prefix = '') => ESCROW_COLUMNS.map((col) => `${prefix}${col}`).join(', ');
+
 /** The escrow as the caller sees it (row-level security), in one round trip. */
 export async function getEscrow(claims: UserClaims, id: string) {
   const [[row]] = await readAsUser(claims, (tx) => [
-    tx<EscrowRow[]>`select ${tx([...ESCROW_COLUMNS])} from public.escrows where id = ${literal(tx, id)}`,
+    sqlText<EscrowRow[]>(tx, `select ${escrowColumns()} from public.escrows where id = ${sqlLiteral(id)}::uuid`),
   ]);
   return escrowOrNotFound(row, claims.sub);
 }
 
 export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
-  // the caller's escrows, on either side: row-level security keeps exactly those
+  // the caller's escrows, on either side: row-level security keeps exactly those; composed as text
+  // (every value a literal), so the read goes out as one message (shared/db.ts)
+  const where = (q.status ? `e.status = ${sqlLiteral(q.status)}` : `e.status <> 'deleted'`) +
+    (q.before ? ` and e.created_at < ${sqlLiteral(q.before)}::timestamptz` : '');
   const [rows] = await readAsUser(claims, (tx) => [
-    tx<(EscrowRow & { conversation_id: string })[]>`
-      select ${tx(ESCROW_COLUMNS.map((col) => `e.${col}`))}, c.id as conversation_id
-        from public.escrows e join public.conversations c on c.escrow_id = e.id
-       where ${q.status ? tx`e.status = ${literal(tx, q.status)}` : tx`e.status <> 'deleted'`}
-         ${q.before ? tx`and e.created_at < ${literal(tx, q.before)}::timestamptz` : tx``}
-       order by e.created_at desc
-       limit ${literal(tx, q.limit)}`,
+    sqlText<(EscrowRow & { conversation_id: string })[]>(
+      tx,
+      `select ${escrowColumns('e.')}, c.id as conversation_id
+         from public.escrows e join public.conversations c on c.escrow_id = e.id
+        where ${where}
+        order by e.created_at desc
+        limit ${sqlLiteral(q.limit)}`,
+    ),
   ]);
   return rows.map((r) => escrowView(r, claims.sub, { withConversation: true }));
 }

@@ -1,6 +1,6 @@
 // The spec's Transaction, as users see it (always read as the caller: RLS applies). A row
 // records its description as a message (kind and params), written out when it is read.
-import { literal, readAsUser, type Tx, type UserClaims } from './db.ts';
+import { readAsUser, sqlLiteral, sqlText, type Tx, type UserClaims } from './db.ts';
 import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
 import { renderTransaction, type TransactionMessage } from './messages.ts';
 import { toNaira } from './money.ts';
@@ -56,16 +56,19 @@ export async function listTransactions(
   claims: UserClaims,
   q: { category?: string; escrow_id?: string; status?: string; limit: number; before?: string },
 ) {
+  // composed as text (every value a literal): the read goes out as one message (shared/db.ts)
+  const filters = [
+    q.category ? ` and category = ${sqlLiteral(q.category)}::public.transaction_category` : '',
+    q.escrow_id ? ` and escrow_id = ${sqlLiteral(q.escrow_id)}::uuid` : '',
+    q.status ? ` and status = ${sqlLiteral(q.status)}::public.transaction_status` : '',
+    q.before ? ` and created_at < ${sqlLiteral(q.before)}::timestamptz` : '',
+  ].join('');
   const [rows] = await readAsUser(claims, (tx) => [
-    tx<TransactionRow[]>`
-      select * from public.transactions
-       where user_id = (select auth.uid())
-         ${q.category ? tx`and category = ${literal(tx, q.category)}::public.transaction_category` : tx``}
-         ${q.escrow_id ? tx`and escrow_id = ${literal(tx, q.escrow_id)}::uuid` : tx``}
-         ${q.status ? tx`and status = ${literal(tx, q.status)}::public.transaction_status` : tx``}
-         ${q.before ? tx`and created_at < ${literal(tx, q.before)}::timestamptz` : tx``}
-       order by created_at desc
-       limit ${literal(tx, q.limit)}`,
+    sqlText<TransactionRow[]>(
+      tx,
+      `select * from public.transactions where user_id = (select auth.uid())${filters}
+        order by created_at desc limit ${sqlLiteral(q.limit)}`,
+    ),
   ]);
   const data = rows.map(transactionView);
   return { data, next_cursor: data.length > 0 ? (data[data.length - 1] as { created_at: string }).created_at : null };

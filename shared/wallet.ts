@@ -3,7 +3,7 @@
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/payouts.ts,
 // the path escrow payouts take too.
-import { asService, asUser, literal, readAsServiceThenUser, type UserClaims } from './db.ts';
+import { asService, asUser, inline, readAsServiceThenUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import { HttpError, notFound } from './http.ts';
 import { toNaira } from './money.ts';
@@ -40,9 +40,9 @@ export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
   const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
     claims,
     (tx) => [
-      tx<{ balance: string }[]>`
+      inline(tx)<{ balance: string }[]>`
         select coalesce((select balance from private.ledger_accounts
-                          where kind = 'user_wallet' and owner_id = ${literal(tx, claims.sub)}::uuid), 0) as balance`,
+                          where kind = 'user_wallet' and owner_id = ${claims.sub}::uuid), 0) as balance`,
     ],
     (tx) => [
       tx<{ deposits: string; withdrawals: string }[]>`

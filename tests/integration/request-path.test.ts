@@ -239,3 +239,30 @@ describe('a connection Postgres closes mid-transaction', () => {
     expect(again?.one).toBe(1);
   });
 });
+
+describe('a read sent as one message', () => {
+  it('runs as the user with RLS, fails whole on an error, and leaves the connection clean', async () => {
+    const { sqlText } = await import('../../shared/db.ts');
+    const [a, b] = [await signUp(), await signUp()];
+    // every statement text: one simple-protocol message (setup, then the queries) in one transaction
+    const [[me], [others]] = await readAsUser(claimsOf(a), (tx) => [
+      sqlText<{ uid: string; role: string }[]>(tx, `select auth.uid()::text as uid, current_user::text as role`),
+      sqlText<{ n: number }[]>(tx, `select count(*)::int as n from public.profiles where id <> auth.uid()`),
+    ]);
+    expect(me).toEqual({ uid: a.id, role: 'authenticated' });
+    expect(others?.n).toBe(0); // row-level security: only one's own profile
+    await expect(readAsUser(claimsOf(a), (tx) => [sqlText(tx, 'select 1 / 0')])).rejects.toMatchObject({
+      code: '22012',
+    });
+    // the pool's connections carry no role, claims or open transaction into the next read
+    for (let i = 0; i < 12; i++) {
+      const [[row]] = await readAsUser(
+        claimsOf(b),
+        (tx) => [sqlText<{ uid: string }[]>(tx, 'select auth.uid()::text as uid')],
+      );
+      expect(row?.uid).toBe(b.id);
+    }
+    const [[plain]] = await asService(async (tx) => [await tx<{ role: string }[]>`select current_user::text as role`]);
+    expect(plain?.role).toBe('service_role');
+  });
+});
