@@ -18,6 +18,9 @@ import { limitFacts, limitRefusal } from './kyc/tiers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
+export const REQUEST_DEADLINE_MS = 25_000;
+
 /** The 503's message while the database is out of reach. */
 export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable; try again in a few seconds';
 
@@ -103,6 +106,11 @@ export interface EndpointSpec<
   status?: 200 | 201;
   /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user' or 'admin'). */
   idempotent?: boolean;
+  /**
+   * Answer 503 after REQUEST_DEADLINE_MS (the default, true) or wait for the handler however long
+   * it takes (false: the scheduler's job run, whose work is not a client's request).
+   */
+  deadline?: boolean;
   /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
   verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
   handler: (ctx: Context<Parsed<QS>, Parsed<BS>, A>) => Promise<HandlerResult<RS>>;
@@ -251,8 +259,32 @@ export function endpoint<
   A extends AuthMode = AuthMode,
 >(spec: EndpointSpec<QS, BS, RS, A>): Handler<QS, BS, RS> {
   const successStatus = spec.status ?? 200;
+  // Every request gets an answer within REQUEST_DEADLINE_MS: past it, a 503 with Retry-After
+  // (docs/performance.md, "Faults": a statement postgres.js never settles after Postgres
+  // restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and
+  // its answer is kept for the retry if it ends.
   const handler = async (req: Request): Promise<Response> => {
     const requestId = crypto.randomUUID();
+    if (spec.deadline === false) return await respond(req, requestId);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        log.warn('request.deadline', { function: spec.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
+        resolve(jsonResponse(503, errorBody(503, DATABASE_UNAVAILABLE), {
+          ...corsHeaders(spec.method),
+          'x-request-id': requestId,
+          'Retry-After': '2',
+        }));
+      }, REQUEST_DEADLINE_MS);
+    });
+    try {
+      return await Promise.race([respond(req, requestId), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const respond = async (req: Request, requestId: string): Promise<Response> => {
     // A deployment whose configuration is refused (docs/security.md) serves nothing: the log names the
     // variables (never their values), the client sees a plain 500.
     try {

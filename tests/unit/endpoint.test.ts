@@ -3,7 +3,7 @@
 // query, error envelopes and request ids.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES } from '../../shared/endpoint.ts';
+import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/endpoint.ts';
 import { conflict } from '../../shared/http.ts';
 import { queryInt } from '../../shared/validation.ts';
 
@@ -411,6 +411,28 @@ describe('endpoint(): query validation', () => {
 });
 
 describe('endpoint(): errors and statuses', () => {
+  it('a request nothing answers gets a 503 with Retry-After at the deadline, not silence', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    vi.useFakeTimers();
+    try {
+      const stuck = endpoint({ name: 'toy-stuck', method: 'GET', auth: 'none', handler: () => new Promise(() => {}) });
+      let answered = false;
+      const pending = stuck(new Request(URL_BASE)).then((r) => {
+        answered = true;
+        return r;
+      });
+      await vi.advanceTimersByTimeAsync(REQUEST_DEADLINE_MS - 1);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const res = await pending;
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect((await read(res)).error).toBe(DATABASE_UNAVAILABLE);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('the database out of reach is a 503 with Retry-After and a sentence, never a 500', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     for (const code of ['CONNECTION_CLOSED', 'ECONNREFUSED', '57P01', '08006', 'CONNECT_TIMEOUT']) {

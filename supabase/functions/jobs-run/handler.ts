@@ -14,6 +14,8 @@ export default endpoint({
   verify: verifyJobsSecret,
   body: jobsRunBody,
   response: jobsRunResponse,
+  // the job's batches may take longer than a client's request is given
+  deadline: false,
   handler: ({ body }) => {
     if (body.now !== undefined && !getConfig().local) {
       throw invalidField('now', 'is accepted only on the local stack; a deployment runs the job at the current time');
