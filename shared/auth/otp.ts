@@ -8,7 +8,7 @@
 import { getConfig } from '../config.ts';
 import { asService, type Tx } from '../db.ts';
 import { afterResponse } from '../background.ts';
-import { tooManyRequests } from '../http.ts';
+import { describeWait, tooManyRequests } from '../http.ts';
 import type { OtpContext } from '../enums.ts';
 import { renderSms } from '../messages.ts';
 import { dispatchQueuedSms } from '../sms.ts';
@@ -77,7 +77,10 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
       returning id`;
     return { wait: 0, smsId: sms.withheld === null ? Number(queued?.id) : null };
   });
-  if (outcome.wait > 0) throw tooManyRequests(outcome.wait, 'Too many codes requested, try again later');
+  if (outcome.wait > 0) {
+    // the wait in words as well as in Retry-After: a person reads the message, not the header
+    throw tooManyRequests(outcome.wait, `Too many codes requested: you can ask for another in ${describeWait(outcome.wait)}`);
+  }
   const smsId = outcome.smsId;
   if (smsId !== null) afterResponse('sms.otp', () => dispatchQueuedSms(1, smsId));
 }

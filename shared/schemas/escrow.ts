@@ -9,7 +9,7 @@ import {
   PAYER_ROLES,
 } from '../enums.ts';
 import { nairaAmount } from '../money.ts';
-import { NIGERIAN_PHONE, queryBool, queryInt, queryTimestamp, toE164 } from '../validation.ts';
+import { phoneSchema, queryBool, queryInt, queryTimestamp } from '../validation.ts';
 import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from './common.ts';
 import { chargeStarted } from './money.ts';
 
@@ -22,10 +22,8 @@ export const escrowCreateBody = z.strictObject({
   category: z.enum(ESCROW_CATEGORIES),
   payer_role: z.enum(PAYER_ROLES),
   title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-  counterparty_phone: z
-    .string()
-    .regex(NIGERIAN_PHONE, 'must match ^(\\+234[0-9]{10}|0[0-9]{10})$')
-    .transform(toE164),
+  // the same formats and the same readable sentence as every other phone field
+  counterparty_phone: phoneSchema,
   amount: nairaAmount({ minKobo: 1 }),
   description: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
 });

@@ -126,6 +126,10 @@ describe('auth-send-otp: sending', () => {
     expect(later.status).toBe(429);
     expect(retryAfter(later)).toBeGreaterThanOrEqual(18);
     expect(retryAfter(later)).toBeLessThanOrEqual(21);
+    // the message says the wait in words, the same as Retry-After
+    expect(later.body.error).toBe(
+      `Too many codes requested: you can ask for another in ${retryAfter(later)} seconds`,
+    );
 
     // once 60 s have passed a new code goes out
     await passResendGap(e164);

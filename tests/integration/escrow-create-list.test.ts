@@ -196,7 +196,13 @@ describe('escrow-create: validation bounds', () => {
         '',
       ]
     ) {
-      expect400(await create(me, body(phone)), 'counterparty_phone');
+      const res = await create(me, body(phone));
+      expect400(res, 'counterparty_phone');
+      // the sentence auth-send-otp gives, never the raw pattern
+      expect(res.body.details).toContainEqual({
+        field: 'counterparty_phone',
+        message: 'must be +234 followed by 10 digits, or 0 followed by 10 digits',
+      });
     }
   });
 
