@@ -7,12 +7,13 @@ import { base64url, randomBytes, sha256Hex } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
 import type postgres from 'postgres';
-import { asService, callAsService, inline, readAsUser, sqlLiteral, sqlText, type UserClaims } from './db.ts';
+import { asService, callAsService, inline, isPgError, readAsUser, sqlLiteral, sqlText, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, describeWait, HttpError, notFound, tooManyRequests } from './http.ts';
 import { toNaira } from './money.ts';
+import { nairaEn } from './messages.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { payments } from './payments/index.ts';
 import { startEscrowPayout } from './payouts.ts';
@@ -302,6 +303,29 @@ export const releaseEscrow = (user: AuthUser, id: string) =>
     },
   );
 
+/**
+ * The refusal of a wallet funding the wallet cannot cover, naming the escrow (what the request
+ * sent) and what is missing, in naira: the total charge, the balance and the difference.
+ */
+async function walletShortfall(userId: string, escrowId: string): Promise<HttpError> {
+  const [row] = await asService((tx) =>
+    tx<{ balance: string; total: string }[]>`
+      select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0)
+               as balance,
+             (select total_charge from public.escrows where id = ${escrowId}) as total`
+  );
+  const balance = Number(row?.balance ?? 0);
+  const total = Number(row?.total ?? 0);
+  const short = Math.max(0, total - balance);
+  return new HttpError(
+    409,
+    `Insufficient funds: this escrow needs ${nairaEn(total)} from your wallet, which holds ${nairaEn(balance)} (${
+      nairaEn(short)
+    } short); top up the wallet or pay by card`,
+    [{ field: 'escrow_id', message: `needs ${nairaEn(short)} more in the wallet` }],
+  );
+}
+
 export async function fundEscrow(
   user: AuthUser,
   input: {
@@ -313,16 +337,23 @@ export async function fundEscrow(
 ): Promise<EscrowFundResponse> {
   const id = input.escrow_id;
   if (input.method === 'wallet') {
-    return transition(
-      user,
-      id,
-      (sql) =>
-        sql<{ status: 'active' | 'funded' }[]>`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
-      // a draft that became active (the initiator paid) queued its invitation SMS
-      async ([r]) => {
-        if (r?.status === 'active') await sendQueuedSms();
-      },
-    );
+    try {
+      return await transition(
+        user,
+        id,
+        (sql) =>
+          sql<
+            { status: 'active' | 'funded' }[]
+          >`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
+        // a draft that became active (the initiator paid) queued its invitation SMS
+        async ([r]) => {
+          if (r?.status === 'active') await sendQueuedSms();
+        },
+      );
+    } catch (err) {
+      if (isPgError(err, 'ES402')) throw await walletShortfall(user.id, id);
+      throw err;
+    }
   }
   if (input.method === 'bank_transfer') {
     // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the

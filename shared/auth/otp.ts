@@ -79,7 +79,10 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
   });
   if (outcome.wait > 0) {
     // the wait in words as well as in Retry-After: a person reads the message, not the header
-    throw tooManyRequests(outcome.wait, `Too many codes requested: you can ask for another in ${describeWait(outcome.wait)}`);
+    throw tooManyRequests(
+      outcome.wait,
+      `Too many codes requested: you can ask for another in ${describeWait(outcome.wait)}`,
+    );
   }
   const smsId = outcome.smsId;
   if (smsId !== null) afterResponse('sms.otp', () => dispatchQueuedSms(1, smsId));

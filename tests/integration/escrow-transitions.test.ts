@@ -170,6 +170,16 @@ describe('draft -> active (funded, awaiting acceptance): escrow-fund from the wa
     await fundWallet(deal.payer, 10_000); // the amount, but not the fee and VAT on top
     const res = await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' });
     expectStatus(res, 409);
+    // names what the request sent (escrow_id) and what is missing, in naira
+    const total = deal.feeBreakdown.total_charge; // naira
+    const short = (total * 100 - 1_000_000) / 100;
+    const ngn = (n: number) => `NGN ${n.toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+    expect(res.body.error).toBe(
+      `Insufficient funds: this escrow needs ${ngn(total)} from your wallet, which holds NGN 10,000.00 (${
+        ngn(short)
+      } short); top up the wallet or pay by card`,
+    );
+    expect(res.body.details).toEqual([{ field: 'escrow_id', message: `needs ${ngn(short)} more in the wallet` }]);
     expect(await balances(deal)).toEqual({ payer: 1_000_000, payee: 0, hold: 0 });
     expect(await escrowRow(deal.escrowId)).toMatchObject({ status: 'draft', funded_at: null });
     expect(await fundingTxs(deal.escrowId)).toEqual([]);
