@@ -3,6 +3,7 @@
 import type { Handler } from '../../shared/endpoint.ts';
 import { getConfig } from '../../shared/config.ts';
 import { functionNotFound } from '../../shared/http.ts';
+import { log } from '../../shared/log.ts';
 
 const root = new URL('../../', import.meta.url);
 
@@ -36,16 +37,29 @@ export function serveFunctions(opts: {
       const match = /^\/functions\/v1\/([^/]+)\/?$/.exec(url.pathname);
       const name = match?.[1] ?? '';
       const handler = opts.handlers.get(name);
-      // Like Supabase's gateway, the server owns x-forwarded-for: the client address it saw.
+      // Like Supabase's gateway, the server owns x-forwarded-for: the client address it saw. The
+      // request is rebuilt from its parts, never from the request itself, whose signal Deno would
+      // copy (and warn about: its legacy abort on every answer).
       const headers = new Headers(req.headers);
       headers.set('x-forwarded-for', info.remoteAddr.hostname);
-      const forwarded = new Request(req, { headers });
+      const hasBody = req.body !== null && req.method !== 'GET' && req.method !== 'HEAD';
+      const forwarded = new Request(req.url, {
+        method: req.method,
+        headers,
+        body: hasBody ? req.body : undefined,
+        ...(hasBody ? { duplex: 'half' } : {}),
+      } as RequestInit);
       const res = handler
         ? await handler(forwarded)
         : functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
       if (!opts.quiet) {
-        const ms = (performance.now() - started).toFixed(0);
-        console.log(`${new Date().toISOString()} ${req.method} ${url.pathname} ${res.status} ${ms}ms`);
+        // one format for the whole log: a JSON line, like every line the functions write
+        log.info('http.request', {
+          method: req.method,
+          path: url.pathname,
+          status: res.status,
+          ms: Math.round(performance.now() - started),
+        });
       }
       return res;
     },
