@@ -112,10 +112,11 @@ type Queries = readonly postgres.PendingQuery<any>[];
 type Results<Q extends Queries> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
 
 /**
- * A read as the user in one round trip: BEGIN, the setup statement, the queries and COMMIT go to
- * Postgres together (pipelined on one connection), where asUser waits for each query its callback
- * awaits and then for COMMIT. `read` returns its queries unawaited (tx`...`); their rows come back
- * in the same order.
+ * A read as the user in one round trip, where asUser waits for each query its callback awaits and
+ * then for COMMIT. `read` returns its queries unawaited; their rows come back in the same order.
+ * When every query is text (no parameters, no fragments: `sqlText`, `inline`, or tx`...` with no
+ * value in it) the setup and the queries go as one simple-protocol message, one transaction
+ * (oneMessage); otherwise BEGIN, the setup, the queries and COMMIT are pipelined together.
  */
 export function readAsUser<Q extends Queries>(claims: UserClaims, read: (tx: Tx) => [...Q]): Promise<Results<Q>> {
   return retrying(async () => (await pipelined([{ setup: userSetup(claims), read }]))[0] as Results<Q>);
@@ -139,9 +140,10 @@ export function readAsServiceThenUser<S extends Queries, U extends Queries>(
 }
 
 /**
- * Statements as service_role in one round trip: BEGIN, the setup, the statements and COMMIT sent
- * together. For a transition, which is one SQL function in one transaction: written with `inline`,
- * it needs no answer before COMMIT can follow it.
+ * Statements as service_role in one round trip, like readAsUser: with `inline` (all text) the
+ * setup and the statements are one message and one transaction; else BEGIN, the setup, the
+ * statements and COMMIT are sent together. For a transition, which is one SQL function in one
+ * transaction and needs no answer before the transaction can end.
  */
 export function callAsService<Q extends Queries>(call: (tx: Tx) => [...Q]): Promise<Results<Q>> {
   return retrying(async () => (await pipelined([{ setup: serviceSetup, read: call }]))[0] as Results<Q>);
