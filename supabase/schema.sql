@@ -4298,10 +4298,12 @@ begin
   raise exception 'cannot % an escrow that is %', p_action,
     e.status || case when e.status = 'active' and e.funded_at is not null then ' (funded, awaiting acceptance)'
                      when e.status = 'active' then ' (accepted, awaiting funding)' else '' end
+             || case when p_action = 'accept' and e.status = 'draft'
+                     then ': the initiator funds it first (escrow-fund), then you can accept it' else '' end
     using errcode = 'ES409';
 end
 $function$;
-comment on function private.refuse_state(e public.escrows, p_action text) is 'Raises ES409: the escrow''s current state does not allow the action (named in the message).';
+comment on function private.refuse_state(e public.escrows, p_action text) is 'Raises ES409: the escrow''s current state does not allow the action (named in the message, with what comes first where the next step is someone else''s).';
 revoke all on function private.refuse_state(e public.escrows, p_action text) from public;
 grant execute on function private.refuse_state(e public.escrows, p_action text) to service_role;
 

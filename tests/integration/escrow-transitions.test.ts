@@ -256,9 +256,13 @@ describe('invite_pending -> active (accepted, awaiting funding): escrow-accept b
     );
   });
 
-  it('accepting a draft nobody funded yet is 409', async () => {
+  it('accepting a draft nobody funded yet is 409, saying what comes first', async () => {
     const deal = await newDeal();
-    expectStatus(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId), 409);
+    const res = await escrowOp('escrow-accept', deal.counterparty, deal.escrowId);
+    expectStatus(res, 409);
+    expect(res.body.error).toBe(
+      'cannot accept an escrow that is draft: the initiator funds it first (escrow-fund), then you can accept it',
+    );
     expect(await escrowStatus(deal)).toBe('draft');
   });
 });
