@@ -25,6 +25,22 @@ export interface TransactionRow {
   completed_at: string | null;
 }
 
+/**
+ * Metadata keys whose values the database keeps in kobo (the escrow's amount and fees a funding
+ * carries, what a release or refund moved, a flagged charge's expected and received amounts):
+ * answers give them in naira, like `amount`, so every figure of an answer is in one unit.
+ */
+const KOBO_KEY = /^(amount|vat|fee|total_charge|shortfall|[a-z_]+_amount|[a-z_]+_fee)$/;
+
+/** The metadata as the API shows it: kobo figures (integers under the keys above) in naira. */
+export function metadataInNaira(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => metadataInNaira(v));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, metadataInNaira(v, k)]));
+  }
+  return typeof value === 'number' && Number.isInteger(value) && KOBO_KEY.test(key) ? toNaira(value) : value;
+}
+
 export function transactionView(t: TransactionRow) {
   return {
     id: t.id,
@@ -41,7 +57,7 @@ export function transactionView(t: TransactionRow) {
     provider_charge_id: t.provider_charge_id,
     provider_transfer_id: t.provider_transfer_id,
     provider_refund_id: t.provider_refund_id,
-    metadata: t.metadata,
+    metadata: metadataInNaira(t.metadata) as Record<string, unknown>,
     created_at: t.created_at,
     completed_at: t.completed_at,
   };

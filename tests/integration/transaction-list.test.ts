@@ -462,3 +462,27 @@ describe('transaction-list pagination', () => {
     expect(owners).toEqual({ a: 12, b: 0 });
   });
 });
+
+describe('figures in metadata', () => {
+  it('are naira, like amount: an escrow funding carries the escrow amount, payer fee and VAT in naira', async () => {
+    const { fundedDeal } = await import('../support/escrows.ts');
+    const deal = await fundedDeal({ amount: 12_345.67 });
+    const res = await get('transaction-list', {
+      token: deal.payer.accessToken,
+      query: { escrow_id: deal.escrowId, category: 'escrow' },
+    });
+    expectOk(res);
+    const funding = (res.body.data.data as { type: string; amount: number; metadata: Record<string, unknown> }[])
+      .find((t) => t.type === 'escrow_funding');
+    expect(funding?.amount).toBe(deal.feeBreakdown.total_charge);
+    expect(funding?.metadata).toMatchObject({
+      amount: 12_345.67,
+      payer_fee: deal.feeBreakdown.payer_fee,
+      vat: deal.feeBreakdown.vat,
+    });
+    // the database keeps kobo
+    const [row] = await testDb()<{ metadata: { amount: number } }[]>`
+      select metadata from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_funding'`;
+    expect(row?.metadata.amount).toBe(1_234_567);
+  });
+});
