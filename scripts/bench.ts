@@ -74,51 +74,48 @@ function show(r: Result, baseline?: number) {
   );
 }
 
-/** Runs `work(client, item)` on every client until `items` are used up, timing each call. */
-async function driveItems<T>(name: string, items: T[][], work: (client: number, item: T) => Promise<void>) {
+/** One call, timed; a failure is counted (the first three printed), never thrown. */
+type Once = (work: () => Promise<void>) => Promise<void>;
+
+/** Runs one loop per client, each making its calls through `once`, and times every call. */
+async function measure(name: string, loops: ((once: Once) => Promise<void>)[]): Promise<Result> {
   const latencies: number[] = [];
   let ops = 0;
   let errors = 0;
-  const started = performance.now();
-  await Promise.all(items.map(async (mine, c) => {
-    for (const item of mine) {
-      const t = performance.now();
-      try {
-        await work(c, item);
-        ops++;
-        latencies.push(performance.now() - t);
-      } catch (err) {
-        errors++;
-        if (errors <= 3) console.error(`  ${name}: ${err instanceof Error ? err.message : err}`);
-      }
+  const once: Once = async (work) => {
+    const t = performance.now();
+    try {
+      await work();
+      ops++;
+      latencies.push(performance.now() - t);
+    } catch (err) {
+      errors++;
+      if (errors <= 3) console.error(`  ${name}: ${err instanceof Error ? err.message : err}`);
     }
-  }));
+  };
+  const started = performance.now();
+  await Promise.all(loops.map((loop) => loop(once)));
   return { name, ops, seconds: (performance.now() - started) / 1000, latencies, errors };
 }
 
-/** Runs `work(client)` in a loop on every client for `seconds`, timing each call. */
-async function drive(name: string, work: (client: number, i: number) => Promise<void>): Promise<Result> {
-  const latencies: number[] = [];
-  let ops = 0;
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        const t = performance.now();
-        try {
-          await work(c, i);
-          ops++;
-          latencies.push(performance.now() - t);
-        } catch (err) {
-          errors++;
-          if (errors <= 3) console.error(`  ${name}: ${err instanceof Error ? err.message : err}`);
-        }
-      }
+/** Runs `work(client, item)` on every client until its `items` are used up. */
+const driveItems = <T>(name: string, items: T[][], work: (client: number, item: T) => Promise<void>) =>
+  measure(
+    name,
+    items.map((mine, c) => async (once) => {
+      for (const item of mine) await once(() => work(c, item));
     }),
   );
-  return { name, ops, seconds: (performance.now() - started) / 1000, latencies, errors };
+
+/** Runs `work(client, i)` in a loop on every client for `seconds`. */
+function drive(name: string, work: (client: number, i: number) => Promise<void>): Promise<Result> {
+  const deadline = performance.now() + seconds * 1000;
+  return measure(
+    name,
+    Array.from({ length: clients }, (_, c) => async (once) => {
+      for (let i = 0; performance.now() < deadline; i++) await once(() => work(c, i));
+    }),
+  );
 }
 
 async function pgbench(url: string): Promise<Result> {

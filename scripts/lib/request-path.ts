@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import postgres from 'postgres';
 import { feeBreakdown, type FeeSchedule } from '../../shared/fees.ts';
-import { checksUpTo } from '../../shared/kyc/tiers.ts';
 import { signPayload } from '../../shared/payments/signature.ts';
+import { recordTier } from '../../tests/support/kyc-record.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../../tests/support/stack.ts';
 
 const root = new URL('../../', import.meta.url);
@@ -100,24 +100,27 @@ export interface BenchUser {
   token: string;
 }
 
-/** A user signed up over HTTP (the one-time code read from the SMS outbox), raised to `tier`. */
-export async function benchUser(base: string, sql: postgres.Sql, tier = 0): Promise<BenchUser> {
+/**
+ * A user signed up over HTTP (the one-time code read from the SMS outbox), raised to `tier`
+ * through private.kyc_record, as the KYC webhooks do (tests/support/kyc-record.ts).
+ */
+export async function benchUser(base: string, sql: postgres.Sql, tier = 0, firstName = 'Bench'): Promise<BenchUser> {
   const phone = newPhone('7');
   await call(base, 'auth-send-otp', { phone, context: 'signup' });
   const [row] = await sql<{ body: string }[]>`
-    select body from private.sms_outbox where phone = ${phone} order by id desc limit 1`;
+    select body from private.sms_outbox where phone = ${phone} and body is not null order by id desc limit 1`;
   const otp = /\b(\d{6})\b/.exec(row?.body ?? '')?.[1];
+  if (!otp) throw new Error(`no sign-up code for ${phone} in private.sms_outbox`);
   await call(base, 'auth-verify', { phone, context: 'signup', otp_code: otp });
   const s = await call(base, 'auth-signup', {
     phone,
-    first_name: 'Bench',
+    first_name: firstName,
     last_name: 'User',
     password: 'bench pass 123',
   });
   const id = s.user.id as string;
-  for (const check of checksUpTo(tier)) {
-    await sql`select private.kyc_record(${id}, ${check}, true, '{}'::text[], null, 'bench', null, now())`;
-  }
+  const reached = tier > 0 ? await recordTier(sql, id, tier) : 0;
+  if (reached !== tier) throw new Error(`KYC tier ${reached} for ${id}, expected ${tier}`);
   return { id, phone, token: s.session.access_token as string };
 }
 

@@ -51,7 +51,7 @@ import {
   ledgerInvariants,
   transactionsDisagreeing,
 } from '../../tests/support/ledger-checks.ts';
-import { recordTier } from '../../tests/support/kyc-record.ts';
+import { benchUser } from './request-path.ts';
 
 // ---- options and report --------------------------------------------------------------------
 
@@ -617,32 +617,8 @@ async function story(s: RunState, buyer: Account): Promise<void> {
 
 // ---- setup ---------------------------------------------------------------------------------
 
-async function signUp(base: string, sql: postgres.Sql, first: string): Promise<Account> {
-  const post = async (op: string, body: unknown) => {
-    const res = await fetch(`${base}/${op}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json().catch(() => null) };
-  };
-  const phone = `+2348${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
-  const sent = await post('auth-send-otp', { phone, context: 'signup' });
-  if (sent.status !== 200) throw new Error(`auth-send-otp ${sent.status}: ${JSON.stringify(sent.body)}`);
-  const [row] = await sql<{ body: string }[]>`
-    select body from private.sms_outbox where phone = ${phone} and body is not null order by id desc limit 1`;
-  const code = /\b(\d{6})\b/.exec(row?.body ?? '')?.[1];
-  if (!code) throw new Error(`no sign-up code for ${phone} in private.sms_outbox`);
-  const verified = await post('auth-verify', { phone, context: 'signup', otp_code: code });
-  if (verified.status !== 200) throw new Error(`auth-verify ${verified.status}: ${JSON.stringify(verified.body)}`);
-  const s = await post('auth-signup', { phone, first_name: first, last_name: 'Bench', password: 'a bench passphrase' });
-  if (s.status !== 201) throw new Error(`auth-signup ${s.status}: ${JSON.stringify(s.body)}`);
-  const id: string = s.body.data.user.id;
-  // tier 3: no single, daily or balance limit a story comes near (docs/kyc.md)
-  const tier = await recordTier(sql, id, 3);
-  if (tier !== 3) throw new Error(`KYC tier ${tier} for ${id}, expected 3`);
-  return { id, phone, token: s.body.data.session.access_token };
-}
+/** A story's account: tier 3, no single, daily or balance limit a story comes near (docs/kyc.md). */
+const signUp = (base: string, sql: postgres.Sql, first: string): Promise<Account> => benchUser(base, sql, 3, first);
 
 /** Runs `work` over `items`, `width` at a time. */
 async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
