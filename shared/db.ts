@@ -185,7 +185,7 @@ function text(value: string): string {
   }
 }
 
-/** What `inline` and `literal` write as literals. */
+/** What `inline` and `sqlLiteral` write as literals. */
 export type InlineValue = string | number | boolean | null | Date | readonly unknown[] | { [key: string]: unknown };
 
 /** A value as SQL literal text (see `text`), for statements composed as text (`sqlText`). */
@@ -199,14 +199,6 @@ export function sqlLiteral(value: InlineValue): string {
   }
   if (value instanceof Date) return text(value.toISOString());
   return text(JSON.stringify(value)); // objects and arrays: as jsonb text
-}
-
-/**
- * A value written into a query as a literal, as a fragment of a tx`...` query: the hot reads
- * (readAsUser), whose statements then go out without the Describe round trip.
- */
-export function literal(tx: Tx, value: InlineValue): Fragment {
-  return tx.unsafe(sqlLiteral(value));
 }
 
 /**
@@ -259,15 +251,23 @@ export async function ensureSessionLive(): Promise<void> {
   const session = requestSession();
   if (!session) return;
   if (session.state === 'unchecked') {
-    try {
-      await db()`select private.session_assert(${session.sessionId}::uuid, ${session.userId}::uuid)`; // off the hot path
-      session.state = 'live';
-    } catch (err) {
-      if (!isPgError(err, SESSION_ENDED)) throw err;
-      session.state = 'ended';
-    }
+    session.state = (await sessionIsLive(session.sessionId, session.userId)) ? 'live' : 'ended';
   }
   if (session.state === 'ended') throw unauthorized('Session has ended, log in again');
+}
+
+/**
+ * Whether the session is live for this user, asked on its own (one statement, off the hot path):
+ * the same private.session_assert the first statement of a request runs.
+ */
+export async function sessionIsLive(sessionId: string, userId: string): Promise<boolean> {
+  try {
+    await db()`select private.session_assert(${sessionId}::uuid, ${userId}::uuid)`;
+    return true;
+  } catch (err) {
+    if (isPgError(err, SESSION_ENDED)) return false;
+    throw err;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
 // time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
-import { asService, db, ensureSessionLive, isDatabaseUnavailable, type UserClaims } from './db.ts';
+import { asService, ensureSessionLive, isDatabaseUnavailable, sessionIsLive, type UserClaims } from './db.ts';
 import { type RequestSession, withRequestSession } from './request-session.ts';
 import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
@@ -210,13 +210,9 @@ export async function bearerUser(req: Request): Promise<AuthUser> {
 
 /** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
 export async function authenticate(req: Request): Promise<AuthUser> {
-  const claims = (await bearerUser(req)).claims;
-  const [live] = await db()`
-    select 1 as live from private.sessions
-     where id = ${claims.session_id} and user_id = ${claims.sub}
-       and revoked_at is null and expires_at > now()`;
-  if (!live) throw unauthorized('Session has ended, log in again');
-  return { id: claims.sub, phone: claims.phone, sessionId: claims.session_id, claims };
+  const user = await bearerUser(req);
+  if (!(await sessionIsLive(user.sessionId, user.id))) throw unauthorized('Session has ended, log in again');
+  return user;
 }
 
 /**

@@ -4,7 +4,7 @@
 // commit. Through the real server where a user sees it, in-process where only the database can tell.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asService, asUser, closeDb, literal, readAsUser } from '../../shared/db.ts';
+import { asService, asUser, closeDb, inline, readAsUser } from '../../shared/db.ts';
 import { HttpError } from '../../shared/http.ts';
 import { providerFetch } from '../../shared/outbound.ts';
 import { type RequestSession, withRequestSession } from '../../shared/request-session.ts';
@@ -154,20 +154,19 @@ describe('literals and commits', () => {
       '',
     ];
     const rows = await asService(async (tx) =>
-      await Promise.all(values.map((v) => tx<{ v: string }[]>`select ${literal(tx, v)} as v`))
+      await Promise.all(values.map((v) => inline(tx)<{ v: string }[]>`select ${v} as v`))
     );
     expect(rows.map(([r]) => r?.v)).toEqual(values);
     // right after a word, a literal still starts a token of its own (x$q$... would be one word)
-    const { inline } = await import('../../shared/db.ts');
     const [glued] = await asService(async (tx) =>
       await inline(tx)<{ x: string }[]>`select${'a; select 1; --'}::text as x`
     );
     expect(glued?.x).toBe('a; select 1; --');
     const [[n]] = await readAsUser(claimsOf(await signUp()), (tx) => [
-      tx<{ n: number }[]>`select ${literal(tx, 9_007_199_254_740_991)}::bigint::text as n`,
+      inline(tx)<{ n: number }[]>`select ${9_007_199_254_740_991}::bigint::text as n`,
     ]);
     expect(n?.n).toBe('9007199254740991');
-    await expect(asService((tx) => tx`select ${literal(tx, 1.5)}`)).rejects.toBeInstanceOf(TypeError);
+    await expect(asService(async (tx) => await inline(tx)`select ${1.5}`)).rejects.toBeInstanceOf(TypeError);
   });
 
   it('a callback that swallowed a failed statement does not pass for a commit', async () => {
