@@ -119,10 +119,9 @@ async function visibleConversation(tx: Tx, conversationId: string): Promise<void
 }
 
 const visibleConversationQuery = (tx: Tx, conversationId: string) =>
-  tx`select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
-      where c.id = ${conversationId}::uuid and e.status <> 'deleted'`;
+  sqlText(tx, visibleConversationText(`${sqlLiteral(conversationId)}::uuid`));
 
-/** The same, as SQL text for a conversation id already written as a literal. */
+/** The query, as SQL text for a conversation id already written as a literal. */
 const visibleConversationText = (conversation: string) =>
   `select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
     where c.id = ${conversation} and e.status <> 'deleted'`;
