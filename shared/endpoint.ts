@@ -89,6 +89,21 @@ type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S>
 export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType ? z.input<RS> | Reply<z.input<RS>>
   : unknown;
 
+/**
+ * Headers a `verify` function checks instead of a bearer token (a provider's webhook signature, the
+ * scheduler's secret): what the OpenAPI document declares as the operation's security. The verify
+ * function reads the header names from the same object, so the document cannot drift from it.
+ */
+export interface HeaderAuth {
+  /** The security scheme's name in the document (e.g. paystackSignature). */
+  scheme: string;
+  description: string;
+  headers: readonly { name: string; required: boolean; description: string }[];
+}
+
+/** Statuses a handler (or the SQL it calls) can refuse with, each with when it does. */
+export type Refusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 502 | 503, string>>;
+
 export interface EndpointSpec<
   QS extends z.ZodType | undefined,
   BS extends z.ZodType | undefined,
@@ -96,6 +111,10 @@ export interface EndpointSpec<
   A extends AuthMode,
 > {
   name: string;
+  /** One line for the API reference: what the operation does. */
+  summary?: string;
+  /** More for the API reference (Markdown): rules, bounds, what comes next. */
+  description?: string;
   method: Method;
   auth: A;
   query?: QS;
@@ -113,14 +132,29 @@ export interface EndpointSpec<
   deadline?: boolean;
   /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
   verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
+  /** The headers `verify` checks, for the OpenAPI document (auth 'none' only). */
+  signedBy?: HeaderAuth;
+  /**
+   * The statuses the handler itself refuses with (beyond those every endpoint of its kind answers:
+   * shared/openapi.ts builderStatuses), each with when. Every answer the test suites receive must
+   * have a status the document declares (tests/support/responses.ts), so a missing one fails a test.
+   */
+  refusals?: Refusals;
+  /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
+  alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
+  /**
+   * false: the handler's result is the whole JSON body, without the envelope (only the OpenAPI
+   * document, whose readers expect the bare document). The response schema then describes the body.
+   */
+  envelope?: false;
   handler: (ctx: Context<Parsed<QS>, Parsed<BS>, A>) => Promise<HandlerResult<RS>>;
 }
 
 /**
  * What an endpoint is, for tests and generators (README table, OpenAPI). name, method, auth and
- * status are plain enumerable fields (what the local server prints); idempotent and the three
- * schemas are read-only and non-enumerable, so that printing, spreading or comparing a meta shows
- * the route, not whole zod schemas.
+ * status are plain enumerable fields (what the local server prints); the rest (idempotent, the
+ * document's texts and statuses, the three schemas) is read-only and non-enumerable, so that
+ * printing, spreading or comparing a meta shows the route, not whole zod schemas.
  */
 export interface EndpointMeta<
   QS extends z.ZodType | undefined = z.ZodType | undefined,
@@ -132,6 +166,12 @@ export interface EndpointMeta<
   readonly auth: AuthMode;
   readonly status: number;
   readonly idempotent: boolean;
+  readonly summary: string | undefined;
+  readonly description: string | undefined;
+  readonly signedBy: HeaderAuth | undefined;
+  readonly refusals: Refusals | undefined;
+  readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
+  readonly envelope: boolean;
   readonly query: QS;
   readonly body: BS;
   readonly response: RS;
@@ -362,7 +402,8 @@ export function endpoint<
           try {
             const out: unknown = await spec.handler(ctx);
             const status = out instanceof Reply ? out.status : successStatus;
-            return { status, body: successBody(status, out instanceof Reply ? out.data : out) };
+            const data = out instanceof Reply ? out.data : out;
+            return { status, body: spec.envelope === false ? data : successBody(status, data) };
           } catch (err) {
             const refused = err instanceof HttpError ? err : domainError(err);
             if (!refused || refused.status >= 500) throw err;
@@ -429,12 +470,31 @@ export function endpoint<
     auth: spec.auth,
     status: successStatus,
     idempotent: spec.idempotent === true,
+    summary: spec.summary,
+    description: spec.description,
+    signedBy: spec.signedBy,
+    refusals: spec.refusals,
+    alsoSucceedsWith: spec.alsoSucceedsWith,
+    envelope: spec.envelope !== false,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)
     query: spec.query as QS,
     body: spec.body as BS,
     response: spec.response as RS,
   };
-  for (const key of ['idempotent', 'query', 'body', 'response'] as const) {
+  for (
+    const key of [
+      'idempotent',
+      'summary',
+      'description',
+      'signedBy',
+      'refusals',
+      'alsoSucceedsWith',
+      'envelope',
+      'query',
+      'body',
+      'response',
+    ] as const
+  ) {
     Object.defineProperty(meta, key, { enumerable: false, writable: false });
   }
   return Object.assign(handler, { meta });

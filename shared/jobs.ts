@@ -6,6 +6,7 @@
 import { safeEqual } from './auth/crypto.ts';
 import { afterCommit } from './background.ts';
 import { getConfig } from './config.ts';
+import type { HeaderAuth } from './endpoint.ts';
 import { asService } from './db.ts';
 import { unauthorized } from './http.ts';
 import { log } from './log.ts';
@@ -13,8 +14,15 @@ import { startEscrowPayout } from './payouts.ts';
 import { reconcilePending } from './reconcile.ts';
 import { dispatchQueuedSms } from './sms.ts';
 
+/** The scheduler's secret header. */
+export const JOBS_SECRET_HEADER: HeaderAuth = {
+  scheme: 'jobsSecret',
+  description: 'JOBS_SECRET, sent by the scheduler (pg_cron + pg_net) that runs the job every minute.',
+  headers: [{ name: 'x-jobs-secret', required: true, description: 'The jobs secret' }],
+};
+
 export function verifyJobsSecret(req: Request): Promise<void> {
-  const given = req.headers.get('x-jobs-secret') ?? '';
+  const given = req.headers.get(JOBS_SECRET_HEADER.headers[0]?.name ?? '') ?? '';
   if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(unauthorized('Invalid or missing jobs secret'));
   return Promise.resolve();
 }

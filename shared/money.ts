@@ -15,7 +15,12 @@ export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number } = {}) =
     .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'must have at most 2 decimal places')
     .transform((n) => Math.round(n * 100))
     .refine((k) => k >= min, `must be at least ${nairaEn(min)}`)
-    .refine((k) => k <= max, `must be at most ${nairaEn(max)}`);
+    .refine((k) => k <= max, `must be at most ${nairaEn(max)}`)
+    .meta({
+      minimum: min / 100,
+      maximum: max / 100,
+      description: `Naira, at most 2 decimal places: ${nairaEn(min)} to ${nairaEn(max)}`,
+    });
 };
 
 /** Integer kobo (number, bigint or numeric string from Postgres) -> naira number. */

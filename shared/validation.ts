@@ -120,7 +120,10 @@ export function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-/** Query-string helpers: values arrive as strings. */
+/**
+ * Query-string helpers: values arrive as strings. Their JSON Schema (the OpenAPI document) is the
+ * typed parameter a client sends, from .meta: an integer with its bounds, a boolean.
+ */
 export const queryInt = (def: number, min: number, max: number) =>
   z
     .string()
@@ -128,13 +131,15 @@ export const queryInt = (def: number, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .optional()
-    .transform((v) => v ?? def);
+    .transform((v) => v ?? def)
+    .meta({ type: 'integer', minimum: min, maximum: max, description: `${min} to ${max}; ${def} when omitted` });
 
 export const queryBool = (def: boolean) =>
   z
     .enum(['true', 'false'], { message: 'must be true or false' })
     .optional()
-    .transform((v) => (v === undefined ? def : v === 'true'));
+    .transform((v) => (v === undefined ? def : v === 'true'))
+    .meta({ type: 'boolean', description: `${def} when omitted` });
 
 // Valid ISO 8601 that Postgres cannot read (year 0000, UTC offsets of 16 hours or more) would fail
 // the query with a 500, so such a cursor is refused here, for every list.

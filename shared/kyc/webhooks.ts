@@ -6,6 +6,7 @@
 import { sha256Hex } from '../auth/crypto.ts';
 import { afterCommit } from '../background.ts';
 import { getConfig } from '../config.ts';
+import type { HeaderAuth } from '../endpoint.ts';
 import { asService } from '../db.ts';
 import { unauthorized } from '../http.ts';
 import { log } from '../log.ts';
@@ -20,18 +21,33 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(
 const text = (v: unknown, max = 200): string | null =>
   typeof v === 'string' && v.length > 0 && v.length <= max ? v : null;
 
+/** Sumsub's webhook digest headers. */
+export const KYC_SIGNATURE: HeaderAuth = {
+  scheme: 'sumsubDigest',
+  description: "Sumsub's digest of the raw body with KYC_WEBHOOK_SECRET: x-payload-digest, with its algorithm " +
+    'in x-payload-digest-alg (HMAC_SHA1_HEX, HMAC_SHA256_HEX or HMAC_SHA512_HEX).',
+  headers: [
+    { name: 'x-payload-digest', required: true, description: 'The HMAC of the raw body, in hex' },
+    { name: 'x-payload-digest-alg', required: false, description: 'The algorithm of x-payload-digest' },
+  ],
+};
+
+/** The identity-check provider's shared token header (docs/kyc.md). */
+export const IDENTITY_TOKEN: HeaderAuth = {
+  scheme: 'identityToken',
+  description: 'The shared secret IDENTITY_WEBHOOK_SECRET, sent as is by the identity-check provider.',
+  headers: [{ name: 'x-identity-webhook-token', required: true, description: 'The shared secret' }],
+};
+
 export async function verifyKycSignature(req: Request, raw: Uint8Array): Promise<void> {
-  const ok = await verifyKycDigest(
-    getConfig().KYC_WEBHOOK_SECRET,
-    raw,
-    req.headers.get('x-payload-digest'),
-    req.headers.get('x-payload-digest-alg'),
-  );
+  const [digest, alg] = KYC_SIGNATURE.headers.map((h) => req.headers.get(h.name));
+  const ok = await verifyKycDigest(getConfig().KYC_WEBHOOK_SECRET, raw, digest ?? null, alg ?? null);
   if (!ok) throw unauthorized('Invalid or missing webhook signature');
 }
 
 export function verifyIdentityToken(req: Request): Promise<void> {
-  if (!validIdentityToken(getConfig().IDENTITY_WEBHOOK_SECRET, req.headers.get('x-identity-webhook-token'))) {
+  const token = req.headers.get(IDENTITY_TOKEN.headers[0]?.name ?? '');
+  if (!validIdentityToken(getConfig().IDENTITY_WEBHOOK_SECRET, token)) {
     return Promise.reject(unauthorized('Invalid or missing webhook token'));
   }
   return Promise.resolve();

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sha256Hex } from '../auth/crypto.ts';
 import { afterResponse } from '../background.ts';
 import { getConfig } from '../config.ts';
+import type { HeaderAuth } from '../endpoint.ts';
 import { asService, inline, sendWithCommit, type Tx } from '../db.ts';
 import { unauthorized } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
@@ -24,11 +25,25 @@ export const paymentsEventSchema = z.looseObject({
 
 export type PaymentsEvent = z.output<typeof paymentsEventSchema>;
 
+/**
+ * The signature headers: the spec's name, and Paystack's own (set the secret to the Paystack key).
+ * Either one, the HMAC-SHA512 of the raw body in hex.
+ */
+export const PAYMENTS_SIGNATURE: HeaderAuth = {
+  scheme: 'paymentsSignature',
+  description: 'HMAC-SHA512 of the raw body with PAYMENTS_WEBHOOK_SECRET (the Paystack secret key), in hex, ' +
+    'in x-payments-signature or x-paystack-signature.',
+  headers: [
+    { name: 'x-payments-signature', required: false, description: 'The signature (this or x-paystack-signature)' },
+    { name: 'x-paystack-signature', required: false, description: "The signature under Paystack's own header name" },
+  ],
+};
+
 /** Signature check on the raw bytes, before anything is parsed. */
 export async function verifyPaymentsSignature(req: Request, raw: Uint8Array): Promise<void> {
   const secret = getConfig().PAYMENTS_WEBHOOK_SECRET;
-  // The spec's header; Paystack's own name is accepted too (set the secret to the Paystack key).
-  const signature = req.headers.get('x-payments-signature') ?? req.headers.get('x-paystack-signature');
+  const [spec, paystack] = PAYMENTS_SIGNATURE.headers.map((h) => req.headers.get(h.name));
+  const signature = spec ?? paystack ?? null;
   if (!(await validSignature(secret, raw, signature))) throw unauthorized('Invalid or missing webhook signature');
 }
 

@@ -7,11 +7,16 @@
 //
 // With RESPONSE_CHECK_LOG=<file> set, the name of each endpoint whose answer was checked is
 // appended to that file (once per test process): how many endpoints a run covered.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EndpointMeta } from '../../shared/endpoint.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+// ajv-formats is CommonJS: its default export arrives as the module object under some loaders
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as typeof addFormatsModule;
 const FUNCTION_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const metas = new Map<string, Promise<EndpointMeta | undefined>>();
@@ -68,10 +73,88 @@ export async function checkResponseData(target: string, data: unknown): Promise<
   }
 }
 
-/** Checks a parsed response body when it is a success envelope; error envelopes are left alone. */
-export async function checkSuccessBody(target: string, httpStatus: number, body: unknown): Promise<void> {
+/** The committed OpenAPI document, compiled once for checking answers against it. */
+let openApi: { doc: OpenApiDoc; ajv: Ajv2020 } | undefined;
+interface OpenApiDoc {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+}
+function documentChecker() {
+  if (!openApi) {
+    const doc = JSON.parse(readFileSync(`${root}docs/api/openapi.json`, 'utf8')) as OpenApiDoc;
+    // strict: false, because the document is registered whole (its OpenAPI keywords are not JSON Schema)
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(doc, 'openapi');
+    openApi = { doc, ajv };
+  }
+  return openApi;
+}
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/**
+ * Checks an answer, success or refusal, against docs/api/openapi.json: the operation must declare
+ * its status, and the body must match that status's schema (the envelope and its `data`). An answer
+ * to another method than the operation's (a 405, OPTIONS) or to a name with no function is not
+ * the operation's, and is left alone.
+ */
+export function checkAgainstDocument(target: string, method: string, httpStatus: number, body: unknown): void {
+  const name = functionName(target);
+  const { doc, ajv } = documentChecker();
+  const operation = doc.paths[`/${name}`]?.[method.toLowerCase()];
+  if (!operation) return;
+  const response = operation.responses[String(httpStatus)];
+  if (!response) {
+    throw new ResponseShapeError(
+      `${name} answered ${httpStatus}, a status docs/api/openapi.json does not declare for it ` +
+        `(declared: ${
+          Object.keys(operation.responses).join(', ')
+        }; add it to the endpoint's refusals, then npm run openapi)\n` +
+        `body: ${JSON.stringify(body).slice(0, 1000)}`,
+    );
+  }
+  if (!response.content) return;
+  const ref = `openapi#/${
+    pointer(
+      'paths',
+      `/${name}`,
+      method.toLowerCase(),
+      'responses',
+      String(httpStatus),
+      'content',
+      'application/json',
+      'schema',
+    )
+  }`;
+  const validate = ajv.getSchema(ref);
+  if (!validate) throw new ResponseShapeError(`${name}: no schema at ${ref}`);
+  if (!validate(body)) {
+    const problems = (validate.errors ?? []).map((e) => `  ${e.instancePath || '/'}: ${e.message}`);
+    throw new ResponseShapeError(
+      `${name} answered ${httpStatus} with a body that does not match docs/api/openapi.json:\n${
+        problems.join('\n')
+      }\n` +
+        `body: ${JSON.stringify(body).slice(0, 2000)}`,
+    );
+  }
+}
+
+/**
+ * Checks a parsed answer: against the document (every status), and a success envelope's `data`
+ * against the endpoint's response schema too.
+ */
+export async function checkSuccessBody(
+  target: string,
+  httpStatus: number,
+  body: unknown,
+  method?: string,
+): Promise<void> {
+  const meta = await endpointMeta(functionName(target));
   const envelope = body as { success?: unknown; data?: unknown } | null | undefined;
-  if (httpStatus >= 200 && httpStatus < 300 && envelope && typeof envelope === 'object' && envelope.success === true) {
+  const ok = httpStatus >= 200 && httpStatus < 300 && (method ?? meta?.method) === meta?.method;
+  if (ok && meta?.envelope === false) await checkResponseData(target, body);
+  else if (ok && envelope && typeof envelope === 'object' && envelope.success === true) {
     await checkResponseData(target, envelope.data);
   }
+  if (meta) checkAgainstDocument(target, method ?? meta.method, httpStatus, body);
 }

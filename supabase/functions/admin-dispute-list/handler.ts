@@ -4,6 +4,7 @@ import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared
 
 export default endpoint({
   name: 'admin-dispute-list',
+  summary: 'Lists disputes for the admin queue (open ones by default)',
   method: 'GET',
   auth: 'admin',
   query: adminDisputeListQuery,

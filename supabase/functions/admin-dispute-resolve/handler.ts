@@ -4,6 +4,12 @@ import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/s
 
 export default endpoint({
   name: 'admin-dispute-resolve',
+  summary: 'Resolves an escalated dispute by release, refund or split',
+  refusals: {
+    403: 'The admin is a party to this escrow',
+    404: 'No dispute with this id',
+    409: 'The dispute is not escalated (already resolved or withdrawn)',
+  },
   method: 'POST',
   auth: 'admin',
   idempotent: true,

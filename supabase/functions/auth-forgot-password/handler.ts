@@ -4,6 +4,10 @@ import { forgotPasswordBody, forgotPasswordResponse } from '../../../shared/sche
 
 export default endpoint({
   name: 'auth-forgot-password',
+  summary: 'Sends a password-reset code by SMS (the answer is the same whether or not the phone is registered)',
+  refusals: {
+    429: 'Too many codes for this phone or address; the message and Retry-After say how long to wait',
+  },
   method: 'POST',
   auth: 'none',
   body: forgotPasswordBody,

@@ -4,6 +4,7 @@ import { logoutResponse } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-logout',
+  summary: "Ends the caller's session: its access and refresh tokens stop working",
   method: 'POST',
   auth: 'user',
   idempotent: false,

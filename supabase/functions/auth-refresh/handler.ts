@@ -4,6 +4,10 @@ import { refreshBody, sessionResponse } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-refresh',
+  summary: 'Exchanges a refresh token for a new session; the old refresh token is used up',
+  refusals: {
+    401: 'The refresh token is unknown, already used or expired; log in again',
+  },
   method: 'POST',
   auth: 'none',
   body: refreshBody,

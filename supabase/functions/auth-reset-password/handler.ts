@@ -4,6 +4,7 @@ import { resetPasswordBody, resetPasswordResponse } from '../../../shared/schema
 
 export default endpoint({
   name: 'auth-reset-password',
+  summary: 'Sets a new password with a reset code and ends every session of the account',
   method: 'POST',
   auth: 'none',
   body: resetPasswordBody,

@@ -4,6 +4,10 @@ import { otpSentResponse, sendOtpBody } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-send-otp',
+  summary: 'Sends a one-time code by SMS, for sign-up or login',
+  refusals: {
+    429: 'Too many codes for this phone or address; the message and Retry-After say how long to wait',
+  },
   method: 'POST',
   auth: 'none',
   body: sendOtpBody,

@@ -4,6 +4,10 @@ import { sessionResponse, signupBody } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-signup',
+  summary: 'Creates the account of a phone verified for sign-up, and opens a session',
+  refusals: {
+    409: 'An account already exists for this phone, or its sign-up is already in progress',
+  },
   method: 'POST',
   auth: 'none',
   status: 201,

@@ -4,6 +4,11 @@ import { verifyBody, verifyResponse } from '../../../shared/schemas/auth.ts';
 
 export default endpoint({
   name: 'auth-verify',
+  summary:
+    'Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session',
+  refusals: {
+    401: 'The code is wrong or expired, or the phone and password do not match',
+  },
   method: 'POST',
   auth: 'none',
   body: verifyBody,

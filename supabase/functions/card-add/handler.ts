@@ -4,6 +4,8 @@ import { cardAddBody, cardResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-add',
+  summary: 'Saves a card from the authorization of a successful card charge',
+  alsoSucceedsWith: [{ status: 200, description: 'The card was saved already: the saved card' }],
   method: 'POST',
   auth: 'user',
   status: 201,

@@ -4,6 +4,7 @@ import { cardListResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-list',
+  summary: "Lists the caller's saved cards, the default first",
   method: 'GET',
   auth: 'user',
   response: cardListResponse,

@@ -4,6 +4,10 @@ import { cardIdBody, cardRemovedResponse } from '../../../shared/schemas/money.t
 
 export default endpoint({
   name: 'card-remove',
+  summary: "Removes one of the caller's saved cards",
+  refusals: {
+    404: "No saved card of the caller's with this id",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

@@ -4,6 +4,10 @@ import { cardIdBody, cardResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'card-set-default',
+  summary: "Makes one of the caller's saved cards the default",
+  refusals: {
+    404: "No saved card of the caller's with this id",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

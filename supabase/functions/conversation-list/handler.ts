@@ -4,6 +4,7 @@ import { conversationListQuery, conversationListResponse } from '../../../shared
 
 export default endpoint({
   name: 'conversation-list',
+  summary: "Lists the caller's conversations, most recent activity first, with unread counts",
   method: 'GET',
   auth: 'user',
   query: conversationListQuery,

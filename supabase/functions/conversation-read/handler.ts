@@ -4,6 +4,10 @@ import { conversationIdBody, conversationReadResponse } from '../../../shared/sc
 
 export default endpoint({
   name: 'conversation-read',
+  summary: 'Marks a conversation read up to now',
+  refusals: {
+    404: 'No conversation the caller takes part in with this id',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

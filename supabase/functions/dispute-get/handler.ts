@@ -4,6 +4,10 @@ import { disputeEscrowQuery, disputeResponse } from '../../../shared/schemas/dis
 
 export default endpoint({
   name: 'dispute-get',
+  summary: 'Reads the dispute of an escrow: its status, proposals and deadlines',
+  refusals: {
+    404: 'No dispute on an escrow the caller is a party to',
+  },
   method: 'GET',
   auth: 'user',
   query: disputeEscrowQuery,

@@ -4,6 +4,11 @@ import { disputeProposeBody, disputeResponse } from '../../../shared/schemas/dis
 
 export default endpoint({
   name: 'dispute-propose',
+  summary: 'Proposes an outcome to the other party: release, refund or a split',
+  refusals: {
+    404: 'No dispute on an escrow the caller is a party to',
+    409: 'The dispute is not in negotiation, or the proposal does not fit the escrow',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

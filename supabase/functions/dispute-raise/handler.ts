@@ -4,6 +4,11 @@ import { disputeRaiseBody, disputeResponse } from '../../../shared/schemas/dispu
 
 export default endpoint({
   name: 'dispute-raise',
+  summary: 'Raises a dispute on a funded escrow, which holds its money until it is settled',
+  refusals: {
+    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    409: 'The escrow cannot be disputed in its state, or is disputed already',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

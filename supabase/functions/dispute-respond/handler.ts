@@ -4,6 +4,12 @@ import { disputeRespondBody, disputeResponse } from '../../../shared/schemas/dis
 
 export default endpoint({
   name: 'dispute-respond',
+  summary: "Accepts or rejects the other party's open proposal",
+  refusals: {
+    403: "The proposal is the caller's own",
+    404: 'No such dispute or proposal for the caller',
+    409: 'The proposal is no longer open, or the dispute not in negotiation',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: true,

@@ -4,6 +4,12 @@ import { disputeEscrowBody, disputeResponse } from '../../../shared/schemas/disp
 
 export default endpoint({
   name: 'dispute-withdraw',
+  summary: "Withdraws the caller's dispute; the escrow goes back to where it was",
+  refusals: {
+    403: 'Only the party who raised the dispute can withdraw it',
+    404: 'No dispute on an escrow the caller is a party to',
+    409: 'The dispute is no longer open',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

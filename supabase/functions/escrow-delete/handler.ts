@@ -4,6 +4,12 @@ import { escrowIdBody, escrowResponse } from '../../../shared/schemas/escrow.ts'
 
 export default endpoint({
   name: 'escrow-delete',
+  summary: "Deletes a draft or cancelled escrow from the caller's list",
+  refusals: {
+    403: "The caller's role in this escrow cannot do this (e.g. the payee releasing)",
+    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    409: "The escrow's state does not allow this now; the message says what comes first",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

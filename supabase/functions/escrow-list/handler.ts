@@ -4,6 +4,7 @@ import { escrowListQuery, escrowListResponse } from '../../../shared/schemas/esc
 
 export default endpoint({
   name: 'escrow-list',
+  summary: "Lists the caller's escrows, newest first",
   method: 'GET',
   auth: 'user',
   query: escrowListQuery,

@@ -4,6 +4,13 @@ import { identityVerifyBody, identityVerifyResponse } from '../../../shared/sche
 
 export default endpoint({
   name: 'identity-verify',
+  summary: 'Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above',
+  refusals: {
+    409: 'This check is already passed or pending, or the tier it belongs to is not reached yet',
+    429: 'Too many checks requested; the message and Retry-After say how long to wait',
+    502: 'The identity provider refused the request',
+    503: 'The identity provider is unavailable; try again shortly',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

@@ -1,7 +1,7 @@
 import { getConfig } from '../../../shared/config.ts';
 import { endpoint } from '../../../shared/endpoint.ts';
 import { invalidField } from '../../../shared/http.ts';
-import { runJobs, verifyJobsSecret } from '../../../shared/jobs.ts';
+import { JOBS_SECRET_HEADER, runJobs, verifyJobsSecret } from '../../../shared/jobs.ts';
 import { jobsRunBody, jobsRunResponse } from '../../../shared/schemas/escrow.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
@@ -9,6 +9,9 @@ import { jobsRunBody, jobsRunResponse } from '../../../shared/schemas/escrow.ts'
 // leaked jobs secret cannot end an inspection early in a deployment.
 export default endpoint({
   name: 'jobs-run',
+  summary:
+    'Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler',
+  signedBy: JOBS_SECRET_HEADER,
   method: 'POST',
   auth: 'none',
   verify: verifyJobsSecret,

@@ -4,6 +4,12 @@ import { kycStartBody, kycStartResponse } from '../../../shared/schemas/kyc.ts';
 
 export default endpoint({
   name: 'kyc-start',
+  summary: "Starts a KYC verification (level 1 or 2) and answers the provider's access token for the app's SDK",
+  refusals: {
+    409: 'The level is already passed, or a lower level is needed first',
+    502: 'The KYC provider refused the request',
+    503: 'The KYC provider is unavailable; try again shortly',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

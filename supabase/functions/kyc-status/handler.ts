@@ -4,6 +4,7 @@ import { kycStatusResponse } from '../../../shared/schemas/kyc.ts';
 
 export default endpoint({
   name: 'kyc-status',
+  summary: "The caller's KYC tier, its limits, what was used today and what the next tier needs",
   method: 'GET',
   auth: 'user',
   response: kycStatusResponse,

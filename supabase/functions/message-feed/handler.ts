@@ -4,6 +4,10 @@ import { messageFeedQuery, messageFeedResponse } from '../../../shared/schemas/c
 
 export default endpoint({
   name: 'message-feed',
+  summary: "Reads a conversation's feed: messages and system events, in order, pageable both ways",
+  refusals: {
+    404: 'No conversation the caller takes part in with this id',
+  },
   method: 'GET',
   auth: 'user',
   query: messageFeedQuery,

@@ -4,6 +4,12 @@ import { feedItemResponse, messageSendBody } from '../../../shared/schemas/conve
 
 export default endpoint({
   name: 'message-send',
+  summary: "Sends a text message in an escrow's conversation",
+  refusals: {
+    404: 'No conversation the caller takes part in with this id',
+    409: 'The conversation is closed to new messages',
+    429: 'Too many messages; the message and Retry-After say how long to wait',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

@@ -4,6 +4,12 @@ import { milestoneIdBody, milestoneResponse } from '../../../shared/schemas/escr
 
 export default endpoint({
   name: 'milestone-complete',
+  summary: 'The payee marks a milestone completed',
+  refusals: {
+    403: "The caller's role cannot complete this milestone",
+    404: 'No milestone on an escrow the caller is a party to',
+    409: 'The milestone or its escrow is not in a state that allows this',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

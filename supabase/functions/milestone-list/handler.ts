@@ -4,6 +4,10 @@ import { escrowIdQuery, milestoneListResponse } from '../../../shared/schemas/es
 
 export default endpoint({
   name: 'milestone-list',
+  summary: "Lists an escrow's milestones",
+  refusals: {
+    404: 'No escrow with this id (or invite token) that the caller is a party to',
+  },
   method: 'GET',
   auth: 'user',
   query: escrowIdQuery,

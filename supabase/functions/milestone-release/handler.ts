@@ -4,6 +4,12 @@ import { milestoneIdBody, milestoneResponse } from '../../../shared/schemas/escr
 
 export default endpoint({
   name: 'milestone-release',
+  summary: "The payer releases a completed milestone's amount to the payee",
+  refusals: {
+    403: "The caller's role cannot release this milestone",
+    404: 'No milestone on an escrow the caller is a party to',
+    409: 'The milestone or its escrow is not in a state that allows this',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: true,

@@ -4,6 +4,12 @@ import { milestoneResponse, milestoneUpdateBody } from '../../../shared/schemas/
 
 export default endpoint({
   name: 'milestone-update',
+  summary: 'Edits a milestone while it is proposed',
+  refusals: {
+    403: "Only the milestone's proposer can edit it",
+    404: 'No milestone on an escrow the caller is a party to',
+    409: "The milestone is no longer proposed, or the change would exceed the escrow's amount",
+  },
   method: 'PATCH',
   auth: 'user',
   idempotent: false,

@@ -4,6 +4,7 @@ import { notificationListQuery, notificationListResponse } from '../../../shared
 
 export default endpoint({
   name: 'notification-list',
+  summary: "Lists the caller's notifications, newest first",
   method: 'GET',
   auth: 'user',
   query: notificationListQuery,

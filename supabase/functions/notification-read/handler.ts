@@ -4,6 +4,10 @@ import { notificationReadBody, notificationReadResponse } from '../../../shared/
 
 export default endpoint({
   name: 'notification-read',
+  summary: 'Marks notifications read: one by id, or all',
+  refusals: {
+    404: "No notification of the caller's with this id",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

@@ -4,6 +4,10 @@ import { payoutAccountResponse, payoutAddBody } from '../../../shared/schemas/mo
 
 export default endpoint({
   name: 'payout-add',
+  summary: 'Saves a bank account to withdraw to, checked with the bank where the provider can',
+  refusals: {
+    409: 'This payout account is already saved',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

@@ -4,6 +4,7 @@ import { payoutAccountListResponse } from '../../../shared/schemas/money.ts';
 
 export default endpoint({
   name: 'payout-list',
+  summary: "Lists the caller's payout accounts, the default first",
   method: 'GET',
   auth: 'user',
   response: payoutAccountListResponse,

@@ -4,6 +4,10 @@ import { payoutIdBody, payoutRemovedResponse } from '../../../shared/schemas/mon
 
 export default endpoint({
   name: 'payout-remove',
+  summary: "Removes one of the caller's payout accounts",
+  refusals: {
+    404: "No payout account of the caller's with this id",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

@@ -4,6 +4,10 @@ import { payoutAccountResponse, payoutIdBody } from '../../../shared/schemas/mon
 
 export default endpoint({
   name: 'payout-set-default',
+  summary: "Makes one of the caller's payout accounts the default",
+  refusals: {
+    404: "No payout account of the caller's with this id",
+  },
   method: 'POST',
   auth: 'user',
   idempotent: false,

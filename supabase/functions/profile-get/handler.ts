@@ -4,6 +4,7 @@ import { profileResponse } from '../../../shared/schemas/profile.ts';
 
 export default endpoint({
   name: 'profile-get',
+  summary: "Reads the caller's own profile",
   method: 'GET',
   auth: 'user',
   response: profileResponse,

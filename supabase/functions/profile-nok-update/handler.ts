@@ -4,6 +4,7 @@ import { nextOfKinResponse, nokUpdateBody } from '../../../shared/schemas/profil
 
 export default endpoint({
   name: 'profile-nok-update',
+  summary: "Sets or changes the caller's next of kin",
   method: 'PATCH',
   auth: 'user',
   idempotent: false,

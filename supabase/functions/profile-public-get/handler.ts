@@ -4,6 +4,10 @@ import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/sc
 
 export default endpoint({
   name: 'profile-public-get',
+  summary: "Reads another user's public profile: name, rating and completed deals",
+  refusals: {
+    404: 'No user with this id',
+  },
   method: 'GET',
   auth: 'user',
   query: profilePublicGetQuery,

@@ -4,6 +4,10 @@ import { profileResponse, profileUpdateBody } from '../../../shared/schemas/prof
 
 export default endpoint({
   name: 'profile-update',
+  summary: "Changes fields of the caller's profile",
+  refusals: {
+    409: 'That username is taken',
+  },
   method: 'PATCH',
   auth: 'user',
   idempotent: false,

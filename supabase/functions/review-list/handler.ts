@@ -4,6 +4,10 @@ import { reviewListQuery, reviewListResponse } from '../../../shared/schemas/rev
 
 export default endpoint({
   name: 'review-list',
+  summary: 'Lists reviews, of the caller by default or of another user',
+  refusals: {
+    404: 'No user with this id',
+  },
   method: 'GET',
   auth: 'user',
   query: reviewListQuery,

@@ -4,6 +4,12 @@ import { reviewResponse, reviewSubmitBody } from '../../../shared/schemas/review
 
 export default endpoint({
   name: 'review-submit',
+  summary: 'Reviews the other party of an ended escrow, once',
+  refusals: {
+    403: 'The caller is not a party to this escrow',
+    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    409: 'The escrow has not ended yet, or the caller reviewed it already',
+  },
   method: 'POST',
   auth: 'user',
   status: 201,

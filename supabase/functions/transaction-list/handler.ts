@@ -4,6 +4,7 @@ import { listTransactions } from '../../../shared/transactions.ts';
 
 export default endpoint({
   name: 'transaction-list',
+  summary: "Lists the caller's transactions (deposits, withdrawals, escrow movements), newest first",
   method: 'GET',
   auth: 'user',
   query: transactionListQuery,

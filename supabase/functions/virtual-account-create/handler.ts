@@ -4,6 +4,11 @@ import { createVirtualAccount } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-create',
+  summary: 'Requests a dedicated bank account number for top-ups by transfer',
+  refusals: {
+    502: 'The payment provider refused the request',
+    503: 'The payment provider is unavailable; try again',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: true,

@@ -4,6 +4,10 @@ import { getVirtualAccount } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-get',
+  summary: "Reads the caller's dedicated top-up account",
+  refusals: {
+    404: 'The caller has no dedicated account yet',
+  },
   method: 'GET',
   auth: 'user',
   response: virtualAccountResponse,

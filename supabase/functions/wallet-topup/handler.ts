@@ -4,6 +4,13 @@ import { topup } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'wallet-topup',
+  summary: 'Tops up the wallet by card; the money is credited when the provider confirms the charge',
+  refusals: {
+    402: 'The card was declined, or the payment provider refused the charge',
+    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
+    404: "The saved card is not one of the caller's",
+    503: 'The payment provider is unavailable; nothing was charged',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: true,

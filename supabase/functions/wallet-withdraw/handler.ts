@@ -4,6 +4,14 @@ import { withdraw } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'wallet-withdraw',
+  summary: 'Withdraws from the wallet to a saved payout account',
+  refusals: {
+    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
+    404: "No payout account of the caller's with this id",
+    409: 'The wallet holds less than the amount',
+    502: 'The transfer could not be started; the amount is back in the wallet',
+    503: 'The payment provider is unavailable; nothing was sent',
+  },
   method: 'POST',
   auth: 'user',
   idempotent: true,

@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
-import { handleIdentityEvent, verifyIdentityToken } from '../../../shared/kyc/webhooks.ts';
+import { handleIdentityEvent, IDENTITY_TOKEN, verifyIdentityToken } from '../../../shared/kyc/webhooks.ts';
 import { identityEventSchema, kycWebhookResponse } from '../../../shared/schemas/kyc.ts';
 
 export default endpoint({
   name: 'webhook-identity',
+  summary: 'Receives a result from the identity-check provider',
+  signedBy: IDENTITY_TOKEN,
   method: 'POST',
   auth: 'none',
   verify: verifyIdentityToken,

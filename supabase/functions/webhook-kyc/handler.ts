@@ -1,9 +1,11 @@
 import { endpoint } from '../../../shared/endpoint.ts';
-import { handleSumsubEvent, verifyKycSignature } from '../../../shared/kyc/webhooks.ts';
+import { handleSumsubEvent, KYC_SIGNATURE, verifyKycSignature } from '../../../shared/kyc/webhooks.ts';
 import { kycWebhookResponse, sumsubEventSchema } from '../../../shared/schemas/kyc.ts';
 
 export default endpoint({
   name: 'webhook-kyc',
+  summary: 'Receives a review result or event from the KYC provider (Sumsub)',
+  signedBy: KYC_SIGNATURE,
   method: 'POST',
   auth: 'none',
   verify: verifyKycSignature,

@@ -1,0 +1,139 @@
+// The OpenAPI document (docs/api/openapi.json) is built from the endpoint definitions
+// (shared/openapi.ts, `npm run openapi`), never edited by hand. These tests fail when the committed
+// file is stale, when a function is missing from it, when it stops validating as OpenAPI 3.1 (the
+// maintained validator @seriousme/openapi-schema-validator, which checks the document against the
+// OpenAPI Initiative's 3.1 JSON Schema), or when it loses what a client needs: auth, bounds, enums,
+// Idempotency-Key, the signature headers. That every real answer matches it is checked by
+// tests/support/responses.ts, for every call the suites make.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import type { EndpointMeta } from '../../shared/endpoint.ts';
+import { answerStatuses, openApiDocument, renderOpenApi } from '../../shared/openapi.ts';
+import { endpointMeta } from '../support/responses.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const committedText = readFileSync(`${root}docs/api/openapi.json`, 'utf8');
+// deno-lint-ignore no-explicit-any -- a parsed JSON document, read by path below
+const committed = JSON.parse(committedText) as any;
+const names = readdirSync(`${root}supabase/functions`, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(e.name))
+  .map((e) => e.name)
+  .sort();
+
+async function allMetas(): Promise<EndpointMeta[]> {
+  const metas = await Promise.all(names.map((n) => endpointMeta(n)));
+  return metas.map((m, i) => {
+    if (!m) throw new Error(`supabase/functions/${names[i]}/handler.ts exports no endpoint`);
+    return m;
+  });
+}
+
+const operation = (name: string) => {
+  const path = committed.paths[`/${name}`] as Record<string, Record<string, unknown>> | undefined;
+  const [method, op] = Object.entries(path ?? {})[0] ?? [];
+  // deno-lint-ignore no-explicit-any -- read by path in the assertions
+  return { method, op: op as Record<string, any> | undefined };
+};
+
+describe('the OpenAPI document', () => {
+  it('is what npm run openapi builds from the endpoint definitions today (run it after changing an endpoint)', async () => {
+    const built = renderOpenApi(openApiDocument(await allMetas()));
+    expect(committedText === built, 'docs/api/openapi.json is stale: run `npm run openapi` and commit it').toBe(true);
+  });
+
+  it('has one operation per function, with its method, and nothing else', async () => {
+    expect(Object.keys(committed.paths).sort()).toEqual(names.map((n) => `/${n}`));
+    for (const meta of await allMetas()) {
+      const { method, op } = operation(meta.name);
+      expect(method, meta.name).toBe(meta.method.toLowerCase());
+      expect(op?.operationId).toBe(meta.name);
+      expect(meta.summary, `${meta.name} has no summary for the reference`).toMatch(/^[A-Z].{10,}/);
+    }
+  });
+
+  it('validates as OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(committed);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('fails validation when the document is broken (the validator is not a formality)', async () => {
+    const broken = structuredClone(committed);
+    broken.paths['/wallet-get'].get.responses = 'none';
+    const result = await new Validator().validate(broken);
+    expect(result.valid).toBe(false);
+  });
+
+  it('declares each operation’s auth: bearer, a webhook’s signature headers, or none', async () => {
+    for (const meta of await allMetas()) {
+      const { op } = operation(meta.name);
+      const security = op?.security as Record<string, unknown>[];
+      if (meta.auth !== 'none') expect(security, meta.name).toEqual([{ bearer: [] }]);
+      else if (meta.signedBy) {
+        expect(security, meta.name).toEqual([{ [meta.signedBy.scheme]: [] }]);
+        expect(committed.components.securitySchemes[meta.signedBy.scheme]).toMatchObject({
+          type: 'apiKey',
+          in: 'header',
+        });
+        const headers = (op?.parameters as { in: string; name: string }[]).filter((p) => p.in === 'header');
+        for (const h of meta.signedBy.headers) expect(headers.map((p) => p.name), meta.name).toContain(h.name);
+      } else expect(security, meta.name).toEqual([]);
+    }
+    expect(operation('webhook-payments').op?.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'x-payments-signature',
+      'x-paystack-signature',
+    ]);
+  });
+
+  it('declares Idempotency-Key on exactly the idempotent operations', async () => {
+    for (const meta of await allMetas()) {
+      const { op } = operation(meta.name);
+      const has = ((op?.parameters ?? []) as { name: string }[]).some((p) => p.name === 'Idempotency-Key');
+      expect(has, meta.name).toBe(meta.idempotent);
+    }
+    expect(operation('escrow-create').op?.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    );
+  });
+
+  it('carries the bounds and enums of queries and bodies', () => {
+    const list = operation('escrow-list').op;
+    const limit = list?.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
+    const status = list?.parameters.find((p: { name: string }) => p.name === 'status');
+    expect(status.schema.enum).toContain('invite_pending');
+    const topup = operation('wallet-topup').op?.requestBody.content['application/json'].schema;
+    expect(topup.properties.amount).toMatchObject({ type: 'number', minimum: 100, maximum: 100_000_000 });
+    expect(topup.required).toEqual(['amount']);
+    expect(topup.additionalProperties).toBe(false);
+    const create = operation('escrow-create').op?.requestBody.content['application/json'].schema;
+    expect(create.properties.category.enum).toEqual(['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto']);
+    expect(create.properties.title).toMatchObject({ minLength: 1, maxLength: 200 });
+  });
+
+  it('declares every status an operation answers, each refusal with the error envelope', async () => {
+    for (const meta of await allMetas()) {
+      const { op } = operation(meta.name);
+      const declared = Object.keys(op?.responses ?? {}).map(Number);
+      expect(declared, meta.name).toEqual([...answerStatuses(meta).keys()]);
+      expect(declared, meta.name).toEqual(expect.arrayContaining([meta.status, 400, 500, 503]));
+      if (meta.auth === 'user') expect(declared, meta.name).toContain(401);
+      if (meta.method !== 'GET') expect(declared, meta.name).toContain(413);
+      for (const s of declared.filter((s) => s >= 400)) {
+        expect(op?.responses[s].content['application/json'].schema, `${meta.name} ${s}`).toEqual({
+          $ref: '#/components/schemas/ErrorEnvelope',
+        });
+      }
+    }
+  });
+
+  it('says where a field can be null (DESIGN §9)', () => {
+    const escrow = operation('escrow-get').op?.responses['200'].content['application/json'].schema.properties.data;
+    expect(escrow.properties.counterparty_id.anyOf).toContainEqual({ type: 'null' });
+    expect(escrow.properties.funded_at.anyOf).toContainEqual({ type: 'null' });
+  });
+});
