@@ -58,6 +58,7 @@ steps.push({
     'scripts/gen-escrow-states.ts',
     'scripts/gen-schema.ts',
     'scripts/deploy-check.ts',
+    'scripts/sms-code.ts',
   ]),
 });
 steps.push({
