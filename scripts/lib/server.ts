@@ -1,9 +1,12 @@
 // The local functions server: every supabase/functions/<name>/handler.ts served under Deno at
-// /functions/v1/<name>, Supabase's local URL shape, with one log line per request.
+// /functions/v1/<name>, Supabase's local URL shape, with one log line per request. The API reference
+// page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts).
 import type { Handler } from '../../shared/endpoint.ts';
 import { getConfig } from '../../shared/config.ts';
 import { functionNotFound } from '../../shared/http.ts';
 import { log } from '../../shared/log.ts';
+import { apiPageResponse } from './api-page.ts';
+import { openapiStopgap } from './openapi-stopgap.ts'; // TEMPORARY: drop with scripts/lib/openapi-stopgap.ts
 
 const root = new URL('../../', import.meta.url);
 
@@ -49,9 +52,12 @@ export function serveFunctions(opts: {
         body: hasBody ? req.body : undefined,
         ...(hasBody ? { duplex: 'half' } : {}),
       } as RequestInit);
-      const res = handler
-        ? await handler(forwarded)
-        : functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
+      // not a function: the API reference page and its files, else Supabase's 404
+      const res = handler ? await handler(forwarded) : (
+        (await apiPageResponse(req)) ??
+          (await openapiStopgap(req)) ?? // TEMPORARY: drop with scripts/lib/openapi-stopgap.ts
+          functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN)
+      );
       if (!opts.quiet) {
         // one format for the whole log: a JSON line, like every line the functions write
         log.info('http.request', {
