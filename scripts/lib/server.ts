@@ -6,7 +6,6 @@ import { getConfig } from '../../shared/config.ts';
 import { functionNotFound } from '../../shared/http.ts';
 import { log } from '../../shared/log.ts';
 import { apiPageResponse } from './api-page.ts';
-import { openapiStopgap } from './openapi-stopgap.ts'; // TEMPORARY: drop with scripts/lib/openapi-stopgap.ts
 
 const root = new URL('../../', import.meta.url);
 
@@ -53,11 +52,9 @@ export function serveFunctions(opts: {
         ...(hasBody ? { duplex: 'half' } : {}),
       } as RequestInit);
       // not a function: the API reference page and its files, else Supabase's 404
-      const res = handler ? await handler(forwarded) : (
-        (await apiPageResponse(req)) ??
-          (await openapiStopgap(req)) ?? // TEMPORARY: drop with scripts/lib/openapi-stopgap.ts
-          functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN)
-      );
+      const res = handler
+        ? await handler(forwarded)
+        : (await apiPageResponse(req)) ?? functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
       if (!opts.quiet) {
         // one format for the whole log: a JSON line, like every line the functions write
         log.info('http.request', {
