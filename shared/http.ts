@@ -38,8 +38,9 @@ export function describeWait(seconds: number): string {
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>
   new HttpError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
+/** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(`${JSON.stringify(body)}\n`, {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
   });

@@ -344,6 +344,8 @@ describe('endpoint(): JSON and body validation', () => {
   it('a valid body reaches the handler, parsed', async () => {
     const res = await echo(jsonRequest({ name: 'Ada', nested: { inner: { value: 'v' } } }));
     expect(res.status).toBe(200);
+    // one line per answer: a terminal shows answers printed one after another (curl -s) apart
+    expect(await res.clone().text()).toMatch(/^\{"success":true,[^\n]*\}\n$/);
     const body = await read(res);
     expect(body.data).toEqual({ got: { name: 'Ada', nested: { inner: { value: 'v' } } }, query: null });
   });
