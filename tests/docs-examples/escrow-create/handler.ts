@@ -7,6 +7,12 @@ import { escrowCreateBody, escrowCreateResponse } from '../../../shared/schemas/
 
 export default endpoint({
   name: 'escrow-create', // the folder name
+  summary: "Creates an escrow with a counterparty's phone number, and answers its fees", // the reference's line
+  refusals: {
+    // what the handler or its SQL refuses with, beyond what every endpoint answers (docs/openapi.md)
+    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
+    429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
+  },
   method: 'POST',
   auth: 'user', // 'user' = bearer token required; 'none' for public and webhook endpoints
   status: 201, // only for creations; 200 otherwise (the default)
