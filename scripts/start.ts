@@ -154,6 +154,7 @@ async function main() {
   };
   Deno.addSignalListener('SIGINT', () => void shutdown('SIGINT'));
   Deno.addSignalListener('SIGTERM', () => void shutdown('SIGTERM'));
+  console.log(`API reference: ${base}/docs/ (the OpenAPI document: ${base}/openapi)`);
   console.log(`ready: ${base}/ (Ctrl-C to stop)`);
 }
 
