@@ -1,195 +1,103 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
-// An escrow as a client app lives it, entirely through @supabase/supabase-js
-// createClient(...).functions.invoke(...) against the running Deno functions server: two people
-// sign up, the seller saves a payout account, the buyer tops up the wallet, creates a
-// goods_products escrow, funds it from the wallet; the seller accepts with the invite token and
-// delivers; the buyer releases; the seller's payout goes to the bank and lands; both review each
-// other, which ends the escrow, and each sees the other's public profile. Paystack is the
-// local fake (tests/fakes/paystack.ts): it completes the top-up (charge.success) and the payout
-// (transfer.success) through the real webhook.
+// An escrow as a client app lives it, entirely through the project's typed client
+// (clients/typescript, @escrow-service/client: openapi-fetch typed by the OpenAPI document) against
+// the running Deno functions server: two people sign up, the seller saves a payout account, the
+// buyer tops up the wallet, creates a goods_products escrow, funds it from the wallet; the seller
+// accepts with the invite token and delivers; the buyer releases; the seller's payout goes to the
+// bank and lands; both review each other, which ends the escrow, and each sees the other's public
+// profile. Paystack is the local fake (tests/fakes/paystack.ts): it completes the top-up
+// (charge.success) and the payout (transfer.success) through the real webhook. Every answer the
+// client receives is checked against docs/api/openapi.json and the endpoint's response schema
+// (tests/support/client.ts); the types of bodies, queries and answers are the generated ones.
 import { randomInt, randomUUID } from 'node:crypto';
-import { createClient, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type Data,
+  type ErrorEnvelope,
+  EscrowApiError,
+  type EscrowClient,
+  type Query,
+  unwrap,
+} from '../../clients/typescript/index.ts';
+import { testClient } from '../support/client.ts';
 import { lastOtp } from '../support/db.ts';
 import { raiseTier } from '../support/kyc.ts';
 import { paystack } from '../support/paystack.ts';
-import { checkResponseData } from '../support/responses.ts';
 import { newPhone } from '../support/users.ts';
 
 // ---- the client ----------------------------------------------------------------------------
 
-interface Ok<T> {
-  success: true;
-  status: number;
-  data: T;
+type Transaction = Data<'transaction-list'>['data'][number];
+
+/** What the client's GET, POST and PATCH resolve to. */
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+/** A call that must succeed with `status`: checks the status and the envelope, returns data and the response. */
+async function succeeds<R extends Answer>(call: Promise<R>, status = 200) {
+  const result = await call;
+  const where = `${new URL(result.response.url).pathname}: ${JSON.stringify(result.error ?? '')}`;
+  expect(result.response.status, where).toBe(status);
+  expect(result.data, where).toMatchObject({ success: true, status });
+  return { data: await unwrap(result), response: result.response };
 }
 
-interface Escrow {
-  id: string;
-  status: string;
-  initiator_id: string;
-  counterparty_id: string | null;
-  counterparty_phone: string;
-  category: string;
-  payer_role: string;
-  amount: number;
-  funded_at: string | null;
-  accepted_at: string | null;
-  delivered_at: string | null;
-  inspection_ends_at: string | null;
-  released_at: string | null;
-  fee_breakdown: Record<string, number>;
+const ok = async <R extends Answer>(call: Promise<R>, status = 200) => (await succeeds(call, status)).data;
+
+/** A call that must fail with `status`: unwrap() throws an EscrowApiError; returns the error envelope. */
+async function fails(call: Promise<Answer>, status: number): Promise<ErrorEnvelope> {
+  const result = await call;
+  expect(result.data, `${result.response.url} should have failed`).toBeUndefined();
+  const error = await unwrap(result).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(EscrowApiError);
+  const refused = error as EscrowApiError;
+  expect(refused.status, refused.message).toBe(status);
+  expect(refused.response.status).toBe(status);
+  expect(refused.body).toMatchObject({ success: false, status });
+  return refused.body as ErrorEnvelope;
 }
 
-interface Transaction {
-  id: string;
-  type: string;
-  category: string;
-  amount: number;
-  direction: string;
-  status: string;
-  escrow_id: string | null;
-  provider_transfer_id: string | null;
-  completed_at: string | null;
-}
-
-interface Notification {
-  id: string;
-  user_id: string;
-  escrow_id: string;
-  event_type: string;
-  entity_type: string;
-  entity_id: string;
-  is_read: boolean;
-}
-
-interface Wallet {
-  balance: number;
-  pending_deposits: number;
-  pending_withdrawals: number;
-  currency: string;
-}
-
-/** The Supabase project URL is the functions base URL without its trailing /functions/v1. */
-const supabaseUrl = () => baseUrl().replace(/\/functions\/v1\/?$/, '');
-
-/**
- * supabase-js looks for a WebSocket class when the client is created and Node 20 has none built
- * in: hand it the native one where it exists, otherwise a stand-in that refuses to connect
- * (these tests never open a realtime connection).
- */
-class NoRealtime {
-  constructor() {
-    throw new Error('realtime is not used by these tests');
-  }
-}
-
-let supabase: SupabaseClient;
-
-beforeAll(() => {
-  supabase = createClient(supabaseUrl(), 'any-string-works-as-the-anon-key', {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    realtime: { transport: ((globalThis as { WebSocket?: unknown }).WebSocket ?? NoRealtime) as never },
-  });
-});
-
-interface InvokeOptions {
-  body?: Record<string, unknown>;
-  token?: string;
-  method?: 'GET' | 'POST';
-  /** query string for GETs: invoke() takes it as part of the function name */
-  query?: Record<string, string>;
-  idempotencyKey?: string;
-}
-
-/** invoke() that must succeed: checks the status and the envelope, returns data and the response. */
-async function call<T = any>(
-  name: string,
-  opts: InvokeOptions = {},
-  status = 200,
-): Promise<{ data: T; response: Response }> {
-  const qs = opts.query ? `?${new URLSearchParams(opts.query).toString()}` : '';
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
-  if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
-  const { data, error, response } = await supabase.functions.invoke<Ok<T>>(`${name}${qs}`, {
-    method: opts.method ?? 'POST',
-    ...(opts.body ? { body: opts.body } : {}),
-    headers,
-  });
-  if (error) {
-    const detail = error instanceof FunctionsHttpError ? await (error.context as Response).text() : String(error);
-    throw new Error(`${name} failed: ${detail}`);
-  }
-  expect(response?.status, name).toBe(status);
-  expect(data, name).toMatchObject({ success: true, status });
-  await checkResponseData(name, (data as Ok<T>).data);
-  return { data: (data as Ok<T>).data, response: response as Response };
-}
-
-const ok = async <T = any>(name: string, opts: InvokeOptions = {}, status = 200): Promise<T> =>
-  (await call<T>(name, opts, status)).data;
-
-/** invoke() that must fail with `status`: returns the error envelope. */
-async function fails(
-  name: string,
-  opts: InvokeOptions,
-  status: number,
-): Promise<{ success: false; status: number; error: string }> {
-  const { data, error } = await supabase.functions.invoke(name, {
-    method: opts.method ?? 'POST',
-    ...(opts.body ? { body: opts.body } : {}),
-    headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
-  });
-  expect(data, `${name} should have failed`).toBeNull();
-  expect(error).toBeInstanceOf(FunctionsHttpError);
-  const response = (error as FunctionsHttpError).context as Response;
-  expect(response.status, name).toBe(status);
-  const body = await response.json();
-  expect(body).toMatchObject({ success: false, status });
-  return body;
-}
+/** An Idempotency-Key header, as the typed client takes it. */
+const key = (k: string = randomUUID()) => ({ header: { 'Idempotency-Key': k } });
 
 interface Person {
   id: string;
   phone: string; // E.164
   local: string; // 0XXXXXXXXXX
   token: string;
+  api: EscrowClient; // the client with this person's access token
 }
 
 /** Sign-up as the app does it: send-otp, the code from the SMS (outbox), verify, signup. */
 async function signUpThroughTheApp(first_name: string, last_name: string): Promise<Person> {
   const { local, e164 } = newPhone();
-  expect(await ok('auth-send-otp', { body: { phone: local, context: 'signup' } })).toMatchObject({ sent: true });
-  const code = await lastOtp(e164);
-  expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: code } })).toMatchObject({
-    verified: true,
+  const api = testClient();
+  expect(await ok(api.POST('/auth-send-otp', { body: { phone: local, context: 'signup' } }))).toMatchObject({
+    sent: true,
   });
-  const s = await ok<{ user: { id: string; phone: string }; session: { access_token: string } }>(
-    'auth-signup',
-    { body: { phone: local, first_name, last_name, password: `${first_name} has a long passphrase` } },
+  const code = await lastOtp(e164);
+  expect(await ok(api.POST('/auth-verify', { body: { phone: local, context: 'signup', otp_code: code } })))
+    .toMatchObject({ verified: true });
+  const s = await ok(
+    api.POST('/auth-signup', {
+      body: { phone: local, first_name, last_name, password: `${first_name} has a long passphrase` },
+    }),
     201,
   );
   expect(s.user.phone).toBe(e164);
-  return { id: s.user.id, phone: e164, local, token: s.session.access_token };
+  const token = s.session.access_token;
+  return { id: s.user.id, phone: e164, local, token, api: testClient(token) };
 }
 
 const escrowOf = (p: Person, escrowId: string) =>
-  ok<Escrow>('escrow-get', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
-const transactionsOf = async (p: Person, query: Record<string, string> = {}) =>
-  (await ok<{ data: Transaction[]; next_cursor: string | null }>('transaction-list', {
-    method: 'GET',
-    token: p.token,
-    query,
-  })).data;
+  ok(p.api.GET('/escrow-get', { params: { query: { escrow_id: escrowId } } }));
+const transactionsOf = async (p: Person, query: Query<'transaction-list'> = {}) =>
+  (await ok(p.api.GET('/transaction-list', { params: { query } }))).data;
 const notificationsOf = (p: Person, escrowId: string) =>
-  ok<Notification[]>('notification-list', { method: 'GET', token: p.token, query: { escrow_id: escrowId } });
-const walletOf = (p: Person) => ok<Wallet>('wallet-get', { method: 'GET', token: p.token });
+  ok(p.api.GET('/notification-list', { params: { query: { escrow_id: escrowId } } }));
+const walletOf = (p: Person) => ok(p.api.GET('/wallet-get'));
 
 // ---- the story -----------------------------------------------------------------------------
 
-describe('an escrow from two sign-ups to a payout that lands (supabase-js functions.invoke)', () => {
+describe('an escrow from two sign-ups to a payout that lands (the typed client)', () => {
   it('sign up x2, payout account, top-up, create, fund, accept, deliver, release, payout, transfer.success, reviews', {
     timeout: 60_000,
   }, async () => {
@@ -207,17 +115,15 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     const accountNumber = `0${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
     await paystack.registerAccount('058', accountNumber, 'OKAFOR CHIDI EMEKA');
     const payout = await ok(
-      'payout-add',
-      {
-        token: seller.token,
-        idempotencyKey: randomUUID(),
+      seller.api.POST('/payout-add', {
+        params: key(),
         body: {
           bank_code: '058',
           bank_name: 'Guaranty Trust Bank',
           account_number: accountNumber,
           account_name: 'Chidi Okafor',
         },
-      },
+      }),
       201,
     );
     expect(payout).toMatchObject({
@@ -228,14 +134,7 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     });
 
     // --- the buyer tops up NGN 50,000 by card; Paystack's charge.success completes it ---
-    const topup = await ok<{ reference: string; amount: number; status: string; authorization_url: string | null }>(
-      'wallet-topup',
-      {
-        token: buyer.token,
-        idempotencyKey: randomUUID(),
-        body: { amount: 50_000 },
-      },
-    );
+    const topup = await ok(buyer.api.POST('/wallet-topup', { params: key(), body: { amount: 50_000 } }));
     expect(topup).toMatchObject({ amount: 50_000, status: 'pending' });
     expect(topup.authorization_url).toMatch(/^https?:\/\//);
     expect(await walletOf(buyer)).toMatchObject({ balance: 0, pending_deposits: 50_000 });
@@ -247,13 +146,9 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     expect(await walletOf(buyer)).toMatchObject({ balance: 50_000, pending_deposits: 0, currency: 'NGN' });
 
     // --- the buyer creates a goods_products escrow for NGN 25,000, naming the seller's phone ---
-    const created = await ok<
-      { escrow_id: string; conversation_id: string; invite_token: string; fee_breakdown: Record<string, number> }
-    >(
-      'escrow-create',
-      {
-        token: buyer.token,
-        idempotencyKey: randomUUID(),
+    const created = await ok(
+      buyer.api.POST('/escrow-create', {
+        params: key(),
         body: {
           category: 'goods_products',
           payer_role: 'initiator',
@@ -261,7 +156,7 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
           counterparty_phone: seller.local,
           amount: 25_000,
         },
-      },
+      }),
       201,
     );
     // fee 1.5% = 375.00, half each; VAT 7.5% of the buyer's 187.50 = 14.0625 -> 14.06
@@ -291,11 +186,11 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
     expect((await escrowOf(seller, escrowId)).status).toBe('draft');
 
     // --- the buyer funds it from the wallet ---
-    const funded = await ok<Escrow>('escrow-fund', {
-      token: buyer.token,
-      idempotencyKey: randomUUID(),
-      body: { escrow_id: escrowId, method: 'wallet' },
-    });
+    const funded = await ok(
+      buyer.api.POST('/escrow-fund', { params: key(), body: { escrow_id: escrowId, method: 'wallet' } }),
+    );
+    // by wallet the answer is the escrow itself (by card or bank transfer, what to do next)
+    if (!('funded_at' in funded)) throw new Error(`escrow-fund by wallet answered ${JSON.stringify(funded)}`);
     expect(funded.status).toBe('active');
     expect(funded.funded_at).not.toBeNull();
     expect(funded.accepted_at).toBeNull();
@@ -303,19 +198,16 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
 
     // --- the seller accepts with the invite token (as the link in the invite would) ---
     // a wrong token is 404, the buyer cannot accept their own escrow (403)
-    await fails('escrow-accept', { token: seller.token, body: { invite_token: `x${created.invite_token}` } }, 404);
-    await fails('escrow-accept', { token: buyer.token, body: { invite_token: created.invite_token } }, 403);
-    const accepted = await ok<Escrow>('escrow-accept', {
-      token: seller.token,
-      body: { invite_token: created.invite_token },
-    });
+    await fails(seller.api.POST('/escrow-accept', { body: { invite_token: `x${created.invite_token}` } }), 404);
+    await fails(buyer.api.POST('/escrow-accept', { body: { invite_token: created.invite_token } }), 403);
+    const accepted = await ok(seller.api.POST('/escrow-accept', { body: { invite_token: created.invite_token } }));
     expect(accepted).toMatchObject({ id: escrowId, status: 'funded' });
     expect(accepted.accepted_at).not.toBeNull();
     // now that the seller accepted, the buyer sees who the counterparty is
     expect((await escrowOf(buyer, escrowId)).counterparty_id).toBe(seller.id);
 
     // --- the seller delivers: a one-day inspection period starts ---
-    const delivered = await ok<Escrow>('escrow-deliver', { token: seller.token, body: { escrow_id: escrowId } });
+    const delivered = await ok(seller.api.POST('/escrow-deliver', { body: { escrow_id: escrowId } }));
     expect(delivered.status).toBe('inspection');
     expect(Date.parse(delivered.inspection_ends_at as string) - Date.parse(delivered.delivered_at as string)).toBe(
       86_400_000,
@@ -323,22 +215,18 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
 
     // --- the buyer releases (a retry with the same Idempotency-Key replays, never pays twice) ---
     const releaseKey = randomUUID();
-    const release = await call<Escrow>('escrow-release', {
-      token: buyer.token,
-      idempotencyKey: releaseKey,
-      body: { escrow_id: escrowId },
-    });
+    const release = await succeeds(
+      buyer.api.POST('/escrow-release', { params: key(releaseKey), body: { escrow_id: escrowId } }),
+    );
     expect(release.data.status).toBe('released');
     expect(release.data.released_at).not.toBeNull();
-    const retried = await call<Escrow>('escrow-release', {
-      token: buyer.token,
-      idempotencyKey: releaseKey,
-      body: { escrow_id: escrowId },
-    });
+    const retried = await succeeds(
+      buyer.api.POST('/escrow-release', { params: key(releaseKey), body: { escrow_id: escrowId } }),
+    );
     expect(retried.response.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.data).toEqual(release.data);
     // without the key, a second release is refused by the state
-    await fails('escrow-release', { token: buyer.token, body: { escrow_id: escrowId } }, 409);
+    await fails(buyer.api.POST('/escrow-release', { body: { escrow_id: escrowId } }), 409);
 
     // --- the seller's money: credited, then on its way to the bank (payout pending) ---
     const sellerTxs = await transactionsOf(seller, { escrow_id: escrowId });
@@ -399,29 +287,25 @@ describe('an escrow from two sign-ups to a payout that lands (supabase-js functi
 
     // --- both review each other: the second review ends the escrow ---
     const review = await ok(
-      'review-submit',
-      {
-        token: buyer.token,
+      buyer.api.POST('/review-submit', {
+        params: key(),
         body: { escrow_id: escrowId, rating: 5, feedback: 'As described.' },
-        idempotencyKey: randomUUID(),
-      },
+      }),
       201,
     );
     expect(review).toMatchObject({ reviewer_id: buyer.id, reviewee_id: seller.id, reviewer_first_name: 'Amaka' });
-    await fails('review-submit', { token: buyer.token, body: { escrow_id: escrowId, rating: 4 } }, 409);
+    await fails(buyer.api.POST('/review-submit', { body: { escrow_id: escrowId, rating: 4 } }), 409);
     expect((await notificationsOf(seller, escrowId))[0]).toMatchObject({
       event_type: 'review_received',
       entity_type: 'review',
       entity_id: review.id,
       action_label: 'Leave a review',
     });
-    await ok('review-submit', { token: seller.token, body: { escrow_id: escrowId, rating: 4 } }, 201);
+    await ok(seller.api.POST('/review-submit', { body: { escrow_id: escrowId, rating: 4 } }), 201);
     expect((await escrowOf(buyer, escrowId)).status).toBe('ended');
     // what each may now see of the other
-    expect(await ok('review-list', { method: 'GET', token: buyer.token, query: { user_id: seller.id } })).toEqual([
-      review,
-    ]);
-    expect(await ok('profile-public-get', { method: 'GET', token: buyer.token, query: { user_id: seller.id } }))
+    expect(await ok(buyer.api.GET('/review-list', { params: { query: { user_id: seller.id } } }))).toEqual([review]);
+    expect(await ok(buyer.api.GET('/profile-public-get', { params: { query: { user_id: seller.id } } })))
       .toMatchObject({
         first_name: 'Chidi',
         last_initial: 'O',
