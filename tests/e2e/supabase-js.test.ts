@@ -1,31 +1,20 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The end-to-end story as a client app lives it: @supabase/supabase-js createClient(...)
 // .functions.invoke(...) against the running Deno functions server. Sign up, read the profile,
-// log out, log in, refresh, forget and reset the password, log in with the new one.
+// log out, log in, refresh, forget and reset the password, log in with the new one. The answers are
+// typed by the typed client's generated types (clients/typescript: Data<'auth-signup'>, ErrorEnvelope),
+// and each one, success or refusal, is checked against docs/api/openapi.json and the endpoint's
+// response schema.
 import { createClient, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Data, ErrorEnvelope, OperationName } from '../../clients/typescript/index.ts';
 import { baseUrl } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
-import { checkResponseData } from '../support/responses.ts';
+import { checkSuccessBody } from '../support/responses.ts';
 import { newPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-interface Ok<T> {
-  success: true;
-  status: number;
-  data: T;
-}
-interface Fail {
-  success: false;
-  status: number;
-  error: string;
-  details?: { field: string; message: string }[];
-}
-interface SessionData {
-  user: { id: string; phone: string };
-  session: { access_token: string; refresh_token: string; expires_in: number; token_type: string };
-}
+type SessionData = Data<'auth-signup'>;
 
 /** The Supabase project URL is the functions base URL without its trailing /functions/v1. */
 const supabaseUrl = () => baseUrl().replace(/\/functions\/v1\/?$/, '');
@@ -34,17 +23,29 @@ let supabase: SupabaseClient;
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+interface InvokeOptions {
+  body?: Record<string, unknown>;
+  token?: string;
+  method?: 'GET' | 'POST' | 'PATCH';
+  /** query string for GETs: invoke() takes it as part of the function name */
+  query?: Record<string, string>;
+}
+
+/** The name invoke() is given: the operation, and its query string if any. */
+const target = (name: string, query?: Record<string, string>) =>
+  query ? `${name}?${new URLSearchParams(query).toString()}` : name;
+
 /** invoke() that must succeed: returns the envelope's data after checking status and envelope. */
-async function ok<T = any>(
-  name: string,
-  opts: { body?: Record<string, unknown>; token?: string; method?: 'GET' | 'POST' | 'PATCH' } = {},
-  status = 200,
-): Promise<T> {
-  const { data, error, response } = await supabase.functions.invoke<Ok<T>>(name, {
-    method: opts.method ?? 'POST',
-    ...(opts.body ? { body: opts.body } : {}),
-    ...(opts.token ? { headers: bearer(opts.token) } : {}),
-  });
+async function ok<N extends OperationName>(name: N, opts: InvokeOptions = {}, status = 200): Promise<Data<N>> {
+  const method = opts.method ?? 'POST';
+  const { data, error, response } = await supabase.functions.invoke<{ success: true; status: number; data: Data<N> }>(
+    target(name, opts.query),
+    {
+      method,
+      ...(opts.body ? { body: opts.body } : {}),
+      ...(opts.token ? { headers: bearer(opts.token) } : {}),
+    },
+  );
   if (error) {
     const detail = error instanceof FunctionsHttpError ? await (error.context as Response).text() : String(error);
     throw new Error(`${name} failed: ${detail}`);
@@ -52,23 +53,19 @@ async function ok<T = any>(
   expect(response?.status, name).toBe(status);
   expect(data).toMatchObject({ success: true, status });
   expect(response?.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-  await checkResponseData(name.split('?')[0] as string, (data as Ok<T>).data);
-  return (data as Ok<T>).data;
+  await checkSuccessBody(name, status, data, method);
+  return (data as { data: Data<N> }).data;
 }
 
 /** invoke() that must fail with a FunctionsHttpError carrying the status and the envelope. */
 async function fails(
-  name: string,
-  opts: {
-    body?: Record<string, unknown>;
-    token?: string;
-    method?: 'GET' | 'POST' | 'PATCH';
-    headers?: Record<string, string>;
-  },
+  name: OperationName,
+  opts: InvokeOptions & { headers?: Record<string, string> },
   status: number,
-): Promise<{ body: Fail; response: Response }> {
-  const { data, error } = await supabase.functions.invoke(name, {
-    method: opts.method ?? 'POST',
+): Promise<{ body: ErrorEnvelope; response: Response }> {
+  const method = opts.method ?? 'POST';
+  const { data, error } = await supabase.functions.invoke(target(name, opts.query), {
+    method,
     ...(opts.body ? { body: opts.body } : {}),
     headers: { ...(opts.headers ?? {}), ...(opts.token ? bearer(opts.token) : {}) },
   });
@@ -77,14 +74,21 @@ async function fails(
   const response = (error as FunctionsHttpError).context as Response;
   expect(response).toBeInstanceOf(Response);
   expect(response.status, name).toBe(status);
-  const body = (await response.json()) as Fail;
+  const body = (await response.json()) as ErrorEnvelope;
   expect(body.success).toBe(false);
   expect(body.status).toBe(status);
   expect(typeof body.error).toBe('string');
+  await checkSuccessBody(name, status, body, method);
   return { body, response };
 }
 
-const fieldsOf = (b: Fail) => (b.details ?? []).map((d) => d.field).sort();
+/** auth-verify answers a session for a login ({ verified, expires_in } for a sign-up). */
+function loginSession(answer: Data<'auth-verify'>): SessionData {
+  if (!('session' in answer)) throw new Error(`auth-verify answered no session: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+const fieldsOf = (b: ErrorEnvelope) => (b.details ?? []).map((d) => d.field).sort();
 
 /** Moves the per-phone resend gap into the past (as if a minute had gone by); the hourly cap stays. */
 async function letAMinutePass(e164: string) {
@@ -126,7 +130,7 @@ describe('supabase-js functions.invoke against the local server', () => {
     const newPassword = 'second passphrase 2';
 
     // --- sign up ---
-    const sent = await ok<{ sent: boolean; expires_in: number; resend_after: number }>('auth-send-otp', {
+    const sent = await ok('auth-send-otp', {
       body: { phone: local, context: 'signup' },
     });
     expect(sent).toEqual({ sent: true, expires_in: 600, resend_after: 60 });
@@ -147,7 +151,7 @@ describe('supabase-js functions.invoke against the local server', () => {
     }, 400);
     expect(fieldsOf(invalidSignup.body)).toEqual(['first_name', 'password']);
 
-    const signedUp = await ok<SessionData>(
+    const signedUp = await ok(
       'auth-signup',
       { body: { phone: local, first_name: 'Ifeoma', last_name: 'Eze', password } },
       201,
@@ -208,9 +212,11 @@ describe('supabase-js functions.invoke against the local server', () => {
     }, 400);
     expect(fieldsOf(missingPassword.body)).toEqual(['password']);
 
-    const loggedIn = await ok<SessionData>('auth-verify', {
-      body: { phone: local, context: 'login', otp_code: loginCode, password },
-    });
+    const loggedIn = loginSession(
+      await ok('auth-verify', {
+        body: { phone: local, context: 'login', otp_code: loginCode, password },
+      }),
+    );
     expect(loggedIn.user).toEqual({ id: userId, phone: e164 });
     expect(loggedIn.session.token_type).toBe('bearer');
     accessToken = loggedIn.session.access_token;
@@ -221,7 +227,7 @@ describe('supabase-js functions.invoke against the local server', () => {
     await fails('auth-verify', { body: { phone: local, context: 'login', otp_code: loginCode, password } }, 401);
 
     // --- refresh ---
-    const refreshed = await ok<SessionData>('auth-refresh', {
+    const refreshed = await ok('auth-refresh', {
       body: { refresh_token: loggedIn.session.refresh_token },
     });
     expect(refreshed.user).toEqual({ id: userId, phone: e164 });
@@ -263,9 +269,11 @@ describe('supabase-js functions.invoke against the local server', () => {
     await ok('auth-send-otp', { body: { phone: local, context: 'login' } });
     const finalCode = await lastOtp(e164);
     await fails('auth-verify', { body: { phone: local, context: 'login', otp_code: finalCode, password } }, 401);
-    const final = await ok<SessionData>('auth-verify', {
-      body: { phone: local, context: 'login', otp_code: finalCode, password: newPassword },
-    });
+    const final = loginSession(
+      await ok('auth-verify', {
+        body: { phone: local, context: 'login', otp_code: finalCode, password: newPassword },
+      }),
+    );
     expect(final.user.id).toBe(userId);
     const finalProfile = await ok('profile-get', { method: 'GET', token: final.session.access_token });
     expect(finalProfile).toMatchObject({ id: userId, phone_number: e164, first_name: 'Ifeoma' });
@@ -282,7 +290,7 @@ describe('supabase-js functions.invoke against the local server', () => {
       const { local, e164 } = newPhone();
       await ok('auth-send-otp', { body: { phone: local, context: 'signup' } });
       await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: await lastOtp(e164) } });
-      const s = await ok<SessionData>('auth-signup', {
+      const s = await ok('auth-signup', {
         body: { phone: local, first_name: firstName, last_name: 'Eze', password: 'long enough pw' },
       }, 201);
       return { phone: e164, token: s.session.access_token, id: s.user.id };
@@ -307,24 +315,26 @@ describe('supabase-js functions.invoke against the local server', () => {
     );
     expect(hello).toMatchObject({ source: 'message', sender_id: seller.id, sender_first_name: 'Tunde' });
     const answer = await ok('message-send', { token: buyer.token, body: { conversation_id: c, content: 'Hi!' } }, 201);
-    const feed = await ok<any[]>(`message-feed?conversation_id=${c}`, { method: 'GET', token: buyer.token });
+    const feed = await ok('message-feed', { method: 'GET', token: buyer.token, query: { conversation_id: c } });
     expect(feed.map((i) => i.source)).toEqual(['notification', 'message', 'message']);
     expect(feed.slice(1).map((i) => i.content)).toEqual(['Hello', 'Hi!']);
-    const older = await ok<any[]>(
-      `message-feed?conversation_id=${c}&before=${encodeURIComponent(answer.created_at)}&limit=1`,
-      { method: 'GET', token: buyer.token },
-    );
+    const older = await ok('message-feed', {
+      method: 'GET',
+      token: buyer.token,
+      query: { conversation_id: c, before: answer.created_at, limit: '1' },
+    });
     expect(older.map((i) => i.id)).toEqual([hello.id]);
-    const newer = await ok<any[]>(
-      `message-feed?conversation_id=${c}&after=${encodeURIComponent(hello.created_at)}`,
-      { method: 'GET', token: seller.token },
-    );
+    const newer = await ok('message-feed', {
+      method: 'GET',
+      token: seller.token,
+      query: { conversation_id: c, after: hello.created_at },
+    });
     expect(newer.map((i) => i.id)).toEqual([answer.id]);
-    const [listed] = await ok<any[]>('conversation-list', { method: 'GET', token: buyer.token });
+    const [listed] = await ok('conversation-list', { method: 'GET', token: buyer.token });
     expect(listed).toMatchObject({ conversation_id: c, last_item: answer, unread_count: 1 });
     expect(await ok('conversation-read', { token: buyer.token, body: { conversation_id: c } })).toEqual({ updated: 1 });
     const stranger = await signUpClient('Str');
-    await fails(`message-feed?conversation_id=${c}`, { method: 'GET', token: stranger.token }, 404);
+    await fails('message-feed', { method: 'GET', token: stranger.token, query: { conversation_id: c } }, 404);
     await fails('message-send', { token: stranger.token, body: { conversation_id: c, content: 'hi' } }, 404);
   });
 
@@ -332,7 +342,7 @@ describe('supabase-js functions.invoke against the local server', () => {
     const { local, e164 } = newPhone();
     await ok('auth-send-otp', { body: { phone: local, context: 'signup' } });
     await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: await lastOtp(e164) } });
-    const s = await ok<SessionData>('auth-signup', {
+    const s = await ok('auth-signup', {
       body: { phone: local, first_name: 'Musa', last_name: 'Bello', password: 'long enough pw' },
     }, 201);
     const kin = {
