@@ -123,10 +123,10 @@ describe('createEscrowClient', () => {
 
   it('asks a token function before every request, and leaves an Authorization of the call alone', async () => {
     const { fetch, requests } = fakeFetch(() => envelope(200, {}));
-    let token: string | undefined;
-    const api = createEscrowClient({ baseUrl: BASE, accessToken: () => token, fetch });
+    const session: { token?: string } = {};
+    const api = createEscrowClient({ baseUrl: BASE, accessToken: () => session.token, fetch });
     await api.GET('/wallet-get');
-    token = 'fresh';
+    session.token = 'fresh';
     await api.GET('/wallet-get');
     await api.GET('/wallet-get', { headers: { Authorization: 'Bearer mine' } });
     expect(requests.map((r) => r.headers.get('authorization'))).toEqual([null, 'Bearer fresh', 'Bearer mine']);
