@@ -39,6 +39,13 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many r
   new HttpError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
 /** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
+/** Seconds a client is told to wait after a provider was unavailable. */
+export const PROVIDER_RETRY_AFTER_SECONDS = 5;
+
+/** A provider (payments, KYC, identity) could not be reached: 503 with Retry-After, nothing started. */
+export const providerUnavailable = (message: string) =>
+  new HttpError(503, message, undefined, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
+
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(`${JSON.stringify(body)}\n`, {
     status,

@@ -47,7 +47,10 @@ export function builderStatuses(meta: EndpointMeta): Record<number, string> {
   }
   if (meta.method !== 'GET') out[413] = 'The body is larger than 1 MiB';
   out[500] = 'Internal error (the log has the request id)';
-  out[503] = 'The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After';
+  out[503] = meta.idempotent
+    ? 'Briefly unavailable (the database, a provider, or the request ran out of time). The request may still ' +
+      'have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome'
+    : 'Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After';
   return out;
 }
 
@@ -114,6 +117,11 @@ const errorEnvelope: JsonSchema = {
   additionalProperties: false,
 };
 
+const replayed = {
+  description: '`true` when this answer is the replay of an earlier request with the same Idempotency-Key',
+  schema: { const: 'true' },
+};
+
 const retryAfter = {
   description: 'Seconds to wait before trying again',
   schema: { type: 'string', pattern: '^[0-9]+$' },
@@ -173,8 +181,10 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'Makes a retry safe: the same key with the same body (within 24 hours) replays the first ' +
-        'answer instead of doing the work again; the same key with another body is refused with 409.',
+      description: 'Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key ' +
+        'with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) ' +
+        'instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx ' +
+        'is not kept: a retry with the key runs again.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
@@ -185,19 +195,13 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     const schema = success ? (meta.envelope ? successEnvelope(status, data) : data) : {
       $ref: '#/components/schemas/ErrorEnvelope',
     };
+    const headers: Record<string, JsonSchema> = {};
+    if (status === 429 || status === 503) headers['Retry-After'] = retryAfter;
+    // what an Idempotency-Key keeps, and so replays: every answer but a 429 or a 5xx
+    if (meta.idempotent && status !== 429 && status < 500) headers['Idempotent-Replayed'] = replayed;
     responses[String(status)] = {
       description,
-      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': retryAfter } } : {}),
-      ...(success && meta.idempotent
-        ? {
-          headers: {
-            'Idempotent-Replayed': {
-              description: '`true` when this answer is the replay of an earlier request with the same key',
-              schema: { const: 'true' },
-            },
-          },
-        }
-        : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { 'application/json': { schema } },
     };
   }
@@ -213,7 +217,8 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
   if (meta.body) {
     const body = schemaOf(meta.body);
     op.requestBody = {
-      required: ((body.required ?? []) as string[]).length > 0,
+      // required when an empty body is refused: a required field, or a rule such as "exactly one of"
+      required: !meta.body.safeParse({}).success,
       content: { 'application/json': { schema: body } },
     };
   }

@@ -30,7 +30,9 @@ async function sendQueued(tx: Tx, sender: SmsSender | null, row: QueuedSms): Pro
   try {
     body ??= renderSms(row.message);
     if (sender) await sender.send(row.phone, body);
-    else console.log(`[sms outbox] to ${row.phone}: ${body}`);
+    // the local outbox (SMS_PROVIDER=outbox, refused in a deployment): the log shows the SMS a phone
+    // would receive, code included, so that a developer can read it
+    else log.info('sms.outbox', { to: row.phone, body });
     await tx`
       update private.sms_outbox set body = ${body}, sent_at = now(), attempts = attempts + 1 where id = ${row.id}`;
     return true;

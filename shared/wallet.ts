@@ -5,7 +5,7 @@
 // the path escrow payouts take too.
 import { asService, asUser, inline, readAsServiceThenUser, type UserClaims } from './db.ts';
 import type { AuthUser } from './endpoint.ts';
-import { HttpError, notFound } from './http.ts';
+import { HttpError, notFound, providerUnavailable } from './http.ts';
 import { toNaira } from './money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
@@ -94,8 +94,7 @@ export async function withdraw(user: AuthUser, input: { amount: number; payout_a
     throw new HttpError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
   }
   if (sent.status === 'failed') {
-    throw new HttpError(
-      503,
+    throw providerUnavailable(
       'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly',
     );
   }
@@ -148,10 +147,8 @@ export async function createVirtualAccount(user: AuthUser) {
       tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
                               where user_id = ${user.id} and status = 'pending'`
     );
-    throw new HttpError(
-      err.kind === 'refused' ? 502 : 503,
-      `The virtual account could not be requested (${reason}); try again`,
-    );
+    const message = `The virtual account could not be requested (${reason}); try again`;
+    throw err.kind === 'refused' ? new HttpError(502, message) : providerUnavailable(message);
   }
   return virtualAccountView(claimed.row);
 }

@@ -468,7 +468,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads one escrow the caller is a party to, with what the caller can do next */
+    /** Reads one escrow the caller is a party to */
     get: operations['escrow-get'];
     put?: never;
     post?: never;
@@ -640,7 +640,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payee approves a proposed milestone */
+    /** A party approves a proposed milestone; it is accepted once both parties have */
     post: operations['milestone-approve'];
     delete?: never;
     options?: never;
@@ -729,7 +729,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Edits a milestone while it is proposed */
+    /** Either party edits a milestone while it is proposed; both parties' approvals start over */
     patch: operations['milestone-update'];
     trace?: never;
   };
@@ -759,7 +759,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Marks notifications read: one by id, or all */
+    /** Marks notifications read: one by notification_id, or all of one escrow by escrow_id */
     post: operations['notification-read'];
     delete?: never;
     options?: never;
@@ -1015,7 +1015,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads the caller's wallet: available balance, money held in escrows and pending top-ups */
+    /** Reads the caller's wallet: its balance, pending top-ups and withdrawals, and its dedicated account */
     get: operations['wallet-get'];
     put?: never;
     post?: never;
@@ -1264,7 +1264,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1281,7 +1281,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -1304,7 +1304,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -1393,6 +1393,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1402,6 +1404,8 @@ export interface operations {
       /** @description The admin is a party to this escrow */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1411,6 +1415,8 @@ export interface operations {
       /** @description No dispute with this id; or: The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1420,6 +1426,8 @@ export interface operations {
       /** @description The dispute is not escalated (already resolved or withdrawn); or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1429,6 +1437,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1444,7 +1454,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1529,7 +1539,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1605,7 +1615,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1697,7 +1707,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1773,7 +1783,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1861,7 +1871,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1956,7 +1966,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2029,7 +2039,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The code is wrong or expired, or the phone and password do not match */
+      /** @description Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2056,7 +2066,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2073,7 +2083,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2096,7 +2106,7 @@ export interface operations {
       /** @description The card was saved already: the saved card */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -2125,7 +2135,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -2154,6 +2164,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2163,6 +2175,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2172,6 +2186,8 @@ export interface operations {
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2181,6 +2197,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2196,7 +2214,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2272,7 +2290,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2366,7 +2384,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2467,7 +2485,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2628,7 +2646,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2719,7 +2737,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2836,7 +2854,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2853,7 +2871,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2875,7 +2893,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -2934,6 +2952,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2943,6 +2963,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2952,6 +2974,8 @@ export interface operations {
       /** @description No dispute on an escrow the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2961,6 +2985,8 @@ export interface operations {
       /** @description The dispute is not in negotiation, or the proposal does not fit the escrow; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2970,6 +2996,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2985,7 +3013,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3002,7 +3030,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3031,7 +3059,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -3090,6 +3118,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3099,6 +3129,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3108,6 +3140,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3117,6 +3151,8 @@ export interface operations {
       /** @description The escrow cannot be disputed in its state, or is disputed already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3126,6 +3162,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3141,7 +3179,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3158,7 +3196,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3179,7 +3217,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -3238,6 +3276,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3247,6 +3287,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3256,6 +3298,8 @@ export interface operations {
       /** @description The proposal is the caller's own */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3265,6 +3309,8 @@ export interface operations {
       /** @description No such dispute or proposal for the caller */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3274,6 +3320,8 @@ export interface operations {
       /** @description The proposal is no longer open, or the dispute not in negotiation; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3283,6 +3331,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3298,7 +3348,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3447,7 +3497,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3467,13 +3517,13 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           /** Format: uuid */
           escrow_id?: string;
           invite_token?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -3608,7 +3658,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3625,7 +3675,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3643,7 +3693,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -3713,6 +3763,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3722,6 +3774,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3731,6 +3785,8 @@ export interface operations {
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3740,6 +3796,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3749,6 +3807,8 @@ export interface operations {
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3758,6 +3818,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3773,7 +3835,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3790,7 +3852,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3815,7 +3877,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -3846,6 +3908,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3855,15 +3919,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
-        };
-      };
-      /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
-      403: {
-        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3873,6 +3930,8 @@ export interface operations {
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3882,6 +3941,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3908,7 +3969,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3925,26 +3986,26 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           /** Format: uuid */
           escrow_id?: string;
           invite_token?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -4014,6 +4075,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4023,6 +4086,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4032,6 +4097,8 @@ export interface operations {
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4041,6 +4108,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4050,6 +4119,8 @@ export interface operations {
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4059,6 +4130,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4074,7 +4147,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4234,7 +4307,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4394,7 +4467,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4411,7 +4484,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -4435,7 +4508,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -4528,6 +4601,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4537,6 +4612,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4546,6 +4623,8 @@ export interface operations {
       /** @description The card was declined, or the payment provider refused the charge */
       402: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4555,6 +4634,8 @@ export interface operations {
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing); or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4564,6 +4645,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to; or the saved card is not the caller's */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4573,6 +4656,8 @@ export interface operations {
       /** @description The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4582,6 +4667,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4597,7 +4684,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The payment provider is unavailable; nothing was charged; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4707,7 +4794,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4725,7 +4812,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4860,7 +4947,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4877,7 +4964,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -4895,7 +4982,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -4965,6 +5052,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4974,6 +5063,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4983,6 +5074,8 @@ export interface operations {
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4992,6 +5085,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5001,6 +5096,8 @@ export interface operations {
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5010,6 +5107,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5025,7 +5124,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5042,7 +5141,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -5060,7 +5159,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -5130,6 +5229,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5139,6 +5240,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5148,6 +5251,8 @@ export interface operations {
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5157,6 +5262,8 @@ export interface operations {
       /** @description No escrow with this id (or invite token) that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5166,6 +5273,8 @@ export interface operations {
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5175,6 +5284,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5190,7 +5301,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5207,7 +5318,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -5228,7 +5339,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -5251,6 +5362,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5260,6 +5373,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5269,6 +5384,8 @@ export interface operations {
       /** @description This check is already passed or pending, or the tier it belongs to is not reached yet; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5278,6 +5395,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5313,7 +5432,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The identity provider is unavailable; try again shortly; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The identity provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5339,7 +5458,10 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)
+           */
           now?: string;
         };
       };
@@ -5408,7 +5530,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5509,7 +5631,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The KYC provider is unavailable; try again shortly; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The KYC provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5596,7 +5718,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5743,7 +5865,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5760,7 +5882,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -5781,7 +5903,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -5866,6 +5988,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5875,6 +5999,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5884,6 +6010,8 @@ export interface operations {
       /** @description No conversation the caller takes part in with this id */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5893,6 +6021,8 @@ export interface operations {
       /** @description The conversation is closed to new messages; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5902,6 +6032,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5928,7 +6060,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6015,15 +6147,6 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The caller's role cannot approve this milestone */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
-        };
-      };
       /** @description No milestone on an escrow the caller is a party to */
       404: {
         headers: {
@@ -6060,7 +6183,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6192,7 +6315,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6209,7 +6332,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6233,7 +6356,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -6275,6 +6398,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6284,24 +6409,19 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The caller's role cannot propose milestones here */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
-        };
-      };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6311,6 +6431,8 @@ export interface operations {
       /** @description The escrow's state does not allow milestones, or they would exceed its amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6320,6 +6442,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6335,7 +6459,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6417,7 +6541,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6435,7 +6559,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6452,7 +6576,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6470,7 +6594,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -6512,6 +6636,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6521,6 +6647,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6530,6 +6658,8 @@ export interface operations {
       /** @description The caller's role cannot release this milestone */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6539,6 +6669,8 @@ export interface operations {
       /** @description No milestone on an escrow the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6548,6 +6680,8 @@ export interface operations {
       /** @description The milestone or its escrow is not in a state that allows this; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6557,6 +6691,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6572,7 +6708,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6665,15 +6801,6 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description Only the milestone's proposer can edit it */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
-        };
-      };
       /** @description No milestone on an escrow the caller is a party to */
       404: {
         headers: {
@@ -6710,7 +6837,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6844,7 +6971,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6864,14 +6991,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           /** Format: uuid */
           notification_id?: string;
           /** Format: uuid */
           escrow_id?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -6937,7 +7064,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7014,7 +7141,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7031,7 +7158,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7051,7 +7178,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -7079,6 +7206,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7088,6 +7217,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7097,6 +7228,8 @@ export interface operations {
       /** @description This payout account is already saved; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7106,6 +7239,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7121,7 +7256,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7196,7 +7331,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7290,7 +7425,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7390,7 +7525,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7485,7 +7620,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7578,7 +7713,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7666,7 +7801,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7699,7 +7834,9 @@ export interface operations {
           /** Format: uri */
           avatar_url?: string;
           storage_path?: string;
+          /** @description Cannot be changed: the phone number is fixed at sign-up (any value is refused) */
           phone_number?: unknown;
+          /** @description Cannot be changed: the phone number is fixed at sign-up (any value is refused) */
           phone?: unknown;
         };
       };
@@ -7796,7 +7933,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7891,7 +8028,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7908,7 +8045,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7928,7 +8065,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -7962,6 +8099,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7971,24 +8110,19 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The caller is not a party to this escrow */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
-        };
-      };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7998,6 +8132,8 @@ export interface operations {
       /** @description The escrow has not ended yet, or the caller reviewed it already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8007,6 +8143,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8022,7 +8160,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8131,7 +8269,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8148,7 +8286,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8159,7 +8297,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -8185,6 +8323,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8194,6 +8334,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8203,6 +8345,8 @@ export interface operations {
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8212,6 +8356,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8236,7 +8382,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The payment provider is unavailable; try again; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The payment provider is unavailable; try again; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8318,7 +8464,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8398,7 +8544,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8415,7 +8561,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8437,7 +8583,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -8464,6 +8610,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8473,6 +8621,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8482,6 +8632,8 @@ export interface operations {
       /** @description The card was declined, or the payment provider refused the charge */
       402: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8491,6 +8643,8 @@ export interface operations {
       /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8500,6 +8654,8 @@ export interface operations {
       /** @description The saved card is not one of the caller's */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8509,6 +8665,8 @@ export interface operations {
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8518,6 +8676,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8533,7 +8693,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The payment provider is unavailable; nothing was charged; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8550,7 +8710,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same body (within 24 hours) replays the first answer instead of doing the work again; the same key with another body is refused with 409. */
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8571,7 +8731,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
-          /** @description `true` when this answer is the replay of an earlier request with the same key */
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
@@ -8623,6 +8783,8 @@ export interface operations {
       /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8632,6 +8794,8 @@ export interface operations {
       /** @description The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8641,6 +8805,8 @@ export interface operations {
       /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8650,6 +8816,8 @@ export interface operations {
       /** @description No payout account of the caller's with this id */
       404: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8659,6 +8827,8 @@ export interface operations {
       /** @description The wallet holds less than the amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8668,6 +8838,8 @@ export interface operations {
       /** @description The body is larger than 1 MiB */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8692,7 +8864,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The payment provider is unavailable; nothing was sent; or: The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description The payment provider is unavailable; nothing was sent; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8781,7 +8953,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8800,7 +8972,7 @@ export interface operations {
       header: {
         /** @description The HMAC of the raw body, in hex */
         'x-payload-digest': string;
-        /** @description The algorithm of x-payload-digest */
+        /** @description The algorithm of x-payload-digest (HMAC_SHA512_HEX when absent) */
         'x-payload-digest-alg'?: string;
       };
       path?: never;
@@ -8870,7 +9042,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8887,7 +9059,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The signature (this or x-paystack-signature) */
+        /** @description The signature (this or x-paystack-signature; when both are sent, this one is checked) */
         'x-payments-signature'?: string;
         /** @description The signature under Paystack's own header name */
         'x-paystack-signature'?: string;
@@ -8962,7 +9134,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description The service or a provider it needs is briefly unavailable; nothing was done, retry after Retry-After */
+      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */

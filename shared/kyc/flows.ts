@@ -6,7 +6,7 @@ import { getConfig } from '../config.ts';
 import { asService } from '../db.ts';
 import type { KycCheckStatus, KycCheckType, KycRejectType } from '../enums.ts';
 import type { AuthUser } from '../endpoint.ts';
-import { describeWait, HttpError, tooManyRequests } from '../http.ts';
+import { describeWait, HttpError, providerUnavailable, tooManyRequests } from '../http.ts';
 import { log } from '../log.ts';
 import { iso, toNaira } from '../money.ts';
 import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from '../schemas/kyc.ts';
@@ -80,7 +80,7 @@ export async function kycStatus(user: AuthUser): Promise<KycStatusResponse> {
 function providerFailure(err: ProviderError, what: string): HttpError {
   return err.kind === 'refused'
     ? new HttpError(502, `The ${what} provider refused the request (${err.message}); try again later`)
-    : new HttpError(503, `The ${what} provider is unavailable; try again shortly`);
+    : providerUnavailable(`The ${what} provider is unavailable; try again shortly`);
 }
 
 export async function kycStart(user: AuthUser, level: 1 | 2) {

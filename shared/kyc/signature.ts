@@ -22,7 +22,7 @@ const ALGORITHMS: ReadonlyMap<string, { hash: 'SHA-512' | 'SHA-256' | 'SHA-1'; h
 ]);
 
 /** What a missing `x-payload-digest-alg` header means. */
-const DEFAULT_ALG: KycDigestAlg = 'HMAC_SHA512_HEX';
+export const DEFAULT_ALG: KycDigestAlg = 'HMAC_SHA512_HEX';
 
 const enc = new TextEncoder();
 

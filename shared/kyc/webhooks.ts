@@ -12,7 +12,7 @@ import { unauthorized } from '../http.ts';
 import { log } from '../log.ts';
 import { dispatchQueuedSms } from '../sms.ts';
 import { checkTypeOfLevel } from './index.ts';
-import { validIdentityToken, verifyKycDigest } from './signature.ts';
+import { DEFAULT_ALG, validIdentityToken, verifyKycDigest } from './signature.ts';
 import { IDENTITY_CHECKS } from './flows.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,7 +28,11 @@ export const KYC_SIGNATURE: HeaderAuth = {
     'in x-payload-digest-alg (HMAC_SHA1_HEX, HMAC_SHA256_HEX or HMAC_SHA512_HEX).',
   headers: [
     { name: 'x-payload-digest', required: true, description: 'The HMAC of the raw body, in hex' },
-    { name: 'x-payload-digest-alg', required: false, description: 'The algorithm of x-payload-digest' },
+    {
+      name: 'x-payload-digest-alg',
+      required: false,
+      description: `The algorithm of x-payload-digest (${DEFAULT_ALG} when absent)`,
+    },
   ],
 };
 

@@ -3,7 +3,7 @@
 // saved card through its stored authorization. The outcome always arrives as charge.success
 // (or reconciliation); what is decided here is only what the customer is told now.
 import { asService } from '../db.ts';
-import { HttpError } from '../http.ts';
+import { HttpError, providerUnavailable } from '../http.ts';
 import { errorMessage, log } from '../log.ts';
 import { customerEmail, payments, ProviderError } from './index.ts';
 
@@ -58,7 +58,7 @@ export async function startCharge(opts: {
     if (!opts.authorizationCode) {
       // Nothing can have been charged before the customer visits a payment page we never got.
       await opts.markFailed('payment provider unavailable');
-      throw new HttpError(503, 'The payment provider is unavailable; nothing was charged, try again shortly');
+      throw providerUnavailable('The payment provider is unavailable; nothing was charged, try again shortly');
     }
     // A saved-card charge whose answer was lost may still have gone through: it stays pending
     // and the charge.success webhook (or reconciliation) settles it.

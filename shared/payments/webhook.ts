@@ -34,7 +34,11 @@ export const PAYMENTS_SIGNATURE: HeaderAuth = {
   description: 'HMAC-SHA512 of the raw body with PAYMENTS_WEBHOOK_SECRET (the Paystack secret key), in hex, ' +
     'in x-payments-signature or x-paystack-signature.',
   headers: [
-    { name: 'x-payments-signature', required: false, description: 'The signature (this or x-paystack-signature)' },
+    {
+      name: 'x-payments-signature',
+      required: false,
+      description: 'The signature (this or x-paystack-signature; when both are sent, this one is checked)',
+    },
     { name: 'x-paystack-signature', required: false, description: "The signature under Paystack's own header name" },
   ],
 };

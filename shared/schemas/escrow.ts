@@ -47,7 +47,9 @@ export const escrowInviteBody = z
   .refine((b) => (b.escrow_id === undefined) !== (b.invite_token === undefined), {
     path: ['escrow_id'],
     message: 'give escrow_id or invite_token (exactly one)',
-  });
+  })
+  // the refinement, as the OpenAPI document's JSON Schema says it
+  .meta({ oneOf: [{ required: ['escrow_id'] }, { required: ['invite_token'] }] });
 
 export const escrowFundBody = z
   .strictObject({
@@ -104,10 +106,14 @@ export const notificationReadBody = z
   .refine((b) => (b.notification_id === undefined) !== (b.escrow_id === undefined), {
     path: ['notification_id'],
     message: 'give notification_id (one) or escrow_id (all of that escrow), exactly one',
-  });
+  })
+  .meta({ oneOf: [{ required: ['notification_id'] }, { required: ['escrow_id'] }] });
 
 export const jobsRunBody = z.strictObject({
-  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional(),
+  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().meta({
+    description:
+      "The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)",
+  }),
 });
 
 // ---- responses (the `data` of the success envelope) ----------------------------------------

@@ -9,7 +9,11 @@ const avatarUrl = z
   .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
   .max(2048, 'must be at most 2048 characters');
 
-const phoneIsFixed = z.unknown().refine(() => false, 'cannot be changed; the phone number is fixed at signup');
+const phoneIsFixed = z
+  .unknown()
+  .refine(() => false, 'cannot be changed; the phone number is fixed at signup')
+  // no value is accepted: JSON Schema's `not: {}`
+  .meta({ not: {}, description: 'Cannot be changed: the phone number is fixed at sign-up (any value is refused)' });
 
 export const profileUpdateBody = z
   .strictObject({

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { baseUrl, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
+import { checkSuccessBody } from '../support/responses.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -28,6 +29,8 @@ async function send(name: string, user: TestUser, body: unknown, key?: string): 
   if (key !== undefined) headers['Idempotency-Key'] = key;
   const res = await fetch(`${baseUrl()}/${name}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.text();
+  // checked against the document like every answer (the replay's header included)
+  await checkSuccessBody(name, res.status, JSON.parse(text), 'POST', res.headers);
   return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text, body: JSON.parse(text) };
 }
 

@@ -41,7 +41,7 @@ export async function call<T = any>(name: string, opts: CallOptions = {}): Promi
   } catch {
     /* keep text */
   }
-  await checkSuccessBody(name, res.status, parsed, method);
+  await checkSuccessBody(name, res.status, parsed, method, res.headers);
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 

@@ -15,7 +15,7 @@ async function checkAnswer(target: string, method: string, response: Response): 
   } catch {
     /* not JSON: checked as text (and refused by the document, which declares JSON) */
   }
-  await checkSuccessBody(target, response.status, body, method);
+  await checkSuccessBody(target, response.status, body, method, response.headers);
 }
 
 /** openapi-fetch middleware: checks each answer the client receives. */

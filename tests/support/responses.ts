@@ -76,8 +76,17 @@ export async function checkResponseData(target: string, data: unknown): Promise<
 /** The committed OpenAPI document, compiled once for checking answers against it. */
 let openApi: { doc: OpenApiDoc; ajv: Ajv2020 } | undefined;
 interface OpenApiDoc {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> }
+    >
+  >;
 }
+
+/** Answer headers the document declares where they are sent; the others (CORS, x-request-id) are not described. */
+const DECLARED_HEADERS = ['retry-after', 'idempotent-replayed'];
 function documentChecker() {
   if (!openApi) {
     const doc = JSON.parse(readFileSync(`${root}docs/api/openapi.json`, 'utf8')) as OpenApiDoc;
@@ -94,14 +103,24 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0')
 
 /**
  * Checks an answer, success or refusal, against docs/api/openapi.json: the operation must declare
- * its status, and the body must match that status's schema (the envelope and its `data`). An answer
- * to another method than the operation's (a 405, OPTIONS) or to a name with no function is not
- * the operation's, and is left alone.
+ * its status, the body must match that status's schema (the envelope and its `data`), and a
+ * Retry-After or Idempotent-Replayed header must be one that status declares. An answer to another
+ * method than the operation's (a 405, OPTIONS) is not the operation's, and is left alone.
  */
-export function checkAgainstDocument(target: string, method: string, httpStatus: number, body: unknown): void {
+export function checkAgainstDocument(
+  target: string,
+  method: string,
+  httpStatus: number,
+  body: unknown,
+  headers?: Headers,
+): void {
   const name = functionName(target);
   const { doc, ajv } = documentChecker();
-  const operation = doc.paths[`/${name}`]?.[method.toLowerCase()];
+  const path = doc.paths[`/${name}`];
+  if (!path) {
+    throw new ResponseShapeError(`${name} answered, but docs/api/openapi.json has no /${name}: run npm run openapi`);
+  }
+  const operation = path[method.toLowerCase()];
   if (!operation) return;
   const response = operation.responses[String(httpStatus)];
   if (!response) {
@@ -112,6 +131,14 @@ export function checkAgainstDocument(target: string, method: string, httpStatus:
         }; add it to the endpoint's refusals, then npm run openapi)\n` +
         `body: ${JSON.stringify(body).slice(0, 1000)}`,
     );
+  }
+  for (const header of DECLARED_HEADERS) {
+    const declared = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
+    if (headers?.has(header) && !declared.includes(header)) {
+      throw new ResponseShapeError(
+        `${name} answered ${httpStatus} with a ${header} header that docs/api/openapi.json does not declare there`,
+      );
+    }
   }
   if (!response.content) return;
   const ref = `openapi#/${
@@ -148,6 +175,7 @@ export async function checkSuccessBody(
   httpStatus: number,
   body: unknown,
   method?: string,
+  headers?: Headers,
 ): Promise<void> {
   const meta = await endpointMeta(functionName(target));
   const envelope = body as { success?: unknown; data?: unknown } | null | undefined;
@@ -156,5 +184,5 @@ export async function checkSuccessBody(
   else if (ok && envelope && typeof envelope === 'object' && envelope.success === true) {
     await checkResponseData(target, envelope.data);
   }
-  if (meta) checkAgainstDocument(target, method ?? meta.method, httpStatus, body);
+  if (meta) checkAgainstDocument(target, method ?? meta.method, httpStatus, body, headers);
 }

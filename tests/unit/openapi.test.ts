@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/endpoint.ts';
-import { answerStatuses, openApiDocument, renderOpenApi } from '../../shared/openapi.ts';
+import { openApiDocument, renderOpenApi } from '../../shared/openapi.ts';
 import { endpointMeta } from '../support/responses.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,11 +115,48 @@ describe('the OpenAPI document', () => {
     expect(create.properties.title).toMatchObject({ minLength: 1, maxLength: 200 });
   });
 
-  it('declares every status an operation answers, each refusal with the error envelope', async () => {
+  it('declares the statuses of each kind of endpoint, and the refusals an endpoint names', () => {
+    const statuses = (name: string) => Object.keys(operation(name).op?.responses ?? {}).map(Number);
+    // a party's transition: the builder's statuses, and the wrong party, no such escrow, the wrong state
+    expect(statuses('escrow-release')).toEqual([200, 400, 401, 403, 404, 409, 413, 500, 503]);
+    // an admin read: no 401 (a non-admin gets the 404 of a missing function), no 413 (a GET)
+    expect(statuses('admin-dispute-list')).toEqual([200, 400, 404, 500, 503]);
+    // a webhook: 401 for its signature
+    expect(statuses('webhook-payments')).toEqual([200, 400, 401, 413, 500, 503]);
+    // a card charge: declined (402), over a limit (403), the provider down (503)
+    expect(statuses('wallet-topup')).toEqual([200, 400, 401, 402, 403, 404, 409, 413, 500, 503]);
+    // a card saved twice is 200 with the card, beside the 201 of a new one
+    expect(statuses('card-add')).toEqual(expect.arrayContaining([200, 201]));
+  });
+
+  it('declares Retry-After where a wait is said, and Idempotent-Replayed on the answers a key keeps', () => {
+    const topup = operation('wallet-topup').op?.responses;
+    expect(Object.keys(topup['503'].headers)).toEqual(['Retry-After']);
+    expect(Object.keys(topup['200'].headers)).toEqual(['Idempotent-Replayed']);
+    expect(Object.keys(topup['403'].headers)).toEqual(['Idempotent-Replayed']);
+    expect(topup['503'].description).toMatch(/same Idempotency-Key/);
+    expect(Object.keys(operation('auth-send-otp').op?.responses['429'].headers)).toEqual(['Retry-After']);
+    expect(operation('wallet-get').op?.responses['200'].headers).toBeUndefined();
+  });
+
+  it('marks a body required when an empty one is refused, rules such as "exactly one" included', () => {
+    const accept = operation('escrow-accept').op?.requestBody;
+    expect(accept.required).toBe(true);
+    expect(accept.content['application/json'].schema.oneOf).toEqual([
+      { required: ['escrow_id'] },
+      { required: ['invite_token'] },
+    ]);
+    expect(operation('notification-read').op?.requestBody.required).toBe(true);
+    expect(operation('profile-update').op?.requestBody.required).toBe(false);
+    // a field that is named only to be refused accepts no value
+    const profile = operation('profile-update').op?.requestBody.content['application/json'].schema;
+    expect(profile.properties.phone.not).toEqual({});
+  });
+
+  it('answers every refusal with the error envelope, and each operation its own statuses', async () => {
     for (const meta of await allMetas()) {
       const { op } = operation(meta.name);
       const declared = Object.keys(op?.responses ?? {}).map(Number);
-      expect(declared, meta.name).toEqual([...answerStatuses(meta).keys()]);
       expect(declared, meta.name).toEqual(expect.arrayContaining([meta.status, 400, 500, 503]));
       if (meta.auth === 'user') expect(declared, meta.name).toContain(401);
       if (meta.method !== 'GET') expect(declared, meta.name).toContain(413);
@@ -135,5 +172,10 @@ describe('the OpenAPI document', () => {
     const escrow = operation('escrow-get').op?.responses['200'].content['application/json'].schema.properties.data;
     expect(escrow.properties.counterparty_id.anyOf).toContainEqual({ type: 'null' });
     expect(escrow.properties.funded_at.anyOf).toContainEqual({ type: 'null' });
+    const notification = operation('notification-list').op?.responses['200'].content['application/json'].schema
+      .properties.data;
+    expect(JSON.stringify(notification)).toMatch(
+      /"action_label":\{"anyOf":\[\{"type":"string","enum":\[[^\]]+\]\},\{"type":"null"\}\]/,
+    );
   });
 });

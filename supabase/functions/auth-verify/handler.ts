@@ -7,7 +7,7 @@ export default endpoint({
   summary:
     'Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session',
   refusals: {
-    401: 'The code is wrong or expired, or the phone and password do not match',
+    401: 'Login: no live login code for the phone, or the phone, code and password do not match (one answer for all)',
   },
   method: 'POST',
   auth: 'none',

@@ -6,7 +6,6 @@ export default endpoint({
   name: 'escrow-create',
   summary: "Creates an escrow with a counterparty's phone number, and answers its fees",
   refusals: {
-    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
     429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
   },
   method: 'POST',

@@ -4,9 +4,9 @@ import { escrowIdQuery, escrowResponse } from '../../../shared/schemas/escrow.ts
 
 export default endpoint({
   name: 'escrow-get',
-  summary: 'Reads one escrow the caller is a party to, with what the caller can do next',
+  summary: 'Reads one escrow the caller is a party to',
   refusals: {
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    404: 'No escrow with this id that the caller is a party to',
   },
   method: 'GET',
   auth: 'user',

@@ -4,9 +4,8 @@ import { milestoneIdBody, milestoneResponse } from '../../../shared/schemas/escr
 
 export default endpoint({
   name: 'milestone-approve',
-  summary: 'The payee approves a proposed milestone',
+  summary: 'A party approves a proposed milestone; it is accepted once both parties have',
   refusals: {
-    403: "The caller's role cannot approve this milestone",
     404: 'No milestone on an escrow the caller is a party to',
     409: 'The milestone or its escrow is not in a state that allows this',
   },

@@ -6,8 +6,7 @@ export default endpoint({
   name: 'milestone-create',
   summary: 'Proposes a milestone on an escrow',
   refusals: {
-    403: "The caller's role cannot propose milestones here",
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    404: 'No escrow with this id that the caller is a party to',
     409: "The escrow's state does not allow milestones, or they would exceed its amount",
   },
   method: 'POST',

@@ -6,7 +6,7 @@ export default endpoint({
   name: 'milestone-list',
   summary: "Lists an escrow's milestones",
   refusals: {
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    404: 'No escrow with this id that the caller is a party to',
   },
   method: 'GET',
   auth: 'user',

@@ -4,9 +4,8 @@ import { milestoneResponse, milestoneUpdateBody } from '../../../shared/schemas/
 
 export default endpoint({
   name: 'milestone-update',
-  summary: 'Edits a milestone while it is proposed',
+  summary: "Either party edits a milestone while it is proposed; both parties' approvals start over",
   refusals: {
-    403: "Only the milestone's proposer can edit it",
     404: 'No milestone on an escrow the caller is a party to',
     409: "The milestone is no longer proposed, or the change would exceed the escrow's amount",
   },

@@ -4,7 +4,7 @@ import { notificationReadBody, notificationReadResponse } from '../../../shared/
 
 export default endpoint({
   name: 'notification-read',
-  summary: 'Marks notifications read: one by id, or all',
+  summary: 'Marks notifications read: one by notification_id, or all of one escrow by escrow_id',
   refusals: {
     404: "No notification of the caller's with this id",
   },

@@ -6,8 +6,7 @@ export default endpoint({
   name: 'review-submit',
   summary: 'Reviews the other party of an ended escrow, once',
   refusals: {
-    403: 'The caller is not a party to this escrow',
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
+    404: 'No escrow with this id that the caller is a party to',
     409: 'The escrow has not ended yet, or the caller reviewed it already',
   },
   method: 'POST',

@@ -4,7 +4,7 @@ import { getWallet } from '../../../shared/wallet.ts';
 
 export default endpoint({
   name: 'wallet-get',
-  summary: "Reads the caller's wallet: available balance, money held in escrows and pending top-ups",
+  summary: "Reads the caller's wallet: its balance, pending top-ups and withdrawals, and its dedicated account",
   method: 'GET',
   auth: 'user',
   response: walletResponse,

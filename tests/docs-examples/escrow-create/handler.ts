@@ -10,7 +10,6 @@ export default endpoint({
   summary: "Creates an escrow with a counterparty's phone number, and answers its fees", // the reference's line
   refusals: {
     // what the handler or its SQL refuses with, beyond what every endpoint answers (docs/openapi.md)
-    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
     429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
   },
   method: 'POST',
