@@ -5,7 +5,8 @@
 // then any other doc with such a block, alphabetically. All blocks run in one bash process, as a
 // reader pasting them into one shell would, from the repository's folder.
 //
-// The stack: its own, started here as `npm start` starts it (scripts/start.ts --fresh, with --no-jobs
+// The stack: its own, started here as `npm start` starts it (startServer of tests/support/stack.ts:
+// scripts/start.ts --fresh, with --no-jobs
 // so that nothing but the blocks moves time), with the sandbox payments, KYC and identity providers,
 // the SMS outbox and the published local secrets the docs are written for. The suites' test stack
 // runs the Paystack and KYC fakes and test secrets instead, which the docs do not describe. Ports:
@@ -35,12 +36,14 @@
 //   then it is compared with the block's previous answer (`ANSWER=$(curl ...)` above it).
 // Every curl call goes through a bash function that records its answer and the line of the block's
 // command it belongs to (for a call inside a function the block defines, the line that calls it).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startServer } from '../support/stack.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOCAL_BASE = 'http://127.0.0.1:54321';
@@ -235,40 +238,21 @@ async function startDocsStack(): Promise<NonNullable<typeof stack>> {
     PG_PORT: String(pgPort),
     ESCROW_DATA_DIR: dataDir,
   };
-  const child: ChildProcess = spawn(
-    `${root}node_modules/.bin/deno`,
-    ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet', '--no-jobs'],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
   let output = '';
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the docs' stack did not start in 60 s:\n${output}`)), 60_000);
-    child.stdout?.on('data', (c: Buffer) => {
-      output += c.toString();
-      if (output.includes('ready:')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the docs' stack exited with code ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    base: `http://127.0.0.1:${httpPort}`,
-    pgPort,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(kill);
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      output += chunk.toString();
+      done();
     },
-  };
+  });
+  sink.on('error', () => {}); // output after the server's stderr ended it: not needed
+  const server = await startServer({
+    env,
+    out: sink,
+    timeoutMs: 60_000,
+    failure: (why) => new Error(`the docs' stack ${why}:\n${output}`),
+  });
+  return { base: `http://127.0.0.1:${httpPort}`, pgPort, stop: () => server.stop() };
 }
 
 describe("the docs' curl walkthroughs", () => {
