@@ -63,17 +63,23 @@ wait_for() {
 # password "a long passphrase"; prints its access token. LAST_NAME is Okafor unless given.
 # A step that fails stops it (exit status 1), with the server's answer on stderr.
 signup() {
-  local answer code
-  answer=$(curl -s -X POST "$B/auth-send-otp" -H "$J" -d "{\"phone\":\"$1\",\"context\":\"signup\"}") &&
-    field sent <<< "$answer" > /dev/null ||
-    { echo "signup $1: auth-send-otp failed" >&2; return 1; }
+  local code
+  __signup_step "$1" auth-send-otp "{\"phone\":\"$1\",\"context\":\"signup\"}" sent > /dev/null || return 1
   code=$(sms_code "$1") || { echo "signup $1: no code to read" >&2; return 1; }
-  answer=$(curl -s -X POST "$B/auth-verify" -H "$J" \
-    -d "{\"phone\":\"$1\",\"context\":\"signup\",\"otp_code\":\"$code\"}") &&
-    field verified <<< "$answer" > /dev/null ||
-    { echo "signup $1: auth-verify failed" >&2; return 1; }
-  answer=$(curl -s -X POST "$B/auth-signup" -H "$J" \
-    -d "{\"phone\":\"$1\",\"first_name\":\"$2\",\"last_name\":\"${3:-Okafor}\",\"password\":\"a long passphrase\"}") &&
-    field session.access_token <<< "$answer" ||
-    { echo "signup $1: auth-signup failed" >&2; return 1; }
+  __signup_step "$1" auth-verify "{\"phone\":\"$1\",\"context\":\"signup\",\"otp_code\":\"$code\"}" verified \
+    > /dev/null || return 1
+  __signup_step "$1" auth-signup \
+    "{\"phone\":\"$1\",\"first_name\":\"$2\",\"last_name\":\"${3:-Okafor}\",\"password\":\"a long passphrase\"}" \
+    session.access_token
+}
+
+# __signup_step PHONE ENDPOINT BODY PATH: one call of signup, printing field PATH of its answer
+__signup_step() {
+  local answer rc=0
+  answer=$(curl -s -X POST "$B/$2" -H "$J" -d "$3") || rc=$?
+  if ((rc != 0)); then
+    echo "signup $1: $2: curl failed (exit $rc); is npm start running at $B?" >&2
+    return 1
+  fi
+  field "$4" <<< "$answer" || { echo "signup $1: $2 failed" >&2; return 1; }
 }
