@@ -5,11 +5,12 @@
 // then any other doc with such a block, alphabetically. All blocks run in one bash process, as a
 // reader pasting them into one shell would, from the repository's folder.
 //
-// The stack: its own, started here as `npm start` starts it (scripts/start.ts --fresh, with --no-jobs
-// so that nothing but the blocks moves time), with the sandbox payments, KYC and identity providers,
-// the SMS outbox and the published local secrets the docs are written for. The suites' test stack
-// runs the Paystack and KYC fakes and test secrets instead, which the docs do not describe. Ports:
-// the test stack's functions and database ports plus 10; data in a temporary folder, removed after.
+// The stack: its own, started as `npm start` starts it (startServer of tests/support/stack.ts:
+// scripts/start.ts --fresh, with --no-jobs so that nothing but the blocks moves time), with the
+// sandbox payments, KYC and identity providers, the SMS outbox and the published local secrets the
+// docs are written for. The suites' test stack runs the Paystack and KYC fakes and test secrets
+// instead, which the docs do not describe. Ports: the test stack's functions and database ports
+// plus 10; data in a temporary folder, removed after.
 // It is a clock suite (tests/README.md) because blocks run jobs-run; the job acts on this stack's
 // own database only, and a clock suite runs alone, so the timings are those of a quiet machine.
 //
@@ -30,17 +31,30 @@
 //   error;
 // - an answer that differs from the envelope the comment under its command shows: the comment's
 //   text, its lines joined, must appear in the answer piece by piece, in order, where `...` or `…`
-//   stands for anything;
-// - such a comment under a command that made no curl call, unless the command is `echo "$ANSWER"`:
-//   then it is compared with the block's previous answer (`ANSWER=$(curl ...)` above it).
+//   stands for anything (with neither, it must be the answer), white space aside;
+// - such an envelope comment under a command that made no curl call, unless the command is
+//   `echo "$ANSWER"`: then it is compared with the block's previous answer (`ANSWER=$(curl ...)`
+//   above it);
+// - a command's output that differs from the plain value the comment right under it shows. A
+//   comment line right under a command (no blank line between) that is not an envelope and is one
+//   word, e.g. `# 446.25` or `# active` under `curl ... | field balance`, is what the command prints
+//   on stdout: the two, trimmed, must be equal (or match as above when the value has `...` or `…`).
+//   A comment line that is a lone `{` or `[` starts a value printed over several lines (`field`
+//   on an object, as node prints it), which ends at the comment line that is a lone `}` or `]`; it
+//   is compared as an envelope is. A comment with spaces is prose about what comes next, never a
+//   value. To record the output, such a command runs as `__out=$(command` with `); __printed ...`
+//   in place of the comment (every line keeps its number), so it runs in a subshell: it may not
+//   set variables the later blocks use.
 // Every curl call goes through a bash function that records its answer and the line of the block's
 // command it belongs to (for a call inside a function the block defines, the line that calls it).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startServer } from '../support/stack.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOCAL_BASE = 'http://127.0.0.1:54321';
@@ -68,11 +82,15 @@ interface Block {
   file: string;
 }
 
-/** A command of a block: its lines (1-based in the block), and the answer its comment shows. */
+/**
+ * A command of a block: its lines (1-based in the block), and what the comment right under it
+ * shows: an answer envelope (`shows`), or the value the command prints (`prints`).
+ */
 interface Command {
   from: number;
   to: number;
   shows?: string;
+  prints?: string;
 }
 
 /** Every ```sh block of a doc, with its position. */
@@ -105,7 +123,10 @@ function docsInOrder(): string[] {
 /**
  * Splits a block into commands: a command goes on while a line ends with a backslash, a quote or a
  * parenthesis is open, or a function body `{` is open. Comment lines right after a command that
- * start with `{"success":` (and their continuation lines) are the answer it shows.
+ * start with `{"success":` (and their continuation lines) are the answer it shows. Otherwise a
+ * comment line right after it that is one word (`# 446.25`, `# active`) is the value it prints;
+ * a lone `{` or `[` starts a value printed over several lines (node's inspection of an object),
+ * which goes on to the comment line that is a lone `}` or `]`.
  */
 function commands(code: string): Command[] {
   const lines = code.split('\n');
@@ -155,6 +176,13 @@ function commands(code: string): Command[] {
         i++;
       }
       command.shows = shown.join('');
+    } else if (/^# \S+$/.test(lines[i] ?? '')) {
+      const first = (lines[i] as string).slice(2);
+      const close = first === '{' ? '# }' : first === '[' ? '# ]' : undefined;
+      const end = close === undefined ? i : lines.indexOf(close, i + 1);
+      if (end >= 0 && lines.slice(i, end + 1).every((l) => l.startsWith('#'))) {
+        command.prints = lines.slice(i, end + 1).map((l) => l.slice(2)).join('\n');
+      }
     }
     out.push(command);
   }
@@ -169,6 +197,7 @@ function matches(shownText: string, answerText: string): boolean {
   const shown = shownText.replace(/\s+/g, '');
   const answer = answerText.replace(/\s+/g, '');
   const pieces = shown.split(/\.\.\.|…/);
+  if (pieces.length === 1) return shown === answer;
   let at = 0;
   for (const [k, piece] of pieces.entries()) {
     if (piece === '') continue;
@@ -183,6 +212,26 @@ function matches(shownText: string, answerText: string): boolean {
 const where = (b: Block, c?: Command) =>
   `${b.doc}, block ${b.n} (line ${b.line})${c ? `, the command at line ${b.line + c.from - 1}` : ''}`;
 const commandText = (b: Block, c: Command) => b.code.split('\n').slice(c.from - 1, c.to).join('\n');
+
+/**
+ * The block as it runs: a command that shows the value it prints runs as `__out=$(command` with
+ * `); __printed <its first line> "$__out"` in place of the comment line under it, so that every
+ * line keeps its number; __printed records the output and prints it.
+ */
+function runnable(code: string): string {
+  const lines = code.split('\n');
+  for (const c of commands(code)) {
+    if (c.prints === undefined) continue;
+    lines[c.from - 1] = `__out=$(${lines[c.from - 1]}`;
+    lines[c.to] = `); __printed ${c.from} "$__out"`;
+  }
+  return lines.join('\n');
+}
+
+/** The value a command printed reads as the one shown: `...` or `…` stand for anything, as in matches. */
+function printedMatches(shown: string, printed: string): boolean {
+  return /\.\.\.|…/.test(shown) ? matches(shown, printed) : shown.trim() === printed.trim();
+}
 
 const DRIVER = String.raw`
 set -eE
@@ -201,6 +250,10 @@ curl() {
   __log "CURL ${'$'}__src ${'$'}__line ${'$'}__rc $(printf '%s' "$__out" | base64 -w0)"
   printf '%s' "$__out"
   return $__rc
+}
+__printed() {
+  __log "OUT ${'$'}{BASH_SOURCE[1]##*/} $1 $(printf '%s' "$2" | base64 -w0)"
+  printf '%s\n' "$2"
 }
 trap '__log "ERR ${'$'}{BASH_SOURCE[0]##*/} $LINENO $?"' ERR
 for __f in "$@"; do
@@ -235,40 +288,21 @@ async function startDocsStack(): Promise<NonNullable<typeof stack>> {
     PG_PORT: String(pgPort),
     ESCROW_DATA_DIR: dataDir,
   };
-  const child: ChildProcess = spawn(
-    `${root}node_modules/.bin/deno`,
-    ['run', '--allow-all', 'scripts/start.ts', '--fresh', '--quiet', '--no-jobs'],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
   let output = '';
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the docs' stack did not start in 60 s:\n${output}`)), 60_000);
-    child.stdout?.on('data', (c: Buffer) => {
-      output += c.toString();
-      if (output.includes('ready:')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the docs' stack exited with code ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    base: `http://127.0.0.1:${httpPort}`,
-    pgPort,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(kill);
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      output += chunk.toString();
+      done();
     },
-  };
+  });
+  sink.on('error', () => {}); // output after the server's stderr ended it: not needed
+  const server = await startServer({
+    env,
+    out: sink,
+    timeoutMs: 60_000,
+    failure: (why) => new Error(`the docs' stack ${why}:\n${output}`),
+  });
+  return { base: `http://127.0.0.1:${httpPort}`, pgPort, stop: () => server.stop() };
 }
 
 describe("the docs' curl walkthroughs", () => {
@@ -296,7 +330,7 @@ describe("the docs' curl walkthroughs", () => {
           blocks.push({ ...b, file });
           writeFileSync(
             file,
-            `${b.code.replaceAll(LOCAL_BASE, s.base).replaceAll(LOCAL_PG, `127.0.0.1:${s.pgPort}`)}\n`,
+            `${runnable(b.code).replaceAll(LOCAL_BASE, s.base).replaceAll(LOCAL_PG, `127.0.0.1:${s.pgPort}`)}\n`,
           );
         }
       }
@@ -341,12 +375,16 @@ describe("the docs' curl walkthroughs", () => {
 
       const byFile = new Map(blocks.map((b) => [b.file.slice(work.length + 1), b]));
       const cmds = new Map(blocks.map((b) => [b, commands(b.code)]));
-      const commandAt = (b: Block, line: number) => cmds.get(b)?.find((c) => c.from <= line && line <= c.to);
+      // a command that shows what it prints ends, as it runs, on the line under it (runnable)
+      const commandAt = (b: Block, line: number) =>
+        cmds.get(b)?.find((c) => c.from <= line && line <= c.to + (c.prints === undefined ? 0 : 1));
       const problems: string[] = [];
       const calls: Call[] = [];
+      const printed = new Map<Command, string>();
       let current: Block | undefined;
       let lastCall: Call | undefined;
       let finished = false;
+      let pendingErr: { block: Block | undefined; text: string } | undefined;
       for (const entry of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
         const [kind, file = '', line = '', rc = '', body = ''] = entry.split(' ');
         if (kind === 'BEGIN') current = byFile.get(file);
@@ -355,18 +393,31 @@ describe("the docs' curl walkthroughs", () => {
           lastCall = { file, line: Number(line), rc: Number(rc), answer: Buffer.from(body, 'base64').toString('utf8') };
           calls.push(lastCall);
         }
+        if (kind === 'OUT') {
+          const b = byFile.get(file);
+          const c = b && cmds.get(b)?.find((k) => k.from === Number(line));
+          if (c) printed.set(c, Buffer.from(rc, 'base64').toString('utf8'));
+        }
         if (kind === 'ERR') {
           const b = byFile.get(file);
           const c = b && commandAt(b, Number(line));
-          problems.push(
-            b && c
-              ? `${where(b, c)} failed (exit ${rc}):\n${commandText(b, c)}`
-              : `a command failed (exit ${rc}) at ${file}:${line}, while running ${
+          if (b && c) {
+            // the error of a command inside a function (a helper's, or a line of a command
+            // substitution) is reported once, as the block's command that ran it
+            if (pendingErr?.block === current) pendingErr = undefined;
+            problems.push(`${where(b, c)} failed (exit ${rc}):\n${commandText(b, c)}`);
+          } else {
+            if (pendingErr) problems.push(pendingErr.text);
+            pendingErr = {
+              block: current,
+              text: `a command failed (exit ${rc}) at ${file}:${line}, while running ${
                 current ? where(current) : 'nothing'
               }`,
-          );
+            };
+          }
         }
       }
+      if (pendingErr) problems.push(pendingErr.text);
       const checked = new Set<Command>();
       for (const call of calls) {
         const b = byFile.get(call.file);
@@ -398,6 +449,19 @@ describe("the docs' curl walkthroughs", () => {
           }
         }
       }
+      // a one-word comment (or a lone { ... }) under a command: what the command prints
+      for (const b of blocks) {
+        for (const c of cmds.get(b) ?? []) {
+          if (c.prints === undefined) continue;
+          const out = printed.get(c);
+          const what = `${where(b, c)}:\n${commandText(b, c)}`;
+          if (out === undefined) {
+            if (finished) problems.push(`${what}\nshows what it prints, but never ran`);
+          } else if (!printedMatches(c.prints, out)) {
+            problems.push(`${what}\nprinted\n  ${out}\nbut the doc shows\n  ${c.prints}`);
+          }
+        }
+      }
       if (run.timedOut) {
         const at = lastCall && byFile.get(lastCall.file);
         problems.push(
@@ -408,7 +472,7 @@ describe("the docs' curl walkthroughs", () => {
       } else if (run.code !== 0 && problems.length === 0) {
         problems.push(`bash exited with ${run.code}`);
       }
-      expect(problems, `bash output:\n${run.output.slice(-3000)}`).toEqual([]);
+      expect([...new Set(problems)], `bash output:\n${run.output.slice(-3000)}`).toEqual([]);
       expect(calls.length).toBeGreaterThan(50);
     } finally {
       rmSync(work, { recursive: true, force: true });

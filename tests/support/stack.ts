@@ -92,6 +92,80 @@ function startFake(
   });
 }
 
+/** The functions server that startServer started. */
+export interface Server {
+  child: ChildProcess;
+  pid: number;
+  /** SIGTERM, then SIGKILL after 15 s; resolves when it has exited (at once if it had). */
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** The whole environment of the server (nothing is inherited). */
+  env: Record<string, string>;
+  /** Where its output goes: stderr is piped there, and stdout written there as it comes. */
+  out: NodeJS.WritableStream;
+  /** How long it may take to print `ready:`. */
+  timeoutMs: number;
+  /** The error when it does not start; why is `did not start in N s` or `exited with code N`. */
+  failure(why: string): Error;
+}
+
+/**
+ * Starts the local stack as `npm start` does (scripts/start.ts) with --fresh --quiet --no-jobs, in
+ * the repository's folder, and resolves when it prints `ready:`. The arguments are fixed: --no-jobs
+ * keeps every caller from starting a server that runs the job by itself (tests/unit/clock-group.test.ts);
+ * a suite moves time only by calling the job.
+ */
+export async function startServer(options: ServerOptions): Promise<Server> {
+  const { env, out, timeoutMs, failure } = options;
+  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
+    'run',
+    '--allow-all',
+    'scripts/start.ts',
+    '--fresh',
+    '--quiet',
+    '--no-jobs',
+  ], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.pipe(out);
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    let ready = false;
+    const timer = setTimeout(() => reject(failure(`did not start in ${timeoutMs / 1000} s`)), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out.write(chunk);
+      if (ready) return;
+      seen += chunk.toString();
+      if (seen.includes('ready:')) {
+        ready = true;
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(failure(`exited with code ${code}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    child,
+    pid: child.pid as number,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}
+
 /** Ports: TEST_HTTP_PORT / TEST_PG_PORT (54331 / 54332), so several runs can share a machine. */
 export async function startStack(
   httpPort = Number(process.env.TEST_HTTP_PORT || 54331),
@@ -144,54 +218,24 @@ export async function startStack(
     throw failed.reason;
   }
   const [fake, kycFake] = started as [ChildProcess, ChildProcess];
-  const child: ChildProcess = spawn(`${root}node_modules/.bin/deno`, [
-    'run',
-    '--allow-all',
-    'scripts/start.ts',
-    '--fresh',
-    '--quiet',
-    '--no-jobs',
-  ], {
-    cwd: root,
+  const server = await startServer({
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    out,
+    timeoutMs: 120_000,
+    failure: (why) => new Error(`test stack ${why}; see ${logFile}`),
   });
-  child.stderr?.pipe(out);
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`test stack did not start in 120 s; see ${logFile}`)), 120_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out.write(chunk);
-      if (seen !== null) {
-        seen += chunk.toString();
-        if (seen.includes('ready:')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`test stack exited with code ${code}; see ${logFile}`));
-    });
-  });
-  child.removeAllListeners('exit');
   return {
     baseUrl: `http://127.0.0.1:${httpPort}/functions/v1`,
     databaseUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
     fakePaystackUrl: `http://127.0.0.1:${fakePort}`,
     fakeKycUrl: `http://127.0.0.1:${kycPort}`,
     logFile,
-    serverPid: child.pid as number,
+    serverPid: server.pid,
     async stop() {
       if (fake.exitCode === null) fake.kill('SIGTERM');
       if (kycFake.exitCode === null) kycFake.kill('SIGTERM');
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const timeout = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timeout);
+      if (server.child.exitCode !== null) return;
+      await server.stop();
       out.end();
     },
   };
