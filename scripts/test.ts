@@ -81,6 +81,8 @@ try {
   await sql.end();
 
   const report = `${root}.data/vitest-report-${new URL(stack.baseUrl).port}.json`;
+  const statusLog = `${root}.data/answer-statuses-${new URL(stack.baseUrl).port}.log`;
+  await Deno.remove(statusLog).catch(() => {});
   const ok = await run(
     'vitest (unit, integration, e2e against the running stack)',
     bin('vitest'),
@@ -90,6 +92,7 @@ try {
       TEST_DATABASE_URL: stack.databaseUrl,
       TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl,
       TEST_FAKE_KYC_URL: stack.fakeKycUrl,
+      ANSWER_STATUS_LOG: statusLog,
     },
   );
   try {
@@ -100,6 +103,23 @@ try {
     vitestFailed += ok ? 0 : 1;
   }
   steps.push({ name: 'vitest', ok });
+
+  // Only a whole run can tell that no test produced a refusal (a filtered run sees a part).
+  if (Deno.args.length === 0) {
+    console.log('\n▶ declared refusals (each one some test received from the real server)');
+    const { loadFunctions } = await import('./lib/server.ts');
+    const { seenStatuses, unseenRefusals } = await import('./lib/refusal-coverage.ts');
+    const metas = [...(await loadFunctions()).values()].map((h) => h.meta);
+    const unseen = unseenRefusals(metas, seenStatuses(await Deno.readTextFile(statusLog).catch(() => '')));
+    for (const u of unseen) console.log(`  ${u.name} ${u.status} was never answered by any test: "${u.description}"`);
+    const declared = metas.reduce((n, m) => n + Object.keys(m.refusals ?? {}).length, 0);
+    console.log(
+      unseen.length === 0
+        ? `✔ all ${declared} declared refusals were received by a test (${elapsed()})`
+        : `✘ ${unseen.length} of ${declared} declared refusals untested: test each, or remove it from the endpoint's refusals if it cannot happen`,
+    );
+    steps.push({ name: 'refusals', ok: unseen.length === 0 });
+  }
 
   console.log('\n▶ supabase db advisors (security + performance, every level)');
   const adv = await new Deno.Command(bin('supabase'), {

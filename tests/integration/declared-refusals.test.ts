@@ -141,13 +141,11 @@ describe('escrow-fund 503: the payment provider is unavailable; nothing was char
     await expectLedgerInvariants();
   });
 
-  // docs/api/openapi.json declares Retry-After on every 503 (shared/openapi.ts:190), but this 503 is
-  // built without headers (shared/payments/charge.ts:61). Marked `fails` until the server sends it:
-  // when it does, this test fails and `it.fails` becomes `it`.
-  it.fails('the 503 carries Retry-After (documented; not sent yet)', async () => {
+  // a provider's 503 says when to retry, as docs/api/openapi.json declares on every 503
+  it('the 503 carries Retry-After', async () => {
     const { res } = await cardFundingUnavailable();
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after') ?? '(no Retry-After)').toMatch(/^[0-9]+$/);
+    expect(res.headers.get('retry-after')).toBe('5');
   });
 });
 
@@ -250,11 +248,10 @@ describe('virtual-account-create 503: the payment provider is unavailable', () =
     expect(txs?.n).toBe(0);
   });
 
-  // As for escrow-fund: documented on every 503 (shared/openapi.ts:190), not sent by this one
-  // (shared/wallet.ts:151). When the server sends it, this test fails and `it.fails` becomes `it`.
-  it.fails('the 503 carries Retry-After (documented; not sent yet)', async () => {
+  // as for escrow-fund: a provider's 503 says when to retry
+  it('the 503 carries Retry-After', async () => {
     const { res } = await assignUnavailable();
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after') ?? '(no Retry-After)').toMatch(/^[0-9]+$/);
+    expect(res.headers.get('retry-after')).toBe('5');
   });
 });

@@ -99,6 +99,19 @@ function documentChecker() {
   return openApi;
 }
 
+const statusesLogged = new Set<string>();
+/**
+ * With ANSWER_STATUS_LOG=<file> (npm test sets it), each operation and status answered is appended
+ * once per test process: scripts/lib/refusal-coverage.ts then finds declared refusals no test saw.
+ */
+function logStatus(name: string, status: number): void {
+  const file = process.env.ANSWER_STATUS_LOG;
+  const line = `${name} ${status}`;
+  if (!file || statusesLogged.has(line)) return;
+  statusesLogged.add(line);
+  appendFileSync(file, `${line}\n`);
+}
+
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 /**
@@ -132,6 +145,7 @@ export function checkAgainstDocument(
         `body: ${JSON.stringify(body).slice(0, 1000)}`,
     );
   }
+  logStatus(name, httpStatus);
   for (const header of DECLARED_HEADERS) {
     const declared = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
     if (headers?.has(header) && !declared.includes(header)) {
