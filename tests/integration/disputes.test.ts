@@ -135,6 +135,20 @@ describe('dispute-withdraw', () => {
     const again = ok(await raise(deal, 'payee'), 201);
     expect(ok(await disputeOf(deal)).id).toBe(again.id);
   });
+
+  it('by anyone but a party is 404, as for an escrow that does not exist, and the dispute stays open', async () => {
+    const deal = await fundedDeal({ amount: 2_000 });
+    ok(await raise(deal, 'payer'), 201);
+    const stranger = await signUp();
+    const byStranger = await post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: stranger.accessToken });
+    refused(byStranger, 404);
+    const noSuch = await post('dispute-withdraw', { escrow_id: crypto.randomUUID() }, {
+      token: deal.payer.accessToken,
+    });
+    refused(noSuch, 404);
+    expect(noSuch.body.error).toBe(byStranger.body.error);
+    expect(await escrowStatus(deal)).toBe('disputed');
+  });
 });
 
 // ---- while disputed ----------------------------------------------------------------------------
