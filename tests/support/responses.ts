@@ -1,12 +1,16 @@
-// Every successful answer the tests receive from the real server is checked against the response
-// schema of the endpoint that gave it (`meta.response`, from shared/schemas/*): strict objects, so
-// a key the schema does not name fails too. The helpers that call functions (api.ts `call`, the
-// Paystack fake's webhook deliveries in paystack.ts, supabase-js `invoke` in the e2e suite) run
-// it, so every suite checks the real answers it receives, and an answer that drifts from the
-// declared shape fails the test that received it.
+// Every answer the tests receive from the real server is checked twice. A success's `data` against
+// the response schema of the endpoint that gave it (`meta.response`, from shared/schemas/*: strict
+// objects, so a key the schema does not name fails too); and every answer, refusals included,
+// against the OpenAPI document (docs/api/openapi.json): its status must be one the operation
+// declares, its body must match that status's schema, and Retry-After / Idempotent-Replayed must
+// be declared where they are sent. The helpers that call functions (api.ts `call`, the fakes'
+// webhook deliveries, the typed client's middleware in client.ts, the supabase-js suite's helpers)
+// run it, so an answer that drifts from the declared shape fails the test that received it.
 //
 // With RESPONSE_CHECK_LOG=<file> set, the name of each endpoint whose answer was checked is
-// appended to that file (once per test process): how many endpoints a run covered.
+// appended to that file (once per test process): how many endpoints a run covered. With
+// ANSWER_STATUS_LOG=<file> (npm test sets it), each operation and status: the declared refusals
+// no test received are then named (scripts/lib/refusal-coverage.ts).
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
