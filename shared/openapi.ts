@@ -192,8 +192,9 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
   for (const [status, description] of answerStatuses(meta)) {
     const success = status < 300;
     const data = meta.response ? schemaOf(meta.response) : {};
+    // a refusal is the error envelope, its `status` the answer's own
     const schema = success ? (meta.envelope ? successEnvelope(status, data) : data) : {
-      $ref: '#/components/schemas/ErrorEnvelope',
+      allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { status: { const: status } } }],
     };
     const headers: Record<string, JsonSchema> = {};
     if (status === 429 || status === 503) headers['Retry-After'] = retryAfter;

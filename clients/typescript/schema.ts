@@ -1243,7 +1243,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist */
@@ -1252,7 +1255,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1261,7 +1267,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1272,7 +1281,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1398,7 +1410,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The admin is a party to this escrow */
@@ -1409,7 +1424,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No dispute with this id; or: The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist */
@@ -1420,7 +1438,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The dispute is not escalated (already resolved or withdrawn); or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -1431,7 +1452,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1442,7 +1466,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1451,7 +1478,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -1462,7 +1492,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1507,7 +1540,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1516,7 +1552,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Too many codes for this phone or address; the message and Retry-After say how long to wait */
@@ -1527,7 +1566,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1536,7 +1578,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1547,7 +1592,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1585,7 +1633,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -1594,7 +1645,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1603,7 +1657,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1612,7 +1669,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1623,7 +1683,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1677,7 +1740,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The refresh token is unknown, already used or expired; log in again */
@@ -1686,7 +1752,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1695,7 +1764,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1704,7 +1776,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1715,7 +1790,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1762,7 +1840,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1771,7 +1852,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1780,7 +1864,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1791,7 +1878,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1839,7 +1929,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1848,7 +1941,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Too many codes for this phone or address; the message and Retry-After say how long to wait */
@@ -1859,7 +1955,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1868,7 +1967,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1879,7 +1981,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -1936,7 +2041,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description An account already exists for this phone, or its sign-up is already in progress */
@@ -1945,7 +2053,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -1954,7 +2065,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -1963,7 +2077,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -1974,7 +2091,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2036,7 +2156,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
@@ -2045,7 +2168,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -2054,7 +2180,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2063,7 +2192,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2074,7 +2206,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2169,7 +2304,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2180,7 +2318,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -2191,7 +2332,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -2202,7 +2346,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2211,7 +2358,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -2222,7 +2372,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2269,7 +2422,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2278,7 +2434,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2287,7 +2446,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2298,7 +2460,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2345,7 +2510,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2354,7 +2522,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No saved card of the caller's with this id */
@@ -2363,7 +2534,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -2372,7 +2546,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2381,7 +2558,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2392,7 +2572,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2446,7 +2629,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2455,7 +2641,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No saved card of the caller's with this id */
@@ -2464,7 +2653,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -2473,7 +2665,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2482,7 +2677,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2493,7 +2691,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2625,7 +2826,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2634,7 +2838,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2643,7 +2850,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2654,7 +2864,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2698,7 +2911,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2707,7 +2923,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No conversation the caller takes part in with this id */
@@ -2716,7 +2935,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -2725,7 +2947,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2734,7 +2959,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2745,7 +2973,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2824,7 +3055,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2833,7 +3067,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No dispute on an escrow the caller is a party to */
@@ -2842,7 +3079,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -2851,7 +3091,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -2862,7 +3105,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -2957,7 +3203,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -2968,7 +3217,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No dispute on an escrow the caller is a party to */
@@ -2979,7 +3231,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The dispute is not in negotiation, or the proposal does not fit the escrow; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -2990,7 +3245,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3001,7 +3259,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3010,7 +3271,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -3021,7 +3285,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3123,7 +3390,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3134,7 +3404,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -3145,7 +3418,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow cannot be disputed in its state, or is disputed already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -3156,7 +3432,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3167,7 +3446,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3176,7 +3458,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -3187,7 +3472,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3281,7 +3569,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3292,7 +3583,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The proposal is the caller's own */
@@ -3303,7 +3597,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No such dispute or proposal for the caller */
@@ -3314,7 +3611,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The proposal is no longer open, or the dispute not in negotiation; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -3325,7 +3625,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3336,7 +3639,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3345,7 +3651,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -3356,7 +3665,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3440,7 +3752,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3449,7 +3764,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Only the party who raised the dispute can withdraw it */
@@ -3458,7 +3776,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No dispute on an escrow the caller is a party to */
@@ -3467,7 +3788,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The dispute is no longer open */
@@ -3476,7 +3800,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3485,7 +3812,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3494,7 +3824,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -3505,7 +3838,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3601,7 +3937,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3610,7 +3949,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -3619,7 +3961,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -3628,7 +3973,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first */
@@ -3637,7 +3985,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3646,7 +3997,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3655,7 +4009,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -3666,7 +4023,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3768,7 +4128,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3779,7 +4142,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -3790,7 +4156,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -3801,7 +4170,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -3812,7 +4184,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3823,7 +4198,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3832,7 +4210,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -3843,7 +4224,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -3913,7 +4297,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -3924,7 +4311,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -3935,7 +4325,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -3946,7 +4339,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Too many escrows created recently; the message and Retry-After say how long to wait */
@@ -3957,7 +4353,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -3966,7 +4365,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -3977,7 +4379,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4080,7 +4485,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4091,7 +4499,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -4102,7 +4513,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -4113,7 +4527,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -4124,7 +4541,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -4135,7 +4555,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4144,7 +4567,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -4155,7 +4581,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4250,7 +4679,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4259,7 +4691,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -4268,7 +4703,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -4277,7 +4715,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first */
@@ -4286,7 +4727,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -4295,7 +4739,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4304,7 +4751,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -4315,7 +4765,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4410,7 +4863,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4419,7 +4875,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -4428,7 +4887,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -4437,7 +4899,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first */
@@ -4446,7 +4911,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -4455,7 +4923,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4464,7 +4935,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -4475,7 +4949,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4606,7 +5083,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4617,7 +5097,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The card was declined, or the payment provider refused the charge */
@@ -4628,7 +5111,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 402;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing); or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
@@ -4639,7 +5125,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to; or the saved card is not the caller's */
@@ -4650,7 +5139,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -4661,7 +5153,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -4672,7 +5167,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4681,7 +5179,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -4692,7 +5193,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4782,7 +5286,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4791,7 +5298,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No escrow with this id that the caller is a party to */
@@ -4800,7 +5310,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4809,7 +5322,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -4820,7 +5336,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -4926,7 +5445,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -4935,7 +5457,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -4944,7 +5469,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -4955,7 +5483,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5057,7 +5588,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5068,7 +5602,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -5079,7 +5616,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -5090,7 +5630,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -5101,7 +5644,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -5112,7 +5658,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5121,7 +5670,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -5132,7 +5684,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5234,7 +5789,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5245,7 +5803,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
@@ -5256,7 +5817,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No escrow with this id (or invite token) that the caller is a party to */
@@ -5267,7 +5831,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -5278,7 +5845,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -5289,7 +5859,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5298,7 +5871,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -5309,7 +5885,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5367,7 +5946,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5378,7 +5960,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description This check is already passed or pending, or the tier it belongs to is not reached yet; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -5389,7 +5974,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -5400,7 +5988,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Too many checks requested; the message and Retry-After say how long to wait */
@@ -5411,7 +6002,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5420,7 +6014,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The identity provider refused the request */
@@ -5429,7 +6026,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 502;
+          };
         };
       };
       /** @description The identity provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -5440,7 +6040,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5500,7 +6103,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The x-jobs-secret header is missing or wrong */
@@ -5509,7 +6115,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -5518,7 +6127,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5527,7 +6139,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -5538,7 +6153,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5583,7 +6201,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5592,7 +6213,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The level is already passed, or a lower level is needed first */
@@ -5601,7 +6225,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -5610,7 +6237,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5619,7 +6249,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The KYC provider refused the request */
@@ -5628,7 +6261,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 502;
+          };
         };
       };
       /** @description The KYC provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -5639,7 +6275,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5697,7 +6336,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5706,7 +6348,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5715,7 +6360,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -5726,7 +6374,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5835,7 +6486,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -5844,7 +6498,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No conversation the caller takes part in with this id */
@@ -5853,7 +6510,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -5862,7 +6522,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -5873,7 +6536,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -5993,7 +6659,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6004,7 +6673,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No conversation the caller takes part in with this id */
@@ -6015,7 +6687,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The conversation is closed to new messages; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -6026,7 +6701,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6037,7 +6715,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Too many messages; the message and Retry-After say how long to wait */
@@ -6048,7 +6729,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6057,7 +6741,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -6068,7 +6755,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6135,7 +6825,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6144,7 +6837,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No milestone on an escrow the caller is a party to */
@@ -6153,7 +6849,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The milestone or its escrow is not in a state that allows this */
@@ -6162,7 +6861,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6171,7 +6873,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6180,7 +6885,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -6191,7 +6899,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6258,7 +6969,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6267,7 +6981,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role cannot complete this milestone */
@@ -6276,7 +6993,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No milestone on an escrow the caller is a party to */
@@ -6285,7 +7005,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The milestone or its escrow is not in a state that allows this */
@@ -6294,7 +7017,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6303,7 +7029,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6312,7 +7041,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -6323,7 +7055,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6403,7 +7138,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6414,7 +7152,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No escrow with this id that the caller is a party to */
@@ -6425,7 +7166,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow's state does not allow milestones, or they would exceed its amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -6436,7 +7180,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6447,7 +7194,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6456,7 +7206,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -6467,7 +7220,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6529,7 +7285,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6538,7 +7297,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No escrow with this id that the caller is a party to */
@@ -6547,7 +7309,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6556,7 +7321,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -6567,7 +7335,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6641,7 +7412,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6652,7 +7426,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller's role cannot release this milestone */
@@ -6663,7 +7440,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No milestone on an escrow the caller is a party to */
@@ -6674,7 +7454,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The milestone or its escrow is not in a state that allows this; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -6685,7 +7468,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6696,7 +7482,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6705,7 +7494,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -6716,7 +7508,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6789,7 +7584,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6798,7 +7596,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No milestone on an escrow the caller is a party to */
@@ -6807,7 +7608,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The milestone is no longer proposed, or the change would exceed the escrow's amount */
@@ -6816,7 +7620,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -6825,7 +7632,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6834,7 +7644,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -6845,7 +7658,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6950,7 +7766,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -6959,7 +7778,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -6968,7 +7790,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -6979,7 +7804,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7025,7 +7853,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7034,7 +7865,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No notification of the caller's with this id */
@@ -7043,7 +7877,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7052,7 +7889,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7061,7 +7901,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7072,7 +7915,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7129,7 +7975,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7138,7 +7987,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7149,7 +8001,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7211,7 +8066,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7222,7 +8080,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description This payout account is already saved; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -7233,7 +8094,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7244,7 +8108,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7253,7 +8120,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -7264,7 +8134,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7310,7 +8183,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7319,7 +8195,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7328,7 +8207,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7339,7 +8221,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7386,7 +8271,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7395,7 +8283,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No payout account of the caller's with this id */
@@ -7404,7 +8295,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7413,7 +8307,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7422,7 +8319,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7433,7 +8333,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7486,7 +8389,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7495,7 +8401,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No payout account of the caller's with this id */
@@ -7504,7 +8413,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7513,7 +8425,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7522,7 +8437,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7533,7 +8451,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7599,7 +8520,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7608,7 +8532,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7617,7 +8544,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7628,7 +8558,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7683,7 +8616,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7692,7 +8628,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7701,7 +8640,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7710,7 +8652,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7721,7 +8666,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7771,7 +8719,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7780,7 +8731,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No user with this id */
@@ -7789,7 +8743,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7798,7 +8755,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7809,7 +8769,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7894,7 +8857,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -7903,7 +8869,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description That username is taken */
@@ -7912,7 +8881,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -7921,7 +8893,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -7930,7 +8905,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -7941,7 +8919,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -7998,7 +8979,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8007,7 +8991,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No user with this id */
@@ -8016,7 +9003,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8025,7 +9015,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -8036,7 +9029,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8104,7 +9100,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8115,7 +9114,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description No escrow with this id that the caller is a party to */
@@ -8126,7 +9128,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The escrow has not ended yet, or the caller reviewed it already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -8137,7 +9142,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -8148,7 +9156,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8157,7 +9168,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -8168,7 +9182,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8248,7 +9265,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8257,7 +9277,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8266,7 +9289,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -8277,7 +9303,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8328,7 +9357,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8339,7 +9371,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -8350,7 +9385,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -8361,7 +9399,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8370,7 +9411,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The payment provider refused the request */
@@ -8379,7 +9423,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 502;
+          };
         };
       };
       /** @description The payment provider is unavailable; try again; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -8390,7 +9437,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8434,7 +9484,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8443,7 +9496,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The caller has no dedicated account yet */
@@ -8452,7 +9508,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8461,7 +9520,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -8472,7 +9534,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8523,7 +9588,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8532,7 +9600,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8541,7 +9612,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -8552,7 +9626,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8615,7 +9692,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8626,7 +9706,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The card was declined, or the payment provider refused the charge */
@@ -8637,7 +9720,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 402;
+          };
         };
       };
       /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
@@ -8648,7 +9734,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description The saved card is not one of the caller's */
@@ -8659,7 +9748,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -8670,7 +9762,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -8681,7 +9776,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8690,7 +9788,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -8701,7 +9802,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8788,7 +9892,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The access token is missing, invalid or expired, or its session has ended */
@@ -8799,7 +9906,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
@@ -8810,7 +9920,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
         };
       };
       /** @description No payout account of the caller's with this id */
@@ -8821,7 +9934,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+          };
         };
       };
       /** @description The wallet holds less than the amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
@@ -8832,7 +9948,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -8843,7 +9962,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8852,7 +9974,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description The transfer could not be started; the amount is back in the wallet */
@@ -8861,7 +9986,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 502;
+          };
         };
       };
       /** @description The payment provider is unavailable; nothing was sent; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
@@ -8872,7 +10000,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -8923,7 +10054,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The x-identity-webhook-token header is missing or wrong */
@@ -8932,7 +10066,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -8941,7 +10078,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -8950,7 +10090,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -8961,7 +10104,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -9012,7 +10158,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The x-payload-digest / x-payload-digest-alg header is missing or wrong */
@@ -9021,7 +10170,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -9030,7 +10182,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -9039,7 +10194,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -9050,7 +10208,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -9104,7 +10265,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+          };
         };
       };
       /** @description The x-payments-signature / x-paystack-signature header is missing or wrong */
@@ -9113,7 +10277,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+          };
         };
       };
       /** @description The body is larger than 1 MiB */
@@ -9122,7 +10289,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+          };
         };
       };
       /** @description Internal error (the log has the request id) */
@@ -9131,7 +10301,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+          };
         };
       };
       /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
@@ -9142,7 +10315,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorEnvelope'];
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };

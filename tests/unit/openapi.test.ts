@@ -162,7 +162,7 @@ describe('the OpenAPI document', () => {
       if (meta.method !== 'GET') expect(declared, meta.name).toContain(413);
       for (const s of declared.filter((s) => s >= 400)) {
         expect(op?.responses[s].content['application/json'].schema, `${meta.name} ${s}`).toEqual({
-          $ref: '#/components/schemas/ErrorEnvelope',
+          allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { status: { const: s } } }],
         });
       }
     }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { endpoint, type EndpointMeta, Reply } from '../../shared/endpoint.ts';
 import { get, post } from '../support/api.ts';
-import { checkResponseData, endpointMeta, ResponseShapeError } from '../support/responses.ts';
+import { checkAgainstDocument, checkResponseData, endpointMeta, ResponseShapeError } from '../support/responses.ts';
 
 const FUNCTIONS = readdirSync(new URL('../../supabase/functions/', import.meta.url), { withFileTypes: true })
   .filter((e) => e.isDirectory())
@@ -276,5 +276,48 @@ describe('the handler is typed by its response schema', () => {
     const res = await lying(new Request('http://localhost/functions/v1/toy-lying'));
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({ id: 'a', status: 'open', closed_at: null, extra: true });
+  });
+});
+
+describe('checkAgainstDocument (every answer, refusals included, against docs/api/openapi.json)', () => {
+  const refusal = (status: number, error = 'cannot release an escrow that is released') => ({
+    success: false,
+    status,
+    error,
+  });
+
+  it('passes a declared refusal whose body is the error envelope of that status', () => {
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(409))).not.toThrow();
+    const replayed = new Headers({ 'Idempotent-Replayed': 'true' });
+    expect(() => checkAgainstDocument('escrow-fund', 'POST', 403, refusal(403, 'over'), replayed)).not.toThrow();
+  });
+
+  it('fails a status the operation does not declare', () => {
+    expect(() => checkAgainstDocument('wallet-get', 'GET', 409, refusal(409))).toThrow(
+      /wallet-get answered 409, a status docs\/api\/openapi.json does not declare/,
+    );
+  });
+
+  it('fails a body whose status is not the answer’s, or that is not the envelope', () => {
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(400))).toThrow(ResponseShapeError);
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, { ...refusal(409), hint: 'x' })).toThrow(
+      ResponseShapeError,
+    );
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 200, { success: true, status: 200, data: {} }))
+      .toThrow(/does not match docs\/api\/openapi.json/);
+  });
+
+  it('fails a Retry-After or Idempotent-Replayed the status does not declare', () => {
+    const retry = new Headers({ 'Retry-After': '2' });
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(409), retry)).toThrow(/retry-after/);
+    const replayed = new Headers({ 'Idempotent-Replayed': 'true' });
+    expect(() => checkAgainstDocument('wallet-get', 'GET', 503, refusal(503, 'down'), replayed)).toThrow(
+      /idempotent-replayed/,
+    );
+  });
+
+  it('leaves an answer to another method alone (a 405 is not the operation’s), but not a function missing from it', () => {
+    expect(() => checkAgainstDocument('escrow-release', 'GET', 405, refusal(405))).not.toThrow();
+    expect(() => checkAgainstDocument('no-such-function', 'POST', 200, {})).toThrow(/has no \/no-such-function/);
   });
 });
