@@ -3410,7 +3410,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3967,7 +3967,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id or invite token that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4162,7 +4162,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4519,7 +4519,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id or invite token that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4709,7 +4709,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4893,7 +4893,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5131,7 +5131,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to; or the saved card is not the caller's */
+      /** @description No escrow with this id that the caller is a party to; or the saved card is not the caller's */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5622,7 +5622,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5823,7 +5823,7 @@ export interface operations {
           };
         };
       };
-      /** @description No escrow with this id (or invite token) that the caller is a party to */
+      /** @description No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */

@@ -1,15 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { declineEscrow } from '../../../shared/escrow.ts';
 import { escrowInviteBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
+import { ESCROW_INVITE_REFUSALS } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'escrow-decline',
   summary: 'The counterparty declines an escrow, by its id or its invite token',
-  refusals: {
-    403: "The caller's role in this escrow cannot do this (e.g. the payee releasing)",
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
-    409: "The escrow's state does not allow this now; the message says what comes first",
-  },
+  refusals: ESCROW_INVITE_REFUSALS,
   method: 'POST',
   auth: 'user',
   idempotent: true,

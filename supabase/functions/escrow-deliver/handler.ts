@@ -1,15 +1,12 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { deliverEscrow } from '../../../shared/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
+import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'escrow-deliver',
   summary: 'The payee marks the escrow delivered; inspection or release follows by category',
-  refusals: {
-    403: "The caller's role in this escrow cannot do this (e.g. the payee releasing)",
-    404: 'No escrow with this id (or invite token) that the caller is a party to',
-    409: "The escrow's state does not allow this now; the message says what comes first",
-  },
+  refusals: ESCROW_TRANSITION_REFUSALS,
   method: 'POST',
   auth: 'user',
   idempotent: false,

@@ -1,12 +1,13 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { getEscrow } from '../../../shared/escrow.ts';
 import { escrowIdQuery, escrowResponse } from '../../../shared/schemas/escrow.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'escrow-get',
   summary: 'Reads one escrow the caller is a party to',
   refusals: {
-    404: 'No escrow with this id that the caller is a party to',
+    404: ESCROW_NOT_FOUND,
   },
   method: 'GET',
   auth: 'user',

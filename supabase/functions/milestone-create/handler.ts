@@ -1,12 +1,13 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { createMilestone } from '../../../shared/milestones.ts';
 import { milestoneCreateBody, milestoneResponse } from '../../../shared/schemas/escrow.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'milestone-create',
   summary: 'Proposes a milestone on an escrow',
   refusals: {
-    404: 'No escrow with this id that the caller is a party to',
+    404: ESCROW_NOT_FOUND,
     409: "The escrow's state does not allow milestones, or they would exceed its amount",
   },
   method: 'POST',

@@ -1,12 +1,13 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { listMilestones } from '../../../shared/milestones.ts';
 import { escrowIdQuery, milestoneListResponse } from '../../../shared/schemas/escrow.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'milestone-list',
   summary: "Lists an escrow's milestones",
   refusals: {
-    404: 'No escrow with this id that the caller is a party to',
+    404: ESCROW_NOT_FOUND,
   },
   method: 'GET',
   auth: 'user',

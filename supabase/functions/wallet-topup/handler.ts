@@ -1,13 +1,14 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { walletTopupBody, walletTopupResponse } from '../../../shared/schemas/money.ts';
 import { topup } from '../../../shared/wallet.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'wallet-topup',
   summary: 'Tops up the wallet by card; the money is credited when the provider confirms the charge',
   refusals: {
     402: 'The card was declined, or the payment provider refused the charge',
-    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
+    403: OVER_KYC_LIMIT,
     404: "The saved card is not one of the caller's",
     503: 'The payment provider is unavailable; nothing was charged',
   },

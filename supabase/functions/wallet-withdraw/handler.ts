@@ -1,12 +1,13 @@
 import { endpoint } from '../../../shared/endpoint.ts';
 import { transactionResponse, walletWithdrawBody } from '../../../shared/schemas/money.ts';
 import { withdraw } from '../../../shared/wallet.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/refusals.ts';
 
 export default endpoint({
   name: 'wallet-withdraw',
   summary: 'Withdraws from the wallet to a saved payout account',
   refusals: {
-    403: 'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it',
+    403: OVER_KYC_LIMIT,
     404: "No payout account of the caller's with this id",
     409: 'The wallet holds less than the amount',
     502: 'The transfer could not be started; the amount is back in the wallet',
