@@ -70,11 +70,7 @@ export async function checkResponseData(target: string, data: unknown): Promise<
         `data: ${JSON.stringify(data).slice(0, 2000)}`,
     );
   }
-  const log = process.env.RESPONSE_CHECK_LOG;
-  if (log && !logged.has(name)) {
-    logged.add(name);
-    appendFileSync(log, `${name}\n`);
-  }
+  appendOnce('RESPONSE_CHECK_LOG', name);
 }
 
 /** The committed OpenAPI document, compiled once for checking answers against it. */
@@ -103,16 +99,16 @@ function documentChecker() {
   return openApi;
 }
 
-const statusesLogged = new Set<string>();
 /**
- * With ANSWER_STATUS_LOG=<file> (npm test sets it), each operation and status answered is appended
- * once per test process: scripts/lib/refusal-coverage.ts then finds declared refusals no test saw.
+ * Appends `line` to the file the variable names, once per test process: RESPONSE_CHECK_LOG (each
+ * endpoint whose answer was checked) and ANSWER_STATUS_LOG (each operation and status answered;
+ * npm test sets it, and scripts/lib/refusal-coverage.ts then finds declared refusals no test saw).
  */
-function logStatus(name: string, status: number): void {
-  const file = process.env.ANSWER_STATUS_LOG;
-  const line = `${name} ${status}`;
-  if (!file || statusesLogged.has(line)) return;
-  statusesLogged.add(line);
+function appendOnce(variable: 'RESPONSE_CHECK_LOG' | 'ANSWER_STATUS_LOG', line: string): void {
+  const file = process.env[variable];
+  const key = `${variable} ${line}`;
+  if (!file || logged.has(key)) return;
+  logged.add(key);
   appendFileSync(file, `${line}\n`);
 }
 
@@ -149,7 +145,7 @@ export function checkAgainstDocument(
         `body: ${JSON.stringify(body).slice(0, 1000)}`,
     );
   }
-  logStatus(name, httpStatus);
+  appendOnce('ANSWER_STATUS_LOG', `${name} ${httpStatus}`);
   for (const header of DECLARED_HEADERS) {
     const declared = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
     if (headers?.has(header) && !declared.includes(header)) {
