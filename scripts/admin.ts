@@ -10,7 +10,7 @@
 // database cannot be reached...), 2 usage (a missing or malformed phone).
 import { userInfo } from 'node:os';
 import postgres from 'postgres';
-import { NIGERIAN_PHONE, toE164 } from '../shared/validation.ts';
+import { NIGERIAN_PHONE, toE164 } from '../shared/core/validation.ts';
 import { DEFAULT_PG_PORT, localDatabaseUrl } from './lib/local-postgres.ts';
 
 const VERBS = {

@@ -24,7 +24,7 @@
 // BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, stories).
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
-import { inline } from '../shared/db.ts';
+import { inline } from '../shared/core/db.ts';
 import { startStack, testStackEnv } from '../tests/support/stack.ts';
 import {
   autocannon,

@@ -19,7 +19,7 @@
 // Exit status: 0 the code printed; 1 no valid code for that phone (the message says why), the
 // database cannot be reached, or DATABASE_URL is not local; 2 usage.
 import postgres from 'postgres';
-import { NIGERIAN_PHONE, toE164 } from '../shared/validation.ts';
+import { NIGERIAN_PHONE, toE164 } from '../shared/core/validation.ts';
 import { DEFAULT_PG_PORT, localDatabaseUrl } from './lib/local-postgres.ts';
 import { databaseHost, isLocalDatabaseUrl, LOCAL_HOSTS } from './lib/local-host.ts';
 

@@ -9,8 +9,8 @@
 import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
 import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
-import { LOCAL_SECRETS } from '../shared/published-secrets.ts';
-import { log } from '../shared/log.ts';
+import { LOCAL_SECRETS } from '../shared/core/published-secrets.ts';
+import { log } from '../shared/core/log.ts';
 
 // postgres.js 3.4.9 under Deno throws from a timer when Postgres closes a connection (a restart, a
 // terminated backend) while a write is queued on it: a TypeError in connection.js nextWrite,
@@ -33,7 +33,7 @@ globalThis.addEventListener('error', (e) => {
     if (replace) {
       poolReplacedAt = Date.now();
       // imported when needed, as at shutdown below
-      void import('../shared/db.ts').then(({ closeDb }) => closeDb()).catch(() => {});
+      void import('../shared/core/db.ts').then(({ closeDb }) => closeDb()).catch(() => {});
     }
   }
 });
@@ -91,13 +91,13 @@ async function main() {
     }
     databaseUrl = pg.url;
     Deno.env.set('DATABASE_URL', databaseUrl);
-    // what makes this the local stack for shared/config.ts (with the loopback address above)
+    // what makes this the local stack for shared/core/config.ts (with the loopback address above)
     Deno.env.set('ESCROW_LOCAL_STACK', '1');
     console.log(`postgres: ready on 127.0.0.1:${pgPort} (data in ${dataDir})`);
   }
 
   // Configuration is checked before anything is served: a missing secret stops here, by name.
-  const { parseConfig, ConfigError } = await import('../shared/config.ts');
+  const { parseConfig, ConfigError } = await import('../shared/core/config.ts');
   try {
     parseConfig(Deno.env.toObject());
   } catch (err) {
@@ -130,7 +130,7 @@ async function main() {
 
   // The job (inspection releases, ended escrows, stranded payouts, queued SMS) every minute, as
   // pg_cron does in production. --no-jobs leaves it to be run by hand (the tests drive time).
-  const { runJobs } = await import('../shared/jobs.ts');
+  const { runJobs } = await import('../shared/jobs/jobs.ts');
   const jobs = args.has('--no-jobs') ? undefined : setInterval(() => {
     runJobs().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
   }, 60_000);
@@ -144,9 +144,9 @@ async function main() {
     stop.abort();
     await server.finished.catch(() => {});
     // messages being sent after their answers (OTP SMS) finish before the database closes
-    const { backgroundSettled } = await import('../shared/background.ts');
+    const { backgroundSettled } = await import('../shared/core/background.ts');
     await backgroundSettled();
-    const { closeDb } = await import('../shared/db.ts');
+    const { closeDb } = await import('../shared/core/db.ts');
     await closeDb().catch(() => {});
     if (pg) await pg.stop().catch(() => {});
     console.log('stopped; data kept');

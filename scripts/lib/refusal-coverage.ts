@@ -3,7 +3,7 @@
 // received is a claim nobody checked: maybe the status cannot happen (the document says something
 // false), maybe it is simply untested. `npm test` runs this after a full vitest run, from the
 // statuses tests/support/responses.ts logged for every answer it checked (ANSWER_STATUS_LOG).
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 
 export interface UnseenRefusal {
   name: string;

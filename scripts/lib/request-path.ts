@@ -3,8 +3,8 @@
 // the same SQL function called directly, and a profile of what one request sends to Postgres.
 import { spawn } from 'node:child_process';
 import postgres from 'postgres';
-import { feeBreakdown, type FeeSchedule } from '../../shared/fees.ts';
-import { signPayload } from '../../shared/payments/signature.ts';
+import { feeBreakdown, type FeeSchedule } from '../../shared/escrow/fees.ts';
+import { signPayload } from '../../shared/money/payments/signature.ts';
 import { recordTier } from '../../tests/support/kyc-record.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../../tests/support/stack.ts';
 

@@ -1,10 +1,10 @@
 // The local functions server: every supabase/functions/<name>/handler.ts served under Deno at
 // /functions/v1/<name>, Supabase's local URL shape, with one log line per request. The API reference
 // page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts).
-import type { Handler } from '../../shared/endpoint.ts';
-import { getConfig } from '../../shared/config.ts';
-import { functionNotFound } from '../../shared/http.ts';
-import { log } from '../../shared/log.ts';
+import type { Handler } from '../../shared/core/endpoint.ts';
+import { getConfig } from '../../shared/core/config.ts';
+import { functionNotFound } from '../../shared/core/http.ts';
+import { log } from '../../shared/core/log.ts';
 import { apiPageResponse } from './api-page.ts';
 
 const root = new URL('../../', import.meta.url);

@@ -999,7 +999,7 @@ export async function runStories(opts: StoryOptions): Promise<StoryReport> {
     if (opts.faults) {
       faulted = await opts.faults.webhookFaultReport();
       // reconciliation asks Paystack about movements pending over 30 minutes; an unpaid charge is
-      // abandoned after 24 hours (shared/reconcile.ts). The second run also ends the inspection of
+      // abandoned after 24 hours (shared/money/reconcile.ts). The second run also ends the inspection of
       // escrows whose story stopped after delivery (released by the job, as a day later).
       try {
         for (const minutes of [31, 25 * 60]) {

@@ -1,15 +1,15 @@
 // The account flows of docs/auth.md ("The flows at a glance"). Each is called by exactly one function.
-import { getConfig } from '../config.ts';
-import { asService, isPgError } from '../db.ts';
-import { conflict, invalidField, unauthorized } from '../http.ts';
-import { errorMessage, log } from '../log.ts';
+import { getConfig } from '../core/config.ts';
+import { asService, isPgError } from '../core/db.ts';
+import { conflict, invalidField, unauthorized } from '../core/http.ts';
+import { errorMessage, log } from '../core/log.ts';
 import {
   type ForgotPasswordResponse,
   type LogoutResponse,
   type OtpSentResponse,
   type PhoneVerifiedResponse,
   type ResetPasswordResponse,
-} from '../schemas/auth.ts';
+} from './schema.ts';
 import { checkOtp, codeSms, hasLiveOtp, issueOtp, type OtpContext, type OtpSms } from './otp.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.ts';
 import {

@@ -2,17 +2,17 @@
 // AUTH_JWT_SECRET), bound to phone and context, valid OTP_TTL_SECONDS, single use, burnt after
 // OTP_MAX_ATTEMPTS wrong tries. Sending is rate limited per phone (resend gap, hourly cap) and
 // per client address, in Postgres so the limits hold across instances and restarts. The SMS is
-// queued with the code and sent after the answer (shared/background.ts); its text is written when
-// it is queued (shared/messages.ts), so the code is kept in the outbox row's body only, and the
+// queued with the code and sent after the answer (shared/core/background.ts); its text is written when
+// it is queued (shared/messages/texts.ts), so the code is kept in the outbox row's body only, and the
 // row's message records the kind and the context without it.
-import { getConfig } from '../config.ts';
-import { asService, type Tx } from '../db.ts';
-import { afterResponse } from '../background.ts';
-import { describeWait, tooManyRequests } from '../http.ts';
-import type { OtpContext } from '../enums.ts';
-import { renderSms } from '../messages.ts';
-import { dispatchQueuedSms } from '../sms.ts';
-import { hmacHex, safeEqual } from './crypto.ts';
+import { getConfig } from '../core/config.ts';
+import { asService, type Tx } from '../core/db.ts';
+import { afterResponse } from '../core/background.ts';
+import { describeWait, tooManyRequests } from '../core/http.ts';
+import type { OtpContext } from '../core/enums.ts';
+import { renderSms } from '../messages/texts.ts';
+import { dispatchQueuedSms } from '../core/sms.ts';
+import { hmacHex, safeEqual } from '../core/crypto.ts';
 
 export type { OtpContext };
 

@@ -1,6 +1,6 @@
 // Password hashing: PBKDF2-SHA256 through Web Crypto, self-describing so the work factor can
 // rise later without breaking stored hashes: pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>.
-import { fromBase64, randomBytes, toBase64 } from './crypto.ts';
+import { fromBase64, randomBytes, toBase64 } from '../core/crypto.ts';
 import { timingSafeEqual } from 'node:crypto';
 
 const enc = new TextEncoder();

@@ -1,8 +1,8 @@
 // Access tokens (JWT HS256 via jose, algorithm, issuer and audience pinned) and opaque refresh
 // tokens (random, stored as SHA-256 hashes).
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { getConfig } from '../config.ts';
-import { base64url, randomBytes, sha256Hex } from './crypto.ts';
+import { getConfig } from '../core/config.ts';
+import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -56,7 +56,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * client sends the same token with every request for an hour, and Web Crypto's HMAC runs off the
  * JavaScript thread (a hand-off per call, a large share of a read's CPU). A hit still checks the
  * expiry against the clock; a token differing in one byte is a miss and verified in full. Whether
- * the session is live is never cached (shared/request-session.ts). Bounded: the oldest entry goes
+ * the session is live is never cached (shared/core/request-session.ts). Bounded: the oldest entry goes
  * first when full.
  */
 const verified = new Map<string, { claims: AccessClaims; secret: string; issuer: string }>();

@@ -1,15 +1,15 @@
 // KYC for a signed-in user (DESIGN §8.4, docs/kyc.md): where they stand (kyc-status), an SDK token
 // for a KYC provider level (kyc-start) and an identity check (identity-verify). Checks pass or fail
 // only by the providers' webhooks (shared/kyc/webhooks.ts); nothing here raises a tier.
-import { hmacHex } from '../auth/crypto.ts';
-import { getConfig } from '../config.ts';
-import { asService } from '../db.ts';
-import type { KycCheckStatus, KycCheckType, KycRejectType } from '../enums.ts';
-import type { AuthUser } from '../endpoint.ts';
-import { describeWait, HttpError, providerUnavailable, tooManyRequests } from '../http.ts';
-import { log } from '../log.ts';
-import { iso, toNaira } from '../money.ts';
-import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from '../schemas/kyc.ts';
+import { hmacHex } from '../core/crypto.ts';
+import { getConfig } from '../core/config.ts';
+import { asService } from '../core/db.ts';
+import type { KycCheckStatus, KycCheckType, KycRejectType } from '../core/enums.ts';
+import type { AuthUser } from '../core/endpoint.ts';
+import { describeWait, HttpError, providerUnavailable, tooManyRequests } from '../core/http.ts';
+import { log } from '../core/log.ts';
+import { iso, toNaira } from '../core/money.ts';
+import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from './schema.ts';
 import { identityProvider, kycProvider, levelName } from './index.ts';
 import { ProviderError, type VerificationType } from './provider.ts';
 

@@ -16,8 +16,8 @@
 //      "providerReference"?, "completedAt"?}   ("found" passes; anything else fails)
 //
 // The id number goes to the provider only: it is never logged nor put in an error message.
-import { providerFetch } from '../outbound.ts';
-import { errorMessage } from '../log.ts';
+import { providerFetch } from '../core/outbound.ts';
+import { errorMessage } from '../core/log.ts';
 import { type IdentityProvider, ProviderError } from './provider.ts';
 
 export function httpIdentityProvider(

@@ -1,6 +1,6 @@
 // The KYC and identity providers this deployment uses (KYC_PROVIDER, IDENTITY_PROVIDER), made
 // once from the configuration, and the mapping between tiers, Sumsub level names and check types.
-import { getConfig } from '../config.ts';
+import { getConfig } from '../core/config.ts';
 import { httpIdentityProvider } from './identity-http.ts';
 import type { IdentityProvider, KycProvider } from './provider.ts';
 import { sandboxIdentityProvider, sandboxKycProvider } from './sandbox.ts';

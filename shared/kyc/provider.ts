@@ -3,7 +3,7 @@
 // webhook-identity), which is the only way a check passes or fails. Failures of a call are the
 // payments provider's ProviderError: `refused` (the provider said no; nothing started) or
 // `unavailable` (no usable answer; try again later).
-export { ProviderError } from '../payments/provider.ts';
+export { ProviderError } from '../money/payments/provider.ts';
 
 /** The identity provider's names of our identity check types (the spec's webhook-identity table). */
 export type VerificationType = 'NIN' | 'BVN' | 'CAC' | 'TIN' | 'BANK_ACCOUNT' | 'DIRECTOR';

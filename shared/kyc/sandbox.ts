@@ -3,9 +3,9 @@
 // webhook-identity, correctly signed and in the shape the real provider sends, so a newcomer
 // walks a user from tier 0 to 3 with `npm start` alone, through the code paths production uses.
 // The call never waits for the delivery; a delivery that fails is logged as a warning.
-import { providerFetch } from '../outbound.ts';
-import { sha256Hex } from '../auth/crypto.ts';
-import { errorMessage, log } from '../log.ts';
+import { providerFetch } from '../core/outbound.ts';
+import { sha256Hex } from '../core/crypto.ts';
+import { errorMessage, log } from '../core/log.ts';
 import type { IdentityProvider, KycProvider } from './provider.ts';
 import { signKycPayload } from './signature.ts';
 

@@ -10,7 +10,7 @@
 // webhook-identity: our own contract (shared/kyc/identity-http.ts) sends IDENTITY_WEBHOOK_SECRET
 // itself in `x-identity-webhook-token`, compared in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { hex, safeEqual } from '../auth/crypto.ts';
+import { hex, safeEqual } from '../core/crypto.ts';
 
 /** The values of `x-payload-digest-alg` we accept. */
 export type KycDigestAlg = 'HMAC_SHA512_HEX' | 'HMAC_SHA256_HEX' | 'HMAC_SHA1_HEX';
@@ -26,7 +26,7 @@ export const DEFAULT_ALG: KycDigestAlg = 'HMAC_SHA512_HEX';
 
 const enc = new TextEncoder();
 
-// hmacHex in shared/auth/crypto.ts offers SHA-256 and SHA-512 only; SHA-1 lives here, with the
+// hmacHex in shared/core/crypto.ts offers SHA-256 and SHA-512 only; SHA-1 lives here, with the
 // one webhook that still needs it.
 async function hmac(hash: 'SHA-512' | 'SHA-256' | 'SHA-1', secret: string, data: Uint8Array): Promise<string> {
   const key = await crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash }, false, ['sign']);

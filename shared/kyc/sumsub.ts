@@ -8,9 +8,9 @@
 // has a FINAL rejection, see isFinalRejection); a 5xx, a 429 (rate limited: nothing was refused,
 // ask again later), a network error or a timeout is `unavailable`.
 // The secret key and the token are never logged, nor put in an error message.
-import { providerFetch } from '../outbound.ts';
-import { hmacHex } from '../auth/crypto.ts';
-import { errorMessage } from '../log.ts';
+import { providerFetch } from '../core/outbound.ts';
+import { hmacHex } from '../core/crypto.ts';
+import { errorMessage } from '../core/log.ts';
 import { type KycProvider, ProviderError } from './provider.ts';
 
 /** Sumsub's errorCode for "applicant-with-final-reject" (HTTP 409). */

@@ -3,14 +3,14 @@
 // transaction as the inbox row that makes a redelivery a no-op (private.kyc_sumsub_event,
 // private.identity_event). An authenticated event is answered 200 {received: true} whatever it
 // said; a failure of ours is a 500, and the provider delivers it again later (nothing was kept).
-import { sha256Hex } from '../auth/crypto.ts';
-import { afterCommit } from '../background.ts';
-import { getConfig } from '../config.ts';
-import type { HeaderAuth } from '../endpoint.ts';
-import { asService } from '../db.ts';
-import { unauthorized } from '../http.ts';
-import { log } from '../log.ts';
-import { dispatchQueuedSms } from '../sms.ts';
+import { sha256Hex } from '../core/crypto.ts';
+import { afterCommit } from '../core/background.ts';
+import { getConfig } from '../core/config.ts';
+import type { HeaderAuth } from '../core/endpoint.ts';
+import { asService } from '../core/db.ts';
+import { unauthorized } from '../core/http.ts';
+import { log } from '../core/log.ts';
+import { dispatchQueuedSms } from '../core/sms.ts';
 import { checkTypeOfLevel } from './index.ts';
 import { DEFAULT_ALG, validIdentityToken, verifyKycDigest } from './signature.ts';
 import { IDENTITY_CHECKS } from './flows.ts';

@@ -141,7 +141,7 @@ async function deliver(
 
 /**
  * A 'timeout': no answer until the caller gives up (its connection closes), at most 60 s, longer
- * than the adapter waits (shared/payments/paystack.ts). The call is not carried out.
+ * than the adapter waits (shared/money/payments/paystack.ts). The call is not carried out.
  */
 function hang(req: Request): Promise<Response> {
   return new Promise((resolve) => {

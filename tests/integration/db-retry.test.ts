@@ -1,9 +1,9 @@
-// shared/db.ts runs a transaction again when Postgres aborts it to break a deadlock (SQLSTATE
+// shared/core/db.ts runs a transaction again when Postgres aborts it to break a deadlock (SQLSTATE
 // 40P01): two real transactions take two locks in opposite orders, Postgres picks a victim after
 // deadlock_timeout, and both still complete, the victim on its second attempt. Any other error is
 // not retried.
 import { afterAll, describe, expect, it } from 'vitest';
-import { asService, closeDb } from '../../shared/db.ts';
+import { asService, closeDb } from '../../shared/core/db.ts';
 
 afterAll(() => closeDb());
 

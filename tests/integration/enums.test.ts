@@ -1,10 +1,10 @@
-// One source for each enum: every list in shared/enums.ts equals the set of values its database
+// One source for each enum: every list in shared/core/enums.ts equals the set of values its database
 // column accepts, read from the catalog of the migrated test database (the labels of the column's
 // enum type, or the values of the check constraint on that column; a domain's own check counts
 // too). Columns are found by table and column, never by constraint name, so a migration may name
 // or restructure its constraints freely. Both ways: a value missing on either side fails, named.
 import { describe, expect, it } from 'vitest';
-import * as enums from '../../shared/enums.ts';
+import * as enums from '../../shared/core/enums.ts';
 import { testDb } from '../support/db.ts';
 
 type EnumName = {
@@ -71,8 +71,8 @@ async function acceptedValues(table: string, column: string): Promise<{ values: 
   return { values: [...new Set(listing.flatMap(literals))], source: listing.join(' and ') };
 }
 
-describe('shared/enums.ts and the database', () => {
-  it('maps every list of shared/enums.ts to a column here', () => {
+describe('shared/core/enums.ts and the database', () => {
+  it('maps every list of shared/core/enums.ts to a column here', () => {
     const lists = Object.entries(enums)
       .filter(([, v]) => Array.isArray(v))
       .map(([k]) => k);

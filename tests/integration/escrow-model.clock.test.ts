@@ -3,7 +3,7 @@
 // included: the second one ends the escrow at once; disputes: raise, propose, respond, withdraw,
 // and the payer's messages, which count as taking part), a stranger and the job (inspection
 // periods, negotiation deadlines, the 14 days); before every real call predict()
-// (shared/escrow-states.ts, the table docs/escrow-states.md is generated from) says what the server
+// (scripts/lib/spec/escrow-states.ts, the table docs/escrow-states.md is generated from) says what the server
 // must answer, and after every step the server's state, the dispute and its proposals, the escrow
 // hold, the two wallets, every ledger transfer that touched the hold and the whole ledger are
 // checked against the model. The money of a settlement is computed here from DESIGN §8.3's
@@ -30,8 +30,8 @@ import {
   predict,
   type Settlement,
   type Side,
-} from '../../shared/escrow-states.ts';
-import type { DisputeOutcome, ProposalStatus } from '../../shared/enums.ts';
+} from '../../scripts/lib/spec/escrow-states.ts';
+import type { DisputeOutcome, ProposalStatus } from '../../shared/core/enums.ts';
 import { type ApiResult, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import {

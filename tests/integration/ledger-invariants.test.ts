@@ -393,7 +393,7 @@ describe('a random storm through the real server', () => {
       // the deliberate exceptions); its users may be parties to other escrows acted on in the same
       // wave. Escrow transitions notify the two parties in the order of their roles, each
       // notification holding its user's lock to the end of the transaction, so two escrows of the
-      // same users acted on at once can deadlock: Postgres aborts one and shared/db.ts runs it
+      // same users acted on at once can deadlock: Postgres aborts one and shared/core/db.ts runs it
       // again (docs/decisions.md, issue 11). This storm found that deadlock (as 500s) before the
       // retry existed.
       let busy = new Set<string>();

@@ -1,6 +1,6 @@
 // The words did not change when they moved out of SQL (issue 9). Until then the transitions wrote
 // every notification content, SMS body and transaction description with pg_catalog.format(...)
-// and private.naira(); now they record a message ({kind, ...params}) and shared/messages.ts writes
+// and private.naira(); now they record a message ({kind, ...params}) and shared/messages/texts.ts writes
 // the text. For every message kind, sample facts (hostile titles and names, amounts from 1 kobo to
 // beyond what to_char can show) go through both: the OLD SQL expression, copied here from the
 // migrations as they were before (commit 696a633, variables renamed to read the facts), run in the
@@ -18,8 +18,8 @@ import {
   renderTransaction,
   SMS_KINDS,
   TRANSACTION_KINDS,
-} from '../../shared/messages.ts';
-import { KYC_CHECK_TYPES } from '../../shared/enums.ts';
+} from '../../shared/messages/texts.ts';
+import { KYC_CHECK_TYPES } from '../../shared/core/enums.ts';
 import { testDb } from '../support/db.ts';
 
 type Facts = Record<string, string | number | boolean | null>;

@@ -1,11 +1,11 @@
-// One payout path (shared/payouts.ts) for withdrawals and escrow payouts: both name the configured
+// One payout path (shared/money/payouts.ts) for withdrawals and escrow payouts: both name the configured
 // payments provider, both are handed to the provider the same way, and an escrow payout that
 // cannot even get a transfer recipient fails at once (money back in the wallet), as a withdrawal does.
 import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getConfig } from '../../shared/config.ts';
-import { asService, closeDb } from '../../shared/db.ts';
-import { startEscrowPayout } from '../../shared/payouts.ts';
+import { getConfig } from '../../shared/core/config.ts';
+import { asService, closeDb } from '../../shared/core/db.ts';
+import { startEscrowPayout } from '../../shared/money/payouts.ts';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { balances, type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.ts';
@@ -46,7 +46,7 @@ const transfersFor = async (reference: string) =>
 
 /**
  * Releases deal's escrow by calling the transition as escrow-release does, in a transaction that
- * says `provider` is configured (as shared/db.ts says it on every transaction), and commits it
+ * says `provider` is configured (as shared/core/db.ts says it on every transaction), and commits it
  * without sending the payout: the process "died" before the provider was called.
  */
 async function releaseConfiguredWith(deal: Deal, provider: string): Promise<string> {

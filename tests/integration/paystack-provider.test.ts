@@ -4,8 +4,8 @@
 // refusal; a request that hangs holds the caller no longer than the adapter's timeout.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { paystackProvider } from '../../shared/payments/paystack.ts';
-import { ProviderError } from '../../shared/payments/provider.ts';
+import { paystackProvider } from '../../shared/money/payments/paystack.ts';
+import { ProviderError } from '../../shared/money/payments/provider.ts';
 import { paystack } from '../support/paystack.ts';
 import { TEST_PAYSTACK_SECRET_KEY } from '../support/stack.ts';
 

@@ -1,13 +1,13 @@
 // The request path of docs/performance.md: the live-session check rides in a request's first
-// statement (shared/request-session.ts, shared/db.ts), the hot reads are pipelined with their
+// statement (shared/core/request-session.ts, shared/core/db.ts), the hot reads are pipelined with their
 // values written as literals, and a transaction that Postgres rolled back is never taken for a
 // commit. Through the real server where a user sees it, in-process where only the database can tell.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asService, asUser, closeDb, inline, readAsUser } from '../../shared/db.ts';
-import { HttpError } from '../../shared/http.ts';
-import { providerFetch } from '../../shared/outbound.ts';
-import { type RequestSession, withRequestSession } from '../../shared/request-session.ts';
+import { asService, asUser, closeDb, inline, readAsUser } from '../../shared/core/db.ts';
+import { HttpError } from '../../shared/core/http.ts';
+import { providerFetch } from '../../shared/core/outbound.ts';
+import { type RequestSession, withRequestSession } from '../../shared/core/request-session.ts';
 import { get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -199,7 +199,7 @@ describe('pipelined reads under load', () => {
 
 describe('a statement sent with the commit', () => {
   it('commits with the transaction, and its failure fails the transaction with its own error', async () => {
-    const { sendWithCommit } = await import('../../shared/db.ts');
+    const { sendWithCommit } = await import('../../shared/core/db.ts');
     const key = `with-commit-${crypto.randomUUID()}`;
     const out = await asService(async (tx) => {
       sendWithCommit(
@@ -222,7 +222,7 @@ describe('a statement sent with the commit', () => {
 
 describe('a connection Postgres closes mid-transaction', () => {
   it('fails the transaction at once, with queries queued behind it settled, and the next one works', async () => {
-    const { isDatabaseUnavailable } = await import('../../shared/db.ts');
+    const { isDatabaseUnavailable } = await import('../../shared/core/db.ts');
     const started = Date.now();
     const failure = await asService(async (tx) => {
       const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
@@ -241,7 +241,7 @@ describe('a connection Postgres closes mid-transaction', () => {
 
 describe('a read sent as one message', () => {
   it('runs as the user with RLS, fails whole on an error, and leaves the connection clean', async () => {
-    const { sqlText } = await import('../../shared/db.ts');
+    const { sqlText } = await import('../../shared/core/db.ts');
     const [a, b] = [await signUp(), await signUp()];
     // every statement text: one simple-protocol message (setup, then the queries) in one transaction
     const [[me], [others]] = await readAsUser(claimsOf(a), (tx) => [

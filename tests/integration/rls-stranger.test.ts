@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Row-level security of every table in schema public, at the database level: statements run
-// straight in the test database as role `authenticated` with a user's JWT claims, as shared/db.ts
+// straight in the test database as role `authenticated` with a user's JWT claims, as shared/core/db.ts
 // asUser sets them for a request, inside transactions that are always rolled back.
 //
 // Two users make rows in every table through the real HTTP API (an escrow with its conversation,

@@ -1,7 +1,7 @@
 // The sandbox provider (PAYMENTS_PROVIDER=sandbox, local work without keys) delivers signed,
 // Paystack-shaped webhooks that our own webhook-payments accepts and applies.
 import { describe, expect, it } from 'vitest';
-import { sandboxProvider } from '../../shared/payments/sandbox.ts';
+import { sandboxProvider } from '../../shared/money/payments/sandbox.ts';
 import { baseUrl, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../support/stack.ts';

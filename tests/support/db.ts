@@ -2,7 +2,7 @@
 // and acting as a given user under row-level security (pgTAP-style).
 import postgres from 'postgres';
 import { expect, inject } from 'vitest';
-import { renderSms, type SmsMessage } from '../../shared/messages.ts';
+import { renderSms, type SmsMessage } from '../../shared/messages/texts.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from './ledger-checks.ts';
 
 let sql: postgres.Sql | undefined;
@@ -67,7 +67,7 @@ export async function lastOtp(phone: string): Promise<string> {
 
 /**
  * Runs fn in a transaction as role `authenticated` with sub = userId, then rolls back. The settings
- * are those shared/db.ts asUser makes for a request (role, claims), with the legacy claim.sub too.
+ * are those shared/core/db.ts asUser makes for a request (role, claims), with the legacy claim.sub too.
  */
 export async function asUserSql<T>(userId: string, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   let result: T;

@@ -7,7 +7,7 @@ import {
   TEST_KYC_WEBHOOK_SECRET,
   TEST_PAYMENTS_WEBHOOK_SECRET,
 } from './stack.ts';
-import { TEST_SECRETS } from '../../shared/published-secrets.ts';
+import { TEST_SECRETS } from '../../shared/core/published-secrets.ts';
 
 process.env.DATABASE_URL = inject('databaseUrl');
 // the test stack is a local stack (a loopback database the harness created), as `npm start` marks it

@@ -15,7 +15,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TEST_SECRETS } from '../../shared/published-secrets.ts';
+import { TEST_SECRETS } from '../../shared/core/published-secrets.ts';
 
 export const TEST_JWT_SECRET: string = TEST_SECRETS.AUTH_JWT_SECRET;
 export const TEST_PAYMENTS_WEBHOOK_SECRET: string = TEST_SECRETS.PAYMENTS_WEBHOOK_SECRET;

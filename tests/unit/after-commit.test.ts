@@ -1,10 +1,10 @@
 // What follows a commit (queued SMS, a payout handed to the provider) goes through one helper,
-// shared/background.ts: a failure never reaches the client and is never swallowed in silence.
+// shared/core/background.ts: a failure never reaches the client and is never swallowed in silence.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { afterCommit, afterResponse, backgroundSettled } from '../../shared/background.ts';
+import { afterCommit, afterResponse, backgroundSettled } from '../../shared/core/background.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -80,6 +80,7 @@ describe('shared/: after-commit work goes through the helper', () => {
   it.each(shared)('%s: no .catch() on SMS dispatch or payouts', (file) => {
     const text = readFileSync(join(root, file), 'utf8');
     const caught = text.match(/\b(dispatchQueuedSms|startEscrowPayout|startPayout)\([^()]*\)\s*\.catch\(/g) ?? [];
-    expect(caught, `${file}: wrap the call in afterCommit(task, () => ...) (shared/background.ts) instead`).toEqual([]);
+    expect(caught, `${file}: wrap the call in afterCommit(task, () => ...) (shared/core/background.ts) instead`)
+      .toEqual([]);
   });
 });

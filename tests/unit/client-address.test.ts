@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../../shared/endpoint.ts';
+import { clientAddress } from '../../shared/core/endpoint.ts';
 
 const req = (xff?: string) => new Request('http://x/f', { headers: xff ? { 'x-forwarded-for': xff } : {} });
 

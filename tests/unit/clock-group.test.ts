@@ -33,9 +33,9 @@ const NAMES: [RegExp, string][] = [
   [/jobs-run/, 'the jobs-run endpoint'],
   [/x-jobs-secret/i, 'the header only jobs-run reads'],
   [/\brun_jobs\b/, 'the SQL job private.run_jobs'],
-  [/\brunJobs\b/, 'runJobs (shared/jobs.ts, tests/support/clock.ts)'],
-  [/\/jobs(\.ts)?['"]/, 'the module shared/jobs.ts'],
-  [/\breconcilePending\b|\/reconcile(\.ts)?['"]/, 'the reconciliation pass of the job (shared/reconcile.ts)'],
+  [/\brunJobs\b/, 'runJobs (shared/jobs/jobs.ts, tests/support/clock.ts)'],
+  [/\/jobs(\.ts)?['"]/, 'the module shared/jobs/jobs.ts'],
+  [/\breconcilePending\b|\/reconcile(\.ts)?['"]/, 'the reconciliation pass of the job (shared/money/reconcile.ts)'],
   [/\bcleanup_expired\b/, 'the clean-up of the job (private.cleanup_expired)'],
   [/['"][^'"]*\/clock(\.ts)?['"]/, "tests/support/clock.ts, the clock group's helper"],
 ];
@@ -84,8 +84,8 @@ describe('the clock group', () => {
       `await supabase.functions.invoke('jobs-run')`,
       `headers: { 'X-Jobs-Secret': secret }`,
       'await sql`select * from private.run_jobs(now())`',
-      `import { runJobs } from '../../shared/jobs.ts';`,
-      `const { reconcilePending } = await import('../../shared/reconcile.ts');`,
+      `import { runJobs } from '../../shared/jobs/jobs.ts';`,
+      `const { reconcilePending } = await import('../../shared/money/reconcile.ts');`,
       `import { runJobs as tick } from '../support/clock.ts';`,
     ];
     for (const s of samples) expect(NAMES.some(([re]) => re.test(s)), s).toBe(true);

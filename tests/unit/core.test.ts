@@ -6,8 +6,16 @@ import { z } from 'zod';
 import { generateOtp } from '../../shared/auth/otp.ts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, verifyAccessToken } from '../../shared/auth/tokens.ts';
-import { ConfigError, getConfig, parseConfig } from '../../shared/config.ts';
-import { NIGERIAN_PHONE, phoneSchema, queryBool, queryInt, text, toE164, zodDetails } from '../../shared/validation.ts';
+import { ConfigError, getConfig, parseConfig } from '../../shared/core/config.ts';
+import {
+  NIGERIAN_PHONE,
+  phoneSchema,
+  queryBool,
+  queryInt,
+  text,
+  toE164,
+  zodDetails,
+} from '../../shared/core/validation.ts';
 import { TEST_JWT_SECRET } from '../support/stack.ts';
 
 // ---- helpers -------------------------------------------------------------------------------

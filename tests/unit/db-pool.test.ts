@@ -3,8 +3,8 @@
 // local stack serves every function from one process: 10 unless set.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DB_POOL_DEFAULT, parseConfig } from '../../shared/config.ts';
-import { TEST_SECRETS } from '../../shared/published-secrets.ts';
+import { ConfigError, DB_POOL_DEFAULT, parseConfig } from '../../shared/core/config.ts';
+import { TEST_SECRETS } from '../../shared/core/published-secrets.ts';
 
 const strong = () => randomBytes(32).toString('base64url');
 

@@ -4,7 +4,7 @@
 // the same definition as the real escrow-create.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 

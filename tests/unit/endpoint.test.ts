@@ -1,11 +1,11 @@
-// The endpoint builder (shared/endpoint.ts) under Node, with toy endpoints (auth 'none', so no
+// The endpoint builder (shared/core/endpoint.ts) under Node, with toy endpoints (auth 'none', so no
 // database is touched): CORS, methods, body limits, JSON parsing, strict validation of body and
 // query, error envelopes and request ids.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/endpoint.ts';
-import { conflict } from '../../shared/http.ts';
-import { queryInt } from '../../shared/validation.ts';
+import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/core/endpoint.ts';
+import { conflict } from '../../shared/core/http.ts';
+import { queryInt } from '../../shared/core/validation.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 

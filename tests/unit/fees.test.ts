@@ -1,7 +1,7 @@
 // Property tests of the fee breakdown over random amounts from NGN 0.01 to NGN 100,000,000.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FEE_SCHEDULE as S, feeBreakdown } from '../../shared/fees.ts';
+import { DEFAULT_FEE_SCHEDULE as S, feeBreakdown } from '../../shared/escrow/fees.ts';
 
 const amounts = fc.integer({ min: 1, max: 10_000_000_000 }); // kobo
 

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (p: string) => readFileSync(`${root}${p}`, 'utf8');
@@ -93,7 +93,7 @@ describe('the endpoint definitions say whether they are idempotent', () => {
   );
 
   it.each(definitions.map((d) => [d.name, d] as const))('%s: meta.idempotent, when present, agrees', (_name, d) => {
-    // shared/endpoint.ts may expose the flag on `meta`; then it must be what the handler states
+    // shared/core/endpoint.ts may expose the flag on `meta`; then it must be what the handler states
     if (d.meta.idempotent !== undefined) expect(d.meta.idempotent).toBe(d.stated[0] ?? false);
   });
 });

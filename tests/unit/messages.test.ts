@@ -1,11 +1,11 @@
-// shared/messages.ts: one sample of every message kind renders; the SQL records only kinds this
+// shared/messages/texts.ts: one sample of every message kind renders; the SQL records only kinds this
 // module knows, and builds no sentence itself (no format() with %s, none of the English texts);
 // amounts read as private.naira() writes them. That the texts are the ones SQL wrote before is
 // tests/integration/messages.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOTIFICATION_EVENT_TYPES } from '../../shared/enums.ts';
+import { NOTIFICATION_EVENT_TYPES } from '../../shared/core/enums.ts';
 import {
   nairaEn,
   NOTIFICATION_EVENT_TYPES_WRITTEN,
@@ -20,7 +20,7 @@ import {
   TRANSACTION_KINDS,
   type TransactionParams,
   UnknownMessageError,
-} from '../../shared/messages.ts';
+} from '../../shared/messages/texts.ts';
 
 const MIGRATIONS = new URL('../../supabase/migrations/', import.meta.url).pathname;
 /** Every migration's code, its `--` comments left out (a comment may quote what a message says). */
@@ -152,7 +152,7 @@ describe('messages', () => {
     for (const kind of NOTIFICATION_KINDS) expect(NOTIFICATION_KIND_EVENTS[kind].length).toBeGreaterThan(0);
   });
 
-  it('the kinds are written with every event type of shared/enums.ts and no other', () => {
+  it('the kinds are written with every event type of shared/core/enums.ts and no other', () => {
     expect([...NOTIFICATION_EVENT_TYPES_WRITTEN].sort()).toEqual([...NOTIFICATION_EVENT_TYPES].sort());
   });
 

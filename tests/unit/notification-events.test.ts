@@ -1,13 +1,13 @@
-// The notification catalog (shared/notification-events.ts) against the SQL that writes
+// The notification catalog (shared/messages/catalog.ts) against the SQL that writes
 // notifications and the docs rendered from it. Every private.notify call in supabase/schema.sql
 // (the current definition of every function) is read: the kinds its message can have, its entity
 // type, the action labels it can offer and the function it sits in must be what the catalog says
 // for each of those kinds, and every kind of the catalog must be written somewhere.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ACTION_LABELS, NOTIFICATION_EVENT_TYPES } from '../../shared/enums.ts';
-import { ACTION_OPERATIONS, NOTIFICATIONS, renderNotificationsDoc } from '../../shared/notification-events.ts';
-import { NOTIFICATION_KINDS } from '../../shared/messages.ts';
+import { ACTION_LABELS, NOTIFICATION_EVENT_TYPES } from '../../shared/core/enums.ts';
+import { ACTION_OPERATIONS, NOTIFICATIONS, renderNotificationsDoc } from '../../shared/messages/catalog.ts';
+import { NOTIFICATION_KINDS } from '../../shared/messages/texts.ts';
 
 const schema = readFileSync(new URL('../../supabase/schema.sql', import.meta.url), 'utf8');
 
@@ -91,14 +91,14 @@ function notifyCalls(): NotifyCall[] {
   return calls;
 }
 
-describe('shared/notification-events.ts', () => {
+describe('shared/messages/catalog.ts', () => {
   const calls = notifyCalls();
 
   it('finds the notify calls of supabase/schema.sql', () => {
     expect(calls.length).toBeGreaterThanOrEqual(20);
   });
 
-  it('has one entry per notification kind of shared/messages.ts', () => {
+  it('has one entry per notification kind of shared/messages/texts.ts', () => {
     expect(Object.keys(NOTIFICATIONS).sort()).toEqual([...NOTIFICATION_KINDS].sort());
   });
 

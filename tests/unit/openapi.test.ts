@@ -1,5 +1,5 @@
 // The OpenAPI document (docs/api/openapi.json) is built from the endpoint definitions
-// (shared/openapi.ts, `npm run openapi`), never edited by hand. These tests fail when the committed
+// (scripts/lib/spec/openapi.ts, `npm run openapi`), never edited by hand. These tests fail when the committed
 // file is stale, when a function is missing from it, when it stops validating as OpenAPI 3.1 (the
 // maintained validator @seriousme/openapi-schema-validator, which checks the document against the
 // OpenAPI Initiative's 3.1 JSON Schema), or when it loses what a client needs: auth, bounds, enums,
@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
-import { openApiDocument, renderOpenApi } from '../../shared/openapi.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
+import { openApiDocument, renderOpenApi } from '../../scripts/lib/spec/openapi.ts';
 import { endpointMeta } from '../support/responses.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

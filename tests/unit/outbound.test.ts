@@ -1,4 +1,4 @@
-// Every call to another service goes through shared/outbound.ts providerFetch, which makes sure a
+// Every call to another service goes through shared/core/outbound.ts providerFetch, which makes sure a
 // bearer request's session is live first (docs/performance.md): a bare fetch( anywhere else in
 // shared/ would let an ended session cost a provider call, a charge or an SMS.
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -4,13 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, PROVIDER_KEY_VARIABLES, SECRET_VARIABLES } from '../../shared/config.ts';
+import { ConfigError, parseConfig, PROVIDER_KEY_VARIABLES, SECRET_VARIABLES } from '../../shared/core/config.ts';
 import {
   EXAMPLE_PLACEHOLDERS,
   isPublishedSecret,
   LOCAL_SECRETS,
   TEST_SECRETS,
-} from '../../shared/published-secrets.ts';
+} from '../../shared/core/published-secrets.ts';
 
 const strong = () => randomBytes(32).toString('base64url');
 const PROD_DB = 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres';

@@ -1,7 +1,7 @@
 // The rule npm test applies after a whole vitest run (scripts/lib/refusal-coverage.ts): every
 // refusal an endpoint declares must have been answered to some test.
 import { describe, expect, it } from 'vitest';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 import { seenStatuses, unseenRefusals } from '../../scripts/lib/refusal-coverage.ts';
 
 const meta = (name: string, refusals: EndpointMeta['refusals']) => ({ name, refusals }) as EndpointMeta;

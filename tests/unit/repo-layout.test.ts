@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { EndpointMeta } from '../../shared/endpoint.ts';
+import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const path = (p: string) => `${root}${p}`;
@@ -121,7 +121,8 @@ describe('supabase/functions: one folder per operation', () => {
     const file = `supabase/functions/${name}/handler.ts`;
     expect(existsSync(path(file)), `create ${file} exporting default endpoint({ name: '${name}', ... })`).toBe(true);
     const meta = await metaOf(name);
-    expect(meta, `${file} must default-export the result of endpoint({...}) from shared/endpoint.ts`).toBeDefined();
+    expect(meta, `${file} must default-export the result of endpoint({...}) from shared/core/endpoint.ts`)
+      .toBeDefined();
     expect(meta?.name, `${file}: endpoint({ name }) must be '${name}', the folder name`).toBe(name);
   });
 });
@@ -260,8 +261,8 @@ describe('.env.example', () => {
   const example = read('.env.example');
   const documented = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1] as string));
 
-  it('documents every variable that shared/config.ts and scripts/start.ts read', () => {
-    const config = read('shared/config.ts');
+  it('documents every variable that shared/core/config.ts and scripts/start.ts read', () => {
+    const config = read('shared/core/config.ts');
     const schemaPart = config.slice(config.indexOf('z\n  .object({'), config.indexOf('.superRefine'));
     const fromConfig = [...schemaPart.matchAll(/^\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):/gm)].map((m) => m[1] as string);
     const start = read('scripts/start.ts');
@@ -269,7 +270,8 @@ describe('.env.example', () => {
       ...[...start.matchAll(/Deno\.env\.get\('([A-Z0-9_]+)'\)/g)].map((m) => m[1] as string),
       ...[...start.matchAll(/\bport\('([A-Z0-9_]+)'/g)].map((m) => m[1] as string),
     ];
-    expect(fromConfig.length, 'could not find the zod schema in shared/config.ts; update this test').toBeGreaterThan(5);
+    expect(fromConfig.length, 'could not find the zod schema in shared/core/config.ts; update this test')
+      .toBeGreaterThan(5);
     const missing = [...new Set([...fromConfig, ...fromStart])].filter((v) => !documented.has(v)).sort();
     expect(missing, `.env.example: add a line NAME=<local default> with a one-line comment for: ${missing.join(', ')}`)
       .toEqual([]);

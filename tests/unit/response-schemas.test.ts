@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { endpoint, type EndpointMeta, Reply } from '../../shared/endpoint.ts';
+import { endpoint, type EndpointMeta, Reply } from '../../shared/core/endpoint.ts';
 import { get, post } from '../support/api.ts';
 import { checkAgainstDocument, checkResponseData, endpointMeta, ResponseShapeError } from '../support/responses.ts';
 
@@ -76,7 +76,7 @@ describe('every endpoint declares its response', () => {
 
   it('meta exposes the schemas and the idempotency flag, read-only, beside the route fields', async () => {
     const { escrowCreateBody, escrowCreateResponse, escrowIdQuery, escrowResponse } = await import(
-      '../../shared/schemas/escrow.ts'
+      '../../shared/escrow/schema.ts'
     );
     const create = await metaOf('escrow-create');
     expect(create).toMatchObject({ name: 'escrow-create', method: 'POST', auth: 'user', status: 201 });

@@ -3,7 +3,7 @@
 // (POST /api/sms/send, JSON body with api_key, to, from, sms, type, channel).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SmsError, termiiSender } from '../../shared/sms.ts';
+import { SmsError, termiiSender } from '../../shared/core/sms.ts';
 
 let server: Server;
 let base = '';

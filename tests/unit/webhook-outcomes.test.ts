@@ -2,7 +2,7 @@
 // stays what operators (and the integration suites) read, and whether SMS follow the commit is
 // decided per kind, not by matching words in that text.
 import { describe, expect, it } from 'vitest';
-import { outcomeText, queuedSms, type WebhookOutcome } from '../../shared/payments/webhook.ts';
+import { outcomeText, queuedSms, type WebhookOutcome } from '../../shared/money/payments/webhook.ts';
 
 const cases: [WebhookOutcome, string, boolean][] = [
   [{ kind: 'duplicate' }, 'duplicate', false],

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listDisputesForAdmin } from '../../../shared/disputes.ts';
-import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared/schemas/disputes.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listDisputesForAdmin } from '../../../shared/disputes/disputes.ts';
+import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
   name: 'admin-dispute-list',

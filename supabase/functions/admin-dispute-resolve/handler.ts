@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { resolveDisputeAsAdmin } from '../../../shared/disputes.ts';
-import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/schemas/disputes.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { resolveDisputeAsAdmin } from '../../../shared/disputes/disputes.ts';
+import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
   name: 'admin-dispute-resolve',

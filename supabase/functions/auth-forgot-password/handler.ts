@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { forgotPassword } from '../../../shared/auth/flows.ts';
-import { forgotPasswordBody, forgotPasswordResponse } from '../../../shared/schemas/auth.ts';
+import { forgotPasswordBody, forgotPasswordResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-forgot-password',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { logout } from '../../../shared/auth/flows.ts';
-import { logoutResponse } from '../../../shared/schemas/auth.ts';
+import { logoutResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-logout',

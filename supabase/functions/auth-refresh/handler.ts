@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { refresh } from '../../../shared/auth/flows.ts';
-import { refreshBody, sessionResponse } from '../../../shared/schemas/auth.ts';
+import { refreshBody, sessionResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-refresh',

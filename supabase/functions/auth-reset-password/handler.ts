@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { resetPassword } from '../../../shared/auth/flows.ts';
-import { resetPasswordBody, resetPasswordResponse } from '../../../shared/schemas/auth.ts';
+import { resetPasswordBody, resetPasswordResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-reset-password',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { sendOtp } from '../../../shared/auth/flows.ts';
-import { otpSentResponse, sendOtpBody } from '../../../shared/schemas/auth.ts';
+import { otpSentResponse, sendOtpBody } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-send-otp',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { signup } from '../../../shared/auth/flows.ts';
-import { sessionResponse, signupBody } from '../../../shared/schemas/auth.ts';
+import { sessionResponse, signupBody } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-signup',

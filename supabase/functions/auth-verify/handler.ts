@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { login, verifySignupCode } from '../../../shared/auth/flows.ts';
-import { verifyBody, verifyResponse } from '../../../shared/schemas/auth.ts';
+import { verifyBody, verifyResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-verify',

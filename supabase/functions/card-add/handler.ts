@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { addCard } from '../../../shared/instruments.ts';
-import { cardAddBody, cardResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { addCard } from '../../../shared/money/instruments.ts';
+import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'card-add',

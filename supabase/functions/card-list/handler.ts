@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listCards } from '../../../shared/instruments.ts';
-import { cardListResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listCards } from '../../../shared/money/instruments.ts';
+import { cardListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'card-list',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { removeCard } from '../../../shared/instruments.ts';
-import { cardIdBody, cardRemovedResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { removeCard } from '../../../shared/money/instruments.ts';
+import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'card-remove',

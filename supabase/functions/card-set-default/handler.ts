@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { setDefaultCard } from '../../../shared/instruments.ts';
-import { cardIdBody, cardResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { setDefaultCard } from '../../../shared/money/instruments.ts';
+import { cardIdBody, cardResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'card-set-default',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listConversations } from '../../../shared/conversations.ts';
-import { conversationListQuery, conversationListResponse } from '../../../shared/schemas/conversations.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listConversations } from '../../../shared/conversations/conversations.ts';
+import { conversationListQuery, conversationListResponse } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
   name: 'conversation-list',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { readConversation } from '../../../shared/conversations.ts';
-import { conversationIdBody, conversationReadResponse } from '../../../shared/schemas/conversations.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { readConversation } from '../../../shared/conversations/conversations.ts';
+import { conversationIdBody, conversationReadResponse } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
   name: 'conversation-read',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { proposeSettlement } from '../../../shared/disputes.ts';
-import { disputeProposeBody, disputeResponse } from '../../../shared/schemas/disputes.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { proposeSettlement } from '../../../shared/disputes/disputes.ts';
+import { disputeProposeBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
   name: 'dispute-propose',

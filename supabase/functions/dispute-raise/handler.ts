@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { raiseDispute } from '../../../shared/disputes.ts';
-import { disputeRaiseBody, disputeResponse } from '../../../shared/schemas/disputes.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { raiseDispute } from '../../../shared/disputes/disputes.ts';
+import { disputeRaiseBody, disputeResponse } from '../../../shared/disputes/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'dispute-raise',

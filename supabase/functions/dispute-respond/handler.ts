@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { respondToProposal } from '../../../shared/disputes.ts';
-import { disputeRespondBody, disputeResponse } from '../../../shared/schemas/disputes.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { respondToProposal } from '../../../shared/disputes/disputes.ts';
+import { disputeRespondBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
   name: 'dispute-respond',

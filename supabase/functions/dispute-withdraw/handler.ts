@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { withdrawDispute } from '../../../shared/disputes.ts';
-import { disputeEscrowBody, disputeResponse } from '../../../shared/schemas/disputes.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { withdrawDispute } from '../../../shared/disputes/disputes.ts';
+import { disputeEscrowBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
   name: 'dispute-withdraw',

@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { acceptEscrow } from '../../../shared/escrow.ts';
-import { escrowInviteBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_INVITE_REFUSALS } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { acceptEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowInviteBody, escrowResponse } from '../../../shared/escrow/schema.ts';
+import { ESCROW_INVITE_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-accept',

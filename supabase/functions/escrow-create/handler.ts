@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { createEscrow } from '../../../shared/escrow.ts';
-import { escrowCreateBody, escrowCreateResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { createEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'escrow-create',

@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { deliverEscrow } from '../../../shared/escrow.ts';
-import { escrowIdBody, escrowResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { deliverEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
+import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-deliver',

@@ -1,7 +1,12 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { fundEscrow } from '../../../shared/escrow.ts';
-import { escrowFundBody, escrowFundResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE, OVER_KYC_LIMIT } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { fundEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowFundBody, escrowFundResponse } from '../../../shared/escrow/schema.ts';
+import {
+  ESCROW_NOT_FOUND,
+  ESCROW_WRONG_PARTY,
+  ESCROW_WRONG_STATE,
+  OVER_KYC_LIMIT,
+} from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-fund',

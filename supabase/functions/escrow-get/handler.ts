@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { getEscrow } from '../../../shared/escrow.ts';
-import { escrowIdQuery, escrowResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { getEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowIdQuery, escrowResponse } from '../../../shared/escrow/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-get',

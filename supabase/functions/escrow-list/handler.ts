@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listEscrows } from '../../../shared/escrow.ts';
-import { escrowListQuery, escrowListResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listEscrows } from '../../../shared/escrow/escrow.ts';
+import { escrowListQuery, escrowListResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'escrow-list',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { identityVerify } from '../../../shared/kyc/flows.ts';
-import { identityVerifyBody, identityVerifyResponse } from '../../../shared/schemas/kyc.ts';
+import { identityVerifyBody, identityVerifyResponse } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
   name: 'identity-verify',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { kycStart } from '../../../shared/kyc/flows.ts';
-import { kycStartBody, kycStartResponse } from '../../../shared/schemas/kyc.ts';
+import { kycStartBody, kycStartResponse } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
   name: 'kyc-start',

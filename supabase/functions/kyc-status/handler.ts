@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { kycStatus } from '../../../shared/kyc/flows.ts';
-import { kycStatusResponse } from '../../../shared/schemas/kyc.ts';
+import { kycStatusResponse } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
   name: 'kyc-status',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { messageFeed } from '../../../shared/conversations.ts';
-import { messageFeedQuery, messageFeedResponse } from '../../../shared/schemas/conversations.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { messageFeed } from '../../../shared/conversations/conversations.ts';
+import { messageFeedQuery, messageFeedResponse } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
   name: 'message-feed',

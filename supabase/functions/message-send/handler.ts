@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { sendMessage } from '../../../shared/conversations.ts';
-import { feedItemResponse, messageSendBody } from '../../../shared/schemas/conversations.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { sendMessage } from '../../../shared/conversations/conversations.ts';
+import { feedItemResponse, messageSendBody } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
   name: 'message-send',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { approveMilestone } from '../../../shared/milestones.ts';
-import { milestoneIdBody, milestoneResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { approveMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'milestone-approve',

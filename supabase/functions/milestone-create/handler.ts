@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { createMilestone } from '../../../shared/milestones.ts';
-import { milestoneCreateBody, milestoneResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { createMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneCreateBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'milestone-create',

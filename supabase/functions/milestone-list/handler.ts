@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listMilestones } from '../../../shared/milestones.ts';
-import { escrowIdQuery, milestoneListResponse } from '../../../shared/schemas/escrow.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listMilestones } from '../../../shared/escrow/milestones.ts';
+import { escrowIdQuery, milestoneListResponse } from '../../../shared/escrow/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'milestone-list',

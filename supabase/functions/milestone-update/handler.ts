@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { updateMilestone } from '../../../shared/milestones.ts';
-import { milestoneResponse, milestoneUpdateBody } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { updateMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneResponse, milestoneUpdateBody } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'milestone-update',

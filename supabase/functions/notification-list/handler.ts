@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listNotifications } from '../../../shared/notifications.ts';
-import { notificationListQuery, notificationListResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listNotifications } from '../../../shared/notifications/notifications.ts';
+import { notificationListQuery, notificationListResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'notification-list',

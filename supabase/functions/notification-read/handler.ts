@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { markRead } from '../../../shared/notifications.ts';
-import { notificationReadBody, notificationReadResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { markRead } from '../../../shared/notifications/notifications.ts';
+import { notificationReadBody, notificationReadResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'notification-read',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import document from '../../../docs/api/openapi.json' with { type: 'json' };
 
 /** The document's top level (its operations and schemas are checked by tests/unit/openapi.test.ts). */

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { addPayoutAccount } from '../../../shared/instruments.ts';
-import { payoutAccountResponse, payoutAddBody } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { addPayoutAccount } from '../../../shared/money/instruments.ts';
+import { payoutAccountResponse, payoutAddBody } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'payout-add',

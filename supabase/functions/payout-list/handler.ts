@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listPayoutAccounts } from '../../../shared/instruments.ts';
-import { payoutAccountListResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listPayoutAccounts } from '../../../shared/money/instruments.ts';
+import { payoutAccountListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'payout-list',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { removePayoutAccount } from '../../../shared/instruments.ts';
-import { payoutIdBody, payoutRemovedResponse } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { removePayoutAccount } from '../../../shared/money/instruments.ts';
+import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'payout-remove',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { setDefaultPayoutAccount } from '../../../shared/instruments.ts';
-import { payoutAccountResponse, payoutIdBody } from '../../../shared/schemas/money.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { setDefaultPayoutAccount } from '../../../shared/money/instruments.ts';
+import { payoutAccountResponse, payoutIdBody } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'payout-set-default',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { getProfile } from '../../../shared/profile.ts';
-import { profileResponse } from '../../../shared/schemas/profile.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { getProfile } from '../../../shared/profile/profile.ts';
+import { profileResponse } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
   name: 'profile-get',

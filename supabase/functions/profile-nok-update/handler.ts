@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { upsertNextOfKin } from '../../../shared/profile.ts';
-import { nextOfKinResponse, nokUpdateBody } from '../../../shared/schemas/profile.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { upsertNextOfKin } from '../../../shared/profile/profile.ts';
+import { nextOfKinResponse, nokUpdateBody } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
   name: 'profile-nok-update',

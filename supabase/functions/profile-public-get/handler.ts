@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { getPublicProfile } from '../../../shared/reviews.ts';
-import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/schemas/reviews.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { getPublicProfile } from '../../../shared/reviews/reviews.ts';
+import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/reviews/schema.ts';
 
 export default endpoint({
   name: 'profile-public-get',

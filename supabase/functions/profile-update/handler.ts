@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { updateProfile } from '../../../shared/profile.ts';
-import { profileResponse, profileUpdateBody } from '../../../shared/schemas/profile.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { updateProfile } from '../../../shared/profile/profile.ts';
+import { profileResponse, profileUpdateBody } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
   name: 'profile-update',

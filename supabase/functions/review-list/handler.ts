@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { listReviews } from '../../../shared/reviews.ts';
-import { reviewListQuery, reviewListResponse } from '../../../shared/schemas/reviews.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { listReviews } from '../../../shared/reviews/reviews.ts';
+import { reviewListQuery, reviewListResponse } from '../../../shared/reviews/schema.ts';
 
 export default endpoint({
   name: 'review-list',

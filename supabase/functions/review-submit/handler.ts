@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { submitReview } from '../../../shared/reviews.ts';
-import { reviewResponse, reviewSubmitBody } from '../../../shared/schemas/reviews.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { submitReview } from '../../../shared/reviews/reviews.ts';
+import { reviewResponse, reviewSubmitBody } from '../../../shared/reviews/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'review-submit',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { transactionListQuery, transactionListResponse } from '../../../shared/schemas/money.ts';
-import { listTransactions } from '../../../shared/transactions.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { transactionListQuery, transactionListResponse } from '../../../shared/money/schema.ts';
+import { listTransactions } from '../../../shared/money/transactions.ts';
 
 export default endpoint({
   name: 'transaction-list',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { virtualAccountResponse } from '../../../shared/schemas/money.ts';
-import { createVirtualAccount } from '../../../shared/wallet.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { virtualAccountResponse } from '../../../shared/money/schema.ts';
+import { createVirtualAccount } from '../../../shared/money/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-create',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { walletResponse } from '../../../shared/schemas/money.ts';
-import { getWallet } from '../../../shared/wallet.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { walletResponse } from '../../../shared/money/schema.ts';
+import { getWallet } from '../../../shared/money/wallet.ts';
 
 export default endpoint({
   name: 'wallet-get',

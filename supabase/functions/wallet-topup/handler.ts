@@ -1,7 +1,7 @@
-import { endpoint } from '../../../shared/endpoint.ts';
-import { walletTopupBody, walletTopupResponse } from '../../../shared/schemas/money.ts';
-import { topup } from '../../../shared/wallet.ts';
-import { OVER_KYC_LIMIT } from '../../../shared/refusals.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { walletTopupBody, walletTopupResponse } from '../../../shared/money/schema.ts';
+import { topup } from '../../../shared/money/wallet.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'wallet-topup',

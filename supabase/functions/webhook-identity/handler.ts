@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { handleIdentityEvent, IDENTITY_TOKEN, verifyIdentityToken } from '../../../shared/kyc/webhooks.ts';
-import { identityEventSchema, kycWebhookResponse } from '../../../shared/schemas/kyc.ts';
+import { identityEventSchema, kycWebhookResponse } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
   name: 'webhook-identity',

@@ -1,6 +1,6 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import { handleSumsubEvent, KYC_SIGNATURE, verifyKycSignature } from '../../../shared/kyc/webhooks.ts';
-import { kycWebhookResponse, sumsubEventSchema } from '../../../shared/schemas/kyc.ts';
+import { kycWebhookResponse, sumsubEventSchema } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
   name: 'webhook-kyc',

@@ -1,11 +1,11 @@
-import { endpoint } from '../../../shared/endpoint.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
 import {
   handlePaymentsEvent,
   PAYMENTS_SIGNATURE,
   paymentsEventSchema,
   verifyPaymentsSignature,
-} from '../../../shared/payments/webhook.ts';
-import { webhookReceivedResponse } from '../../../shared/schemas/money.ts';
+} from '../../../shared/money/payments/webhook.ts';
+import { webhookReceivedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
   name: 'webhook-payments',

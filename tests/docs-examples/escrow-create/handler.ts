@@ -1,9 +1,9 @@
 // The example of docs/adding-a-function.md (step 3), kept here so that tsc type-checks it (the
 // imports resolve as from supabase/functions/escrow-create/). tests/unit/docs-example.test.ts
 // fails when this code and the document's block differ; change both together.
-import { endpoint } from '../../../shared/endpoint.ts';
-import { createEscrow } from '../../../shared/escrow.ts';
-import { escrowCreateBody, escrowCreateResponse } from '../../../shared/schemas/escrow.ts';
+import { endpoint } from '../../../shared/core/endpoint.ts';
+import { createEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
   name: 'escrow-create', // the folder name

@@ -1,0 +1,272 @@
+// The OpenAPI 3.1 document of the service, built from the endpoint definitions alone: each
+// function's `endpoint({...})` gives its method, auth, query, body and response schemas (zod, turned
+// into JSON Schema 2020-12 by zod itself), its success status, its Idempotency-Key support, the
+// headers its `verify` checks (`signedBy`) and the refusals it can answer (`refusals`); the statuses
+// every endpoint of its kind can answer come from the builder's own rules (builderStatuses). Nothing
+// here is written per operation. `npm run openapi` writes the result to docs/api/openapi.json, which
+// the `openapi` function serves; tests/unit/openapi.test.ts fails when the committed file differs
+// from what this builds, when it stops validating as OpenAPI 3.1, or when a function is missing, and
+// every answer the test suites receive is checked against it (tests/support/responses.ts).
+import { z } from 'zod';
+import type { EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
+
+/** The JSON Schema dialect of OpenAPI 3.1 documents. */
+const DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** What the document says about the API as a whole. */
+export const API_INFO = {
+  title: 'Escrow service API',
+  version: '1.0.0',
+  description: [
+    'A phone-first escrow service for Nigeria. Every operation is its own function, addressed as',
+    '`{base_url}/<operation>`. Bodies and answers are JSON; every answer but this document is an',
+    'envelope: `{success: true, status, data}` or `{success: false, status, error, details?}`, where',
+    '`details` names each field that was refused. Amounts are in naira (NGN) with at most two',
+    'decimals. Money-moving and creating POSTs honour an `Idempotency-Key` header: the same key',
+    'with the same body replays the first answer (header `Idempotent-Replayed: true`).',
+  ].join(' '),
+} as const;
+
+/** Why the builder itself answers a status, whatever the handler: shared/core/endpoint.ts. */
+export function builderStatuses(meta: EndpointMeta): Record<number, string> {
+  const out: Record<number, string> = {
+    400: 'The query, the body or a header is invalid; `details` names each field and what is wrong',
+  };
+  if (meta.auth === 'user') out[401] = 'The access token is missing, invalid or expired, or its session has ended';
+  if (meta.signedBy) {
+    out[401] = `The ${meta.signedBy.headers.map((h) => h.name).join(' / ')} header is missing or wrong`;
+  }
+  if (meta.auth === 'admin') {
+    out[404] =
+      'The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist';
+  }
+  if (meta.idempotent) {
+    out[409] = 'The Idempotency-Key was used with another body, or its first request is still being processed';
+  }
+  if (meta.method !== 'GET') out[413] = 'The body is larger than 1 MiB';
+  out[500] = 'Internal error (the log has the request id)';
+  out[503] = meta.idempotent
+    ? 'Briefly unavailable (the database, a provider, or the request ran out of time). The request may still ' +
+      'have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome'
+    : 'Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After';
+  return out;
+}
+
+/** Every status `meta` can answer, success included, with why. */
+export function answerStatuses(meta: EndpointMeta): Map<number, string> {
+  const out = new Map<number, string>([[meta.status, meta.status === 201 ? 'Created' : 'OK']]);
+  for (const s of meta.alsoSucceedsWith ?? []) out.set(s.status, s.description);
+  const generic = builderStatuses(meta);
+  const refusals: Partial<Record<number, string>> = meta.refusals ?? {};
+  const statuses = [...new Set([...Object.keys(generic), ...Object.keys(refusals)].map(Number))];
+  for (const status of statuses) {
+    const reasons = [refusals[status], generic[status]].filter(Boolean);
+    out.set(status, reasons.join('; or: '));
+  }
+  return new Map([...out].sort((a, b) => a[0] - b[0]));
+}
+
+/** Formats that say all a client needs; zod adds its own regex of each, which is dropped. */
+const SELF_EXPLAINING_FORMATS = new Set(['uuid', 'date-time', 'date']);
+
+/** JSON Schema of a zod schema, as a client sends it (request) or receives it (response). */
+function schemaOf(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'throw',
+    target: 'draft-2020-12',
+    override: ({ jsonSchema }) => {
+      if (typeof jsonSchema.format === 'string' && SELF_EXPLAINING_FORMATS.has(jsonSchema.format)) {
+        delete jsonSchema.pattern;
+      }
+      // a query integer or boolean (shared/core/validation.ts) is described as what it stands for
+      if (jsonSchema.type === 'integer') delete jsonSchema.pattern;
+      if (jsonSchema.type === 'boolean') delete jsonSchema.enum;
+    },
+  }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+/** The tag of an operation: its name's first word (auth, escrow, wallet, ...). */
+export function tagOf(name: string): string {
+  return name.split('-')[0] as string;
+}
+
+const errorEnvelope: JsonSchema = {
+  type: 'object',
+  description: 'A refusal or failure: the status repeated, a message for people and, for invalid input, each field.',
+  properties: {
+    success: { const: false },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    error: { type: 'string' },
+    request_id: { type: 'string', description: 'On a 500 only: the id the log has the failure under' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'message'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['success', 'status', 'error'],
+  additionalProperties: false,
+};
+
+const replayed = {
+  description: '`true` when this answer is the replay of an earlier request with the same Idempotency-Key',
+  schema: { const: 'true' },
+};
+
+const retryAfter = {
+  description: 'Seconds to wait before trying again',
+  schema: { type: 'string', pattern: '^[0-9]+$' },
+};
+
+function successEnvelope(status: number, data: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    properties: { success: { const: true }, status: { const: status }, data },
+    required: ['success', 'status', 'data'],
+    additionalProperties: false,
+  };
+}
+
+/** The query parameters of a z.object query schema, one by one. */
+function queryParameters(meta: EndpointMeta): JsonSchema[] {
+  if (!meta.query) return [];
+  const json = schemaOf(meta.query);
+  const props = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(props).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function headerAuthScheme(auth: HeaderAuth): [string, JsonSchema] {
+  const [first] = auth.headers;
+  return [auth.scheme, {
+    type: 'apiKey',
+    in: 'header',
+    name: first?.name,
+    description: auth.description,
+  }];
+}
+
+/** One operation of the document. */
+export function operationOf(meta: EndpointMeta): JsonSchema {
+  const parameters: JsonSchema[] = [...queryParameters(meta)];
+  for (const h of meta.signedBy?.headers ?? []) {
+    parameters.push({
+      name: h.name,
+      in: 'header',
+      required: h.required,
+      description: h.description,
+      schema: { type: 'string' },
+    });
+  }
+  if (meta.idempotent) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key ' +
+        'with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) ' +
+        'instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx ' +
+        'is not kept: a retry with the key runs again.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    });
+  }
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, description] of answerStatuses(meta)) {
+    const success = status < 300;
+    const data = meta.response ? schemaOf(meta.response) : {};
+    // a refusal is the error envelope, its `status` the answer's own
+    const schema = success ? (meta.envelope ? successEnvelope(status, data) : data) : {
+      allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { status: { const: status } } }],
+    };
+    const headers: Record<string, JsonSchema> = {};
+    if (status === 429 || status === 503) headers['Retry-After'] = retryAfter;
+    // what an Idempotency-Key keeps, and so replays: every answer but a 429 or a 5xx
+    if (meta.idempotent && status !== 429 && status < 500) headers['Idempotent-Replayed'] = replayed;
+    responses[String(status)] = {
+      description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { 'application/json': { schema } },
+    };
+  }
+  const op: JsonSchema = {
+    operationId: meta.name,
+    tags: [tagOf(meta.name)],
+    summary: meta.summary ?? meta.name,
+    ...(meta.description ? { description: meta.description } : {}),
+    security: meta.auth === 'none' ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : []) : [{ bearer: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses,
+  };
+  if (meta.body) {
+    const body = schemaOf(meta.body);
+    op.requestBody = {
+      // required when an empty body is refused: a required field, or a rule such as "exactly one of"
+      required: !meta.body.safeParse({}).success,
+      content: { 'application/json': { schema: body } },
+    };
+  }
+  return op;
+}
+
+/** The whole document, from the meta of every function (any order: it is sorted by name). */
+export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
+  const sorted = [...metas].sort((a, b) => a.name.localeCompare(b.name));
+  const paths: Record<string, JsonSchema> = {};
+  const schemes: Record<string, JsonSchema> = {
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'The access token of a session (auth-signup, auth-verify, auth-refresh).',
+    },
+  };
+  for (const meta of sorted) {
+    paths[`/${meta.name}`] = { [meta.method.toLowerCase()]: operationOf(meta) };
+    if (meta.signedBy) {
+      const [name, scheme] = headerAuthScheme(meta.signedBy);
+      schemes[name] = scheme;
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: DIALECT,
+    info: API_INFO,
+    servers: [
+      { url: 'http://127.0.0.1:54321/functions/v1', description: 'The local stack (npm start)' },
+      {
+        url: 'https://{project_ref}.supabase.co/functions/v1',
+        description: 'A Supabase project',
+        variables: { project_ref: { default: 'project-ref', description: "The project's reference" } },
+      },
+    ],
+    tags: [...new Set(sorted.map((m) => tagOf(m.name)))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { ErrorEnvelope: errorEnvelope },
+      securitySchemes: schemes,
+    },
+  };
+}
+
+/** The document as committed: JSON with two-space indents and a final newline. */
+export function renderOpenApi(document: JsonSchema): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

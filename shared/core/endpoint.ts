@@ -1,0 +1,501 @@
+// The endpoint builder: every function is `endpoint({...})`, which gives it the same behaviour
+// for CORS and OPTIONS, method checks (405 + Allow), the 1 MiB body limit (413), JSON parsing,
+// strict zod validation of query and body (400 with details), bearer authentication with the
+// live-session check (401), the admin guard (auth 'admin': anyone but an admin is answered as if
+// the function did not exist), typed errors, request ids and the response envelope. The `response`
+// schema describes the envelope's `data` and types the handler's result; it is not checked at run
+// time (the test helpers check every real answer against it: tests/support/responses.ts).
+import type { z } from 'zod';
+import { ConfigError, getConfig } from './config.ts';
+import { asService, ensureSessionLive, isDatabaseUnavailable, sessionIsLive, type UserClaims } from './db.ts';
+import { type RequestSession, withRequestSession } from './request-session.ts';
+import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
+import { errorMessage, log } from './log.ts';
+import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
+import { verifyAccessToken } from '../auth/tokens.ts';
+import { type StoredResponse, withIdempotency } from './idempotency.ts';
+import { limitFacts, limitRefusal } from '../kyc/tiers.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
+export const REQUEST_DEADLINE_MS = 25_000;
+
+/** The 503's message while the database is out of reach. */
+export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable; try again in a few seconds';
+
+/** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
+export class Reply<T = unknown> {
+  constructor(
+    readonly status: number,
+    readonly data: T,
+  ) {}
+}
+
+/**
+ * SQL functions refuse with SQLSTATE ES<http status> (ES402 insufficient funds, ES403 wrong
+ * party, ES404 not found, ES409 wrong state, ES422 invalid); this turns them into HttpErrors.
+ */
+export function domainError(err: unknown): HttpError | null {
+  const e = err as { code?: string; message?: string } | null;
+  const m = e?.code ? /^ES(\d{3})$/.exec(e.code) : null;
+  const overLimit = limitFacts(err);
+  if (overLimit) return limitRefusal(overLimit);
+  if (!m) return null;
+  const status = Number(m[1]);
+  if (status === 402) {
+    return new HttpError(409, 'Insufficient funds', [{
+      field: 'amount',
+      message: 'is more than the available balance',
+    }]);
+  }
+  return new HttpError(status === 422 ? 400 : status, e?.message ?? 'Request refused');
+}
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+/**
+ * 'user': a bearer token with a live session (401 otherwise). 'admin': the same, and the user is an
+ * admin now (private.is_admin); anyone else, with or without a token, gets the 404 the server gives
+ * for a function that does not exist, whatever the method and body (docs/security.md, "Admins").
+ * 'none': public endpoints and webhooks.
+ */
+export type AuthMode = 'user' | 'admin' | 'none';
+
+export interface AuthUser {
+  id: string;
+  phone: string;
+  sessionId: string;
+  claims: UserClaims;
+}
+
+export interface Context<Q, B, A extends AuthMode> {
+  req: Request;
+  requestId: string;
+  clientIp: string;
+  query: Q;
+  body: B;
+  rawBody: Uint8Array;
+  user: A extends 'user' | 'admin' ? AuthUser : undefined;
+}
+
+/** The parsed value of an optional schema: what the handler receives as `query` or `body`. */
+type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * What a handler may return: the `data` of the success envelope in its wire form, `z.input` of the
+ * response schema (the JSON a client receives is parsed by that schema), or a Reply carrying it
+ * with another status. Without a response schema (only toy endpoints in tests), anything.
+ */
+export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType ? z.input<RS> | Reply<z.input<RS>>
+  : unknown;
+
+/**
+ * Headers a `verify` function checks instead of a bearer token (a provider's webhook signature, the
+ * scheduler's secret): what the OpenAPI document declares as the operation's security. The verify
+ * function reads the header names from the same object, so the document cannot drift from it.
+ */
+export interface HeaderAuth {
+  /** The security scheme's name in the document (e.g. paystackSignature). */
+  scheme: string;
+  description: string;
+  headers: readonly { name: string; required: boolean; description: string }[];
+}
+
+/** Statuses a handler (or the SQL it calls) can refuse with, each with when it does. */
+export type Refusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 502 | 503, string>>;
+
+export interface EndpointSpec<
+  QS extends z.ZodType | undefined,
+  BS extends z.ZodType | undefined,
+  RS extends z.ZodType | undefined,
+  A extends AuthMode,
+> {
+  name: string;
+  /** One line for the API reference: what the operation does. */
+  summary?: string;
+  /** More for the API reference (Markdown): rules, bounds, what comes next. */
+  description?: string;
+  method: Method;
+  auth: A;
+  query?: QS;
+  body?: BS;
+  /** The `data` of the success envelope (z.strictObject, nullable where a field can be null). */
+  response?: RS;
+  /** 200 by default; 201 for creations. */
+  status?: 200 | 201;
+  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user' or 'admin'). */
+  idempotent?: boolean;
+  /**
+   * Answer 503 after REQUEST_DEADLINE_MS (the default, true) or wait for the handler however long
+   * it takes (false: the scheduler's job run, whose work is not a client's request).
+   */
+  deadline?: boolean;
+  /** Runs on the raw bytes before any parsing (webhook signatures). Throw HttpError to refuse. */
+  verify?: (req: Request, rawBody: Uint8Array) => Promise<void>;
+  /** The headers `verify` checks, for the OpenAPI document (auth 'none' only). */
+  signedBy?: HeaderAuth;
+  /**
+   * The statuses the handler itself refuses with (beyond those every endpoint of its kind answers:
+   * scripts/lib/spec/openapi.ts builderStatuses), each with when. Every answer the test suites receive must
+   * have a status the document declares (tests/support/responses.ts), so a missing one fails a test.
+   */
+  refusals?: Refusals;
+  /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
+  alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
+  /**
+   * false: the handler's result is the whole JSON body, without the envelope (only the OpenAPI
+   * document, whose readers expect the bare document). The response schema then describes the body.
+   */
+  envelope?: false;
+  handler: (ctx: Context<Parsed<QS>, Parsed<BS>, A>) => Promise<HandlerResult<RS>>;
+}
+
+/**
+ * What an endpoint is, for tests and generators (README table, OpenAPI). name, method, auth and
+ * status are plain enumerable fields (what the local server prints); the rest (idempotent, the
+ * document's texts and statuses, the three schemas) is read-only and non-enumerable, so that
+ * printing, spreading or comparing a meta shows the route, not whole zod schemas.
+ */
+export interface EndpointMeta<
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+  BS extends z.ZodType | undefined = z.ZodType | undefined,
+  RS extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  readonly name: string;
+  readonly method: Method;
+  readonly auth: AuthMode;
+  readonly status: number;
+  readonly idempotent: boolean;
+  readonly summary: string | undefined;
+  readonly description: string | undefined;
+  readonly signedBy: HeaderAuth | undefined;
+  readonly refusals: Refusals | undefined;
+  readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
+  readonly envelope: boolean;
+  readonly query: QS;
+  readonly body: BS;
+  readonly response: RS;
+}
+
+export type Handler<
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+  BS extends z.ZodType | undefined = z.ZodType | undefined,
+  RS extends z.ZodType | undefined = z.ZodType | undefined,
+> = ((req: Request) => Promise<Response>) & { meta: EndpointMeta<QS, BS, RS> };
+
+function corsHeaders(method: Method): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': getConfig().CORS_ALLOW_ORIGIN,
+    'Access-Control-Allow-Methods': `${method}, OPTIONS`,
+    'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id',
+    'Access-Control-Expose-Headers': 'x-request-id, retry-after, idempotent-replayed',
+    'Access-Control-Max-Age': '86400',
+    Vary: 'Origin',
+  };
+}
+
+async function readBody(req: Request): Promise<Uint8Array> {
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB');
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new HttpError(413, 'Request body is larger than 1 MiB');
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+function parseJson(raw: Uint8Array): unknown {
+  if (raw.byteLength === 0) return undefined;
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    throw new HttpError(400, 'Request body is not valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
+  }
+}
+
+/**
+ * The caller of a bearer request from its token alone: signature, algorithm, issuer, audience and
+ * expiry checked, no database. Whether the session is still live is asked by the request's first
+ * statement (shared/core/request-session.ts), or by authenticate.
+ */
+export async function bearerUser(req: Request): Promise<AuthUser> {
+  const header = req.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw unauthorized('Missing bearer token');
+  const claims = await verifyAccessToken(match[1] as string);
+  if (!claims) throw unauthorized('Invalid or expired access token');
+  return {
+    id: claims.sub,
+    phone: claims.phone,
+    sessionId: claims.session_id,
+    claims: { ...claims, role: 'authenticated' },
+  };
+}
+
+/** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
+export async function authenticate(req: Request): Promise<AuthUser> {
+  const user = await bearerUser(req);
+  if (!(await sessionIsLive(user.sessionId, user.id))) throw unauthorized('Session has ended, log in again');
+  return user;
+}
+
+/**
+ * The admin guard of auth 'admin': the caller when the request carries a valid bearer token of a
+ * live session and that user is an admin now (private.is_admin, as service_role), else null: no
+ * token, a bad or expired one, an ended session, a user who is not (or no longer) an admin. The
+ * builder answers null with functionNotFound, so nothing tells a non-admin that the endpoint exists.
+ * A database failure is thrown (a 500), never taken for "not an admin".
+ */
+export async function adminUser(req: Request): Promise<AuthUser | null> {
+  let user: AuthUser;
+  try {
+    user = await authenticate(req);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 401) return null;
+    throw err;
+  }
+  const [row] = await asService((tx) => tx<{ admin: boolean }[]>`select private.is_admin(${user.id}) as admin`);
+  return row?.admin === true ? user : null;
+}
+
+/**
+ * The client's address for per-address rate limits. X-Forwarded-For is a list each proxy appends
+ * to, so only entries added by our own proxies can be trusted: with TRUSTED_PROXY_HOPS = n the
+ * address is the n-th entry from the right (1: the one the platform's edge appended). Entries a
+ * client wrote itself sit further left and are ignored.
+ */
+export function clientAddress(req: Request, trustedHops = getConfig().TRUSTED_PROXY_HOPS): string {
+  const entries = (req.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  return entries[entries.length - trustedHops] ?? entries[0] ?? 'unknown';
+}
+
+export function endpoint<
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  RS extends z.ZodType | undefined = undefined,
+  A extends AuthMode = AuthMode,
+>(spec: EndpointSpec<QS, BS, RS, A>): Handler<QS, BS, RS> {
+  const successStatus = spec.status ?? 200;
+  // Every request gets an answer within REQUEST_DEADLINE_MS: past it, a 503 with Retry-After
+  // (docs/performance.md, "Faults": a statement postgres.js never settles after Postgres
+  // restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and
+  // its answer is kept for the retry if it ends.
+  const handler = async (req: Request): Promise<Response> => {
+    const requestId = crypto.randomUUID();
+    if (spec.deadline === false) return await respond(req, requestId);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        log.warn('request.deadline', { function: spec.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
+        resolve(jsonResponse(503, errorBody(503, DATABASE_UNAVAILABLE), {
+          ...corsHeaders(spec.method),
+          'x-request-id': requestId,
+          'Retry-After': '2',
+        }));
+      }, REQUEST_DEADLINE_MS);
+    });
+    try {
+      return await Promise.race([respond(req, requestId), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const respond = async (req: Request, requestId: string): Promise<Response> => {
+    // A deployment whose configuration is refused (docs/security.md) serves nothing: the log names the
+    // variables (never their values), the client sees a plain 500.
+    try {
+      getConfig();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      log.error('config.refused', { function: spec.name, request_id: requestId, problems: err.problems });
+      return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, {
+        'x-request-id': requestId,
+      });
+    }
+    const cors = corsHeaders(spec.method);
+    const base = { ...cors, 'x-request-id': requestId };
+    const fail = (e: HttpError) =>
+      jsonResponse(e.status, errorBody(e.status, e.message, e.details), { ...base, ...e.headers });
+
+    if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
+    try {
+      // An admin endpoint checks its caller first: before the method, the body's size, the query and
+      // the body, so a non-admin learns nothing from any of them (DESIGN §8.3).
+      const admin = spec.auth === 'admin' ? await adminUser(req) : undefined;
+      if (admin === null) return functionNotFound(spec.name, getConfig().CORS_ALLOW_ORIGIN);
+      if (req.method !== spec.method) {
+        throw new HttpError(405, `Method ${req.method} is not allowed; use ${spec.method}`, undefined, {
+          Allow: `${spec.method}, OPTIONS`,
+        });
+      }
+      const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
+      if (spec.verify) await spec.verify(req, rawBody);
+
+      const user = spec.auth === 'user' ? await bearerUser(req) : admin;
+      // Everything after authentication: query, body, the handler, idempotency and the envelope.
+      const answer = async (): Promise<Response> => {
+        let query: unknown;
+        const url = new URL(req.url);
+        const rawQuery = queryObject(url);
+        const badQuery = controlCharacterProblems(rawQuery);
+        if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
+        if (spec.query) {
+          const raw = rawQuery;
+          const parsed = spec.query.safeParse(raw);
+          if (!parsed.success) {
+            throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
+          }
+          query = parsed.data;
+        } else if ([...url.searchParams.keys()].length > 0) {
+          throw new HttpError(
+            400,
+            'Invalid query parameters',
+            [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+          );
+        }
+
+        let body: unknown;
+        if (spec.body) {
+          const json = parseJson(rawBody);
+          const input = json === undefined ? {} : json;
+          const badText = controlCharacterProblems(input);
+          if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
+          const parsed = spec.body.safeParse(input);
+          if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
+          body = parsed.data;
+        } else if (rawBody.byteLength > 0) {
+          const json = parseJson(rawBody);
+          const empty = json === null ||
+            (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
+          if (!empty) {
+            throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+          }
+        }
+
+        // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user' or 'admin'
+        const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
+          Parsed<QS>,
+          Parsed<BS>,
+          A
+        >;
+        const run = async (): Promise<StoredResponse> => {
+          try {
+            const out: unknown = await spec.handler(ctx);
+            const status = out instanceof Reply ? out.status : successStatus;
+            const data = out instanceof Reply ? out.data : out;
+            return { status, body: spec.envelope === false ? data : successBody(status, data) };
+          } catch (err) {
+            const refused = err instanceof HttpError ? err : domainError(err);
+            if (!refused || refused.status >= 500) throw err;
+            return {
+              status: refused.status,
+              body: errorBody(refused.status, refused.message, refused.details),
+              headers: refused.headers,
+            };
+          }
+        };
+        const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
+        if (key !== null && user) {
+          const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
+          return jsonResponse(
+            r.status,
+            r.body,
+            r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) },
+          );
+        }
+        const r = await run();
+        return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
+      };
+      if (spec.auth !== 'user' || !user) return await answer();
+      // The session is checked by the first statement the request sends (shared/core/db.ts); a request
+      // that sent none (a refusal before the handler, a handler without the database) checks it
+      // here, so an ended session is a 401 whatever else was wrong, as if checked first.
+      const session: RequestSession = { userId: user.id, sessionId: user.sessionId, state: 'unchecked' };
+      return await withRequestSession(session, async () => {
+        let res: Response | undefined;
+        let thrown: unknown;
+        try {
+          res = await answer();
+        } catch (err) {
+          thrown = err;
+        }
+        await ensureSessionLive();
+        if (thrown !== undefined) throw thrown;
+        return res as Response;
+      });
+    } catch (err) {
+      if (err instanceof HttpError) return fail(err);
+      if (isDatabaseUnavailable(err)) {
+        // Postgres restarting or out of reach: nothing the client did; the same request (with its
+        // Idempotency-Key) can be sent again shortly
+        log.warn('request.database_unavailable', {
+          function: spec.name,
+          request_id: requestId,
+          error: errorMessage(err),
+        });
+        return fail(new HttpError(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': '2' }));
+      }
+      log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });
+      return jsonResponse(
+        500,
+        { ...errorBody(500, 'Internal error'), request_id: requestId },
+        base,
+      );
+    }
+  };
+
+  const meta: EndpointMeta<QS, BS, RS> = {
+    name: spec.name,
+    method: spec.method,
+    auth: spec.auth,
+    status: successStatus,
+    idempotent: spec.idempotent === true,
+    summary: spec.summary,
+    description: spec.description,
+    signedBy: spec.signedBy,
+    refusals: spec.refusals,
+    alsoSucceedsWith: spec.alsoSucceedsWith,
+    envelope: spec.envelope !== false,
+    // an omitted schema is undefined, and so is its type parameter (the defaults above)
+    query: spec.query as QS,
+    body: spec.body as BS,
+    response: spec.response as RS,
+  };
+  for (
+    const key of [
+      'idempotent',
+      'summary',
+      'description',
+      'signedBy',
+      'refusals',
+      'alsoSucceedsWith',
+      'envelope',
+      'query',
+      'body',
+      'response',
+    ] as const
+  ) {
+    Object.defineProperty(meta, key, { enumerable: false, writable: false });
+  }
+  return Object.assign(handler, { meta });
+}

@@ -1,0 +1,243 @@
+// Disputes (DESIGN §8.3, docs/disputes.md). Every change is one SQL function in
+// supabase/migrations/20261124000400_disputes.sql, under the escrow's lock: raise, propose,
+// respond (an acceptance settles the money at once), withdraw, and the admin's resolution. What
+// follows a settlement's commit here: the payee's bank payout and the SMS to both parties.
+// Parties read a dispute as themselves (row-level security); admins through the admin endpoints.
+import { afterCommit } from '../core/background.ts';
+import { asService, asUser, type Fragment, type Tx, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../core/endpoint.ts';
+import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, EscrowStatus, ProposalStatus } from '../core/enums.ts';
+import { HttpError, notFound } from '../core/http.ts';
+import { toNaira } from '../core/money.ts';
+import { startEscrowPayout } from '../money/payouts.ts';
+import type { AdminDisputeResponse, DisputeResponse, ProposalResponse } from './schema.ts';
+import { dispatchQueuedSms } from '../core/sms.ts';
+
+interface DisputeRow {
+  id: string;
+  escrow_id: string;
+  raised_by: string;
+  reason_code: DisputeReasonCode;
+  reason: string;
+  status: DisputeStatus;
+  negotiation_deadline: string;
+  auto_release_at: string | null;
+  resolved_by: string | null;
+  resolution: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  outcome: DisputeOutcome | null;
+  payee_amount: string | null;
+}
+
+interface ProposalRow {
+  id: string;
+  dispute_id: string;
+  proposed_by: string;
+  outcome: DisputeOutcome;
+  payee_amount: string | null;
+  status: ProposalStatus;
+  created_at: string;
+  responded_at: string | null;
+}
+
+const DISPUTE_COLUMNS = [
+  'id',
+  'escrow_id',
+  'raised_by',
+  'reason_code',
+  'reason',
+  'status',
+  'negotiation_deadline',
+  'auto_release_at',
+  'resolved_by',
+  'resolution',
+  'resolved_at',
+  'created_at',
+  'outcome',
+  'payee_amount',
+] as const;
+
+const proposalView = (p: ProposalRow): ProposalResponse => ({
+  id: p.id,
+  proposed_by: p.proposed_by,
+  outcome: p.outcome,
+  payee_amount: p.payee_amount === null ? null : toNaira(p.payee_amount),
+  status: p.status,
+  created_at: p.created_at,
+  responded_at: p.responded_at,
+});
+
+const disputeView = (d: DisputeRow, proposals: ProposalRow[]): DisputeResponse => ({
+  id: d.id,
+  escrow_id: d.escrow_id,
+  raised_by: d.raised_by,
+  reason_code: d.reason_code,
+  reason: d.reason,
+  status: d.status,
+  negotiation_deadline: d.negotiation_deadline,
+  auto_release_at: d.auto_release_at,
+  resolved_by: d.resolved_by,
+  resolution: d.resolution,
+  resolved_at: d.resolved_at,
+  created_at: d.created_at,
+  proposals: proposals.map(proposalView),
+});
+
+/** The escrow's open dispute, else its most recent one, with its open proposals; null when none. */
+async function readDispute(tx: Tx, escrowId: string): Promise<DisputeResponse | null> {
+  const [d] = await tx<DisputeRow[]>`
+    select ${tx(DISPUTE_COLUMNS as unknown as string[])} from public.disputes
+     where escrow_id = ${escrowId}
+     order by (status in ('negotiation', 'escalated')) desc, created_at desc
+     limit 1`;
+  if (!d) return null;
+  const proposals = await tx<ProposalRow[]>`
+    select * from public.dispute_proposals where dispute_id = ${d.id} and status = 'open' order by created_at`;
+  return disputeView(d, proposals);
+}
+
+/**
+ * dispute-get: as the caller (row-level security: the escrow's parties); an admin who is not a
+ * party reads it through the service role (DESIGN §8.3: visible to the parties and admins).
+ */
+export async function getDispute(claims: UserClaims, escrowId: string): Promise<DisputeResponse> {
+  const found = await asUser(claims, (tx) => readDispute(tx, escrowId)) ??
+    await asService(async (tx) => {
+      const [admin] = await tx<{ yes: boolean }[]>`select private.is_admin(${claims.sub}) as yes`;
+      return admin?.yes ? readDispute(tx, escrowId) : null;
+    });
+  if (!found) throw notFound('No dispute on this escrow');
+  return found;
+}
+
+/** A payee_amount refused by the SQL (outside what is still held) names the field. */
+function namePayeeAmount(err: unknown): never {
+  const e = err as { code?: string; message?: string };
+  if (e?.code === 'ES422' && /payee_amount/.test(e.message ?? '')) {
+    throw new HttpError(400, 'Validation failed', [{ field: 'payee_amount', message: e.message as string }]);
+  }
+  throw err;
+}
+
+/** After a settlement committed: the payee's bank payout (if any) and the SMS to both parties. */
+async function afterSettlement(payoutTx: string | null): Promise<void> {
+  if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
+  await afterCommit('sms.dispatch', () => dispatchQueuedSms());
+}
+
+export async function raiseDispute(
+  user: AuthUser,
+  input: { escrow_id: string; reason_code: DisputeReasonCode; reason: string },
+): Promise<DisputeResponse> {
+  await asService((tx) =>
+    tx`select private.dispute_raise(${input.escrow_id}, ${user.id}, ${input.reason_code}, ${input.reason}, now())`
+  );
+  return getDispute(user.claims, input.escrow_id);
+}
+
+export async function proposeSettlement(
+  user: AuthUser,
+  input: { escrow_id: string; outcome: DisputeOutcome; payee_amount?: number },
+): Promise<DisputeResponse> {
+  await asService((tx) =>
+    tx`select private.dispute_propose(${input.escrow_id}, ${user.id}, ${input.outcome}, ${
+      input.payee_amount ?? null
+    }, now())`
+  ).catch(namePayeeAmount);
+  return getDispute(user.claims, input.escrow_id);
+}
+
+export async function respondToProposal(
+  user: AuthUser,
+  input: { escrow_id: string; proposal_id: string; accept: boolean },
+): Promise<DisputeResponse> {
+  const [r] = await asService((tx) =>
+    tx<{ status: string; payout_tx: string | null }[]>`
+      select * from private.dispute_respond(${input.escrow_id}, ${user.id}, ${input.proposal_id}, ${input.accept}, now())`
+  );
+  if (r?.status === 'accepted') await afterSettlement(r.payout_tx);
+  return getDispute(user.claims, input.escrow_id);
+}
+
+export async function withdrawDispute(user: AuthUser, escrowId: string): Promise<DisputeResponse> {
+  await asService((tx) => tx`select private.dispute_withdraw(${escrowId}, ${user.id}, now())`);
+  return getDispute(user.claims, escrowId);
+}
+
+// ---- admins ------------------------------------------------------------------------------------
+
+interface AdminRow extends DisputeRow {
+  escrow_title: string;
+  escrow_status: EscrowStatus;
+  escrow_amount: string;
+  unreleased_amount: string;
+  payer_id: string;
+  payer_first_name: string;
+  payer_last_name: string;
+  payee_id: string;
+  payee_first_name: string;
+  payee_last_name: string;
+}
+
+/** The admin queue's rows (service role: admins read every dispute), with every proposal made. */
+async function adminRows(tx: Tx, where: Fragment, limit: number): Promise<AdminDisputeResponse[]> {
+  const rows = await tx<AdminRow[]>`
+    select ${tx(DISPUTE_COLUMNS.map((c) => `d.${c}`))},
+           e.title as escrow_title, e.status as escrow_status, e.amount::text as escrow_amount,
+           (e.amount - e.released_amount)::text as unreleased_amount,
+           payer.id as payer_id, payer.first_name as payer_first_name, payer.last_name as payer_last_name,
+           payee.id as payee_id, payee.first_name as payee_first_name, payee.last_name as payee_last_name
+      from public.disputes d
+      join public.escrows e on e.id = d.escrow_id
+      join public.profiles payer on payer.id = private.payer_of(e)
+      join public.profiles payee on payee.id = private.payee_of(e)
+     where ${where}
+     order by d.created_at, d.id
+     limit ${limit}`;
+  const ids = rows.map((r) => r.id);
+  const proposals = ids.length === 0 ? [] : await tx<ProposalRow[]>`
+    select * from public.dispute_proposals where dispute_id = any(${ids}::uuid[]) order by created_at`;
+  return rows.map((r) => ({
+    ...disputeView(r, proposals.filter((p) => p.dispute_id === r.id)),
+    escrow_title: r.escrow_title,
+    escrow_status: r.escrow_status,
+    escrow_amount: toNaira(r.escrow_amount),
+    unreleased_amount: toNaira(r.unreleased_amount),
+    outcome: r.outcome,
+    payee_amount: r.payee_amount === null ? null : toNaira(r.payee_amount),
+    payer: { id: r.payer_id, first_name: r.payer_first_name, last_name: r.payer_last_name },
+    payee: { id: r.payee_id, first_name: r.payee_first_name, last_name: r.payee_last_name },
+  }));
+}
+
+/** admin-dispute-list: the queue, oldest first (open disputes by default), `after` exclusive. */
+export function listDisputesForAdmin(
+  admin: AuthUser,
+  q: { status?: DisputeStatus; limit: number; after?: string },
+): Promise<AdminDisputeResponse[]> {
+  return asService(async (tx) => {
+    await tx`select private.admin_record(${admin.id}, 'dispute.list', null, null, ${
+      tx.json({ status: q.status ?? null, after: q.after ?? null, limit: q.limit } as never)
+    })`;
+    const status = q.status ? tx`d.status = ${q.status}` : tx`d.status in ('negotiation', 'escalated')`;
+    const where = q.after ? tx`${status} and d.created_at > ${q.after}::timestamptz` : status;
+    return adminRows(tx, where, q.limit);
+  });
+}
+
+/** admin-dispute-resolve: settles an open dispute (audited in the same transaction). */
+export async function resolveDisputeAsAdmin(
+  admin: AuthUser,
+  input: { dispute_id: string; outcome: DisputeOutcome; payee_amount?: number; resolution: string },
+): Promise<AdminDisputeResponse> {
+  const [r] = await asService((tx) =>
+    tx<{ payout_tx: string | null }[]>`
+      select private.admin_dispute_resolve(${input.dispute_id}, ${admin.id}, ${input.outcome}, ${
+      input.payee_amount ?? null
+    }, ${input.resolution}, now()) as payout_tx`
+  ).catch(namePayeeAmount);
+  await afterSettlement(r?.payout_tx ?? null);
+  const [resolved] = await asService((tx) => adminRows(tx, tx`d.id = ${input.dispute_id}`, 1));
+  return resolved as AdminDisputeResponse;
+}

@@ -1,0 +1,114 @@
+// Disputes (DESIGN §8.3, docs/disputes.md): requests, then the spec's Dispute object with the
+// open proposals, and the admin queue's item.
+import { z } from 'zod';
+import {
+  DISPUTE_OUTCOMES,
+  DISPUTE_REASON_CODES,
+  DISPUTE_STATUSES,
+  ESCROW_STATUSES,
+  PROPOSAL_STATUSES,
+} from '../core/enums.ts';
+import { nairaAmount } from '../core/money.ts';
+import { queryInt, queryTimestamp } from '../core/validation.ts';
+import { naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
+
+const uuid = z.uuid({ message: 'must be a UUID' });
+
+// ---- requests --------------------------------------------------------------------------------
+
+export const disputeRaiseBody = z.strictObject({
+  escrow_id: uuid,
+  reason_code: z.enum(DISPUTE_REASON_CODES),
+  reason: z.string().trim().min(10, 'must be at least 10 characters').max(2000, 'must be at most 2000 characters'),
+});
+
+/** A settlement: release, refund, or split with the payee's share (payee_amount, naira) of what is still held. */
+const settlement = {
+  outcome: z.enum(DISPUTE_OUTCOMES),
+  payee_amount: nairaAmount({ minKobo: 1 }).optional(),
+};
+const splitNeedsAmount = <T extends { outcome: string; payee_amount?: number }>(b: T, ctx: z.RefinementCtx) => {
+  if (b.outcome === 'split' && b.payee_amount === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['payee_amount'], message: 'is required when outcome is split' });
+  }
+  if (b.outcome !== 'split' && b.payee_amount !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['payee_amount'], message: 'is only accepted when outcome is split' });
+  }
+};
+
+export const disputeProposeBody = z.strictObject({ escrow_id: uuid, ...settlement }).superRefine(splitNeedsAmount);
+
+export const disputeRespondBody = z.strictObject({
+  escrow_id: uuid,
+  proposal_id: uuid,
+  accept: z.boolean({ message: 'must be true or false' }),
+});
+
+export const disputeEscrowBody = z.strictObject({ escrow_id: uuid });
+export const disputeEscrowQuery = z.strictObject({ escrow_id: uuid });
+
+export const adminDisputeListQuery = z.strictObject({
+  status: z.enum(DISPUTE_STATUSES).optional(),
+  limit: queryInt(20, 1, 50),
+  after: queryTimestamp.optional(),
+});
+
+export const adminDisputeResolveBody = z
+  .strictObject({
+    dispute_id: uuid,
+    ...settlement,
+    resolution: z.string().trim().min(10, 'must be at least 10 characters').max(
+      2000,
+      'must be at most 2000 characters',
+    ),
+  })
+  .superRefine(splitNeedsAmount);
+
+// ---- responses -------------------------------------------------------------------------------
+
+/** A settlement proposal (payee_amount: a split's share for the payee in naira, else null). */
+export const proposalResponse = z.strictObject({
+  id: responseUuid,
+  proposed_by: responseUuid,
+  outcome: z.enum(DISPUTE_OUTCOMES),
+  payee_amount: naira.nullable(),
+  status: z.enum(PROPOSAL_STATUSES),
+  created_at: timestamp,
+  responded_at: timestamp.nullable(),
+});
+export type ProposalResponse = z.input<typeof proposalResponse>;
+
+/** The spec's Dispute, plus its open proposals (DESIGN §8.3). */
+export const disputeResponse = z.strictObject({
+  id: responseUuid,
+  escrow_id: responseUuid,
+  raised_by: responseUuid,
+  reason_code: z.enum(DISPUTE_REASON_CODES),
+  reason: z.string(),
+  status: z.enum(DISPUTE_STATUSES),
+  negotiation_deadline: timestamp,
+  auto_release_at: timestamp.nullable(),
+  resolved_by: responseUuid.nullable(),
+  resolution: z.string().nullable(),
+  resolved_at: timestamp.nullable(),
+  created_at: timestamp,
+  proposals: z.array(proposalResponse),
+});
+export type DisputeResponse = z.input<typeof disputeResponse>;
+
+const partyResponse = z.strictObject({ id: responseUuid, first_name: z.string(), last_name: z.string() });
+
+/** An item of the admin queue: the dispute, both parties, the money, and every proposal made. */
+export const adminDisputeResponse = disputeResponse.extend({
+  escrow_title: z.string(),
+  escrow_status: z.enum(ESCROW_STATUSES),
+  escrow_amount: naira,
+  unreleased_amount: naira,
+  outcome: z.enum(DISPUTE_OUTCOMES).nullable(),
+  payee_amount: naira.nullable(),
+  payer: partyResponse,
+  payee: partyResponse,
+});
+export type AdminDisputeResponse = z.input<typeof adminDisputeResponse>;
+
+export const adminDisputeListResponse = z.array(adminDisputeResponse);

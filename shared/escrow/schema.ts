@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import {
+  ACTION_LABELS,
+  ENTITY_TYPES,
+  ESCROW_CATEGORIES,
+  ESCROW_STATUSES,
+  MILESTONE_STATUSES,
+  NOTIFICATION_EVENT_TYPES,
+  PAYER_ROLES,
+} from '../core/enums.ts';
+import { nairaAmount } from '../core/money.ts';
+import { phoneSchema, queryBool, queryInt, queryTimestamp } from '../core/validation.ts';
+import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
+import { chargeStarted } from '../money/schema.ts';
+
+const uuid = z.uuid({ message: 'must be a UUID' });
+const date = z.iso.date({ message: 'must be a date (YYYY-MM-DD)' });
+
+// ---- requests --------------------------------------------------------------------------------
+
+export const escrowCreateBody = z.strictObject({
+  category: z.enum(ESCROW_CATEGORIES),
+  payer_role: z.enum(PAYER_ROLES),
+  title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  // the same formats and the same readable sentence as every other phone field
+  counterparty_phone: phoneSchema,
+  amount: nairaAmount({ minKobo: 1 }),
+  description: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+});
+
+export const escrowIdQuery = z.strictObject({ escrow_id: uuid });
+
+export const escrowListQuery = z.strictObject({
+  status: z.enum(ESCROW_STATUSES).optional(),
+  limit: queryInt(20, 1, 50),
+  before: queryTimestamp.optional(),
+});
+
+export const escrowIdBody = z.strictObject({ escrow_id: uuid });
+
+/** accept / decline: by escrow id or by the invite token, exactly one */
+export const escrowInviteBody = z
+  .strictObject({
+    escrow_id: uuid.optional(),
+    invite_token: z.string().min(20, 'is not a valid invite token').max(200, 'is not a valid invite token').optional(),
+  })
+  .refine((b) => (b.escrow_id === undefined) !== (b.invite_token === undefined), {
+    path: ['escrow_id'],
+    message: 'give escrow_id or invite_token (exactly one)',
+  })
+  // the refinement, as the OpenAPI document's JSON Schema says it
+  .meta({ oneOf: [{ required: ['escrow_id'] }, { required: ['invite_token'] }] });
+
+export const escrowFundBody = z
+  .strictObject({
+    escrow_id: uuid,
+    method: z.enum(['wallet', 'card', 'saved_card', 'bank_transfer']),
+    card_id: uuid.optional(),
+    callback_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.method === 'saved_card' && !b.card_id) {
+      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is required when method is saved_card' });
+    }
+    if (b.method !== 'saved_card' && b.card_id) {
+      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is only accepted when method is saved_card' });
+    }
+    if (b.method !== 'card' && b.callback_url) {
+      ctx.addIssue({ code: 'custom', path: ['callback_url'], message: 'is only accepted when method is card' });
+    }
+  });
+
+export const milestoneCreateBody = z.strictObject({
+  escrow_id: uuid,
+  title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  amount: nairaAmount({ minKobo: 1 }),
+  description: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+  due_date: date.optional(),
+});
+
+export const milestoneUpdateBody = z
+  .strictObject({
+    milestone_id: uuid,
+    title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+    description: z.string().trim().max(2000, 'must be at most 2000 characters').nullable().optional(),
+    amount: nairaAmount({ minKobo: 1 }).optional(),
+    due_date: date.nullable().optional(),
+    changes_note: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+  })
+  .refine((b) => Object.keys(b).some((k) => k !== 'milestone_id'), {
+    path: ['body'],
+    message: 'must change at least one field',
+  });
+
+export const milestoneIdBody = z.strictObject({ milestone_id: uuid });
+
+export const notificationListQuery = z.strictObject({
+  escrow_id: uuid.optional(),
+  limit: queryInt(50, 1, 100),
+  before: queryTimestamp.optional(),
+  unread_only: queryBool(false),
+});
+
+export const notificationReadBody = z
+  .strictObject({ notification_id: uuid.optional(), escrow_id: uuid.optional() })
+  .refine((b) => (b.notification_id === undefined) !== (b.escrow_id === undefined), {
+    path: ['notification_id'],
+    message: 'give notification_id (one) or escrow_id (all of that escrow), exactly one',
+  })
+  .meta({ oneOf: [{ required: ['notification_id'] }, { required: ['escrow_id'] }] });
+
+export const jobsRunBody = z.strictObject({
+  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().meta({
+    description:
+      "The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)",
+  }),
+});
+
+// ---- responses (the `data` of the success envelope) ----------------------------------------
+
+/** The spec's fee breakdown, in naira. */
+export const feeBreakdownResponse = z.strictObject({
+  escrow_amount: naira,
+  payer_fee: naira,
+  vat: naira,
+  total_charge: naira,
+  seller_fee: naira,
+  seller_payout: naira,
+});
+
+const escrowFields = {
+  id: responseUuid,
+  initiator_id: responseUuid,
+  /** null to the initiator until the counterparty has accepted or declined */
+  counterparty_id: responseUuid.nullable(),
+  category: z.enum(ESCROW_CATEGORIES),
+  payer_role: z.enum(PAYER_ROLES),
+  title: z.string(),
+  description: z.string(),
+  counterparty_phone: e164Phone,
+  transaction_type: z.string(),
+  release_type: z.string(),
+  amount: naira,
+  currency,
+  status: z.enum(ESCROW_STATUSES),
+  inspection_period_days: count,
+  created_at: timestamp,
+  funded_at: timestamp.nullable(),
+  released_at: timestamp.nullable(),
+  // beyond the spec's fields: what a client needs to show the deal
+  fee_breakdown: feeBreakdownResponse,
+  released_amount: naira,
+  accepted_at: timestamp.nullable(),
+  delivered_at: timestamp.nullable(),
+  inspection_ends_at: timestamp.nullable(),
+  refunded_at: timestamp.nullable(),
+  cancelled_at: timestamp.nullable(),
+  declined_at: timestamp.nullable(),
+  updated_at: timestamp,
+};
+
+/** The spec's Escrow as one of its parties reads it (escrow-get and every transition). */
+export const escrowResponse = z.strictObject(escrowFields);
+export type EscrowResponse = z.input<typeof escrowResponse>;
+
+/** An escrow-list item: the escrow with its conversation_id. */
+export const escrowListItemResponse = z.strictObject({ ...escrowFields, conversation_id: responseUuid });
+export type EscrowListItemResponse = z.input<typeof escrowListItemResponse>;
+
+export const escrowListResponse = z.array(escrowListItemResponse);
+
+export const escrowCreateResponse = z.strictObject({
+  escrow_id: responseUuid,
+  conversation_id: responseUuid,
+  invite_token: z.string().min(20),
+  fee_breakdown: feeBreakdownResponse,
+});
+export type EscrowCreateResponse = z.input<typeof escrowCreateResponse>;
+
+/**
+ * escrow-fund: from the wallet, the funded escrow; by bank transfer, the account to pay into
+ * (its fields null while the provider has not assigned it); by card, the pending charge.
+ */
+export const escrowFundResponse = z.union([
+  escrowResponse,
+  z.strictObject({
+    escrow_id: responseUuid,
+    status: z.literal('awaiting_bank_transfer'),
+    amount: naira,
+    virtual_account: z.strictObject({
+      account_number: z.string().nullable(),
+      account_name: z.string().nullable(),
+      bank_name: z.string().nullable(),
+    }),
+  }),
+  z.strictObject({
+    escrow_id: responseUuid,
+    transaction_id: responseUuid,
+    reference: responseUuid,
+    amount: naira,
+    status: z.literal('pending'),
+    ...chargeStarted.shape,
+  }),
+]);
+export type EscrowFundResponse = z.input<typeof escrowFundResponse>;
+
+/** The spec's Milestone. */
+export const milestoneResponse = z.strictObject({
+  id: responseUuid,
+  escrow_id: responseUuid,
+  created_by: responseUuid,
+  milestone_index: z.int().positive(),
+  title: z.string(),
+  description: z.string().nullable(),
+  amount: naira,
+  due_date: isoDate.nullable(),
+  status: z.enum(MILESTONE_STATUSES),
+  initiator_approved: z.boolean(),
+  counterparty_approved: z.boolean(),
+  changes_note: z.string().nullable(),
+  release_tx_id: responseUuid.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  accepted_at: timestamp.nullable(),
+  completed_at: timestamp.nullable(),
+  released_at: timestamp.nullable(),
+});
+export type MilestoneResponse = z.input<typeof milestoneResponse>;
+
+export const milestoneListResponse = z.array(milestoneResponse);
+
+/**
+ * The spec's Notification; action_label is null when the notification offers no action. A
+ * notification about the account itself (KYC: entity_type account) has no escrow or conversation:
+ * both are null (docs/decisions.md, issue 12).
+ */
+export const notificationResponse = z.strictObject({
+  id: responseUuid,
+  conversation_id: responseUuid.nullable(),
+  escrow_id: responseUuid.nullable(),
+  user_id: responseUuid,
+  // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
+  // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'
+  // notifications to page through many rows.
+  event_type: z.enum(NOTIFICATION_EVENT_TYPES),
+  content: z.string(),
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: responseUuid,
+  action_label: z.enum(ACTION_LABELS).nullable(),
+  is_read: z.boolean(),
+  created_at: timestamp,
+});
+export type NotificationResponse = z.input<typeof notificationResponse>;
+
+export const notificationListResponse = z.array(notificationResponse);
+
+/** notification-read: how many notifications this call marked read (0 when all already were). */
+export const notificationReadResponse = z.strictObject({ updated: count });
+
+/** jobs-run: what one run of the job did. */
+export const jobsRunResponse = z.strictObject({
+  now: timestamp,
+  released: count,
+  ended: count,
+  disputes_reminded: count,
+  disputes_escalated: count,
+  disputes_released: count,
+  payouts_started: count,
+  sms_sent: count,
+  reconciled: count,
+  idempotency_keys_expired: count,
+});

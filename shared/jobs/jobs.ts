@@ -1,0 +1,69 @@
+// Time-driven work, run by the jobs-run function (pg_cron in production, every minute by the
+// local server): the SQL job private.run_jobs(now) (dispute reminders and deadlines, inspection periods that ended -> released,
+// released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
+// payouts that were never sent to the provider, reconciliation of movements still pending long
+// after they started (shared/money/reconcile.ts), and queued SMS.
+import { safeEqual } from '../core/crypto.ts';
+import { afterCommit } from '../core/background.ts';
+import { getConfig } from '../core/config.ts';
+import type { HeaderAuth } from '../core/endpoint.ts';
+import { asService } from '../core/db.ts';
+import { unauthorized } from '../core/http.ts';
+import { log } from '../core/log.ts';
+import { startEscrowPayout } from '../money/payouts.ts';
+import { reconcilePending } from '../money/reconcile.ts';
+import { dispatchQueuedSms } from '../core/sms.ts';
+
+/** The scheduler's secret header. */
+export const JOBS_SECRET_HEADER: HeaderAuth = {
+  scheme: 'jobsSecret',
+  description: 'JOBS_SECRET, sent by the scheduler (pg_cron + pg_net) that runs the job every minute.',
+  headers: [{ name: 'x-jobs-secret', required: true, description: 'The jobs secret' }],
+};
+
+export function verifyJobsSecret(req: Request): Promise<void> {
+  const given = req.headers.get(JOBS_SECRET_HEADER.headers[0]?.name ?? '') ?? '';
+  if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(unauthorized('Invalid or missing jobs secret'));
+  return Promise.resolve();
+}
+
+export async function runJobs(now: Date | string = new Date()) {
+  const at = typeof now === 'string' ? now : now.toISOString();
+  const rows = await asService((tx) =>
+    tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`
+    select * from private.run_jobs(${at}::timestamptz)`
+  );
+  const payouts = rows.map((r) => r.payout_tx).filter((t): t is string => !!t);
+  // payouts committed but never sent (a crash between the commit and the provider call)
+  const stranded = await asService((tx) =>
+    tx<{ id: string }[]>`
+    select id from public.transactions
+     where type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
+       and created_at < ${at}::timestamptz - interval '1 minute'
+     order by created_at limit 50`
+  );
+  for (const id of [...payouts, ...stranded.map((s) => s.id)]) {
+    await afterCommit('escrow.payout', () => startEscrowPayout(id));
+  }
+  // movements still pending long after they started: settled from what the provider says
+  const reconciled = await reconcilePending(at);
+  const sms = await dispatchQueuedSms(100);
+  const [expired] = await asService((tx) =>
+    tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`
+  );
+  const summary = {
+    released: rows.filter((r) => r.job === 'inspection_release').length,
+    ended: rows.filter((r) => r.job === 'ended').length,
+    disputes_reminded: rows.filter((r) => r.job === 'dispute_reminder').length,
+    disputes_escalated: rows.filter((r) => r.job === 'dispute_escalated').length,
+    disputes_released: rows.filter((r) => r.job === 'dispute_auto_release').length,
+    payouts_started: payouts.length + stranded.length,
+    sms_sent: sms,
+    reconciled: reconciled.checked,
+    idempotency_keys_expired: expired?.removed ?? 0,
+  };
+  if (rows.length + summary.payouts_started + summary.sms_sent > 0) {
+    log.info('jobs.run', { ...summary, now: at });
+  }
+  return { now: at, ...summary };
+}

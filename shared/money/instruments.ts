@@ -1,0 +1,246 @@
+// Saved cards and payout accounts. Writes go through one SQL function each (defaults and
+// deduplication are decided under a per-user lock there); reads run as the caller under RLS.
+import { asService, asUser, isPgError, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../core/endpoint.ts';
+import { conflict, HttpError, notFound } from '../core/http.ts';
+import { errorMessage, log } from '../core/log.ts';
+import { payments, ProviderError } from './payments/index.ts';
+import { Reply } from '../core/endpoint.ts';
+import type { CardRemovedResponse, PayoutRemovedResponse } from './schema.ts';
+
+interface CardRow {
+  id: string;
+  last4: string;
+  brand: string;
+  exp_month: string;
+  exp_year: string;
+  bank: string | null;
+  signature: string;
+  is_default: boolean;
+  created_at: string;
+}
+
+const cardView = (c: CardRow) => ({
+  id: c.id,
+  last4: c.last4,
+  brand: c.brand,
+  exp_month: c.exp_month,
+  exp_year: c.exp_year,
+  bank: c.bank,
+  signature: c.signature,
+  is_default: c.is_default,
+  created_at: c.created_at,
+});
+
+export async function addCard(
+  user: AuthUser,
+  input: {
+    authorization_code: string;
+    last4: string;
+    brand: string;
+    exp_month: string;
+    exp_year: string;
+    signature: string;
+    bank?: string;
+  },
+) {
+  const [row] = await asService((tx) =>
+    tx<{ card_id: string; created: boolean }[]>`
+    select * from private.card_add(${user.id}, ${input.authorization_code}, ${input.last4}, ${input.brand},
+                                   ${input.exp_month}, ${input.exp_year}, ${input.bank ?? null}, ${input.signature})`
+  );
+  const card = await asUser(
+    user.claims,
+    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${row?.card_id ?? null}`,
+  );
+  if (!card[0]) throw notFound('Card not found');
+  // The same card (same signature) again is not a new resource: 200 with the existing card.
+  return row?.created ? cardView(card[0]) : new Reply(200, cardView(card[0]));
+}
+
+export const listCards = (claims: UserClaims) =>
+  asUser(
+    claims,
+    async (tx) =>
+      (await tx<
+        CardRow[]
+      >`select * from public.saved_cards where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
+        .map(cardView),
+  );
+
+export async function removeCard(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
+  const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
+  if (!row?.ok) {
+    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  }
+  return { removed: true, card_id: cardId };
+}
+
+export async function setDefaultCard(user: AuthUser, cardId: string) {
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+  }
+  const [card] = await asUser(
+    user.claims,
+    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${cardId}`,
+  );
+  return cardView(card as CardRow);
+}
+
+interface PayoutRow {
+  id: string;
+  bank_name: string;
+  bank_code: string;
+  account_number: string;
+  account_name: string;
+  is_default: boolean;
+  verified: boolean;
+  created_at: string;
+}
+
+/** Asterisks followed by the last four digits, the only form an account number leaves in. */
+export const maskAccountNumber = (n: string) => `${'*'.repeat(Math.max(0, n.length - 4))}${n.slice(-4)}`;
+
+const payoutView = (p: PayoutRow) => ({
+  id: p.id,
+  bank_name: p.bank_name,
+  bank_code: p.bank_code,
+  account_number: maskAccountNumber(p.account_number),
+  account_name: p.account_name,
+  is_default: p.is_default,
+  verified: p.verified,
+  created_at: p.created_at,
+});
+
+const words = (s: string) =>
+  s
+    .toUpperCase()
+    .replace(/[^A-Z ]+/g, ' ')
+    .split(/\s+/)
+    .filter((w) => w.length > 1);
+
+/**
+ * Names match when every word of the shorter one appears in the other (banks reorder names and
+ * add middle names) and at least two words agree, unless the bank holds a one-word name: a lone
+ * first name is not enough to verify someone.
+ */
+export function namesMatch(given: string, resolved: string): boolean {
+  const a = words(given);
+  const b = words(resolved);
+  if (a.length === 0 || b.length === 0) return false;
+  const [shorter, longer] = a.length <= b.length ? [a, new Set(b)] : [b, new Set(a)];
+  return shorter.length >= Math.min(2, b.length) && shorter.every((w) => longer.has(w));
+}
+
+const duplicatePayout = () =>
+  conflict('This payout account is already saved', [{
+    field: 'account_number',
+    message: 'is already one of your payout accounts at this bank',
+  }]);
+
+export async function addPayoutAccount(
+  user: AuthUser,
+  input: { bank_code: string; bank_name: string; account_number: string; account_name: string },
+) {
+  const provider = payments();
+  // A duplicate is refused before the provider is asked anything (no orphan recipients there).
+  const [existing] = await asService((tx) =>
+    tx`
+    select 1 from public.payout_accounts
+     where user_id = ${user.id} and bank_code = ${input.bank_code} and account_number = ${input.account_number}`
+  );
+  if (existing) throw duplicatePayout();
+  let verified = false;
+  let accountName = input.account_name;
+  try {
+    const resolved = await provider.resolveAccount({ accountNumber: input.account_number, bankCode: input.bank_code });
+    if (resolved) {
+      if (!namesMatch(input.account_name, resolved.accountName)) {
+        throw new HttpError(400, 'Validation failed', [
+          { field: 'account_name', message: 'does not match the name the bank holds for this account' },
+        ]);
+      }
+      verified = true;
+      accountName = resolved.accountName;
+    } else if (provider.name === 'paystack') {
+      throw new HttpError(400, 'Validation failed', [
+        { field: 'account_number', message: 'could not be found at this bank' },
+      ]);
+    }
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    // The provider could not be asked: the account is kept, marked unverified.
+    log.warn('payout.resolve_unavailable', { user_id: user.id, error: errorMessage(err) });
+  }
+  let recipientCode: string | null = null;
+  try {
+    recipientCode = (await provider.createTransferRecipient({
+      name: accountName,
+      accountNumber: input.account_number,
+      bankCode: input.bank_code,
+    })).recipientCode;
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    log.warn('payout.recipient_deferred', { user_id: user.id, error: errorMessage(err) }); // created at the first withdrawal
+  }
+  let id: string;
+  try {
+    const [row] = await asService((tx) =>
+      tx<{ id: string }[]>`
+      select private.payout_add(${user.id}, ${input.bank_code}, ${input.bank_name}, ${input.account_number},
+                                ${accountName}, ${verified}, ${recipientCode}) as id`
+    );
+    id = (row as { id: string }).id;
+  } catch (err) {
+    if (isPgError(err, '23505')) throw duplicatePayout();
+    throw err;
+  }
+  const [saved] = await asUser(
+    user.claims,
+    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${id}`,
+  );
+  return payoutView(saved as PayoutRow);
+}
+
+export const listPayoutAccounts = (claims: UserClaims) =>
+  asUser(
+    claims,
+    async (tx) =>
+      (await tx<
+        PayoutRow[]
+      >`select * from public.payout_accounts where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
+        .map(payoutView),
+  );
+
+export async function removePayoutAccount(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Payout account not found', [{
+      field: 'payout_account_id',
+      message: 'is not one of your payout accounts',
+    }]);
+  }
+  return { removed: true, payout_account_id: accountId };
+}
+
+export async function setDefaultPayoutAccount(user: AuthUser, accountId: string) {
+  const [row] = await asService((tx) =>
+    tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`
+  );
+  if (!row?.ok) {
+    throw new HttpError(404, 'Payout account not found', [{
+      field: 'payout_account_id',
+      message: 'is not one of your payout accounts',
+    }]);
+  }
+  const [saved] = await asUser(
+    user.claims,
+    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${accountId}`,
+  );
+  return payoutView(saved as PayoutRow);
+}

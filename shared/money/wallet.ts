@@ -1,0 +1,154 @@
+// Wallet operations: balance, card top-ups, withdrawals and the dedicated virtual account.
+// Every money movement is one SQL function (supabase/migrations/*_money.sql); this file calls
+// the provider and those functions in the right order. Our transaction id is the provider
+// reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
+// the path escrow payouts take too.
+import { asService, asUser, inline, readAsServiceThenUser, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../core/endpoint.ts';
+import { HttpError, notFound, providerUnavailable } from '../core/http.ts';
+import { toNaira } from '../core/money.ts';
+import { savedCardAuthorization, startCharge } from './payments/charge.ts';
+import { customerEmail, payments, ProviderError } from './payments/index.ts';
+import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
+import type { VirtualAccountStatus } from '../core/enums.ts';
+import type { WalletResponse, WalletTopupResponse } from './schema.ts';
+import { readTransaction } from './transactions.ts';
+
+interface VirtualAccountRow {
+  status: VirtualAccountStatus;
+  account_number: string | null;
+  account_name: string | null;
+  bank_name: string | null;
+  failure_reason: string | null;
+  updated_at: string;
+}
+
+const virtualAccountView = (v: VirtualAccountRow) => ({
+  status: v.status,
+  account_number: v.account_number,
+  account_name: v.account_name,
+  bank_name: v.bank_name,
+  failure_reason: v.status === 'inactive' ? v.failure_reason : null,
+  updated_at: v.updated_at,
+});
+
+/**
+ * The balance from the ledger (private, read as service_role), then the pending movements and the
+ * virtual account as the user (row-level security): one transaction, one round trip.
+ */
+export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
+  const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
+    claims,
+    (tx) => [
+      inline(tx)<{ balance: string }[]>`
+        select coalesce((select balance from private.ledger_accounts
+                          where kind = 'user_wallet' and owner_id = ${claims.sub}::uuid), 0) as balance`,
+    ],
+    (tx) => [
+      tx<{ deposits: string; withdrawals: string }[]>`
+        select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
+               coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
+          from public.transactions where user_id = (select auth.uid()) and status = 'pending'`,
+      tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`,
+    ],
+  );
+  return {
+    balance: toNaira(balance?.balance ?? 0),
+    pending_deposits: toNaira(pending?.deposits ?? 0),
+    pending_withdrawals: toNaira(pending?.withdrawals ?? 0),
+    currency: 'NGN',
+    virtual_account: va ? virtualAccountView(va) : null,
+  };
+}
+
+export async function topup(
+  user: AuthUser,
+  input: { amount: number; card_id?: string; callback_url?: string },
+): Promise<WalletTopupResponse> {
+  const provider = payments();
+  const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
+  const [created] = await asService((tx) =>
+    tx<{ id: string }[]>`
+    select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`
+  );
+  const reference = (created as { id: string }).id;
+  const started = await startCharge({
+    reference,
+    amountKobo: input.amount,
+    userId: user.id,
+    metadata: { kind: 'wallet_topup', transaction_id: reference, user_id: user.id },
+    authorizationCode,
+    callbackUrl: input.callback_url,
+    markFailed: (reason) => asService((tx) => tx`select private.topup_fail(${reference}, ${reason})`),
+  });
+  return { transaction_id: reference, reference, amount: toNaira(input.amount), status: 'pending', ...started };
+}
+
+/** wallet-withdraw: a pending withdrawal, handed to the provider at once (shared/money/payouts.ts). */
+export async function withdraw(user: AuthUser, input: { amount: number; payout_account_id?: string; reason?: string }) {
+  const account = await payoutAccountOf(user.id, input.payout_account_id);
+  const txId = await createWithdrawal(user.id, input.amount, account);
+  const reason = input.reason ?? 'Wallet withdrawal';
+  const sent = await sendPayout({ kind: 'withdrawal', txId, account, amountKobo: input.amount, reason });
+  if (sent.status === 'failed' && sent.refused) {
+    throw new HttpError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
+  }
+  if (sent.status === 'failed') {
+    throw providerUnavailable(
+      'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly',
+    );
+  }
+  const view = await asService((tx) => readTransaction(tx, txId));
+  if (!view) throw notFound('Transaction not found');
+  return view;
+}
+
+export async function getVirtualAccount(claims: UserClaims) {
+  return asUser(claims, async (tx) => {
+    const [va] = await tx<
+      VirtualAccountRow[]
+    >`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    if (!va) throw notFound('No virtual account yet; create one with virtual-account-create');
+    return virtualAccountView(va);
+  });
+}
+
+/** Requests a dedicated account; a pending or active one is returned as it is (retry only after failure). */
+export async function createVirtualAccount(user: AuthUser) {
+  const provider = payments();
+  const claimed = await asService(async (tx) => {
+    const rows = await tx<VirtualAccountRow[]>`
+      insert into public.virtual_accounts (user_id, status, provider)
+      values (${user.id}, 'pending', ${provider.name})
+      on conflict (user_id) do update set status = 'pending', failure_reason = null, provider = excluded.provider, updated_at = now()
+        where public.virtual_accounts.status = 'inactive'
+      returning *`;
+    if (rows[0]) return { row: rows[0], mine: true };
+    const [current] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = ${user.id}`;
+    return { row: current as VirtualAccountRow, mine: false };
+  });
+  if (!claimed.mine) return virtualAccountView(claimed.row);
+
+  const [profile] = await asService((tx) =>
+    tx<{ first_name: string; last_name: string }[]>`
+    select first_name, last_name from public.profiles where id = ${user.id}`
+  );
+  try {
+    await provider.assignDedicatedAccount({
+      email: customerEmail(user.id),
+      firstName: profile?.first_name ?? 'Customer',
+      lastName: profile?.last_name ?? 'Customer',
+      phone: user.phone,
+    });
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    const reason = err.kind === 'refused' ? err.message : 'payment provider unavailable';
+    await asService((tx) =>
+      tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
+                              where user_id = ${user.id} and status = 'pending'`
+    );
+    const message = `The virtual account could not be requested (${reason}); try again`;
+    throw err.kind === 'refused' ? new HttpError(502, message) : providerUnavailable(message);
+  }
+  return virtualAccountView(claimed.row);
+}

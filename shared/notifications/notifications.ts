@@ -1,0 +1,71 @@
+// Notifications: written by the transitions (SQL), read and marked read here as the caller. A
+// row records its message (kind and params); its content is written from it when it is read.
+import { asUser, type UserClaims } from '../core/db.ts';
+import type { ActionLabel, EntityType, NotificationEventType } from '../core/enums.ts';
+import { notFound } from '../core/http.ts';
+import { type NotificationMessage, renderNotification } from '../messages/texts.ts';
+
+interface NotificationRow {
+  id: string;
+  /** null for a notification about the account (entity_type account) */
+  conversation_id: string | null;
+  escrow_id: string | null;
+  user_id: string;
+  event_type: NotificationEventType;
+  message: NotificationMessage;
+  entity_type: EntityType;
+  entity_id: string;
+  action_label: ActionLabel | null;
+  is_read: boolean;
+  created_at: string;
+}
+
+const view = (n: NotificationRow) => ({
+  id: n.id,
+  conversation_id: n.conversation_id,
+  escrow_id: n.escrow_id,
+  user_id: n.user_id,
+  event_type: n.event_type,
+  content: renderNotification(n.message),
+  entity_type: n.entity_type,
+  entity_id: n.entity_id,
+  action_label: n.action_label,
+  is_read: n.is_read,
+  created_at: n.created_at,
+});
+
+export function listNotifications(
+  claims: UserClaims,
+  q: { escrow_id?: string; limit: number; before?: string; unread_only: boolean },
+) {
+  return asUser(claims, async (tx) => {
+    const rows = await tx<NotificationRow[]>`
+      select * from public.notifications
+       where user_id = (select auth.uid())
+         ${q.escrow_id ? tx`and escrow_id = ${q.escrow_id}` : tx``}
+         ${q.unread_only ? tx`and not is_read` : tx``}
+         ${q.before ? tx`and created_at < ${q.before}::timestamptz` : tx``}
+       order by created_at desc
+       limit ${q.limit}`;
+    return rows.map(view);
+  });
+}
+
+/** Marks one notification, or every notification of one escrow, read (as the caller, under RLS). */
+export function markRead(claims: UserClaims, input: { notification_id?: string; escrow_id?: string }) {
+  return asUser(claims, async (tx) => {
+    if (input.notification_id) {
+      const rows = await tx`
+        update public.notifications set is_read = true
+         where id = ${input.notification_id} and user_id = (select auth.uid()) returning id`;
+      if (rows.length === 0) throw notFound('Notification not found');
+      return { updated: 1 };
+    }
+    const [escrow] = await tx`select 1 from public.escrows where id = ${input.escrow_id as string}`;
+    if (!escrow) throw notFound('Escrow not found');
+    const rows = await tx`
+      update public.notifications set is_read = true
+       where escrow_id = ${input.escrow_id as string} and user_id = (select auth.uid()) and not is_read returning id`;
+    return { updated: rows.length };
+  });
+}
