@@ -9,7 +9,7 @@ import { getConfig } from '../core/config.ts';
 import { asService, type Tx } from '../core/db.ts';
 import { afterResponse } from '../core/background.ts';
 import { describeWait, tooManyRequests } from '../core/http.ts';
-import type { OtpContext } from '../core/enums.ts';
+import type { OtpContext } from './enums.ts';
 import { renderSms } from '../messages/texts.ts';
 import { dispatchQueuedSms } from '../core/sms.ts';
 import { hmacHex, safeEqual } from '../core/crypto.ts';

@@ -6,10 +6,13 @@
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
 import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx, type UserClaims } from '../core/db.ts';
 import type { AuthUser } from '../core/endpoint.ts';
-import type { ActionLabel, EntityType, EscrowStatus, MessageType, NotificationEventType } from '../core/enums.ts';
+import type { ActionLabel, EntityType, NotificationEventType } from '../notifications/enums.ts';
+import type { EscrowStatus } from '../escrow/enums.ts';
+import type { MessageType } from './enums.ts';
 import { getConfig } from '../core/config.ts';
 import { describeWait, notFound, tooManyRequests } from '../core/http.ts';
-import { type NotificationMessage, renderNotification } from '../messages/texts.ts';
+import { type NotificationMessage } from '../messages/catalog.ts';
+import { renderNotification } from '../messages/texts.ts';
 import type { ConversationResponse, FeedItemResponse } from './schema.ts';
 
 /** A feed item as the feed query reads it: a message, or one of the caller's notifications. */

@@ -1,13 +1,9 @@
 // Conversations and the message feed (DESIGN §8.1, docs/conversations.md): requests, then the
 // spec's Message feed item and the conversation-list item.
 import { z } from 'zod';
-import {
-  ACTION_LABELS,
-  ENTITY_TYPES,
-  ESCROW_STATUSES,
-  MESSAGE_TYPES,
-  NOTIFICATION_EVENT_TYPES,
-} from '../core/enums.ts';
+import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from '../notifications/enums.ts';
+import { ESCROW_STATUSES } from '../escrow/enums.ts';
+import { MESSAGE_TYPES } from './enums.ts';
 import { queryInt, queryTimestamp } from '../core/validation.ts';
 import { count, timestamp, uuid as responseUuid } from '../core/schema.ts';
 

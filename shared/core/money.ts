@@ -1,6 +1,5 @@
 // Money at the edge of the API: naira numbers with at most 2 decimals in, integer kobo inside.
 import { z } from 'zod';
-import { nairaEn } from '../messages/texts.ts';
 
 /** Largest amount any single operation accepts: NGN 100,000,000 (10^10 kobo). */
 export const MAX_AMOUNT_KOBO = 10_000_000_000;
@@ -34,4 +33,20 @@ export function iso(value: string | Date | null | undefined): string | null;
 export function iso(value: string | Date | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : value.toISOString();
+}
+
+/**
+ * An amount in kobo as people read it, exactly as SQL's private.naira() writes it
+ * (`'NGN ' || to_char(kobo / 100.0, 'FM999,999,999,990.00')`): thousands separated by commas,
+ * always two decimals, a leading minus when negative; beyond the twelve integer digits the
+ * pattern has room for, to_char writes every digit as '#', and so does this.
+ */
+export function nairaEn(kobo: number | bigint | string): string {
+  const k = BigInt(kobo);
+  const abs = k < 0n ? -k : k;
+  const whole = (abs / 100n).toString();
+  const cents = (abs % 100n).toString().padStart(2, '0');
+  const sign = k < 0n ? '-' : '';
+  if (whole.length > 12) return `NGN ${sign}###,###,###,###.##`;
+  return `NGN ${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${cents}`;
 }

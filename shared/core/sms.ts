@@ -9,7 +9,8 @@ import { outsideRequest } from './request-session.ts';
 import { getConfig } from './config.ts';
 import { asServiceOnce, type Tx } from './db.ts';
 import { errorMessage, log } from './log.ts';
-import { renderSms, type SmsMessage } from '../messages/texts.ts';
+import { renderSms } from '../messages/texts.ts';
+import { type SmsMessage } from '../messages/catalog.ts';
 
 export interface SmsSender {
   send(phone: string, body: string): Promise<void>;

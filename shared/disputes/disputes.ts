@@ -6,7 +6,8 @@
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type Fragment, type Tx, type UserClaims } from '../core/db.ts';
 import type { AuthUser } from '../core/endpoint.ts';
-import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, EscrowStatus, ProposalStatus } from '../core/enums.ts';
+import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, ProposalStatus } from './enums.ts';
+import type { EscrowStatus } from '../escrow/enums.ts';
 import { HttpError, notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';

@@ -1,13 +1,8 @@
 // Disputes (DESIGN §8.3, docs/disputes.md): requests, then the spec's Dispute object with the
 // open proposals, and the admin queue's item.
 import { z } from 'zod';
-import {
-  DISPUTE_OUTCOMES,
-  DISPUTE_REASON_CODES,
-  DISPUTE_STATUSES,
-  ESCROW_STATUSES,
-  PROPOSAL_STATUSES,
-} from '../core/enums.ts';
+import { DISPUTE_OUTCOMES, DISPUTE_REASON_CODES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from './enums.ts';
+import { ESCROW_STATUSES } from '../escrow/enums.ts';
 import { nairaAmount } from '../core/money.ts';
 import { queryInt, queryTimestamp } from '../core/validation.ts';
 import { naira, timestamp, uuid as responseUuid } from '../core/schema.ts';

@@ -18,11 +18,11 @@ import {
   type UserClaims,
 } from '../core/db.ts';
 import type { AuthUser } from '../core/endpoint.ts';
-import type { EscrowCategory, EscrowStatus, PayerRole } from '../core/enums.ts';
+import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, describeWait, HttpError, notFound, tooManyRequests } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
-import { nairaEn } from '../messages/texts.ts';
+import { nairaEn } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';

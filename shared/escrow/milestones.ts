@@ -5,7 +5,7 @@
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type UserClaims } from '../core/db.ts';
 import type { AuthUser } from '../core/endpoint.ts';
-import type { MilestoneStatus } from '../core/enums.ts';
+import type { MilestoneStatus } from './enums.ts';
 import { notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';

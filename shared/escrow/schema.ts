@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  ACTION_LABELS,
-  ENTITY_TYPES,
-  ESCROW_CATEGORIES,
-  ESCROW_STATUSES,
-  MILESTONE_STATUSES,
-  NOTIFICATION_EVENT_TYPES,
-  PAYER_ROLES,
-} from '../core/enums.ts';
+import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from '../notifications/enums.ts';
+import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES, PAYER_ROLES } from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
 import { phoneSchema, queryBool, queryInt, queryTimestamp } from '../core/validation.ts';
 import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';

@@ -1,6 +1,6 @@
 // KYC request and response schemas (DESIGN §8.4, docs/kyc.md).
 import { z } from 'zod';
-import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from '../core/enums.ts';
+import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from './enums.ts';
 import { count, naira, timestamp } from '../core/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 // KYC tiers: the checks each adds and the limits it allows (DESIGN §8.4). These are the defaults
 // the kyc migration seeds into private.kyc_tiers (tests/integration/kyc.test.ts compares them), and
 // what refusals say when a request is over a limit.
-import type { KycCheckType } from '../core/enums.ts';
+import type { KycCheckType } from './enums.ts';
 import { HttpError } from '../core/http.ts';
-import { nairaEn } from '../messages/texts.ts';
+import { nairaEn } from '../core/money.ts';
 
 export interface TierDefaults {
   tier: number;

@@ -9,167 +9,26 @@
 // already made safe by private.sms_first_name, null when nothing safe is left), amounts in kobo,
 // days, codes (category, how an escrow closed, where a payout went); never words.
 //
-// Adding a message: its kind and params below (the type), its text in every language's table
+// Adding a message: its kind and params in shared/messages/catalog.ts (a notification kind with
+// its events, recipients, operations, entity and action), its text in every language's table here
 // (the compiler refuses a missing one), the SQL that records it, and a sample in
-// tests/integration/messages.test.ts; a notification kind also its entry in
-// shared/messages/catalog.ts (events, recipients, operations, entity and action). A second language is a second `Language` object in
+// tests/integration/messages.test.ts. A second language is a second `Language` object in
 // LANGUAGES; only English exists today.
 
+import { nairaEn } from '../core/money.ts';
+import type { OtpContext } from '../auth/enums.ts';
+import type { DisputeOutcome, DisputeReasonCode } from '../disputes/enums.ts';
+import type { EscrowCategory } from '../escrow/enums.ts';
+import type { KycCheckType } from '../kyc/enums.ts';
 import type {
-  DisputeOutcome,
-  DisputeReasonCode,
-  EscrowCategory,
-  KycCheckType,
-  NotificationEventType,
-  OtpContext,
-} from '../core/enums.ts';
-import { NOTIFICATIONS } from './catalog.ts';
-
-/** An amount in kobo, as the SQL functions record it (a jsonb number). */
-type Kobo = number;
-
-/** What each notification kind says it about, by kind. */
-export interface NotificationParams {
-  escrow_created: { title: string; amount: Kobo };
-  /** The counterparty is invited and pays (as the category's payer). */
-  invite_received: { inviter: string | null; title: string; amount: Kobo; category: EscrowCategory };
-  /** The counterparty is invited once the initiator's money is in. */
-  invite_received_funded: { inviter: string | null; title: string; amount: Kobo };
-  funded_payer: { title: string; total_charge: Kobo };
-  funded_payee: { title: string; amount: Kobo };
-  funding_shortfall: { title: string; received: Kobo; shortfall: Kobo };
-  /** The invited payer accepted; their payment is requested. */
-  accepted: { accepter: string | null; title: string };
-  /** The invited payee accepted a funded escrow. */
-  accepted_funded: { accepter: string | null; title: string };
-  payment_requested: { title: string; total_charge: Kobo };
-  /** An unfunded escrow declined by the counterparty or cancelled. */
-  closed_unfunded: { title: string; how: 'declined' | 'cancelled' };
-  /** A funded escrow never accepted, declined or cancelled: the money went back. */
-  refunded_unaccepted: { title: string; how: 'declined' | 'cancelled'; amount: Kobo };
-  refunded: { title: string; amount: Kobo };
-  delivered_inspection: { title: string; days: number };
-  delivered: { title: string };
-  released_payee: { title: string; amount: Kobo; to: 'wallet' | 'bank' };
-  released_payer: { title: string; automatic: boolean };
-  milestones_released_payee: { title: string; amount: Kobo };
-  milestones_released_payer: { title: string };
-  payout_succeeded: { amount: Kobo };
-  payout_failed: { amount: Kobo };
-  milestone_proposed: { milestone: string; amount: Kobo; title: string };
-  milestone_updated: { milestone: string; title: string };
-  milestone_accepted: { milestone: string };
-  milestone_completed: { milestone: string; amount: Kobo };
-  milestone_released: { milestone: string };
-  /** The other party reviewed the reviewee (a rating from 1 to 5). */
-  review_received: { reviewer: string | null; title: string; rating: number };
-  dispute_raised: { title: string; reason_code: DisputeReasonCode; by_payer: boolean };
-  /** The other party proposed a settlement (payee_amount: a split's share for the payee, else null). */
-  dispute_proposal: { title: string; outcome: DisputeOutcome; payee_amount: Kobo | null };
-  dispute_proposal_rejected: { title: string; outcome: DisputeOutcome };
-  dispute_withdrawn: { title: string };
-  /** 24 hours before the negotiation deadline (auto_release: the money then goes to the payee). */
-  dispute_deadline_soon: { title: string; auto_release: boolean };
-  dispute_escalated: { title: string };
-  /** Settled; amount: what this party received (0 when nothing). */
-  dispute_resolved: { title: string; outcome: DisputeOutcome; amount: Kobo; by_admin: boolean };
-  /** The account's KYC tier rose (DESIGN §8.4); no escrow. */
-  kyc_tier_raised: { tier: number };
-  /** A FINAL rejection withdrew a passed check and the tier fell. */
-  kyc_tier_lowered: { tier: number };
-  /** A check failed; can_retry: RETRY (the user may try again), else FINAL. */
-  verification_failed: { check_type: KycCheckType; can_retry: boolean };
-  /** A bank transfer took the wallet above the tier's balance limit: credited, verify to hold more. */
-  verification_needed: { tier: number; balance: Kobo; limit: Kobo };
-}
-
-export interface SmsParams {
-  /** An invite at creation: the counterparty pays (the category's payer). */
-  escrow_invite: { inviter: string | null; category: EscrowCategory; amount: Kobo };
-  /** An invite once the initiator's money is in: the counterparty is paid (the payee). */
-  escrow_invite_funded: { inviter: string | null; category: EscrowCategory; amount: Kobo };
-  funding_shortfall: { received: Kobo; category: EscrowCategory; total_charge: Kobo; shortfall: Kobo };
-  /**
-   * A one-time code. Rendered when it is queued (shared/auth/otp.ts), so the code is stored only
-   * in the outbox row's body, as it always was; the row's message keeps the kind and the context.
-   */
-  otp_code: { context: OtpContext; code: string; minutes: number };
-  /** Sign-up asked for a phone that already has an account: a notice, no code. */
-  account_exists: Record<never, never>;
-  /** A dispute was settled; amount: what this person received. */
-  dispute_settled: { outcome: DisputeOutcome; amount: Kobo };
-  /** The account's KYC tier changed (raised or lowered). */
-  kyc_tier_changed: { tier: number; raised: boolean };
-  /** A bank transfer took the wallet above the tier's balance limit. */
-  verification_needed: { tier: number; limit: Kobo };
-}
-
-export interface TransactionParams {
-  escrow_funding: { title: string };
-  payment_request: { title: string };
-  refund_unaccepted: { title: string; how: 'declined' | 'cancelled' };
-  refund: { title: string };
-  escrow_release: { title: string };
-  milestone_release: { milestone: string };
-  escrow_payout: { title: string; bank_name: string; account_last4: string };
-  wallet_topup: Record<never, never>;
-  wallet_topup_saved_card: Record<never, never>;
-  virtual_account_deposit: Record<never, never>;
-  withdrawal: { bank_name: string; account_last4: string };
-}
-
-export type NotificationKind = keyof NotificationParams;
-export type SmsKind = keyof SmsParams;
-export type TransactionKind = keyof TransactionParams;
-
-type MessageOf<P> = { [K in keyof P]: { kind: K } & P[K] }[keyof P];
-/** A notification's message as stored in public.notifications.message. */
-export type NotificationMessage = MessageOf<NotificationParams>;
-/** An SMS as stored in private.sms_outbox.message (otp_code: without its code). */
-export type SmsMessage = MessageOf<SmsParams>;
-/** A transaction's message as stored in public.transactions.message. */
-export type TransactionMessage = MessageOf<TransactionParams>;
-
-/**
- * The notification event types each kind is written with (public.notifications.event_type): the
- * kinds are the sentences, the event types what the client app acts on. Taken from the catalog of
- * shared/messages/catalog.ts; their union is the list of event types the service writes.
- */
-export const NOTIFICATION_KIND_EVENTS: { readonly [K in NotificationKind]: readonly NotificationEventType[] } = Object
-  .fromEntries(
-    Object.entries(NOTIFICATIONS).map(([kind, spec]) => [kind, spec.events]),
-  ) as unknown as { [K in NotificationKind]: readonly NotificationEventType[] };
-
-export const NOTIFICATION_KINDS = Object.keys(NOTIFICATION_KIND_EVENTS) as NotificationKind[];
-/** Every event type a notification is written with, in the order of the kinds above. */
-export const NOTIFICATION_EVENT_TYPES_WRITTEN = [...new Set(Object.values(NOTIFICATION_KIND_EVENTS).flat())];
-
-const SMS_KIND_LIST = {
-  escrow_invite: true,
-  escrow_invite_funded: true,
-  funding_shortfall: true,
-  otp_code: true,
-  account_exists: true,
-  dispute_settled: true,
-  kyc_tier_changed: true,
-  verification_needed: true,
-} as const satisfies { [K in SmsKind]: true };
-export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
-
-const TRANSACTION_KIND_LIST = {
-  escrow_funding: true,
-  payment_request: true,
-  refund_unaccepted: true,
-  refund: true,
-  escrow_release: true,
-  milestone_release: true,
-  escrow_payout: true,
-  wallet_topup: true,
-  wallet_topup_saved_card: true,
-  virtual_account_deposit: true,
-  withdrawal: true,
-} as const satisfies { [K in TransactionKind]: true };
-export const TRANSACTION_KINDS = Object.keys(TRANSACTION_KIND_LIST) as TransactionKind[];
+  Kobo,
+  NotificationMessage,
+  NotificationParams,
+  SmsMessage,
+  SmsParams,
+  TransactionMessage,
+  TransactionParams,
+} from './catalog.ts';
 
 // ---- languages --------------------------------------------------------------------------------
 
@@ -181,22 +40,6 @@ export interface Language {
   notification: Templates<NotificationParams>;
   sms: Templates<SmsParams>;
   transaction: Templates<TransactionParams>;
-}
-
-/**
- * An amount in kobo as people read it, exactly as SQL's private.naira() writes it
- * (`'NGN ' || to_char(kobo / 100.0, 'FM999,999,999,990.00')`): thousands separated by commas,
- * always two decimals, a leading minus when negative; beyond the twelve integer digits the
- * pattern has room for, to_char writes every digit as '#', and so does this.
- */
-export function nairaEn(kobo: Kobo | bigint | string): string {
-  const k = BigInt(kobo);
-  const abs = k < 0n ? -k : k;
-  const whole = (abs / 100n).toString();
-  const cents = (abs % 100n).toString().padStart(2, '0');
-  const sign = k < 0n ? '-' : '';
-  if (whole.length > 12) return `NGN ${sign}###,###,###,###.##`;
-  return `NGN ${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${cents}`;
 }
 
 /** The words an SMS uses for a category. */

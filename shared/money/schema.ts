@@ -5,7 +5,7 @@ import {
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
   VIRTUAL_ACCOUNT_STATUSES,
-} from '../core/enums.ts';
+} from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
 import { queryInt, queryTimestamp } from '../core/validation.ts';
 import { currency, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';

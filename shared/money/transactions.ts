@@ -1,8 +1,9 @@
 // The spec's Transaction, as users see it (always read as the caller: RLS applies). A row
 // records its description as a message (kind and params), written out when it is read.
 import { readAsUser, sqlLiteral, sqlText, type Tx, type UserClaims } from '../core/db.ts';
-import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from '../core/enums.ts';
-import { renderTransaction, type TransactionMessage } from '../messages/texts.ts';
+import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
+import { renderTransaction } from '../messages/texts.ts';
+import { type TransactionMessage } from '../messages/catalog.ts';
 import { toNaira } from '../core/money.ts';
 
 export interface TransactionRow {

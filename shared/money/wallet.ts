@@ -10,7 +10,7 @@ import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
-import type { VirtualAccountStatus } from '../core/enums.ts';
+import type { VirtualAccountStatus } from './enums.ts';
 import type { WalletResponse, WalletTopupResponse } from './schema.ts';
 import { readTransaction } from './transactions.ts';
 

@@ -1,9 +1,10 @@
 // Notifications: written by the transitions (SQL), read and marked read here as the caller. A
 // row records its message (kind and params); its content is written from it when it is read.
 import { asUser, type UserClaims } from '../core/db.ts';
-import type { ActionLabel, EntityType, NotificationEventType } from '../core/enums.ts';
+import type { ActionLabel, EntityType, NotificationEventType } from './enums.ts';
 import { notFound } from '../core/http.ts';
-import { type NotificationMessage, renderNotification } from '../messages/texts.ts';
+import { type NotificationMessage } from '../messages/catalog.ts';
+import { renderNotification } from '../messages/texts.ts';
 
 interface NotificationRow {
   id: string;

@@ -1,7 +1,7 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
 import { asUser, isPgError, readAsUser, type Tx, type UserClaims } from '../core/db.ts';
 import { badRequest, conflict, notFound } from '../core/http.ts';
-import type { MaritalStatus } from '../core/enums.ts';
+import type { MaritalStatus } from './enums.ts';
 import type { ProfileUpdate } from './schema.ts';
 import { iso } from '../core/money.ts';
 

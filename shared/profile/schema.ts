@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MARITAL_STATUSES } from '../core/enums.ts';
+import { MARITAL_STATUSES } from './enums.ts';
 import { text } from '../core/validation.ts';
 import { e164Phone, timestamp, uuid } from '../core/schema.ts';
 

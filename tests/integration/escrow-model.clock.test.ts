@@ -31,7 +31,7 @@ import {
   type Settlement,
   type Side,
 } from '../../scripts/lib/spec/escrow-states.ts';
-import type { DisputeOutcome, ProposalStatus } from '../../shared/core/enums.ts';
+import type { DisputeOutcome, ProposalStatus } from '../../shared/disputes/enums.ts';
 import { type ApiResult, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import {

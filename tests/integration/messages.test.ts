@@ -10,16 +10,10 @@
 // line are split into adjacent literals, which SQL joins when a newline separates them.)
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  nairaEn,
-  NOTIFICATION_KINDS,
-  renderNotification,
-  renderSms,
-  renderTransaction,
-  SMS_KINDS,
-  TRANSACTION_KINDS,
-} from '../../shared/messages/texts.ts';
-import { KYC_CHECK_TYPES } from '../../shared/core/enums.ts';
+import { nairaEn } from '../../shared/core/money.ts';
+import { NOTIFICATION_KINDS, SMS_KINDS, TRANSACTION_KINDS } from '../../shared/messages/catalog.ts';
+import { renderNotification, renderSms, renderTransaction } from '../../shared/messages/texts.ts';
+import { KYC_CHECK_TYPES } from '../../shared/kyc/enums.ts';
 import { testDb } from '../support/db.ts';
 
 type Facts = Record<string, string | number | boolean | null>;

@@ -2,7 +2,8 @@
 // and acting as a given user under row-level security (pgTAP-style).
 import postgres from 'postgres';
 import { expect, inject } from 'vitest';
-import { renderSms, type SmsMessage } from '../../shared/messages/texts.ts';
+import { renderSms } from '../../shared/messages/texts.ts';
+import { type SmsMessage } from '../../shared/messages/catalog.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from './ledger-checks.ts';
 
 let sql: postgres.Sql | undefined;

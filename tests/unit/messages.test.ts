@@ -5,22 +5,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOTIFICATION_EVENT_TYPES } from '../../shared/core/enums.ts';
+import { NOTIFICATION_EVENT_TYPES } from '../../shared/notifications/enums.ts';
+import { nairaEn } from '../../shared/core/money.ts';
 import {
-  nairaEn,
   NOTIFICATION_EVENT_TYPES_WRITTEN,
   NOTIFICATION_KIND_EVENTS,
   NOTIFICATION_KINDS,
   type NotificationParams,
-  renderNotification,
-  renderSms,
-  renderTransaction,
   SMS_KINDS,
   type SmsParams,
   TRANSACTION_KINDS,
   type TransactionParams,
-  UnknownMessageError,
-} from '../../shared/messages/texts.ts';
+} from '../../shared/messages/catalog.ts';
+import { renderNotification, renderSms, renderTransaction, UnknownMessageError } from '../../shared/messages/texts.ts';
 
 const MIGRATIONS = new URL('../../supabase/migrations/', import.meta.url).pathname;
 /** Every migration's code, its `--` comments left out (a comment may quote what a message says). */

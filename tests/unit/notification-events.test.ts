@@ -5,9 +5,10 @@
 // for each of those kinds, and every kind of the catalog must be written somewhere.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ACTION_LABELS, NOTIFICATION_EVENT_TYPES } from '../../shared/core/enums.ts';
-import { ACTION_OPERATIONS, NOTIFICATIONS, renderNotificationsDoc } from '../../shared/messages/catalog.ts';
-import { NOTIFICATION_KINDS } from '../../shared/messages/texts.ts';
+import { ACTION_LABELS, NOTIFICATION_EVENT_TYPES } from '../../shared/notifications/enums.ts';
+import { ACTION_OPERATIONS, NOTIFICATIONS } from '../../shared/messages/catalog.ts';
+import { renderNotificationsDoc } from '../../scripts/lib/spec/notifications-doc.ts';
+import { NOTIFICATION_KINDS } from '../../shared/messages/catalog.ts';
 
 const schema = readFileSync(new URL('../../supabase/schema.sql', import.meta.url), 'utf8');
 

@@ -3,14 +3,14 @@
 // fails when they differ), and the model-based test drives random operations against the real
 // server and checks every answer against predict() below, so code, docs and this table cannot drift.
 // The states and categories themselves are the lists in shared/core/enums.ts.
+import { type DisputeOutcome } from '../../../shared/disputes/enums.ts';
 import {
-  type DisputeOutcome,
   ESCROW_CATEGORIES,
   ESCROW_STATUSES,
   type EscrowCategory,
   type EscrowStatus,
   type PayerRole,
-} from '../../../shared/core/enums.ts';
+} from '../../../shared/escrow/enums.ts';
 
 export type { EscrowStatus };
 
