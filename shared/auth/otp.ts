@@ -11,7 +11,7 @@ import { afterResponse } from '../core/background.ts';
 import { describeWait, tooManyRequests } from '../core/http.ts';
 import type { OtpContext } from './enums.ts';
 import { renderSms } from '../messages/texts.ts';
-import { dispatchQueuedSms } from '../core/sms.ts';
+import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { hmacHex, safeEqual } from '../core/crypto.ts';
 
 export type { OtpContext };

@@ -5,7 +5,7 @@
 // lock. The feed's created_at is unique and increasing per conversation (the migration
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
 import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx, type UserClaims } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import type { ActionLabel, EntityType, NotificationEventType } from '../notifications/enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
 import type { MessageType } from './enums.ts';

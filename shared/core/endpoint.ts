@@ -1,20 +1,17 @@
 // The endpoint builder: every function is `endpoint({...})`, which gives it the same behaviour
 // for CORS and OPTIONS, method checks (405 + Allow), the 1 MiB body limit (413), JSON parsing,
-// strict zod validation of query and body (400 with details), bearer authentication with the
-// live-session check (401), the admin guard (auth 'admin': anyone but an admin is answered as if
-// the function did not exist), typed errors, request ids and the response envelope. The `response`
+// strict zod validation of query and body (400 with details), authentication by the endpoint's
+// auth mode (an area defines each: shared/auth/session.ts has the user session and the admin),
+// typed errors, request ids and the response envelope. The `response`
 // schema describes the envelope's `data` and types the handler's result; it is not checked at run
 // time (the test helpers check every real answer against it: tests/support/responses.ts).
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
-import { asService, ensureSessionLive, isDatabaseUnavailable, sessionIsLive, type UserClaims } from './db.ts';
-import { type RequestSession, withRequestSession } from './request-session.ts';
+import { isDatabaseUnavailable } from './db.ts';
 import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
-import { verifyAccessToken } from '../auth/tokens.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
-import { limitFacts, limitRefusal } from '../kyc/tiers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -39,8 +36,6 @@ export class Reply<T = unknown> {
 export function domainError(err: unknown): HttpError | null {
   const e = err as { code?: string; message?: string } | null;
   const m = e?.code ? /^ES(\d{3})$/.exec(e.code) : null;
-  const overLimit = limitFacts(err);
-  if (overLimit) return limitRefusal(overLimit);
   if (!m) return null;
   const status = Number(m[1]);
   if (status === 402) {
@@ -53,29 +48,48 @@ export function domainError(err: unknown): HttpError | null {
 }
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-/**
- * 'user': a bearer token with a live session (401 otherwise). 'admin': the same, and the user is an
- * admin now (private.is_admin); anyone else, with or without a token, gets the 404 the server gives
- * for a function that does not exist, whatever the method and body (docs/security.md, "Admins").
- * 'none': public endpoints and webhooks.
- */
-export type AuthMode = 'user' | 'admin' | 'none';
 
-export interface AuthUser {
+/** Whoever an auth mode found calling: its id keys the caller's Idempotency-Keys. */
+export interface Caller {
   id: string;
-  phone: string;
-  sessionId: string;
-  claims: UserClaims;
 }
 
-export interface Context<Q, B, A extends AuthMode> {
+/**
+ * How an endpoint finds its caller. Core defines no mode: an area does (shared/auth/session.ts: the
+ * user session and the admin; merchant keys and operators later), and an endpoint names the one it
+ * uses (`auth: userSession`), or 'none' for public endpoints and webhooks.
+ */
+export interface AuthMode<C extends Caller = Caller> {
+  /** What the document and the README call it ('user', 'admin'). */
+  readonly name: string;
+  /**
+   * false: the caller is identified after the method and the body's size are checked, and
+   * `identify` refuses with its own HttpError (a 401). true: the caller is identified first, and
+   * anyone `identify` answers null for gets the 404 of a function that does not exist, whatever
+   * the method and body, so nothing tells them the endpoint exists (docs/security.md#admins).
+   */
+  readonly hidden: boolean;
+  /** The caller of a request; null: no caller (a 404 when hidden, else a 401). */
+  identify(req: Request): Promise<C | null>;
+  /** Runs the rest of the request (parsing, handler, answer) in the caller's scope, when the mode has one. */
+  within?<T>(caller: C, run: () => Promise<T>): Promise<T>;
+}
+
+/** An endpoint's auth: a mode (of whatever caller type it declares), or 'none'. */
+// deno-lint-ignore no-explicit-any
+export type Auth = AuthMode<any> | 'none';
+
+/** The caller a handler receives under auth A. */
+export type CallerOf<A extends Auth> = A extends AuthMode<infer C> ? C : undefined;
+
+export interface Context<Q, B, A extends Auth> {
   req: Request;
   requestId: string;
   clientIp: string;
   query: Q;
   body: B;
   rawBody: Uint8Array;
-  user: A extends 'user' | 'admin' ? AuthUser : undefined;
+  user: CallerOf<A>;
 }
 
 /** The parsed value of an optional schema: what the handler receives as `query` or `body`. */
@@ -108,7 +122,7 @@ export interface EndpointSpec<
   QS extends z.ZodType | undefined,
   BS extends z.ZodType | undefined,
   RS extends z.ZodType | undefined,
-  A extends AuthMode,
+  A extends Auth,
 > {
   name: string;
   /** One line for the API reference: what the operation does. */
@@ -123,7 +137,7 @@ export interface EndpointSpec<
   response?: RS;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201;
-  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs auth 'user' or 'admin'). */
+  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs an auth mode). */
   idempotent?: boolean;
   /**
    * Answer 503 after REQUEST_DEADLINE_MS (the default, true) or wait for the handler however long
@@ -163,7 +177,10 @@ export interface EndpointMeta<
 > {
   readonly name: string;
   readonly method: Method;
-  readonly auth: AuthMode;
+  /** The auth mode's name, or 'none'. */
+  readonly auth: string;
+  /** The auth mode answers a caller it refuses with the 404 of a missing function. */
+  readonly authHidden: boolean;
   readonly status: number;
   readonly idempotent: boolean;
   readonly summary: string | undefined;
@@ -230,51 +247,6 @@ function parseJson(raw: Uint8Array): unknown {
 }
 
 /**
- * The caller of a bearer request from its token alone: signature, algorithm, issuer, audience and
- * expiry checked, no database. Whether the session is still live is asked by the request's first
- * statement (shared/core/request-session.ts), or by authenticate.
- */
-export async function bearerUser(req: Request): Promise<AuthUser> {
-  const header = req.headers.get('authorization') ?? '';
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match) throw unauthorized('Missing bearer token');
-  const claims = await verifyAccessToken(match[1] as string);
-  if (!claims) throw unauthorized('Invalid or expired access token');
-  return {
-    id: claims.sub,
-    phone: claims.phone,
-    sessionId: claims.session_id,
-    claims: { ...claims, role: 'authenticated' },
-  };
-}
-
-/** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
-export async function authenticate(req: Request): Promise<AuthUser> {
-  const user = await bearerUser(req);
-  if (!(await sessionIsLive(user.sessionId, user.id))) throw unauthorized('Session has ended, log in again');
-  return user;
-}
-
-/**
- * The admin guard of auth 'admin': the caller when the request carries a valid bearer token of a
- * live session and that user is an admin now (private.is_admin, as service_role), else null: no
- * token, a bad or expired one, an ended session, a user who is not (or no longer) an admin. The
- * builder answers null with functionNotFound, so nothing tells a non-admin that the endpoint exists.
- * A database failure is thrown (a 500), never taken for "not an admin".
- */
-export async function adminUser(req: Request): Promise<AuthUser | null> {
-  let user: AuthUser;
-  try {
-    user = await authenticate(req);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 401) return null;
-    throw err;
-  }
-  const [row] = await asService((tx) => tx<{ admin: boolean }[]>`select private.is_admin(${user.id}) as admin`);
-  return row?.admin === true ? user : null;
-}
-
-/**
  * The client's address for per-address rate limits. X-Forwarded-For is a list each proxy appends
  * to, so only entries added by our own proxies can be trusted: with TRUSTED_PROXY_HOPS = n the
  * address is the n-th entry from the right (1: the one the platform's edge appended). Entries a
@@ -292,9 +264,10 @@ export function endpoint<
   QS extends z.ZodType | undefined = undefined,
   BS extends z.ZodType | undefined = undefined,
   RS extends z.ZodType | undefined = undefined,
-  A extends AuthMode = AuthMode,
+  A extends Auth = Auth,
 >(spec: EndpointSpec<QS, BS, RS, A>): Handler<QS, BS, RS> {
   const successStatus = spec.status ?? 200;
+  const mode = spec.auth === 'none' ? undefined : (spec.auth as AuthMode<Caller>);
   // Every request gets an answer within REQUEST_DEADLINE_MS: past it, a 503 with Retry-After
   // (docs/performance.md, "Faults": a statement postgres.js never settles after Postgres
   // restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and
@@ -339,10 +312,10 @@ export function endpoint<
 
     if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
     try {
-      // An admin endpoint checks its caller first: before the method, the body's size, the query and
-      // the body, so a non-admin learns nothing from any of them (DESIGN §8.3).
-      const admin = spec.auth === 'admin' ? await adminUser(req) : undefined;
-      if (admin === null) return functionNotFound(spec.name, getConfig().CORS_ALLOW_ORIGIN);
+      // A hidden mode (the admin's) checks its caller first: before the method, the body's size, the
+      // query and the body, so a caller it refuses learns nothing from any of them.
+      const early = mode?.hidden ? await mode.identify(req) : undefined;
+      if (early === null) return functionNotFound(spec.name, getConfig().CORS_ALLOW_ORIGIN);
       if (req.method !== spec.method) {
         throw new HttpError(405, `Method ${req.method} is not allowed; use ${spec.method}`, undefined, {
           Allow: `${spec.method}, OPTIONS`,
@@ -351,7 +324,8 @@ export function endpoint<
       const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
       if (spec.verify) await spec.verify(req, rawBody);
 
-      const user = spec.auth === 'user' ? await bearerUser(req) : admin;
+      const user = mode && !mode.hidden ? await mode.identify(req) : early;
+      if (user === null) throw unauthorized('Missing bearer token');
       // Everything after authentication: query, body, the handler, idempotency and the envelope.
       const answer = async (): Promise<Response> => {
         let query: unknown;
@@ -426,23 +400,7 @@ export function endpoint<
         const r = await run();
         return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
       };
-      if (spec.auth !== 'user' || !user) return await answer();
-      // The session is checked by the first statement the request sends (shared/core/db.ts); a request
-      // that sent none (a refusal before the handler, a handler without the database) checks it
-      // here, so an ended session is a 401 whatever else was wrong, as if checked first.
-      const session: RequestSession = { userId: user.id, sessionId: user.sessionId, state: 'unchecked' };
-      return await withRequestSession(session, async () => {
-        let res: Response | undefined;
-        let thrown: unknown;
-        try {
-          res = await answer();
-        } catch (err) {
-          thrown = err;
-        }
-        await ensureSessionLive();
-        if (thrown !== undefined) throw thrown;
-        return res as Response;
-      });
+      return user && mode?.within ? await mode.within(user, answer) : await answer();
     } catch (err) {
       if (err instanceof HttpError) return fail(err);
       if (isDatabaseUnavailable(err)) {
@@ -467,7 +425,8 @@ export function endpoint<
   const meta: EndpointMeta<QS, BS, RS> = {
     name: spec.name,
     method: spec.method,
-    auth: spec.auth,
+    auth: mode ? mode.name : 'none',
+    authHidden: mode?.hidden === true,
     status: successStatus,
     idempotent: spec.idempotent === true,
     summary: spec.summary,
@@ -483,6 +442,7 @@ export function endpoint<
   };
   for (
     const key of [
+      'authHidden',
       'idempotent',
       'summary',
       'description',

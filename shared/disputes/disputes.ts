@@ -5,14 +5,14 @@
 // Parties read a dispute as themselves (row-level security); admins through the admin endpoints.
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type Fragment, type Tx, type UserClaims } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, ProposalStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
 import { HttpError, notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import type { AdminDisputeResponse, DisputeResponse, ProposalResponse } from './schema.ts';
-import { dispatchQueuedSms } from '../core/sms.ts';
+import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 
 interface DisputeRow {
   id: string;

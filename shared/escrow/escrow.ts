@@ -3,6 +3,7 @@
 // RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
 // it started (a release) is sent to the provider (shared/money/payouts.ts), through afterCommit
 // (shared/core/background.ts).
+import { overLimitOr } from '../kyc/tiers.ts';
 import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -17,7 +18,7 @@ import {
   sqlText,
   type UserClaims,
 } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, describeWait, HttpError, notFound, tooManyRequests } from '../core/http.ts';
@@ -27,7 +28,7 @@ import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import type { EscrowFundResponse, EscrowListItemResponse, EscrowResponse } from './schema.ts';
-import { dispatchQueuedSmsSoon } from '../core/sms.ts';
+import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
 
 /**
  * An escrow as its parties may read it. counterparty_id itself is not readable by the API roles
@@ -361,7 +362,7 @@ export async function fundEscrow(
       );
     } catch (err) {
       if (isPgError(err, 'ES402')) throw await walletShortfall(user.id, id);
-      throw err;
+      throw overLimitOr(err);
     }
   }
   if (input.method === 'bank_transfer') {
@@ -379,6 +380,8 @@ export async function fundEscrow(
         );
       }
       return row;
+    }).catch((err) => {
+      throw overLimitOr(err);
     });
     const escrow = await getEscrow(user.claims, id);
     return {
@@ -396,6 +399,8 @@ export async function fundEscrow(
     const [row] = await tx<{ id: string; amount: string }[]>`
       select id, amount::text from public.transactions where id = ${(created as { id: string }).id}`;
     return row as { id: string; amount: string };
+  }).catch((err) => {
+    throw overLimitOr(err);
   });
   const started = await startCharge({
     reference,

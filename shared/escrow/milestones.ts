@@ -4,7 +4,7 @@
 // None of them queues an SMS; a release may start a payout, sent after the commit.
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type UserClaims } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import type { MilestoneStatus } from './enums.ts';
 import { notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';

@@ -5,8 +5,6 @@ import type { Refusals } from '../core/endpoint.ts';
 export const ESCROW_NOT_FOUND = 'No escrow with this id that the caller is a party to';
 export const ESCROW_WRONG_PARTY = "The caller's role in this escrow cannot do this (e.g. the payee releasing)";
 export const ESCROW_WRONG_STATE = "The escrow's state does not allow this now; the message says what comes first";
-export const OVER_KYC_LIMIT =
-  'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it';
 
 /** A party's transition of an escrow named by escrow_id: the wrong party, no such escrow, the wrong state. */
 export const ESCROW_TRANSITION_REFUSALS = {

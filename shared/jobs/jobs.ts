@@ -12,7 +12,7 @@ import { unauthorized } from '../core/http.ts';
 import { log } from '../core/log.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import { reconcilePending } from '../money/reconcile.ts';
-import { dispatchQueuedSms } from '../core/sms.ts';
+import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 
 /** The scheduler's secret header. */
 export const JOBS_SECRET_HEADER: HeaderAuth = {

@@ -5,7 +5,7 @@ import { hmacHex } from '../core/crypto.ts';
 import { getConfig } from '../core/config.ts';
 import { asService } from '../core/db.ts';
 import type { KycCheckStatus, KycCheckType, KycRejectType } from './enums.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import { describeWait, HttpError, providerUnavailable, tooManyRequests } from '../core/http.ts';
 import { log } from '../core/log.ts';
 import { iso, toNaira } from '../core/money.ts';

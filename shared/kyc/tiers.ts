@@ -69,6 +69,19 @@ export function limitFacts(err: unknown): LimitFacts | null {
   }
 }
 
+/** A request's refusal over a KYC limit, as endpoints declare it (`refusals` of endpoint({...})). */
+export const OVER_KYC_LIMIT =
+  'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it';
+
+/**
+ * What a service that calls a limit-checked SQL function (private.kyc_limit_check) throws when
+ * that function failed: the 403 of a refusal over a KYC limit, or the error as it was.
+ */
+export function overLimitOr(err: unknown): unknown {
+  const facts = limitFacts(err);
+  return facts ? limitRefusal(facts) : err;
+}
+
 /**
  * The 403 a request over a limit gets: the message says which limit, by how much and what would
  * allow it; the detail names the request's money field (amount, or escrow_id for escrow-fund).

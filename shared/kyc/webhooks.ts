@@ -10,7 +10,7 @@ import type { HeaderAuth } from '../core/endpoint.ts';
 import { asService } from '../core/db.ts';
 import { unauthorized } from '../core/http.ts';
 import { log } from '../core/log.ts';
-import { dispatchQueuedSms } from '../core/sms.ts';
+import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { checkTypeOfLevel } from './index.ts';
 import { DEFAULT_ALG, validIdentityToken, verifyKycDigest } from './signature.ts';
 import { IDENTITY_CHECKS } from './flows.ts';

@@ -1,7 +1,7 @@
 // Saved cards and payout accounts. Writes go through one SQL function each (defaults and
 // deduplication are decided under a per-user lock there); reads run as the caller under RLS.
 import { asService, asUser, isPgError, type UserClaims } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import { conflict, HttpError, notFound } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';

@@ -7,6 +7,7 @@
 // twice. sendPayout hands it to the provider (the account's transfer recipient, created on first
 // use, then /transfer); transfer.success / failed / reversed (webhook-payments) or reconciliation
 // settle it.
+import { overLimitOr } from '../kyc/tiers.ts';
 import { asService } from '../core/db.ts';
 import { HttpError, invalidField } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
@@ -52,7 +53,9 @@ export async function createWithdrawal(userId: string, amountKobo: number, accou
   const [created] = await asService((tx) =>
     tx<{ id: string }[]>`
     select private.withdrawal_create(${userId}, ${amountKobo}, ${account.id}, ${payments().name}) as id`
-  );
+  ).catch((err) => {
+    throw overLimitOr(err);
+  });
   return (created as { id: string }).id;
 }
 

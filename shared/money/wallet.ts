@@ -3,8 +3,9 @@
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
+import { overLimitOr } from '../kyc/tiers.ts';
 import { asService, asUser, inline, readAsServiceThenUser, type UserClaims } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import { HttpError, notFound, providerUnavailable } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
@@ -70,7 +71,9 @@ export async function topup(
   const [created] = await asService((tx) =>
     tx<{ id: string }[]>`
     select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`
-  );
+  ).catch((err) => {
+    throw overLimitOr(err);
+  });
   const reference = (created as { id: string }).id;
   const started = await startCharge({
     reference,

@@ -6,7 +6,7 @@
 // built field by field. Nothing else of a profile (phone, address, bio, next of kin) or of an
 // escrow (amount, parties' phones) is read.
 import { asService, type Fragment, type Tx } from '../core/db.ts';
-import type { AuthUser } from '../core/endpoint.ts';
+import type { AuthUser } from '../auth/session.ts';
 import { notFound } from '../core/http.ts';
 import type { PublicProfileResponse, ReviewResponse, ReviewSubmit } from './schema.ts';
 

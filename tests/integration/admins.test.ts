@@ -10,7 +10,9 @@ import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { closeDb } from '../../shared/core/db.ts';
-import { adminUser, endpoint } from '../../shared/core/endpoint.ts';
+import { adminUser } from '../../shared/auth/session.ts';
+import { endpoint } from '../../shared/core/endpoint.ts';
+import { adminSession } from '../../shared/auth/session.ts';
 import { baseUrl, post } from '../support/api.ts';
 import { failureOf, type PgFailure, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
@@ -381,7 +383,7 @@ describe("the endpoint builder's auth 'admin'", () => {
   const toy = endpoint({
     name: NAME,
     method: 'POST',
-    auth: 'admin',
+    auth: adminSession,
     body: z.strictObject({ note: z.string().min(3) }),
     handler: async ({ user, body }) => {
       seen.push(user.id);

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/core/endpoint.ts';
+import { userSession } from '../../shared/auth/session.ts';
 import { conflict } from '../../shared/core/http.ts';
 import { queryInt } from '../../shared/core/validation.ts';
 
@@ -146,7 +147,7 @@ const refusing = endpoint({
 const guarded = endpoint({
   name: 'toy-guarded',
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   handler: async () => ({ never: true }),
 });
 

@@ -11,7 +11,7 @@ import type { HeaderAuth } from '../../core/endpoint.ts';
 import { asService, inline, sendWithCommit, type Tx } from '../../core/db.ts';
 import { unauthorized } from '../../core/http.ts';
 import { errorMessage, log } from '../../core/log.ts';
-import { dispatchQueuedSmsSoon } from '../../core/sms.ts';
+import { dispatchQueuedSmsSoon } from '../../messages/sms-outbox.ts';
 import { payments } from './index.ts';
 import { chargeMismatch, type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';

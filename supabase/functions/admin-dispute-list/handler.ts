@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { adminSession } from '../../../shared/auth/session.ts';
 import { listDisputesForAdmin } from '../../../shared/disputes/disputes.ts';
 import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared/disputes/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'admin-dispute-list',
   summary: 'Lists disputes for the admin queue (open ones by default)',
   method: 'GET',
-  auth: 'admin',
+  auth: adminSession,
   query: adminDisputeListQuery,
   response: adminDisputeListResponse,
   handler: ({ user, query }) => listDisputesForAdmin(user, query),

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { adminSession } from '../../../shared/auth/session.ts';
 import { resolveDisputeAsAdmin } from '../../../shared/disputes/disputes.ts';
 import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/disputes/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The dispute is not escalated (already resolved or withdrawn)',
   },
   method: 'POST',
-  auth: 'admin',
+  auth: adminSession,
   idempotent: true,
   body: adminDisputeResolveBody,
   response: adminDisputeResponse,

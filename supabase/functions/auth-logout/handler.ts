@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { logout } from '../../../shared/auth/flows.ts';
 import { logoutResponse } from '../../../shared/auth/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'auth-logout',
   summary: "Ends the caller's session: its access and refresh tokens stop working",
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   response: logoutResponse,
   handler: ({ user }) => logout(user.sessionId),

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { addCard } from '../../../shared/money/instruments.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 
@@ -7,7 +8,7 @@ export default endpoint({
   summary: 'Saves a card from the authorization of a successful card charge',
   alsoSucceedsWith: [{ status: 200, description: 'The card was saved already: the saved card' }],
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: cardAddBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listCards } from '../../../shared/money/instruments.ts';
 import { cardListResponse } from '../../../shared/money/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'card-list',
   summary: "Lists the caller's saved cards, the default first",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   response: cardListResponse,
   handler: ({ user }) => listCards(user.claims),
 });

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { removeCard } from '../../../shared/money/instruments.ts';
 import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: "No saved card of the caller's with this id",
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: cardIdBody,
   response: cardRemovedResponse,

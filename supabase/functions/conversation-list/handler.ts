@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listConversations } from '../../../shared/conversations/conversations.ts';
 import { conversationListQuery, conversationListResponse } from '../../../shared/conversations/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'conversation-list',
   summary: "Lists the caller's conversations, most recent activity first, with unread counts",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: conversationListQuery,
   response: conversationListResponse,
   handler: ({ user, query }) => listConversations(user.claims, query),

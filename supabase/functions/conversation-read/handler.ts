@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { readConversation } from '../../../shared/conversations/conversations.ts';
 import { conversationIdBody, conversationReadResponse } from '../../../shared/conversations/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: 'No conversation the caller takes part in with this id',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: conversationIdBody,
   response: conversationReadResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { getDispute } from '../../../shared/disputes/disputes.ts';
 import { disputeEscrowQuery, disputeResponse } from '../../../shared/disputes/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: 'No dispute on an escrow the caller is a party to',
   },
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: disputeEscrowQuery,
   response: disputeResponse,
   handler: ({ user, query }) => getDispute(user.claims, query.escrow_id),

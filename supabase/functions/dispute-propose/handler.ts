@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { proposeSettlement } from '../../../shared/disputes/disputes.ts';
 import { disputeProposeBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
@@ -10,7 +11,7 @@ export default endpoint({
     409: 'The dispute is not in negotiation, or the proposal does not fit the escrow',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: disputeProposeBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { raiseDispute } from '../../../shared/disputes/disputes.ts';
 import { disputeRaiseBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The escrow cannot be disputed in its state, or is disputed already',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: disputeRaiseBody,

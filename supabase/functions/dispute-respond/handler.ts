@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { respondToProposal } from '../../../shared/disputes/disputes.ts';
 import { disputeRespondBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The proposal is no longer open, or the dispute not in negotiation',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: disputeRespondBody,
   response: disputeResponse,

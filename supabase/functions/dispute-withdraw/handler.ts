@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { withdrawDispute } from '../../../shared/disputes/disputes.ts';
 import { disputeEscrowBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The dispute is no longer open',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: disputeEscrowBody,
   response: disputeResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { cancelEscrow } from '../../../shared/escrow/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
@@ -8,7 +9,7 @@ export default endpoint({
   summary: "Cancels an escrow before it is delivered; money held goes back to the payer's wallet",
   refusals: ESCROW_TRANSITION_REFUSALS,
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: escrowIdBody,
   response: escrowResponse,

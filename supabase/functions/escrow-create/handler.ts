@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { createEscrow } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: escrowCreateBody,

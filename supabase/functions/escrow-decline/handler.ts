@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { declineEscrow } from '../../../shared/escrow/escrow.ts';
 import { escrowInviteBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_INVITE_REFUSALS } from '../../../shared/escrow/refusals.ts';
@@ -8,7 +9,7 @@ export default endpoint({
   summary: 'The counterparty declines an escrow, by its id or its invite token',
   refusals: ESCROW_INVITE_REFUSALS,
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: escrowInviteBody,
   response: escrowResponse,

@@ -1,12 +1,9 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { fundEscrow } from '../../../shared/escrow/escrow.ts';
 import { escrowFundBody, escrowFundResponse } from '../../../shared/escrow/schema.ts';
-import {
-  ESCROW_NOT_FOUND,
-  ESCROW_WRONG_PARTY,
-  ESCROW_WRONG_STATE,
-  OVER_KYC_LIMIT,
-} from '../../../shared/escrow/refusals.ts';
+import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../../shared/escrow/refusals.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
 
 export default endpoint({
   name: 'escrow-fund',
@@ -20,7 +17,7 @@ export default endpoint({
     503: 'The payment provider is unavailable; nothing was charged',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: escrowFundBody,
   response: escrowFundResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listEscrows } from '../../../shared/escrow/escrow.ts';
 import { escrowListQuery, escrowListResponse } from '../../../shared/escrow/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'escrow-list',
   summary: "Lists the caller's escrows, newest first",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: escrowListQuery,
   response: escrowListResponse,
   handler: ({ user, query }) => listEscrows(user.claims, query),

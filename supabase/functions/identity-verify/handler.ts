@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { identityVerify } from '../../../shared/kyc/flows.ts';
 import { identityVerifyBody, identityVerifyResponse } from '../../../shared/kyc/schema.ts';
 
@@ -12,7 +13,7 @@ export default endpoint({
     503: 'The identity provider is unavailable; try again shortly',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: identityVerifyBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { kycStart } from '../../../shared/kyc/flows.ts';
 import { kycStartBody, kycStartResponse } from '../../../shared/kyc/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     503: 'The KYC provider is unavailable; try again shortly',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: kycStartBody,
   response: kycStartResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { messageFeed } from '../../../shared/conversations/conversations.ts';
 import { messageFeedQuery, messageFeedResponse } from '../../../shared/conversations/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: 'No conversation the caller takes part in with this id',
   },
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: messageFeedQuery,
   response: messageFeedResponse,
   handler: ({ user, query }) => messageFeed(user.claims, query),

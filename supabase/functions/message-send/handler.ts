@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { sendMessage } from '../../../shared/conversations/conversations.ts';
 import { feedItemResponse, messageSendBody } from '../../../shared/conversations/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     429: 'Too many messages; the message and Retry-After say how long to wait',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: messageSendBody,

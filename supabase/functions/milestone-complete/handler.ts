@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { completeMilestone } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The milestone or its escrow is not in a state that allows this',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: milestoneIdBody,
   response: milestoneResponse,

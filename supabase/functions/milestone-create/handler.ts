@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { createMilestone } from '../../../shared/escrow/milestones.ts';
 import { milestoneCreateBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
@@ -11,7 +12,7 @@ export default endpoint({
     409: "The escrow's state does not allow milestones, or they would exceed its amount",
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: milestoneCreateBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listMilestones } from '../../../shared/escrow/milestones.ts';
 import { escrowIdQuery, milestoneListResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
@@ -10,7 +11,7 @@ export default endpoint({
     404: ESCROW_NOT_FOUND,
   },
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: escrowIdQuery,
   response: milestoneListResponse,
   handler: ({ user, query }) => listMilestones(user.claims, query.escrow_id),

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { updateMilestone } from '../../../shared/escrow/milestones.ts';
 import { milestoneResponse, milestoneUpdateBody } from '../../../shared/escrow/schema.ts';
 
@@ -10,7 +11,7 @@ export default endpoint({
     409: "The milestone is no longer proposed, or the change would exceed the escrow's amount",
   },
   method: 'PATCH',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: milestoneUpdateBody,
   response: milestoneResponse,

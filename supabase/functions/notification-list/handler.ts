@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listNotifications } from '../../../shared/notifications/notifications.ts';
 import { notificationListQuery, notificationListResponse } from '../../../shared/escrow/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'notification-list',
   summary: "Lists the caller's notifications, newest first",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: notificationListQuery,
   response: notificationListResponse,
   handler: ({ user, query }) => listNotifications(user.claims, query),

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { markRead } from '../../../shared/notifications/notifications.ts';
 import { notificationReadBody, notificationReadResponse } from '../../../shared/escrow/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: "No notification of the caller's with this id",
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: notificationReadBody,
   response: notificationReadResponse,

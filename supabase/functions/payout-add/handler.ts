@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { addPayoutAccount } from '../../../shared/money/instruments.ts';
 import { payoutAccountResponse, payoutAddBody } from '../../../shared/money/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     409: 'This payout account is already saved',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: payoutAddBody,

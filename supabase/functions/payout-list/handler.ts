@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { listPayoutAccounts } from '../../../shared/money/instruments.ts';
 import { payoutAccountListResponse } from '../../../shared/money/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'payout-list',
   summary: "Lists the caller's payout accounts, the default first",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   response: payoutAccountListResponse,
   handler: ({ user }) => listPayoutAccounts(user.claims),
 });

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { removePayoutAccount } from '../../../shared/money/instruments.ts';
 import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: "No payout account of the caller's with this id",
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: payoutIdBody,
   response: payoutRemovedResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { getProfile } from '../../../shared/profile/profile.ts';
 import { profileResponse } from '../../../shared/profile/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'profile-get',
   summary: "Reads the caller's own profile",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   response: profileResponse,
   handler: ({ user }) => getProfile(user.claims),
 });

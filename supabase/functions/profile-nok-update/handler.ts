@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { upsertNextOfKin } from '../../../shared/profile/profile.ts';
 import { nextOfKinResponse, nokUpdateBody } from '../../../shared/profile/schema.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'profile-nok-update',
   summary: "Sets or changes the caller's next of kin",
   method: 'PATCH',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: nokUpdateBody,
   response: nextOfKinResponse,

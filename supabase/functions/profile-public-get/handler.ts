@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { getPublicProfile } from '../../../shared/reviews/reviews.ts';
 import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/reviews/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: 'No user with this id',
   },
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: profilePublicGetQuery,
   response: publicProfileResponse,
   handler: ({ query }) => getPublicProfile(query.user_id),

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { updateProfile } from '../../../shared/profile/profile.ts';
 import { profileResponse, profileUpdateBody } from '../../../shared/profile/schema.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     409: 'That username is taken',
   },
   method: 'PATCH',
-  auth: 'user',
+  auth: userSession,
   idempotent: false,
   body: profileUpdateBody,
   response: profileResponse,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { submitReview } from '../../../shared/reviews/reviews.ts';
 import { reviewResponse, reviewSubmitBody } from '../../../shared/reviews/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
@@ -11,7 +12,7 @@ export default endpoint({
     409: 'The escrow has not ended yet, or the caller reviewed it already',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   status: 201,
   idempotent: true,
   body: reviewSubmitBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { transactionListQuery, transactionListResponse } from '../../../shared/money/schema.ts';
 import { listTransactions } from '../../../shared/money/transactions.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'transaction-list',
   summary: "Lists the caller's transactions (deposits, withdrawals, escrow movements), newest first",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   query: transactionListQuery,
   response: transactionListResponse,
   handler: ({ user, query }) => listTransactions(user.claims, query),

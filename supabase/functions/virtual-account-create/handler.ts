@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
 import { createVirtualAccount } from '../../../shared/money/wallet.ts';
 
@@ -10,7 +11,7 @@ export default endpoint({
     503: 'The payment provider is unavailable; try again',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   response: virtualAccountResponse,
   handler: ({ user }) => createVirtualAccount(user),

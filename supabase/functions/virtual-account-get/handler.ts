@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
 import { getVirtualAccount } from '../../../shared/money/wallet.ts';
 
@@ -9,7 +10,7 @@ export default endpoint({
     404: 'The caller has no dedicated account yet',
   },
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   response: virtualAccountResponse,
   handler: ({ user }) => getVirtualAccount(user.claims),
 });

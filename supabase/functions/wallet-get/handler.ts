@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { walletResponse } from '../../../shared/money/schema.ts';
 import { getWallet } from '../../../shared/money/wallet.ts';
 
@@ -6,7 +7,7 @@ export default endpoint({
   name: 'wallet-get',
   summary: "Reads the caller's wallet: its balance, pending top-ups and withdrawals, and its dedicated account",
   method: 'GET',
-  auth: 'user',
+  auth: userSession,
   response: walletResponse,
   handler: ({ user }) => getWallet(user.claims),
 });

@@ -1,7 +1,8 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { walletTopupBody, walletTopupResponse } from '../../../shared/money/schema.ts';
 import { topup } from '../../../shared/money/wallet.ts';
-import { OVER_KYC_LIMIT } from '../../../shared/escrow/refusals.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
 
 export default endpoint({
   name: 'wallet-topup',
@@ -13,7 +14,7 @@ export default endpoint({
     503: 'The payment provider is unavailable; nothing was charged',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: walletTopupBody,
   response: walletTopupResponse,

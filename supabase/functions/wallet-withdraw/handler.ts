@@ -1,7 +1,8 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { transactionResponse, walletWithdrawBody } from '../../../shared/money/schema.ts';
 import { withdraw } from '../../../shared/money/wallet.ts';
-import { OVER_KYC_LIMIT } from '../../../shared/escrow/refusals.ts';
+import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
 
 export default endpoint({
   name: 'wallet-withdraw',
@@ -14,7 +15,7 @@ export default endpoint({
     503: 'The payment provider is unavailable; nothing was sent',
   },
   method: 'POST',
-  auth: 'user',
+  auth: userSession,
   idempotent: true,
   body: walletWithdrawBody,
   response: transactionResponse,

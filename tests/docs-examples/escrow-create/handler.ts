@@ -2,6 +2,7 @@
 // imports resolve as from supabase/functions/escrow-create/). tests/unit/docs-example.test.ts
 // fails when this code and the document's block differ; change both together.
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { userSession } from '../../../shared/auth/session.ts';
 import { createEscrow } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
@@ -13,7 +14,7 @@ export default endpoint({
     429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
   },
   method: 'POST',
-  auth: 'user', // 'user' = bearer token required; 'none' for public and webhook endpoints
+  auth: userSession, // a bearer token of a live session; 'none' for public and webhook endpoints
   status: 201, // only for creations; 200 otherwise (the default)
   idempotent: true, // POSTs that move money or create a resource honour Idempotency-Key
   body: escrowCreateBody, // or query: ... for a GET
