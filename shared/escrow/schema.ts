@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from '../notifications/enums.ts';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES, PAYER_ROLES } from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
-import { phoneSchema, queryBool, queryInt, queryTimestamp } from '../core/validation.ts';
+import { phoneSchema, queryInt, queryTimestamp } from '../core/validation.ts';
 import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
 import { chargeStarted } from '../money/schema.ts';
 
@@ -86,28 +85,6 @@ export const milestoneUpdateBody = z
   });
 
 export const milestoneIdBody = z.strictObject({ milestone_id: uuid });
-
-export const notificationListQuery = z.strictObject({
-  escrow_id: uuid.optional(),
-  limit: queryInt(50, 1, 100),
-  before: queryTimestamp.optional(),
-  unread_only: queryBool(false),
-});
-
-export const notificationReadBody = z
-  .strictObject({ notification_id: uuid.optional(), escrow_id: uuid.optional() })
-  .refine((b) => (b.notification_id === undefined) !== (b.escrow_id === undefined), {
-    path: ['notification_id'],
-    message: 'give notification_id (one) or escrow_id (all of that escrow), exactly one',
-  })
-  .meta({ oneOf: [{ required: ['notification_id'] }, { required: ['escrow_id'] }] });
-
-export const jobsRunBody = z.strictObject({
-  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().meta({
-    description:
-      "The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)",
-  }),
-});
 
 // ---- responses (the `data` of the success envelope) ----------------------------------------
 
@@ -221,45 +198,3 @@ export const milestoneResponse = z.strictObject({
 export type MilestoneResponse = z.input<typeof milestoneResponse>;
 
 export const milestoneListResponse = z.array(milestoneResponse);
-
-/**
- * The spec's Notification; action_label is null when the notification offers no action. A
- * notification about the account itself (KYC: entity_type account) has no escrow or conversation:
- * both are null (docs/decisions.md, issue 12).
- */
-export const notificationResponse = z.strictObject({
-  id: responseUuid,
-  conversation_id: responseUuid.nullable(),
-  escrow_id: responseUuid.nullable(),
-  user_id: responseUuid,
-  // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
-  // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'
-  // notifications to page through many rows.
-  event_type: z.enum(NOTIFICATION_EVENT_TYPES),
-  content: z.string(),
-  entity_type: z.enum(ENTITY_TYPES),
-  entity_id: responseUuid,
-  action_label: z.enum(ACTION_LABELS).nullable(),
-  is_read: z.boolean(),
-  created_at: timestamp,
-});
-export type NotificationResponse = z.input<typeof notificationResponse>;
-
-export const notificationListResponse = z.array(notificationResponse);
-
-/** notification-read: how many notifications this call marked read (0 when all already were). */
-export const notificationReadResponse = z.strictObject({ updated: count });
-
-/** jobs-run: what one run of the job did. */
-export const jobsRunResponse = z.strictObject({
-  now: timestamp,
-  released: count,
-  ended: count,
-  disputes_reminded: count,
-  disputes_escalated: count,
-  disputes_released: count,
-  payouts_started: count,
-  sms_sent: count,
-  reconciled: count,
-  idempotency_keys_expired: count,
-});

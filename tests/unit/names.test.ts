@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskAccountNumber, namesMatch } from '../../shared/money/instruments.ts';
+import { maskAccountNumber, namesMatch } from '../../shared/money/payout-accounts.ts';
 
 describe('namesMatch (payout account names against the bank record)', () => {
   it('accepts the same person in another order, case or with a middle name missing', () => {

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { addCard } from '../../../shared/money/instruments.ts';
+import { addCard } from '../../../shared/money/cards.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({

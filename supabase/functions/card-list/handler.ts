@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listCards } from '../../../shared/money/instruments.ts';
+import { listCards } from '../../../shared/money/cards.ts';
 import { cardListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({

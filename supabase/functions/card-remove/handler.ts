@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { removeCard } from '../../../shared/money/instruments.ts';
+import { removeCard } from '../../../shared/money/cards.ts';
 import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({

@@ -2,7 +2,7 @@ import { getConfig } from '../../../shared/core/config.ts';
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { invalidField } from '../../../shared/core/http.ts';
 import { JOBS_SECRET_HEADER, runJobs, verifyJobsSecret } from '../../../shared/jobs/jobs.ts';
-import { jobsRunBody, jobsRunResponse } from '../../../shared/escrow/schema.ts';
+import { jobsRunBody, jobsRunResponse } from '../../../shared/jobs/schema.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
 // `now` moves the job's clock: believed only on the local stack and in tests (docs/escrow.md, "The job"), so a

@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { listNotifications } from '../../../shared/notifications/notifications.ts';
-import { notificationListQuery, notificationListResponse } from '../../../shared/escrow/schema.ts';
+import { notificationListQuery, notificationListResponse } from '../../../shared/notifications/schema.ts';
 
 export default endpoint({
   name: 'notification-list',

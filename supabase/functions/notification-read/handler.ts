@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { markRead } from '../../../shared/notifications/notifications.ts';
-import { notificationReadBody, notificationReadResponse } from '../../../shared/escrow/schema.ts';
+import { notificationReadBody, notificationReadResponse } from '../../../shared/notifications/schema.ts';
 
 export default endpoint({
   name: 'notification-read',

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listPayoutAccounts } from '../../../shared/money/instruments.ts';
+import { listPayoutAccounts } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({

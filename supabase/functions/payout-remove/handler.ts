@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { removePayoutAccount } from '../../../shared/money/instruments.ts';
+import { removePayoutAccount } from '../../../shared/money/payout-accounts.ts';
 import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { setDefaultPayoutAccount } from '../../../shared/money/instruments.ts';
+import { setDefaultPayoutAccount } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountResponse, payoutIdBody } from '../../../shared/money/schema.ts';
 
 export default endpoint({

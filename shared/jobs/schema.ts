@@ -1,0 +1,24 @@
+// Request and response schemas of jobs-run.
+import { z } from 'zod';
+import { count, timestamp } from '../core/schema.ts';
+
+export const jobsRunBody = z.strictObject({
+  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().meta({
+    description:
+      "The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)",
+  }),
+});
+
+/** jobs-run: what one run of the job did. */
+export const jobsRunResponse = z.strictObject({
+  now: timestamp,
+  released: count,
+  ended: count,
+  disputes_reminded: count,
+  disputes_escalated: count,
+  disputes_released: count,
+  payouts_started: count,
+  sms_sent: count,
+  reconciled: count,
+  idempotency_keys_expired: count,
+});
