@@ -1,4 +1,5 @@
 // The account flows of docs/auth.md ("The flows at a glance"). Each is called by exactly one function.
+import type { AuthUser } from './session.ts';
 import { getConfig } from '../core/config.ts';
 import { asService, isPgError } from '../core/db.ts';
 import { conflict, invalidField, unauthorized } from '../core/http.ts';
@@ -35,7 +36,11 @@ async function accountExists(phone: string): Promise<{ id: string; password_hash
  * Sends a code. Same answer, and the same database work, whether or not the phone has an account:
  * only the queued message differs (its text, or withheld), and it is sent after the answer.
  */
-export async function sendOtp(phone: string, context: 'signup' | 'login', clientIp: string): Promise<OtpSentResponse> {
+export async function authSendOtp(
+  phone: string,
+  context: 'signup' | 'login',
+  clientIp: string,
+): Promise<OtpSentResponse> {
   const existing = await accountExists(phone);
   const sms: OtpSms = context === 'signup'
     // the owner of a registered phone learns it already has an account (a notice, no code)
@@ -46,7 +51,16 @@ export async function sendOtp(phone: string, context: 'signup' | 'login', client
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
 }
 
-export async function verifySignupCode(phone: string, code: string): Promise<PhoneVerifiedResponse> {
+/** auth-verify: a sign-up code verifies the phone; a login code with the password opens a session. */
+export function authVerify(
+  body: { phone: string; otp_code: string; context: 'signup' | 'login'; password?: string },
+): Promise<PhoneVerifiedResponse | SessionBody> {
+  return body.context === 'signup'
+    ? verifySignupCode(body.phone, body.otp_code)
+    : login(body.phone, body.otp_code, body.password as string);
+}
+
+async function verifySignupCode(phone: string, code: string): Promise<PhoneVerifiedResponse> {
   const ttl = getConfig().PHONE_VERIFICATION_TTL_SECONDS;
   const outcome = await asService(async (tx) => {
     const result = await checkOtp(tx, phone, 'signup', code);
@@ -61,7 +75,7 @@ export async function verifySignupCode(phone: string, code: string): Promise<Pho
   return { verified: true, expires_in: ttl };
 }
 
-export async function login(phone: string, code: string, password: string): Promise<SessionBody> {
+async function login(phone: string, code: string, password: string): Promise<SessionBody> {
   const c = getConfig();
   // No live code: refuse before spending a password hash on the request.
   if (!(await hasLiveOtp(phone, 'login'))) throw unauthorized(LOGIN_FAILED);
@@ -93,7 +107,7 @@ function phoneNotVerified() {
   );
 }
 
-export async function signup(
+export async function authSignup(
   input: { phone: string; first_name: string; last_name: string; password: string },
 ): Promise<SessionBody> {
   // No password hash for a phone that has not been verified (docs/auth.md, "Enumeration resistance"): the check comes first,
@@ -137,7 +151,7 @@ export async function signup(
   return sessionBody({ id: row.user_id, phone: input.phone }, row.session_id, refresh);
 }
 
-export async function refresh(token: string): Promise<SessionBody> {
+export async function authRefresh(token: string): Promise<SessionBody> {
   const c = getConfig();
   const next = newRefreshToken();
   const [oldHash, newHash] = await Promise.all([hashRefreshToken(token), hashRefreshToken(next)]);
@@ -153,18 +167,18 @@ export async function refresh(token: string): Promise<SessionBody> {
   return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next);
 }
 
-export async function logout(sessionId: string): Promise<LogoutResponse> {
-  await asService((tx) => tx`select private.end_session(${sessionId}, 'logout')`);
+export async function authLogout(user: AuthUser): Promise<LogoutResponse> {
+  await asService((tx) => tx`select private.end_session(${user.sessionId}, 'logout')`);
   return { logged_out: true };
 }
 
-export async function forgotPassword(phone: string, clientIp: string): Promise<ForgotPasswordResponse> {
+export async function authForgotPassword(phone: string, clientIp: string): Promise<ForgotPasswordResponse> {
   const existing = await accountExists(phone);
   await issueOtp(phone, 'reset', clientIp, codeSms(existing ? null : 'no_account'));
   return { sent: true, expires_in: getConfig().OTP_TTL_SECONDS };
 }
 
-export async function resetPassword(phone: string, code: string, password: string): Promise<ResetPasswordResponse> {
+export async function authResetPassword(phone: string, code: string, password: string): Promise<ResetPasswordResponse> {
   if (!(await hasLiveOtp(phone, 'reset'))) throw invalidField('otp_code', CODE_INVALID);
   const hash = await hashPassword(password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
   const done = await asService(async (tx) => {

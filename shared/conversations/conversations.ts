@@ -4,7 +4,7 @@
 // (private.message_send) that checks the party and the 30-day read-only rule under the escrow's
 // lock. The feed's created_at is unique and increasing per conversation (the migration
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
-import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx, type UserClaims } from '../core/db.ts';
+import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { ActionLabel, EntityType, NotificationEventType } from '../notifications/enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
@@ -131,7 +131,7 @@ const visibleConversationText = (conversation: string) =>
 
 // ---- message-send ----------------------------------------------------------------------------
 
-export async function sendMessage(
+export async function messageSend(
   user: AuthUser,
   input: { conversation_id: string; content: string; message_type?: MessageType },
 ): Promise<FeedItemResponse> {
@@ -183,7 +183,7 @@ function feedWindow(q: { before?: string; after?: string }) {
  * caller, whether they see it and the page itself.
  */
 export async function messageFeed(
-  claims: UserClaims,
+  { claims }: AuthUser,
   q: { conversation_id: string; limit: number; before?: string; after?: string },
 ): Promise<FeedItemResponse[]> {
   const w = feedWindow(q);
@@ -236,8 +236,8 @@ interface ConversationRow {
   last_activity_at: string;
 }
 
-export async function listConversations(
-  claims: UserClaims,
+export async function conversationList(
+  { claims }: AuthUser,
   q: { limit: number; before?: string },
 ): Promise<ConversationResponse[]> {
   const { conversations, lastItems } = await asUser(claims, async (tx) => {
@@ -306,7 +306,7 @@ export async function listConversations(
 // ---- conversation-read -----------------------------------------------------------------------
 
 /** Marks the caller's notifications of the conversation read; how many this call changed. */
-export function readConversation(claims: UserClaims, conversationId: string): Promise<{ updated: number }> {
+export function conversationRead({ claims }: AuthUser, conversationId: string): Promise<{ updated: number }> {
   return asUser(claims, async (tx) => {
     await visibleConversation(tx, conversationId);
     const rows = await tx`

@@ -4,7 +4,7 @@
 // follows a settlement's commit here: the payee's bank payout and the SMS to both parties.
 // Parties read a dispute as themselves (row-level security); admins through the admin endpoints.
 import { afterCommit } from '../core/background.ts';
-import { asService, asUser, type Fragment, type Tx, type UserClaims } from '../core/db.ts';
+import { asService, asUser, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, ProposalStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
@@ -102,7 +102,7 @@ async function readDispute(tx: Tx, escrowId: string): Promise<DisputeResponse | 
  * dispute-get: as the caller (row-level security: the escrow's parties); an admin who is not a
  * party reads it through the service role (DESIGN §8.3: visible to the parties and admins).
  */
-export async function getDispute(claims: UserClaims, escrowId: string): Promise<DisputeResponse> {
+export async function disputeGet({ claims }: AuthUser, escrowId: string): Promise<DisputeResponse> {
   const found = await asUser(claims, (tx) => readDispute(tx, escrowId)) ??
     await asService(async (tx) => {
       const [admin] = await tx<{ yes: boolean }[]>`select private.is_admin(${claims.sub}) as yes`;
@@ -127,17 +127,17 @@ async function afterSettlement(payoutTx: string | null): Promise<void> {
   await afterCommit('sms.dispatch', () => dispatchQueuedSms());
 }
 
-export async function raiseDispute(
+export async function disputeRaise(
   user: AuthUser,
   input: { escrow_id: string; reason_code: DisputeReasonCode; reason: string },
 ): Promise<DisputeResponse> {
   await asService((tx) =>
     tx`select private.dispute_raise(${input.escrow_id}, ${user.id}, ${input.reason_code}, ${input.reason}, now())`
   );
-  return getDispute(user.claims, input.escrow_id);
+  return disputeGet(user, input.escrow_id);
 }
 
-export async function proposeSettlement(
+export async function disputePropose(
   user: AuthUser,
   input: { escrow_id: string; outcome: DisputeOutcome; payee_amount?: number },
 ): Promise<DisputeResponse> {
@@ -146,10 +146,10 @@ export async function proposeSettlement(
       input.payee_amount ?? null
     }, now())`
   ).catch(namePayeeAmount);
-  return getDispute(user.claims, input.escrow_id);
+  return disputeGet(user, input.escrow_id);
 }
 
-export async function respondToProposal(
+export async function disputeRespond(
   user: AuthUser,
   input: { escrow_id: string; proposal_id: string; accept: boolean },
 ): Promise<DisputeResponse> {
@@ -158,12 +158,12 @@ export async function respondToProposal(
       select * from private.dispute_respond(${input.escrow_id}, ${user.id}, ${input.proposal_id}, ${input.accept}, now())`
   );
   if (r?.status === 'accepted') await afterSettlement(r.payout_tx);
-  return getDispute(user.claims, input.escrow_id);
+  return disputeGet(user, input.escrow_id);
 }
 
-export async function withdrawDispute(user: AuthUser, escrowId: string): Promise<DisputeResponse> {
+export async function disputeWithdraw(user: AuthUser, escrowId: string): Promise<DisputeResponse> {
   await asService((tx) => tx`select private.dispute_withdraw(${escrowId}, ${user.id}, now())`);
-  return getDispute(user.claims, escrowId);
+  return disputeGet(user, escrowId);
 }
 
 // ---- admins ------------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ async function adminRows(tx: Tx, where: Fragment, limit: number): Promise<AdminD
 }
 
 /** admin-dispute-list: the queue, oldest first (open disputes by default), `after` exclusive. */
-export function listDisputesForAdmin(
+export function adminDisputeList(
   admin: AuthUser,
   q: { status?: DisputeStatus; limit: number; after?: string },
 ): Promise<AdminDisputeResponse[]> {
@@ -228,7 +228,7 @@ export function listDisputesForAdmin(
 }
 
 /** admin-dispute-resolve: settles an open dispute (audited in the same transaction). */
-export async function resolveDisputeAsAdmin(
+export async function adminDisputeResolve(
   admin: AuthUser,
   input: { dispute_id: string; outcome: DisputeOutcome; payee_amount?: number; resolution: string },
 ): Promise<AdminDisputeResponse> {

@@ -8,16 +8,7 @@ import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
 import type postgres from 'postgres';
-import {
-  asService,
-  callAsService,
-  inline,
-  isPgError,
-  readAsUser,
-  sqlLiteral,
-  sqlText,
-  type UserClaims,
-} from '../core/db.ts';
+import { asService, callAsService, inline, isPgError, readAsUser, sqlLiteral, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
@@ -167,7 +158,7 @@ const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSmsS
 
 const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
-export async function createEscrow(
+export async function escrowCreate(
   user: AuthUser,
   input: {
     category: string;
@@ -229,14 +220,14 @@ export async function createEscrow(
 const escrowColumns = (prefix = '') => ESCROW_COLUMNS.map((col) => `${prefix}${col}`).join(', ');
 
 /** The escrow as the caller sees it (row-level security), in one round trip. */
-export async function getEscrow(claims: UserClaims, id: string) {
+export async function escrowGet({ claims }: AuthUser, id: string) {
   const [[row]] = await readAsUser(claims, (tx) => [
     sqlText<EscrowRow[]>(tx, `select ${escrowColumns()} from public.escrows where id = ${sqlLiteral(id)}::uuid`),
   ]);
   return escrowOrNotFound(row, claims.sub);
 }
 
-export async function listEscrows(claims: UserClaims, q: { status?: string; limit: number; before?: string }) {
+export async function escrowList({ claims }: AuthUser, q: { status?: string; limit: number; before?: string }) {
   // the caller's escrows, on either side: row-level security keeps exactly those; composed as text
   // (every value a literal), so the read goes out as one message (shared/core/db.ts)
   const where = (q.status ? `e.status = ${sqlLiteral(q.status)}` : `e.status <> 'deleted'`) +
@@ -280,28 +271,28 @@ async function transition<R extends postgres.Row[]>(
 ) {
   const [result] = await callAsService((tx) => [call(inline(tx))]);
   if (after) await after(result);
-  return getEscrow(user.claims, escrowId);
+  return escrowGet(user, escrowId);
 }
 
-export async function acceptEscrow(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
+export async function escrowAccept(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
   const id = await inviteTarget(input);
   return transition(user, id, (sql) => sql`select private.escrow_accept(${id}, ${user.id})`);
 }
 
-export async function declineEscrow(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
+export async function escrowDecline(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
   const id = await inviteTarget(input);
   return transition(user, id, (sql) => sql`select private.escrow_decline(${id}, ${user.id})`);
 }
 
-export const cancelEscrow = (user: AuthUser, id: string) =>
+export const escrowCancel = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_cancel(${id}, ${user.id})`);
-export const deleteEscrow = (user: AuthUser, id: string) =>
+export const escrowDelete = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_delete(${id}, ${user.id})`);
-export const deliverEscrow = (user: AuthUser, id: string) =>
+export const escrowDeliver = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_deliver(${id}, ${user.id}, now())`);
-export const refundEscrow = (user: AuthUser, id: string) =>
+export const escrowRefund = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_refund(${id}, ${user.id})`);
-export const releaseEscrow = (user: AuthUser, id: string) =>
+export const escrowRelease = (user: AuthUser, id: string) =>
   transition(
     user,
     id,
@@ -336,7 +327,7 @@ async function walletShortfall(userId: string, escrowId: string): Promise<HttpEr
   );
 }
 
-export async function fundEscrow(
+export async function escrowFund(
   user: AuthUser,
   input: {
     escrow_id: string;
@@ -383,7 +374,7 @@ export async function fundEscrow(
     }).catch((err) => {
       throw overLimitOr(err);
     });
-    const escrow = await getEscrow(user.claims, id);
+    const escrow = await escrowGet(user, id);
     return {
       escrow_id: id,
       status: 'awaiting_bank_transfer',

@@ -60,7 +60,7 @@ async function readMilestone(claims: UserClaims, id: string) {
   });
 }
 
-export async function createMilestone(
+export async function milestoneCreate(
   user: AuthUser,
   input: { escrow_id: string; title: string; amount: number; description?: string; due_date?: string },
 ) {
@@ -72,7 +72,7 @@ export async function createMilestone(
   return readMilestone(user.claims, (row as { id: string }).id);
 }
 
-export async function updateMilestone(
+export async function milestoneUpdate(
   user: AuthUser,
   input: {
     milestone_id: string;
@@ -90,7 +90,7 @@ export async function updateMilestone(
   return readMilestone(user.claims, milestone_id);
 }
 
-export async function listMilestones(claims: UserClaims, escrowId: string) {
+export async function milestoneList({ claims }: AuthUser, escrowId: string) {
   return asUser(claims, async (tx) => {
     const [escrow] = await tx`select 1 from public.escrows where id = ${escrowId}`;
     if (!escrow) throw notFound('Escrow not found');
@@ -100,17 +100,17 @@ export async function listMilestones(claims: UserClaims, escrowId: string) {
   });
 }
 
-export async function approveMilestone(user: AuthUser, id: string) {
+export async function milestoneApprove(user: AuthUser, id: string) {
   await asService((tx) => tx`select private.milestone_approve(${id}, ${user.id})`);
   return readMilestone(user.claims, id);
 }
 
-export async function completeMilestone(user: AuthUser, id: string) {
+export async function milestoneComplete(user: AuthUser, id: string) {
   await asService((tx) => tx`select private.milestone_complete(${id}, ${user.id})`);
   return readMilestone(user.claims, id);
 }
 
-export async function releaseMilestone(user: AuthUser, id: string) {
+export async function milestoneRelease(user: AuthUser, id: string) {
   const [row] = await asService((tx) =>
     tx<{ payout: string | null }[]>`select private.milestone_release(${id}, ${user.id}) as payout`
   );

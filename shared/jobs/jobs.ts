@@ -27,7 +27,7 @@ export function verifyJobsSecret(req: Request): Promise<void> {
   return Promise.resolve();
 }
 
-export async function runJobs(now: Date | string = new Date()) {
+export async function jobsRun(now: Date | string = new Date()) {
   const at = typeof now === 'string' ? now : now.toISOString();
   const rows = await asService((tx) =>
     tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`

@@ -89,7 +89,7 @@ function review(e: Json): { passed: boolean | null; labels: string[]; rejectType
   };
 }
 
-export async function handleSumsubEvent(
+export async function webhookKyc(
   e: Json & { type: string },
   raw: Uint8Array,
   requestId: string,
@@ -120,7 +120,7 @@ const VERIFICATION_TYPES = new Map<string, string>(
   Object.values(IDENTITY_CHECKS).map((v) => [v.verificationType, v.check]),
 );
 
-export async function handleIdentityEvent(
+export async function webhookIdentity(
   e: Json & { reference: string; verificationType: string; status: string },
   requestId: string,
 ): Promise<{ received: true }> {

@@ -1,7 +1,7 @@
 // Saved cards (card-add, card-list, card-remove, card-set-default). Writes go through one SQL
 // function each (defaults and deduplication are decided under a per-user lock there); reads run as
 // the caller under RLS.
-import { asService, asUser, type UserClaims } from '../core/db.ts';
+import { asService, asUser } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { HttpError, notFound } from '../core/http.ts';
 import { Reply } from '../core/endpoint.ts';
@@ -31,7 +31,7 @@ const cardView = (c: CardRow) => ({
   created_at: c.created_at,
 });
 
-export async function addCard(
+export async function cardAdd(
   user: AuthUser,
   input: {
     authorization_code: string;
@@ -57,7 +57,7 @@ export async function addCard(
   return row?.created ? cardView(card[0]) : new Reply(200, cardView(card[0]));
 }
 
-export const listCards = (claims: UserClaims) =>
+export const cardList = ({ claims }: AuthUser) =>
   asUser(
     claims,
     async (tx) =>
@@ -67,7 +67,7 @@ export const listCards = (claims: UserClaims) =>
         .map(cardView),
   );
 
-export async function removeCard(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
+export async function cardRemove(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
   if (!row?.ok) {
     throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
@@ -75,7 +75,7 @@ export async function removeCard(user: AuthUser, cardId: string): Promise<CardRe
   return { removed: true, card_id: cardId };
 }
 
-export async function setDefaultCard(user: AuthUser, cardId: string) {
+export async function cardSetDefault(user: AuthUser, cardId: string) {
   const [row] = await asService((tx) =>
     tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`
   );

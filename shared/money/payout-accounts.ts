@@ -1,7 +1,7 @@
 // Payout accounts (payout-add, payout-list, payout-remove, payout-set-default): the bank accounts
 // withdrawals and escrow payouts go to. Writes go through one SQL function each (defaults and
 // deduplication are decided under a per-user lock there); reads run as the caller under RLS.
-import { asService, asUser, isPgError, type UserClaims } from '../core/db.ts';
+import { asService, asUser, isPgError } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { conflict, HttpError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
@@ -59,7 +59,7 @@ const duplicatePayout = () =>
     message: 'is already one of your payout accounts at this bank',
   }]);
 
-export async function addPayoutAccount(
+export async function payoutAdd(
   user: AuthUser,
   input: { bank_code: string; bank_name: string; account_number: string; account_name: string },
 ) {
@@ -123,7 +123,7 @@ export async function addPayoutAccount(
   return payoutView(saved as PayoutRow);
 }
 
-export const listPayoutAccounts = (claims: UserClaims) =>
+export const payoutList = ({ claims }: AuthUser) =>
   asUser(
     claims,
     async (tx) =>
@@ -133,7 +133,7 @@ export const listPayoutAccounts = (claims: UserClaims) =>
         .map(payoutView),
   );
 
-export async function removePayoutAccount(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
+export async function payoutRemove(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
   const [row] = await asService((tx) =>
     tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`
   );
@@ -146,7 +146,7 @@ export async function removePayoutAccount(user: AuthUser, accountId: string): Pr
   return { removed: true, payout_account_id: accountId };
 }
 
-export async function setDefaultPayoutAccount(user: AuthUser, accountId: string) {
+export async function payoutSetDefault(user: AuthUser, accountId: string) {
   const [row] = await asService((tx) =>
     tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`
   );

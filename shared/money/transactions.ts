@@ -1,6 +1,7 @@
 // The spec's Transaction, as users see it (always read as the caller: RLS applies). A row
 // records its description as a message (kind and params), written out when it is read.
-import { readAsUser, sqlLiteral, sqlText, type Tx, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../auth/session.ts';
+import { readAsUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
 import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
 import { renderTransaction } from '../messages/texts.ts';
 import { type TransactionMessage } from '../messages/catalog.ts';
@@ -69,8 +70,8 @@ export async function readTransaction(tx: Tx, id: string) {
   return row ? transactionView(row) : null;
 }
 
-export async function listTransactions(
-  claims: UserClaims,
+export async function transactionList(
+  { claims }: AuthUser,
   q: { category?: string; escrow_id?: string; status?: string; limit: number; before?: string },
 ) {
   // composed as text (every value a literal): the read goes out as one message (shared/core/db.ts)

@@ -4,7 +4,7 @@
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
 import { overLimitOr } from '../kyc/tiers.ts';
-import { asService, asUser, inline, readAsServiceThenUser, type UserClaims } from '../core/db.ts';
+import { asService, asUser, inline, readAsServiceThenUser } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { HttpError, notFound, providerUnavailable } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
@@ -37,7 +37,7 @@ const virtualAccountView = (v: VirtualAccountRow) => ({
  * The balance from the ledger (private, read as service_role), then the pending movements and the
  * virtual account as the user (row-level security): one transaction, one round trip.
  */
-export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
+export async function walletGet({ claims }: AuthUser): Promise<WalletResponse> {
   const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
     claims,
     (tx) => [
@@ -62,7 +62,7 @@ export async function getWallet(claims: UserClaims): Promise<WalletResponse> {
   };
 }
 
-export async function topup(
+export async function walletTopup(
   user: AuthUser,
   input: { amount: number; card_id?: string; callback_url?: string },
 ): Promise<WalletTopupResponse> {
@@ -88,7 +88,10 @@ export async function topup(
 }
 
 /** wallet-withdraw: a pending withdrawal, handed to the provider at once (shared/money/payouts.ts). */
-export async function withdraw(user: AuthUser, input: { amount: number; payout_account_id?: string; reason?: string }) {
+export async function walletWithdraw(
+  user: AuthUser,
+  input: { amount: number; payout_account_id?: string; reason?: string },
+) {
   const account = await payoutAccountOf(user.id, input.payout_account_id);
   const txId = await createWithdrawal(user.id, input.amount, account);
   const reason = input.reason ?? 'Wallet withdrawal';
@@ -106,7 +109,7 @@ export async function withdraw(user: AuthUser, input: { amount: number; payout_a
   return view;
 }
 
-export async function getVirtualAccount(claims: UserClaims) {
+export async function virtualAccountGet({ claims }: AuthUser) {
   return asUser(claims, async (tx) => {
     const [va] = await tx<
       VirtualAccountRow[]
@@ -117,7 +120,7 @@ export async function getVirtualAccount(claims: UserClaims) {
 }
 
 /** Requests a dedicated account; a pending or active one is returned as it is (retry only after failure). */
-export async function createVirtualAccount(user: AuthUser) {
+export async function virtualAccountCreate(user: AuthUser) {
   const provider = payments();
   const claimed = await asService(async (tx) => {
     const rows = await tx<VirtualAccountRow[]>`

@@ -1,6 +1,7 @@
 // Notifications: written by the transitions (SQL), read and marked read here as the caller. A
 // row records its message (kind and params); its content is written from it when it is read.
-import { asUser, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../auth/session.ts';
+import { asUser } from '../core/db.ts';
 import type { ActionLabel, EntityType, NotificationEventType } from './enums.ts';
 import { notFound } from '../core/http.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
@@ -35,8 +36,8 @@ const view = (n: NotificationRow) => ({
   created_at: n.created_at,
 });
 
-export function listNotifications(
-  claims: UserClaims,
+export function notificationList(
+  { claims }: AuthUser,
   q: { escrow_id?: string; limit: number; before?: string; unread_only: boolean },
 ) {
   return asUser(claims, async (tx) => {
@@ -53,7 +54,7 @@ export function listNotifications(
 }
 
 /** Marks one notification, or every notification of one escrow, read (as the caller, under RLS). */
-export function markRead(claims: UserClaims, input: { notification_id?: string; escrow_id?: string }) {
+export function notificationRead({ claims }: AuthUser, input: { notification_id?: string; escrow_id?: string }) {
   return asUser(claims, async (tx) => {
     if (input.notification_id) {
       const rows = await tx`

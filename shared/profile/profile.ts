@@ -1,5 +1,6 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
-import { asUser, isPgError, readAsUser, type Tx, type UserClaims } from '../core/db.ts';
+import type { AuthUser } from '../auth/session.ts';
+import { asUser, isPgError, readAsUser, type Tx } from '../core/db.ts';
 import { badRequest, conflict, notFound } from '../core/http.ts';
 import type { MaritalStatus } from './enums.ts';
 import type { ProfileUpdate } from './schema.ts';
@@ -49,7 +50,7 @@ const profileQueries = (tx: Tx) =>
   ] as const;
 
 /** The caller's profile, read as the caller in one round trip. */
-export async function getProfile(claims: UserClaims) {
+export async function profileGet({ claims }: AuthUser) {
   const [[p], [n]] = await readAsUser(claims, (tx) => [...profileQueries(tx)]);
   return profileView(p, n);
 }
@@ -74,7 +75,7 @@ function profileView(p: ProfileRow | undefined, n: NokRow | undefined) {
   };
 }
 
-export async function updateProfile(claims: UserClaims, input: ProfileUpdate) {
+export async function profileUpdate({ claims }: AuthUser, input: ProfileUpdate) {
   const changes: Record<string, unknown> = {};
   for (const key of ['first_name', 'last_name', 'username', 'address', 'marital_status', 'bio'] as const) {
     if (input[key] !== undefined) changes[key] = input[key];
@@ -104,8 +105,8 @@ export async function updateProfile(claims: UserClaims, input: ProfileUpdate) {
   }
 }
 
-export async function upsertNextOfKin(
-  claims: UserClaims,
+export async function profileNokUpdate(
+  { claims }: AuthUser,
   input: { first_name: string; last_name: string; phone: string; address: string; relationship: string },
 ) {
   return asUser(claims, async (tx) => {

@@ -67,7 +67,7 @@ const reviewRows = (tx: Tx, where: Fragment, limit: number) =>
      limit ${limit}`;
 
 /** review-submit: the caller reviews the other party of the escrow; 201 with the review. */
-export function submitReview(user: AuthUser, input: ReviewSubmit): Promise<ReviewResponse> {
+export function reviewSubmit(user: AuthUser, input: ReviewSubmit): Promise<ReviewResponse> {
   return asService(async (tx) => {
     const [created] = await tx<{ id: string }[]>`
       select private.review_submit(${input.escrow_id}, ${user.id}, ${input.rating}, ${input.feedback ?? null}) as id`;
@@ -77,7 +77,7 @@ export function submitReview(user: AuthUser, input: ReviewSubmit): Promise<Revie
 }
 
 /** review-list: the reviews of a user (the caller by default), newest first, `before` exclusive. */
-export function listReviews(
+export function reviewList(
   user: AuthUser,
   q: { user_id?: string; limit: number; before?: string },
 ): Promise<ReviewResponse[]> {
@@ -115,7 +115,7 @@ interface PublicProfileRow {
  * ended after a release (released_at set); refunds, cancellations and open deals do not count.
  * Member since is the sign-up date (UTC), not its time of day.
  */
-export function getPublicProfile(userId: string): Promise<PublicProfileResponse> {
+export function profilePublicGet(userId: string): Promise<PublicProfileResponse> {
   return asService(async (tx) => {
     const [p] = await tx<PublicProfileRow[]>`
       select p.id, p.first_name, p.last_name, p.username, p.avatar_url,

@@ -33,7 +33,7 @@ const NAMES: [RegExp, string][] = [
   [/jobs-run/, 'the jobs-run endpoint'],
   [/x-jobs-secret/i, 'the header only jobs-run reads'],
   [/\brun_jobs\b/, 'the SQL job private.run_jobs'],
-  [/\brunJobs\b/, 'runJobs (shared/jobs/jobs.ts, tests/support/clock.ts)'],
+  [/\b(runJobs|jobsRun)\b/, 'jobsRun (shared/jobs/jobs.ts) or runJobs (tests/support/clock.ts)'],
   [/\/jobs(\.ts)?['"]/, 'the module shared/jobs/jobs.ts'],
   [/\breconcilePending\b|\/reconcile(\.ts)?['"]/, 'the reconciliation pass of the job (shared/money/reconcile.ts)'],
   [/\bcleanup_expired\b/, 'the clean-up of the job (private.cleanup_expired)'],
@@ -84,7 +84,7 @@ describe('the clock group', () => {
       `await supabase.functions.invoke('jobs-run')`,
       `headers: { 'X-Jobs-Secret': secret }`,
       'await sql`select * from private.run_jobs(now())`',
-      `import { runJobs } from '../../shared/jobs/jobs.ts';`,
+      `import { jobsRun } from '../../shared/jobs/jobs.ts';`,
       `const { reconcilePending } = await import('../../shared/money/reconcile.ts');`,
       `import { runJobs as tick } from '../support/clock.ts';`,
     ];

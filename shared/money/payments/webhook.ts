@@ -187,7 +187,7 @@ const depositMetadata = (d: Data) => ({
 
 /**
  * A charge.success into a virtual account with everything the credit needs, or null: such an
- * event is applied in one statement (handlePaymentsEvent); any other goes through apply().
+ * event is applied in one statement (webhookPayments); any other goes through apply().
  */
 function knownDeposit(e: PaymentsEvent) {
   if (e.event !== 'charge.success') return null;
@@ -467,7 +467,7 @@ async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCh
   }
 }
 
-export async function handlePaymentsEvent(
+export async function webhookPayments(
   e: PaymentsEvent,
   raw: Uint8Array,
   requestId: string,

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { adminSession } from '../../../shared/auth/session.ts';
-import { listDisputesForAdmin } from '../../../shared/disputes/disputes.ts';
+import { adminDisputeList } from '../../../shared/disputes/disputes.ts';
 import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -10,5 +10,5 @@ export default endpoint({
   auth: adminSession,
   query: adminDisputeListQuery,
   response: adminDisputeListResponse,
-  handler: ({ user, query }) => listDisputesForAdmin(user, query),
+  handler: ({ user, query }) => adminDisputeList(user, query),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { adminSession } from '../../../shared/auth/session.ts';
-import { resolveDisputeAsAdmin } from '../../../shared/disputes/disputes.ts';
+import { adminDisputeResolve } from '../../../shared/disputes/disputes.ts';
 import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: true,
   body: adminDisputeResolveBody,
   response: adminDisputeResponse,
-  handler: ({ user, body }) => resolveDisputeAsAdmin(user, body),
+  handler: ({ user, body }) => adminDisputeResolve(user, body),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { forgotPassword } from '../../../shared/auth/flows.ts';
+import { authForgotPassword } from '../../../shared/auth/flows.ts';
 import { forgotPasswordBody, forgotPasswordResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -12,5 +12,5 @@ export default endpoint({
   auth: 'none',
   body: forgotPasswordBody,
   response: forgotPasswordResponse,
-  handler: ({ body, clientIp }) => forgotPassword(body.phone, clientIp),
+  handler: ({ body, clientIp }) => authForgotPassword(body.phone, clientIp),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { logout } from '../../../shared/auth/flows.ts';
+import { authLogout } from '../../../shared/auth/flows.ts';
 import { logoutResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -10,5 +10,5 @@ export default endpoint({
   auth: userSession,
   idempotent: false,
   response: logoutResponse,
-  handler: ({ user }) => logout(user.sessionId),
+  handler: ({ user }) => authLogout(user),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { refresh } from '../../../shared/auth/flows.ts';
+import { authRefresh } from '../../../shared/auth/flows.ts';
 import { refreshBody, sessionResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -12,5 +12,5 @@ export default endpoint({
   auth: 'none',
   body: refreshBody,
   response: sessionResponse,
-  handler: ({ body }) => refresh(body.refresh_token),
+  handler: ({ body }) => authRefresh(body.refresh_token),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { resetPassword } from '../../../shared/auth/flows.ts';
+import { authResetPassword } from '../../../shared/auth/flows.ts';
 import { resetPasswordBody, resetPasswordResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -9,5 +9,5 @@ export default endpoint({
   auth: 'none',
   body: resetPasswordBody,
   response: resetPasswordResponse,
-  handler: ({ body }) => resetPassword(body.phone, body.otp_code, body.password),
+  handler: ({ body }) => authResetPassword(body.phone, body.otp_code, body.password),
 });

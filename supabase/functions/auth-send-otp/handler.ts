@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { sendOtp } from '../../../shared/auth/flows.ts';
+import { authSendOtp } from '../../../shared/auth/flows.ts';
 import { otpSentResponse, sendOtpBody } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -12,5 +12,5 @@ export default endpoint({
   auth: 'none',
   body: sendOtpBody,
   response: otpSentResponse,
-  handler: ({ body, clientIp }) => sendOtp(body.phone, body.context, clientIp),
+  handler: ({ body, clientIp }) => authSendOtp(body.phone, body.context, clientIp),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { signup } from '../../../shared/auth/flows.ts';
+import { authSignup } from '../../../shared/auth/flows.ts';
 import { sessionResponse, signupBody } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -13,5 +13,5 @@ export default endpoint({
   status: 201,
   body: signupBody,
   response: sessionResponse,
-  handler: ({ body }) => signup(body),
+  handler: ({ body }) => authSignup(body),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { login, verifySignupCode } from '../../../shared/auth/flows.ts';
+import { authVerify } from '../../../shared/auth/flows.ts';
 import { verifyBody, verifyResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
@@ -13,8 +13,5 @@ export default endpoint({
   auth: 'none',
   body: verifyBody,
   response: verifyResponse,
-  handler: ({ body }) =>
-    body.context === 'signup'
-      ? verifySignupCode(body.phone, body.otp_code)
-      : login(body.phone, body.otp_code, body.password as string),
+  handler: ({ body }) => authVerify(body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { addCard } from '../../../shared/money/cards.ts';
+import { cardAdd } from '../../../shared/money/cards.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -13,5 +13,5 @@ export default endpoint({
   idempotent: true,
   body: cardAddBody,
   response: cardResponse,
-  handler: ({ user, body }) => addCard(user, body),
+  handler: ({ user, body }) => cardAdd(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listCards } from '../../../shared/money/cards.ts';
+import { cardList } from '../../../shared/money/cards.ts';
 import { cardListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -9,5 +9,5 @@ export default endpoint({
   method: 'GET',
   auth: userSession,
   response: cardListResponse,
-  handler: ({ user }) => listCards(user.claims),
+  handler: ({ user }) => cardList(user),
 });

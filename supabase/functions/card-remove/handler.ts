@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { removeCard } from '../../../shared/money/cards.ts';
+import { cardRemove } from '../../../shared/money/cards.ts';
 import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: cardIdBody,
   response: cardRemovedResponse,
-  handler: ({ user, body }) => removeCard(user, body.card_id),
+  handler: ({ user, body }) => cardRemove(user, body.card_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { setDefaultCard } from '../../../shared/money/cards.ts';
+import { cardSetDefault } from '../../../shared/money/cards.ts';
 import { cardIdBody, cardResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: cardIdBody,
   response: cardResponse,
-  handler: ({ user, body }) => setDefaultCard(user, body.card_id),
+  handler: ({ user, body }) => cardSetDefault(user, body.card_id),
 });

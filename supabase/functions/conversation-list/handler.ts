@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listConversations } from '../../../shared/conversations/conversations.ts';
+import { conversationList } from '../../../shared/conversations/conversations.ts';
 import { conversationListQuery, conversationListResponse } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
@@ -10,5 +10,5 @@ export default endpoint({
   auth: userSession,
   query: conversationListQuery,
   response: conversationListResponse,
-  handler: ({ user, query }) => listConversations(user.claims, query),
+  handler: ({ user, query }) => conversationList(user, query),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { readConversation } from '../../../shared/conversations/conversations.ts';
+import { conversationRead } from '../../../shared/conversations/conversations.ts';
 import { conversationIdBody, conversationReadResponse } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: conversationIdBody,
   response: conversationReadResponse,
-  handler: ({ user, body }) => readConversation(user.claims, body.conversation_id),
+  handler: ({ user, body }) => conversationRead(user, body.conversation_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { getDispute } from '../../../shared/disputes/disputes.ts';
+import { disputeGet } from '../../../shared/disputes/disputes.ts';
 import { disputeEscrowQuery, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -13,5 +13,5 @@ export default endpoint({
   auth: userSession,
   query: disputeEscrowQuery,
   response: disputeResponse,
-  handler: ({ user, query }) => getDispute(user.claims, query.escrow_id),
+  handler: ({ user, query }) => disputeGet(user, query.escrow_id),
 });

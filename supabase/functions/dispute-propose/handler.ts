@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { proposeSettlement } from '../../../shared/disputes/disputes.ts';
+import { disputePropose } from '../../../shared/disputes/disputes.ts';
 import { disputeProposeBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: true,
   body: disputeProposeBody,
   response: disputeResponse,
-  handler: ({ user, body }) => proposeSettlement(user, body),
+  handler: ({ user, body }) => disputePropose(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { raiseDispute } from '../../../shared/disputes/disputes.ts';
+import { disputeRaise } from '../../../shared/disputes/disputes.ts';
 import { disputeRaiseBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
@@ -17,5 +17,5 @@ export default endpoint({
   idempotent: true,
   body: disputeRaiseBody,
   response: disputeResponse,
-  handler: ({ user, body }) => raiseDispute(user, body),
+  handler: ({ user, body }) => disputeRaise(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { respondToProposal } from '../../../shared/disputes/disputes.ts';
+import { disputeRespond } from '../../../shared/disputes/disputes.ts';
 import { disputeRespondBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: true,
   body: disputeRespondBody,
   response: disputeResponse,
-  handler: ({ user, body }) => respondToProposal(user, body),
+  handler: ({ user, body }) => disputeRespond(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { withdrawDispute } from '../../../shared/disputes/disputes.ts';
+import { disputeWithdraw } from '../../../shared/disputes/disputes.ts';
 import { disputeEscrowBody, disputeResponse } from '../../../shared/disputes/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: false,
   body: disputeEscrowBody,
   response: disputeResponse,
-  handler: ({ user, body }) => withdrawDispute(user, body.escrow_id),
+  handler: ({ user, body }) => disputeWithdraw(user, body.escrow_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { acceptEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowAccept } from '../../../shared/escrow/escrow.ts';
 import { escrowInviteBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_INVITE_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
@@ -13,5 +13,5 @@ export default endpoint({
   idempotent: false,
   body: escrowInviteBody,
   response: escrowResponse,
-  handler: ({ user, body }) => acceptEscrow(user, body),
+  handler: ({ user, body }) => escrowAccept(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { createEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowCreate } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -15,5 +15,5 @@ export default endpoint({
   idempotent: true,
   body: escrowCreateBody,
   response: escrowCreateResponse,
-  handler: ({ user, body }) => createEscrow(user, body),
+  handler: ({ user, body }) => escrowCreate(user, body),
 });

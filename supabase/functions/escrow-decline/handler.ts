@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { declineEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowDecline } from '../../../shared/escrow/escrow.ts';
 import { escrowInviteBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_INVITE_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
@@ -13,5 +13,5 @@ export default endpoint({
   idempotent: true,
   body: escrowInviteBody,
   response: escrowResponse,
-  handler: ({ user, body }) => declineEscrow(user, body),
+  handler: ({ user, body }) => escrowDecline(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { deliverEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowDeliver } from '../../../shared/escrow/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
@@ -13,5 +13,5 @@ export default endpoint({
   idempotent: false,
   body: escrowIdBody,
   response: escrowResponse,
-  handler: ({ user, body }) => deliverEscrow(user, body.escrow_id),
+  handler: ({ user, body }) => escrowDeliver(user, body.escrow_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { fundEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowFund } from '../../../shared/escrow/escrow.ts';
 import { escrowFundBody, escrowFundResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../../shared/escrow/refusals.ts';
 import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
@@ -21,5 +21,5 @@ export default endpoint({
   idempotent: true,
   body: escrowFundBody,
   response: escrowFundResponse,
-  handler: ({ user, body }) => fundEscrow(user, body),
+  handler: ({ user, body }) => escrowFund(user, body),
 });

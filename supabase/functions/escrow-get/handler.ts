@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { getEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowGet } from '../../../shared/escrow/escrow.ts';
 import { escrowIdQuery, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
@@ -14,5 +14,5 @@ export default endpoint({
   auth: userSession,
   query: escrowIdQuery,
   response: escrowResponse,
-  handler: ({ user, query }) => getEscrow(user.claims, query.escrow_id),
+  handler: ({ user, query }) => escrowGet(user, query.escrow_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listEscrows } from '../../../shared/escrow/escrow.ts';
+import { escrowList } from '../../../shared/escrow/escrow.ts';
 import { escrowListQuery, escrowListResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -10,5 +10,5 @@ export default endpoint({
   auth: userSession,
   query: escrowListQuery,
   response: escrowListResponse,
-  handler: ({ user, query }) => listEscrows(user.claims, query),
+  handler: ({ user, query }) => escrowList(user, query),
 });

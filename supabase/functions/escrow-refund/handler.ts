@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { refundEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowRefund } from '../../../shared/escrow/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
 
@@ -13,5 +13,5 @@ export default endpoint({
   idempotent: true,
   body: escrowIdBody,
   response: escrowResponse,
-  handler: ({ user, body }) => refundEscrow(user, body.escrow_id),
+  handler: ({ user, body }) => escrowRefund(user, body.escrow_id),
 });

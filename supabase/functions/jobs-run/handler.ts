@@ -1,7 +1,7 @@
 import { getConfig } from '../../../shared/core/config.ts';
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { invalidField } from '../../../shared/core/http.ts';
-import { JOBS_SECRET_HEADER, runJobs, verifyJobsSecret } from '../../../shared/jobs/jobs.ts';
+import { JOBS_SECRET_HEADER, jobsRun, verifyJobsSecret } from '../../../shared/jobs/jobs.ts';
 import { jobsRunBody, jobsRunResponse } from '../../../shared/jobs/schema.ts';
 
 // Called by the scheduler (pg_cron + pg_net in production) with the x-jobs-secret header.
@@ -23,6 +23,6 @@ export default endpoint({
     if (body.now !== undefined && !getConfig().local) {
       throw invalidField('now', 'is accepted only on the local stack; a deployment runs the job at the current time');
     }
-    return runJobs(body.now ?? new Date());
+    return jobsRun(body.now ?? new Date());
   },
 });

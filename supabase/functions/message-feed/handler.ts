@@ -13,5 +13,5 @@ export default endpoint({
   auth: userSession,
   query: messageFeedQuery,
   response: messageFeedResponse,
-  handler: ({ user, query }) => messageFeed(user.claims, query),
+  handler: ({ user, query }) => messageFeed(user, query),
 });

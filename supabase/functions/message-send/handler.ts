@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { sendMessage } from '../../../shared/conversations/conversations.ts';
+import { messageSend } from '../../../shared/conversations/conversations.ts';
 import { feedItemResponse, messageSendBody } from '../../../shared/conversations/schema.ts';
 
 export default endpoint({
@@ -17,5 +17,5 @@ export default endpoint({
   idempotent: true,
   body: messageSendBody,
   response: feedItemResponse,
-  handler: ({ user, body }) => sendMessage(user, body),
+  handler: ({ user, body }) => messageSend(user, body),
 });

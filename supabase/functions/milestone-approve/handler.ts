@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { approveMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneApprove } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -15,5 +15,5 @@ export default endpoint({
   idempotent: false,
   body: milestoneIdBody,
   response: milestoneResponse,
-  handler: ({ user, body }) => approveMilestone(user, body.milestone_id),
+  handler: ({ user, body }) => milestoneApprove(user, body.milestone_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { completeMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneComplete } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: false,
   body: milestoneIdBody,
   response: milestoneResponse,
-  handler: ({ user, body }) => completeMilestone(user, body.milestone_id),
+  handler: ({ user, body }) => milestoneComplete(user, body.milestone_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { createMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneCreate } from '../../../shared/escrow/milestones.ts';
 import { milestoneCreateBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
@@ -17,5 +17,5 @@ export default endpoint({
   idempotent: true,
   body: milestoneCreateBody,
   response: milestoneResponse,
-  handler: ({ user, body }) => createMilestone(user, body),
+  handler: ({ user, body }) => milestoneCreate(user, body),
 });

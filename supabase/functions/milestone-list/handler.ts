@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listMilestones } from '../../../shared/escrow/milestones.ts';
+import { milestoneList } from '../../../shared/escrow/milestones.ts';
 import { escrowIdQuery, milestoneListResponse } from '../../../shared/escrow/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
@@ -14,5 +14,5 @@ export default endpoint({
   auth: userSession,
   query: escrowIdQuery,
   response: milestoneListResponse,
-  handler: ({ user, query }) => listMilestones(user.claims, query.escrow_id),
+  handler: ({ user, query }) => milestoneList(user, query.escrow_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { releaseMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneRelease } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -16,5 +16,5 @@ export default endpoint({
   idempotent: true,
   body: milestoneIdBody,
   response: milestoneResponse,
-  handler: ({ user, body }) => releaseMilestone(user, body.milestone_id),
+  handler: ({ user, body }) => milestoneRelease(user, body.milestone_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { updateMilestone } from '../../../shared/escrow/milestones.ts';
+import { milestoneUpdate } from '../../../shared/escrow/milestones.ts';
 import { milestoneResponse, milestoneUpdateBody } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -15,5 +15,5 @@ export default endpoint({
   idempotent: false,
   body: milestoneUpdateBody,
   response: milestoneResponse,
-  handler: ({ user, body }) => updateMilestone(user, body),
+  handler: ({ user, body }) => milestoneUpdate(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listNotifications } from '../../../shared/notifications/notifications.ts';
+import { notificationList } from '../../../shared/notifications/notifications.ts';
 import { notificationListQuery, notificationListResponse } from '../../../shared/notifications/schema.ts';
 
 export default endpoint({
@@ -10,5 +10,5 @@ export default endpoint({
   auth: userSession,
   query: notificationListQuery,
   response: notificationListResponse,
-  handler: ({ user, query }) => listNotifications(user.claims, query),
+  handler: ({ user, query }) => notificationList(user, query),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { markRead } from '../../../shared/notifications/notifications.ts';
+import { notificationRead } from '../../../shared/notifications/notifications.ts';
 import { notificationReadBody, notificationReadResponse } from '../../../shared/notifications/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: notificationReadBody,
   response: notificationReadResponse,
-  handler: ({ user, body }) => markRead(user.claims, body),
+  handler: ({ user, body }) => notificationRead(user, body),
 });

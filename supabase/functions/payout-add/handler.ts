@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { addPayoutAccount } from '../../../shared/money/payout-accounts.ts';
+import { payoutAdd } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountResponse, payoutAddBody } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -15,5 +15,5 @@ export default endpoint({
   idempotent: true,
   body: payoutAddBody,
   response: payoutAccountResponse,
-  handler: ({ user, body }) => addPayoutAccount(user, body),
+  handler: ({ user, body }) => payoutAdd(user, body),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listPayoutAccounts } from '../../../shared/money/payout-accounts.ts';
+import { payoutList } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountListResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -9,5 +9,5 @@ export default endpoint({
   method: 'GET',
   auth: userSession,
   response: payoutAccountListResponse,
-  handler: ({ user }) => listPayoutAccounts(user.claims),
+  handler: ({ user }) => payoutList(user),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { removePayoutAccount } from '../../../shared/money/payout-accounts.ts';
+import { payoutRemove } from '../../../shared/money/payout-accounts.ts';
 import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: payoutIdBody,
   response: payoutRemovedResponse,
-  handler: ({ user, body }) => removePayoutAccount(user, body.payout_account_id),
+  handler: ({ user, body }) => payoutRemove(user, body.payout_account_id),
 });

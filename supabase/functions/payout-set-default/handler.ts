@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { setDefaultPayoutAccount } from '../../../shared/money/payout-accounts.ts';
+import { payoutSetDefault } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountResponse, payoutIdBody } from '../../../shared/money/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: payoutIdBody,
   response: payoutAccountResponse,
-  handler: ({ user, body }) => setDefaultPayoutAccount(user, body.payout_account_id),
+  handler: ({ user, body }) => payoutSetDefault(user, body.payout_account_id),
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { getProfile } from '../../../shared/profile/profile.ts';
+import { profileGet } from '../../../shared/profile/profile.ts';
 import { profileResponse } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
@@ -9,5 +9,5 @@ export default endpoint({
   method: 'GET',
   auth: userSession,
   response: profileResponse,
-  handler: ({ user }) => getProfile(user.claims),
+  handler: ({ user }) => profileGet(user),
 });

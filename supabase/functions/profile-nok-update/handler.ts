@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { upsertNextOfKin } from '../../../shared/profile/profile.ts';
+import { profileNokUpdate } from '../../../shared/profile/profile.ts';
 import { nextOfKinResponse, nokUpdateBody } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
@@ -11,5 +11,5 @@ export default endpoint({
   idempotent: false,
   body: nokUpdateBody,
   response: nextOfKinResponse,
-  handler: ({ user, body }) => upsertNextOfKin(user.claims, body),
+  handler: ({ user, body }) => profileNokUpdate(user, body),
 });

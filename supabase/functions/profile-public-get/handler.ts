@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { getPublicProfile } from '../../../shared/reviews/reviews.ts';
+import { profilePublicGet } from '../../../shared/reviews/reviews.ts';
 import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/reviews/schema.ts';
 
 export default endpoint({
@@ -13,5 +13,5 @@ export default endpoint({
   auth: userSession,
   query: profilePublicGetQuery,
   response: publicProfileResponse,
-  handler: ({ query }) => getPublicProfile(query.user_id),
+  handler: ({ query }) => profilePublicGet(query.user_id),
 });

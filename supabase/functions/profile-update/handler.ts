@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { updateProfile } from '../../../shared/profile/profile.ts';
+import { profileUpdate } from '../../../shared/profile/profile.ts';
 import { profileResponse, profileUpdateBody } from '../../../shared/profile/schema.ts';
 
 export default endpoint({
@@ -14,5 +14,5 @@ export default endpoint({
   idempotent: false,
   body: profileUpdateBody,
   response: profileResponse,
-  handler: ({ user, body }) => updateProfile(user.claims, body),
+  handler: ({ user, body }) => profileUpdate(user, body),
 });

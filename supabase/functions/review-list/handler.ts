@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { listReviews } from '../../../shared/reviews/reviews.ts';
+import { reviewList } from '../../../shared/reviews/reviews.ts';
 import { reviewListQuery, reviewListResponse } from '../../../shared/reviews/schema.ts';
 
 export default endpoint({
@@ -13,5 +13,5 @@ export default endpoint({
   auth: userSession,
   query: reviewListQuery,
   response: reviewListResponse,
-  handler: ({ user, query }) => listReviews(user, query),
+  handler: ({ user, query }) => reviewList(user, query),
 });

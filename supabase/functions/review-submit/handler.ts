@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { submitReview } from '../../../shared/reviews/reviews.ts';
+import { reviewSubmit } from '../../../shared/reviews/reviews.ts';
 import { reviewResponse, reviewSubmitBody } from '../../../shared/reviews/schema.ts';
 import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 
@@ -17,5 +17,5 @@ export default endpoint({
   idempotent: true,
   body: reviewSubmitBody,
   response: reviewResponse,
-  handler: ({ user, body }) => submitReview(user, body),
+  handler: ({ user, body }) => reviewSubmit(user, body),
 });

@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { transactionListQuery, transactionListResponse } from '../../../shared/money/schema.ts';
-import { listTransactions } from '../../../shared/money/transactions.ts';
+import { transactionList } from '../../../shared/money/transactions.ts';
 
 export default endpoint({
   name: 'transaction-list',
@@ -10,5 +10,5 @@ export default endpoint({
   auth: userSession,
   query: transactionListQuery,
   response: transactionListResponse,
-  handler: ({ user, query }) => listTransactions(user.claims, query),
+  handler: ({ user, query }) => transactionList(user, query),
 });

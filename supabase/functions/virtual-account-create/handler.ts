@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
-import { createVirtualAccount } from '../../../shared/money/wallet.ts';
+import { virtualAccountCreate } from '../../../shared/money/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-create',
@@ -14,5 +14,5 @@ export default endpoint({
   auth: userSession,
   idempotent: true,
   response: virtualAccountResponse,
-  handler: ({ user }) => createVirtualAccount(user),
+  handler: ({ user }) => virtualAccountCreate(user),
 });

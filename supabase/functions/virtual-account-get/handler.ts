@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
-import { getVirtualAccount } from '../../../shared/money/wallet.ts';
+import { virtualAccountGet } from '../../../shared/money/wallet.ts';
 
 export default endpoint({
   name: 'virtual-account-get',
@@ -12,5 +12,5 @@ export default endpoint({
   method: 'GET',
   auth: userSession,
   response: virtualAccountResponse,
-  handler: ({ user }) => getVirtualAccount(user.claims),
+  handler: ({ user }) => virtualAccountGet(user),
 });

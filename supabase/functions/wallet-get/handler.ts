@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { walletResponse } from '../../../shared/money/schema.ts';
-import { getWallet } from '../../../shared/money/wallet.ts';
+import { walletGet } from '../../../shared/money/wallet.ts';
 
 export default endpoint({
   name: 'wallet-get',
@@ -9,5 +9,5 @@ export default endpoint({
   method: 'GET',
   auth: userSession,
   response: walletResponse,
-  handler: ({ user }) => getWallet(user.claims),
+  handler: ({ user }) => walletGet(user),
 });

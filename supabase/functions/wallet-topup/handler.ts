@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { walletTopupBody, walletTopupResponse } from '../../../shared/money/schema.ts';
-import { topup } from '../../../shared/money/wallet.ts';
+import { walletTopup } from '../../../shared/money/wallet.ts';
 import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
 
 export default endpoint({
@@ -18,5 +18,5 @@ export default endpoint({
   idempotent: true,
   body: walletTopupBody,
   response: walletTopupResponse,
-  handler: ({ user, body }) => topup(user, body),
+  handler: ({ user, body }) => walletTopup(user, body),
 });

@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { transactionResponse, walletWithdrawBody } from '../../../shared/money/schema.ts';
-import { withdraw } from '../../../shared/money/wallet.ts';
+import { walletWithdraw } from '../../../shared/money/wallet.ts';
 import { OVER_KYC_LIMIT } from '../../../shared/kyc/tiers.ts';
 
 export default endpoint({
@@ -19,5 +19,5 @@ export default endpoint({
   idempotent: true,
   body: walletWithdrawBody,
   response: transactionResponse,
-  handler: ({ user, body }) => withdraw(user, body),
+  handler: ({ user, body }) => walletWithdraw(user, body),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { handleIdentityEvent, IDENTITY_TOKEN, verifyIdentityToken } from '../../../shared/kyc/webhooks.ts';
+import { IDENTITY_TOKEN, verifyIdentityToken, webhookIdentity } from '../../../shared/kyc/webhooks.ts';
 import { identityEventSchema, kycWebhookResponse } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
@@ -11,5 +11,5 @@ export default endpoint({
   verify: verifyIdentityToken,
   body: identityEventSchema,
   response: kycWebhookResponse,
-  handler: ({ body, requestId }) => handleIdentityEvent(body, requestId),
+  handler: ({ body, requestId }) => webhookIdentity(body, requestId),
 });

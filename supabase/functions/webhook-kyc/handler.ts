@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { handleSumsubEvent, KYC_SIGNATURE, verifyKycSignature } from '../../../shared/kyc/webhooks.ts';
+import { KYC_SIGNATURE, verifyKycSignature, webhookKyc } from '../../../shared/kyc/webhooks.ts';
 import { kycWebhookResponse, sumsubEventSchema } from '../../../shared/kyc/schema.ts';
 
 export default endpoint({
@@ -11,5 +11,5 @@ export default endpoint({
   verify: verifyKycSignature,
   body: sumsubEventSchema,
   response: kycWebhookResponse,
-  handler: ({ body, rawBody, requestId }) => handleSumsubEvent(body, rawBody, requestId),
+  handler: ({ body, rawBody, requestId }) => webhookKyc(body, rawBody, requestId),
 });

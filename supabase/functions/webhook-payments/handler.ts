@@ -1,9 +1,9 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import {
-  handlePaymentsEvent,
   PAYMENTS_SIGNATURE,
   paymentsEventSchema,
   verifyPaymentsSignature,
+  webhookPayments,
 } from '../../../shared/money/payments/webhook.ts';
 import { webhookReceivedResponse } from '../../../shared/money/schema.ts';
 
@@ -16,5 +16,5 @@ export default endpoint({
   verify: verifyPaymentsSignature,
   body: paymentsEventSchema,
   response: webhookReceivedResponse,
-  handler: ({ body, rawBody, requestId }) => handlePaymentsEvent(body, rawBody, requestId),
+  handler: ({ body, rawBody, requestId }) => webhookPayments(body, rawBody, requestId),
 });

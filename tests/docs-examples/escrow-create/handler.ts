@@ -3,7 +3,7 @@
 // fails when this code and the document's block differ; change both together.
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { createEscrow } from '../../../shared/escrow/escrow.ts';
+import { escrowCreate } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 
 export default endpoint({
@@ -19,5 +19,5 @@ export default endpoint({
   idempotent: true, // POSTs that move money or create a resource honour Idempotency-Key
   body: escrowCreateBody, // or query: ... for a GET
   response: escrowCreateResponse, // the `data` of the success envelope
-  handler: ({ user, body }) => createEscrow(user, body),
+  handler: ({ user, body }) => escrowCreate(user, body),
 });
