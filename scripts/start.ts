@@ -14,7 +14,7 @@ import { log } from '../shared/core/log.ts';
 
 // postgres.js 3.4.9 under Deno throws from a timer when Postgres closes a connection (a restart, a
 // terminated backend) while a write is queued on it: a TypeError in connection.js nextWrite,
-// outside any request (porsager/postgres#1154 and #1208, denoland/deno#34667), which would end the
+// outside any request (porsager/postgres#1154 and porsager/postgres#1208, denoland/deno#34667), which would end the
 // whole server. The query it belonged to has already failed with CONNECTION_CLOSED. The connection
 // it came from is left unable to send (its write timer is never cleared, so its later writes, the
 // next start-up message included, are never flushed: every reconnection waits out connect_timeout),

@@ -131,7 +131,7 @@ export async function creditWallet(sql: postgres.Sql, userId: string, kobo: numb
 }
 
 /**
- * The reader of the read rows: 30 escrows (as the issue's figures had), a conversation with 10
+ * The reader of the read rows: 30 escrows (as the first measurements had), a conversation with 10
  * messages, and 10 deposits in the wallet, so every list has rows to show.
  */
 export async function seedReader(base: string, sql: postgres.Sql) {

@@ -28,7 +28,7 @@ grant usage on schema public to anon, authenticated, service_role;
 grant usage on schema extensions to anon, authenticated, service_role;
 
 -- The same definitions Supabase ships: the caller's identity comes from the JWT claims that the
--- API layer (PostgREST there, shared/db.ts here) sets for the transaction.
+-- API layer (PostgREST there, shared/core/db.ts here) sets for the transaction.
 create or replace function auth.uid() returns uuid
 language sql stable
 as $$

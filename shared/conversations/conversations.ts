@@ -1,4 +1,4 @@
-// Conversations (DESIGN §8.1, docs/conversations.md): one per escrow, read by its two parties.
+// Conversations (docs/conversations.md): one per escrow, read by its two parties.
 // Reads run as the caller (row-level security keeps other people's conversations out of reach;
 // to them a conversation does not exist: 404). A message is written by one SQL function
 // (private.message_send) that checks the party and the 30-day read-only rule under the escrow's

@@ -1,4 +1,4 @@
-// Conversations and the message feed (DESIGN §8.1, docs/conversations.md): requests, then the
+// Conversations and the message feed (docs/conversations.md): requests, then the
 // spec's Message feed item and the conversation-list item.
 import { z } from 'zod';
 import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from '../notifications/enums.ts';

@@ -87,7 +87,7 @@ const ATTEMPTS = 3;
  * a deadlock: everything it did was rolled back, so the retry starts from nothing. This is why a
  * transaction callback must only talk to the database: side effects (a provider call, an SMS) go
  * after the commit (shared/core/background.ts). Two transitions on two escrows between the same two
- * people can take the parties' per-user locks in opposite orders (docs/decisions.md, issue 11).
+ * people can take the parties' per-user locks in opposite orders (docs/decisions.md#disputes).
  */
 async function retrying<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1;; attempt++) {

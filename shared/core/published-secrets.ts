@@ -1,7 +1,7 @@
 // Every secret value that is written down in this repository, in one place: the local-only
 // defaults `npm start` fills in, the test suite's values and the placeholders of .env.example.
 // Anyone can read them, so outside the local stack configuration refuses each of them
-// (shared/core/config.ts). tests/unit/published-secrets.test.ts fails when .env.example gains a secret
+// (shared/core/config.ts). tests/unit/production-config.clock.test.ts fails when .env.example gains a secret
 // value that is not listed here.
 
 /** What `npm start` fills in for unset secrets on the local stack (scripts/start.ts). */

@@ -1,4 +1,4 @@
-// Disputes (DESIGN §8.3, docs/disputes.md). Every change is one SQL function in
+// Disputes (docs/disputes.md). Every change is one SQL function in
 // supabase/migrations/20261124000400_disputes.sql, under the escrow's lock: raise, propose,
 // respond (an acceptance settles the money at once), withdraw, and the admin's resolution. What
 // follows a settlement's commit here: the payee's bank payout and the SMS to both parties.
@@ -100,7 +100,7 @@ async function readDispute(tx: Tx, escrowId: string): Promise<DisputeResponse | 
 
 /**
  * dispute-get: as the caller (row-level security: the escrow's parties); an admin who is not a
- * party reads it through the service role (DESIGN §8.3: visible to the parties and admins).
+ * party reads it through the service role (docs/disputes.md: visible to the parties and admins).
  */
 export async function disputeGet({ claims }: AuthUser, escrowId: string): Promise<DisputeResponse> {
   const found = await asUser(claims, (tx) => readDispute(tx, escrowId)) ??

@@ -2,7 +2,7 @@
 // values its database column accepts (tests/integration/enums.test.ts); adding a value is
 // docs/architecture.md#how-to-add.
 
-/** Why a party raised a dispute (public.disputes.reason_code; DESIGN §8.3). */
+/** Why a party raised a dispute (public.disputes.reason_code; docs/disputes.md). */
 export const DISPUTE_REASON_CODES = [
   'item_not_received',
   'item_not_as_described',

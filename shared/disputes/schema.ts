@@ -1,4 +1,4 @@
-// Disputes (DESIGN §8.3, docs/disputes.md): requests, then the spec's Dispute object with the
+// Disputes (docs/disputes.md): requests, then the spec's Dispute object with the
 // open proposals, and the admin queue's item.
 import { z } from 'zod';
 import { DISPUTE_OUTCOMES, DISPUTE_REASON_CODES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from './enums.ts';
@@ -73,7 +73,7 @@ export const proposalResponse = z.strictObject({
 });
 export type ProposalResponse = z.input<typeof proposalResponse>;
 
-/** The spec's Dispute, plus its open proposals (DESIGN §8.3). */
+/** The spec's Dispute, plus its open proposals (docs/decisions.md#disputes). */
 export const disputeResponse = z.strictObject({
   id: responseUuid,
   escrow_id: responseUuid,

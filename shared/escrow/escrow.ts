@@ -1,4 +1,4 @@
-// Escrow operations. Every transition is one SQL function (supabase/migrations/*_escrow.sql) run
+// Escrow operations. Every transition is one SQL function (supabase/migrations/*_escrow_*.sql) run
 // in one transaction as service_role with the caller as the actor; reads run as the caller under
 // RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
 // it started (a release) is sent to the provider (shared/money/payouts.ts), through afterCommit
@@ -23,7 +23,7 @@ import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
 
 /**
  * An escrow as its parties may read it. counterparty_id itself is not readable by the API roles
- * (supabase/migrations/*_hardening_invites.sql): before the counterparty accepts or declines it
+ * (supabase/migrations/20261121000600_escrows.sql): before the counterparty accepts or declines it
  * would tell the initiator whether the invited phone has an account. revealed_counterparty_id is
  * the same id once they have accepted or declined, null before.
  */

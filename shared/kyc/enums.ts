@@ -2,7 +2,7 @@
 // values its database column accepts (tests/integration/enums.test.ts); adding a value is
 // docs/architecture.md#how-to-add.
 
-/** A KYC check (private.kyc_checks.check_type; DESIGN §8.4): what each tier needs. */
+/** A KYC check (private.kyc_checks.check_type; docs/kyc.md#tiers-and-their-limits): what each tier needs. */
 export const KYC_CHECK_TYPES = [
   'kyc_basic',
   'kyc_address',

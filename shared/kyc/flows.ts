@@ -1,4 +1,4 @@
-// KYC for a signed-in user (DESIGN §8.4, docs/kyc.md): where they stand (kyc-status), an SDK token
+// KYC for a signed-in user (docs/kyc.md): where they stand (kyc-status), an SDK token
 // for a KYC provider level (kyc-start) and an identity check (identity-verify). Checks pass or fail
 // only by the providers' webhooks (shared/kyc/webhooks.ts); nothing here raises a tier.
 import { hmacHex } from '../core/crypto.ts';

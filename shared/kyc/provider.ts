@@ -1,5 +1,4 @@
-// The KYC and identity-check providers as the rest of the code sees them (DESIGN §8.4,
-// docs/kyc.md). Both answer asynchronously: a result arrives later as a webhook (webhook-kyc,
+// The KYC and identity-check providers as the rest of the code sees them (docs/kyc.md). Both answer asynchronously: a result arrives later as a webhook (webhook-kyc,
 // webhook-identity), which is the only way a check passes or fails. Failures of a call are the
 // payments provider's ProviderError: `refused` (the provider said no; nothing started) or
 // `unavailable` (no usable answer; try again later).

@@ -1,4 +1,4 @@
-// KYC request and response schemas (DESIGN §8.4, docs/kyc.md).
+// KYC request and response schemas (docs/kyc.md#endpoints).
 import { z } from 'zod';
 import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from './enums.ts';
 import { count, naira, timestamp } from '../core/schema.ts';

@@ -1,4 +1,4 @@
-// How the KYC and identity webhooks prove where they came from (DESIGN §8.4).
+// How the KYC and identity webhooks prove where they came from (docs/kyc.md#the-webhooks).
 //
 // webhook-kyc (Sumsub): `x-payload-digest` is the hex HMAC of the raw body keyed with
 // KYC_WEBHOOK_SECRET; `x-payload-digest-alg` names the hash (HMAC_SHA512_HEX, HMAC_SHA256_HEX or

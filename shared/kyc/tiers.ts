@@ -1,5 +1,6 @@
-// KYC tiers: the checks each adds and the limits it allows (DESIGN §8.4). These are the defaults
-// the kyc migration seeds into private.kyc_tiers (tests/integration/kyc.test.ts compares them), and
+// KYC tiers: the checks each adds and the limits it allows (docs/kyc.md#tiers-and-their-limits).
+// These are the defaults the kyc migration seeds into private.kyc_tiers
+// (tests/integration/kyc-limits.test.ts compares them), and
 // what refusals say when a request is over a limit.
 import type { KycCheckType } from './enums.ts';
 import { HttpError } from '../core/http.ts';

@@ -6,7 +6,7 @@
 // tests/unit/notification-events.test.ts checks it against every private.notify call in
 // supabase/schema.sql (kind, entity type, action label and enclosing function).
 //
-// Adding a message: docs/architecture.md#messages.
+// Adding a message: docs/architecture.md#messages-what-users-read.
 
 import type { DisputeOutcome, DisputeReasonCode } from '../disputes/enums.ts';
 import type { EscrowCategory } from '../escrow/enums.ts';
@@ -62,7 +62,7 @@ export interface NotificationParams {
   dispute_escalated: { title: string };
   /** Settled; amount: what this party received (0 when nothing). */
   dispute_resolved: { title: string; outcome: DisputeOutcome; amount: Kobo; by_admin: boolean };
-  /** The account's KYC tier rose (DESIGN §8.4); no escrow. */
+  /** The account's KYC tier rose (docs/kyc.md#notifications); no escrow. */
   kyc_tier_raised: { tier: number };
   /** A FINAL rejection withdrew a passed check and the tier fell. */
   kyc_tier_lowered: { tier: number };

@@ -1,5 +1,5 @@
 // Wallet operations: balance, card top-ups, withdrawals and the dedicated virtual account.
-// Every money movement is one SQL function (supabase/migrations/*_money.sql); this file calls
+// Every money movement is one SQL function (supabase/migrations/*_wallet.sql); this file calls
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.

@@ -28,16 +28,15 @@ export const notificationReadBody = z
 /**
  * The spec's Notification; action_label is null when the notification offers no action. A
  * notification about the account itself (KYC: entity_type account) has no escrow or conversation:
- * both are null (docs/decisions.md, issue 12).
+ * both are null (docs/decisions.md#kyc-tiers-and-limits).
  */
 export const notificationResponse = z.strictObject({
   id: responseUuid,
   conversation_id: responseUuid.nullable(),
   escrow_id: responseUuid.nullable(),
   user_id: responseUuid,
-  // One of NOTIFICATION_EVENT_TYPES (the spec: a string). Left open until the database constrains
-  // the column (SQL-FOR-MERGE.md): tests/integration/notifications.test.ts writes made-up 'bulk'
-  // notifications to page through many rows.
+  // One of NOTIFICATION_EVENT_TYPES (the spec: a string), the values the column's check constraint
+  // allows (tests/integration/enums.test.ts compares the two).
   event_type: z.enum(NOTIFICATION_EVENT_TYPES),
   content: z.string(),
   entity_type: z.enum(ENTITY_TYPES),

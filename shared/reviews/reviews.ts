@@ -1,4 +1,4 @@
-// Reviews and the public profile (issue 10; docs/reviews.md). Submitting is one SQL function,
+// Reviews and the public profile (docs/reviews.md). Submitting is one SQL function,
 // private.review_submit (the checks, the insert, ending the escrow, the notification). Reading a
 // user's reviews or public profile is open to anyone signed in, while row-level security lets a
 // user read only their own profile and the reviews they wrote or received: so these reads run as
@@ -137,7 +137,7 @@ export function profilePublicGet(userId: string): Promise<PublicProfileResponse>
       last_initial: initialOf(p.last_name),
       username: p.username,
       avatar_url: p.avatar_url,
-      // the tier the user's passed checks reached (DESIGN §8.4): how far others may trust the name
+      // the tier the user's passed checks reached (docs/kyc.md): how far others may trust the name
       kyc_tier: p.kyc_tier,
       member_since: p.member_since,
       completed_deals: p.completed_deals,

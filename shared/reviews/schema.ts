@@ -1,4 +1,4 @@
-// Reviews and the public profile (issue 10; DESIGN.md §8.2; docs/reviews.md).
+// Reviews and the public profile (docs/reviews.md).
 import { z } from 'zod';
 import { queryInt, queryTimestamp } from '../core/validation.ts';
 import { count, isoDate, timestamp, uuid as responseUuid } from '../core/schema.ts';

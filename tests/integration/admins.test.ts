@@ -1,4 +1,4 @@
-// Admins (DESIGN §8.3, docs/security.md "Admins"): the grant and revoke script run as a child
+// Admins (docs/disputes.md#admins, docs/security.md#admins): the grant and revoke script run as a child
 // process against the test database, exactly as an operator runs it (`npm run admin:grant -- ...`);
 // the append-only audit; private.admin_record; and the endpoint builder's auth 'admin', through a
 // toy admin endpoint built with the real builder and run in process against the real database

@@ -1,5 +1,5 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
-// Value only for what the provider confirms (issue 8, item 2). A card charge.success whose amount
+// Value only for what the provider confirms (docs/security.md#2-value-only-for-what-the-provider-confirmed). A card charge.success whose amount
 // or currency differs from what its pending transaction expects credits nothing by itself: the
 // server asks Paystack's verify, credits the expected amount only when verify reports a success
 // of exactly that amount in naira, and otherwise leaves the transaction pending, flagged and

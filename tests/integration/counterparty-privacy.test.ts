@@ -1,5 +1,5 @@
-// Escrows do not tell an initiator whether the invited phone has an account (issue 8, item 4;
-// docs/escrow.md), through the real server: with a registered and an unregistered counterparty phone,
+// Escrows do not tell an initiator whether the invited phone has an account
+// (docs/escrow.md#what-the-initiator-sees-of-the-counterparty), through the real server: with a registered and an unregistered counterparty phone,
 // every answer the initiator gets (escrow-create, -get, -list, -fund, -accept, -decline, -deliver,
 // -cancel, the milestone endpoints, notifications, transactions, and a direct read of the table
 // as the Data API would run it) is the same once ids, times and the phone are blanked out;

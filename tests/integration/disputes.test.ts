@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real HTTP server: raising, negotiating, settling with the exact money of
-// DESIGN §8.3 (read back from the ledger), withdrawing, and who may do what. The deadlines (the
+// docs/disputes.md#money (read back from the ledger), withdrawing, and who may do what. The deadlines (the
 // job) are in disputes.clock.test.ts.
 import { describe, expect, it } from 'vitest';
 import { expectError as refused, expectOk as ok, get, post } from '../support/api.ts';

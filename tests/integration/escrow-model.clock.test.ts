@@ -6,8 +6,8 @@
 // (scripts/lib/spec/escrow-states.ts, the table docs/escrow-states.md is generated from) says what the server
 // must answer, and after every step the server's state, the dispute and its proposals, the escrow
 // hold, the two wallets, every ledger transfer that touched the hold and the whole ledger are
-// checked against the model. The money of a settlement is computed here from DESIGN §8.3's
-// formulas, independently of the SQL.
+// checked against the model. The money of a settlement is computed here from the formulas of
+// docs/disputes.md#money, independently of the SQL.
 //
 // Replay a failure with FC_SEED=<seed> FC_PATH=<path> (fast-check prints both; FC_REPLAY_PATH=<the
 // replayPath fast-check shows next to the commands> as well); FC_RUNS=<n> changes the number of runs
@@ -173,7 +173,7 @@ function expectRefusal(res: ApiResult, status: number, r: Real, what: string) {
   expect(typeof res.body.error, context(r, what, res)).toBe('string');
 }
 
-// ---- money: DESIGN §8.3, computed here --------------------------------------------------------
+// ---- money: docs/disputes.md#money, computed here ----------------------------------------------
 
 /** total * part / whole rounded half-up to the kobo (a fee or VAT "on" part of the amount). */
 const halfUp = (total: number, part: number, whole: number) =>

@@ -1,4 +1,4 @@
-// Invitations cannot be used to spam or phish (issue 8, item 3; docs/security.md), through the real
+// Invitations cannot be used to spam or phish (docs/security.md#3-no-sms-abuse-or-phishing-through-invites), through the real
 // server: escrows whose invite SMS goes out at once (payer_role counterparty) are limited per
 // initiator (INVITE_MAX_PER_HOUR 20, INVITE_MAX_PER_DAY 100: 429 with Retry-After, nothing
 // created, a failed creation spends nothing); one phone receives at most 3 invite SMS a day from

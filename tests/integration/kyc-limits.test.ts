@@ -1,4 +1,4 @@
-// KYC tier limits (DESIGN §8.4) through the real server: single, daily (Africa/Lagos) and balance
+// KYC tier limits (docs/kyc.md#tiers-and-their-limits) through the real server: single, daily (Africa/Lagos) and balance
 // limits on wallet-topup, escrow-fund and wallet-withdraw, refused with 403 naming the money field
 // and the tier that would allow it; concurrent requests never pass a daily limit together; money
 // that arrives is never refused, and above the balance limit the user is told to verify.

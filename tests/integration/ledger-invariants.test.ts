@@ -212,7 +212,7 @@ describe('a random storm through the real server', () => {
       const answered: Record<string, number> = {};
 
       const users: StormUser[] = [];
-      // KYC tier 2 (DESIGN §8.4: NGN 200,000 at once, 500,000 a day and in the wallet): each user
+      // KYC tier 2 (docs/kyc.md#tiers-and-their-limits: NGN 200,000 at once, 500,000 a day and in the wallet): each user
       // starts with a NGN 60,000 top-up (over tier 1's NGN 50,000 at once); with the storm's
       // top-ups, withdrawals and deposits (at most NGN 20,000 each) a user moved NGN 80,000 to
       // 190,000 in the day and held at most NGN 115,000 over several seeds, so no limit refuses
@@ -394,7 +394,7 @@ describe('a random storm through the real server', () => {
       // wave. Escrow transitions notify the two parties in the order of their roles, each
       // notification holding its user's lock to the end of the transaction, so two escrows of the
       // same users acted on at once can deadlock: Postgres aborts one and shared/core/db.ts runs it
-      // again (docs/decisions.md, issue 11). This storm found that deadlock (as 500s) before the
+      // again (docs/decisions.md#disputes). This storm found that deadlock (as 500s) before the
       // retry existed.
       let busy = new Set<string>();
       const escrowOp = (x: number[]): Promise<unknown> | null => {

@@ -1,4 +1,4 @@
-// The words did not change when they moved out of SQL (issue 9). Until then the transitions wrote
+// The words did not change when they moved out of SQL. Until then the transitions wrote
 // every notification content, SMS body and transaction description with pg_catalog.format(...)
 // and private.naira(); now they record a message ({kind, ...params}) and shared/messages/texts.ts writes
 // the text. For every message kind, sample facts (hostile titles and names, amounts from 1 kobo to
@@ -355,14 +355,14 @@ const CASES: Case[] = [
     `pg_catalog.format('"%s" was released: every milestone is paid.', p->>'title')`,
     (i) => ({ title: at(TITLES, i, 3) }),
   ),
-  // reviews (issue 10): new after the move, so there is no old SQL; this is the sentence meant,
+  // reviews: new after the move, so there is no old SQL; this is the sentence meant,
   // written as SQL, to check the rendering with the same hostile names and titles
   notification(
     'review_received',
     `pg_catalog.format('%s rated you %s out of 5 for "%s".', p->>'reviewer', p->>'rating', p->>'title')`,
     (i) => ({ reviewer: at(NAMES, i), title: at(TITLES, i, 3), rating: 1 + (i % 5) }),
   ),
-  // KYC (issue 12): new after the move too, so, as for reviews, the sentence meant written as SQL
+  // KYC: new after the move too, so, as for reviews, the sentence meant written as SQL
   // over the facts private.kyc_record and private.kyc_balance_notice have, and the message as they
   // build it from them
   {
@@ -498,7 +498,7 @@ describe('every message reads as the SQL wrote it before', () => {
 
   it('covers every kind of every channel', () => {
     const covered = (channel: Channel) => CASES.filter((c) => c.channel === channel).flatMap((c) => c.kinds).sort();
-    // The dispute messages (issue 11) were written in TypeScript from the start: there is no SQL
+    // The dispute messages were written in TypeScript from the start: there is no SQL
     // they must read as, and tests/unit/messages.test.ts renders each with its sample.
     const disputes = NOTIFICATION_KINDS.filter((k) => k.startsWith('dispute_'));
     expect([...covered('notification'), ...disputes].sort()).toEqual([...NOTIFICATION_KINDS].sort());

@@ -1,5 +1,5 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
-// Reviews and the public profile (issue 10, docs/reviews.md) through the real server: who may
+// Reviews and the public profile (docs/reviews.md) through the real server: who may
 // review (the two parties of a deal that took place, once each, after it closed), the bounds of a
 // review, the escrow ending when both have reviewed (also under concurrency), review-list's paging
 // with many reviews sharing a created_at, and what profile-public-get reveals and what it never does.

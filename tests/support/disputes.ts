@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real endpoints (dispute-raise/propose/respond/withdraw/get) and what the
 // tests read back: the escrow's stored fees, the ledger transfers that moved its hold, and the
-// DESIGN's "fee on X" (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
+// "fee on X" of docs/disputes.md#money (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
 import { expect } from 'vitest';
 import { get, post } from './api.ts';
 import { testDb } from './db.ts';
@@ -28,7 +28,7 @@ export const withdraw = (deal: Deal, by: Side) =>
 export const disputeOf = (deal: Deal, by: Side = 'payer') =>
   get('dispute-get', { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
 
-/** half-up of total * part / whole, in kobo (the DESIGN's "fee on X"); exact in BigInt. */
+/** half-up of total * part / whole, in kobo (the "fee on X" of docs/disputes.md#money); exact in BigInt. */
 export const halfUp = (total: number, part: number, whole: number) =>
   Number((2n * BigInt(total) * BigInt(part) + BigInt(whole)) / (2n * BigInt(whole)));
 

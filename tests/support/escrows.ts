@@ -48,7 +48,7 @@ export async function holdKobo(escrowId: string): Promise<number> {
 }
 
 /**
- * The lowest KYC tier (DESIGN §8.4) that lets a user who moved nothing yet today top up `naira` in
+ * The lowest KYC tier (docs/kyc.md#tiers-and-their-limits) that lets a user who moved nothing yet today top up `naira` in
  * one go and then fund an escrow of that total charge from the wallet: its single, daily and
  * balance limits all allow it. Throws when none does (above tier 4's NGN 50,000,000).
  */

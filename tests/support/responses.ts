@@ -1,5 +1,5 @@
 // Every answer the tests receive from the real server is checked twice. A success's `data` against
-// the response schema of the endpoint that gave it (`meta.response`, from shared/schemas/*: strict
+// the response schema of the endpoint that gave it (`meta.response`, from shared/*/schema.ts: strict
 // objects, so a key the schema does not name fails too); and every answer, refusals included,
 // against the OpenAPI document (docs/api/openapi.json): its status must be one the operation
 // declares, its body must match that status's schema, and Retry-After / Idempotent-Replayed must

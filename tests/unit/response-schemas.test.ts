@@ -1,5 +1,5 @@
-// Response schemas (issue 9, item 5): every endpoint declares the `data` of its success envelope
-// as a strict zod schema in shared/schemas/*, the handler's result is typed by it, the builder
+// Response schemas: every endpoint declares the `data` of its success envelope
+// as a strict zod schema in shared/<area>/schema.ts, the handler's result is typed by it, the builder
 // exposes it on `meta`, and the test helpers refuse a real answer that does not match it. This
 // file checks the declarations and that the helpers' check really fails on a wrong shape; every
 // other suite then checks the real answers it receives (tests/support/responses.ts).

@@ -2,7 +2,7 @@
 // SQL transition functions implement it; docs/escrow-states.md is generated from it (a test
 // fails when they differ), and the model-based test drives random operations against the real
 // server and checks every answer against predict() below, so code, docs and this table cannot drift.
-// The states and categories themselves are the lists in shared/core/enums.ts.
+// The states and categories themselves are the lists in shared/escrow/enums.ts.
 import { type DisputeOutcome } from '../../../shared/disputes/enums.ts';
 import {
   ESCROW_CATEGORIES,
@@ -326,7 +326,7 @@ export type Outcome =
   }
   | { ok: false; status: 400 | 403 | 404 | 409 };
 
-/** The escrow amount not yet released (R of DESIGN §8.3). */
+/** The escrow amount not yet released (R of docs/disputes.md#money). */
 export const unreleased = (e: EscrowFacts): number => e.amount - e.releasedAmount;
 
 /** Whether a dispute-propose body passes validation (zod), before the server looks at the escrow. */
