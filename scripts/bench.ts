@@ -487,7 +487,7 @@ async function profileRuns() {
         body: JSON.stringify({ escrow_id: escrows[i % escrows.length] }),
       }),
   );
-  const { closeDb } = await import(new URL('../../shared/db.ts', fns).href);
+  const { closeDb } = await import(new URL('../../shared/core/db.ts', fns).href);
   await closeDb();
   proxy.close();
 }

@@ -130,9 +130,9 @@ async function main() {
 
   // The job (inspection releases, ended escrows, stranded payouts, queued SMS) every minute, as
   // pg_cron does in production. --no-jobs leaves it to be run by hand (the tests drive time).
-  const { runJobs } = await import('../shared/jobs/jobs.ts');
+  const { jobsRun } = await import('../shared/jobs/jobs.ts');
   const jobs = args.has('--no-jobs') ? undefined : setInterval(() => {
-    runJobs().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
+    jobsRun().catch((err) => console.error(`jobs: ${err instanceof Error ? err.message : err}`));
   }, 60_000);
 
   let stopping = false;
