@@ -49,153 +49,163 @@ describe('admin endpoints', () => {
       .toMatchObject({ status: 'negotiation' });
   });
 
-  it('the queue: open disputes oldest first, with parties, money and proposals; after pages exactly', async () => {
-    const admin = await newAdmin();
-    const mine = [await disputed(1_000), await disputed(2_000), await disputed(3_000)];
-    ok(
-      await post('dispute-propose', { escrow_id: mine[1]!.deal.escrowId, outcome: 'split', payee_amount: 500 }, {
-        token: mine[1]!.deal.payee.accessToken,
-      }),
-      201,
-    );
-    const all: any[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = ok(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 2, after } }));
-      all.push(...page);
-      if (page.length < 2) break;
-      after = page[page.length - 1].created_at;
-    }
-    const ids = all.map((d) => d.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    const positions = mine.map((m) => ids.indexOf(m.disputeId));
-    expect(positions.every((p) => p >= 0)).toBe(true);
-    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    const second = all[positions[1]!];
-    expect(second).toMatchObject({
-      status: 'negotiation',
-      escrow_status: 'disputed',
-      escrow_amount: 2_000,
-      unreleased_amount: 2_000,
-      outcome: null,
-      payer: { id: mine[1]!.deal.payer.id, first_name: 'Ini' },
-      payee: { id: mine[1]!.deal.payee.id, first_name: 'Cou' },
-    });
-    expect(second.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
-    expect(refused(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 51 } }), 400))
-      .toEqual(['limit']);
-    // every list is in the audit
-    const [row] = await testDb()<{ n: number }[]>`
+  describe('admin-dispute-list', () => {
+    it('the queue: open disputes oldest first, with parties, money and proposals; after pages exactly', async () => {
+      const admin = await newAdmin();
+      const mine = [await disputed(1_000), await disputed(2_000), await disputed(3_000)];
+      ok(
+        await post('dispute-propose', { escrow_id: mine[1]!.deal.escrowId, outcome: 'split', payee_amount: 500 }, {
+          token: mine[1]!.deal.payee.accessToken,
+        }),
+        201,
+      );
+      const all: any[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = ok(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 2, after } }));
+        all.push(...page);
+        if (page.length < 2) break;
+        after = page[page.length - 1].created_at;
+      }
+      const ids = all.map((d) => d.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const positions = mine.map((m) => ids.indexOf(m.disputeId));
+      expect(positions.every((p) => p >= 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      const second = all[positions[1]!];
+      expect(second).toMatchObject({
+        status: 'negotiation',
+        escrow_status: 'disputed',
+        escrow_amount: 2_000,
+        unreleased_amount: 2_000,
+        outcome: null,
+        payer: { id: mine[1]!.deal.payer.id, first_name: 'Ini' },
+        payee: { id: mine[1]!.deal.payee.id, first_name: 'Cou' },
+      });
+      expect(second.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
+      expect(refused(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 51 } }), 400))
+        .toEqual(['limit']);
+      // every list is in the audit
+      const [row] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.admin_audit where admin_id = ${admin.id} and action = 'dispute.list'`;
-    expect(row?.n).toBeGreaterThanOrEqual(2);
+      expect(row?.n).toBeGreaterThanOrEqual(2);
+    });
   });
 
-  it('a split resolution: the formulas, the hold at 0, resolved_by and the audit; a second one is 409', async () => {
-    const admin = await newAdmin();
-    const { deal, disputeId } = await disputed(7_777.77);
-    const before = await balances(deal);
-    const { amount, payerFee, vat, sellerFee } = await stored(deal.escrowId);
-    const P = 300_003;
-    const r = ok(
-      await resolve(admin, {
-        dispute_id: disputeId,
+  describe('admin-dispute-resolve', () => {
+    it('a split resolution: the formulas, the hold at 0, resolved_by and the audit; a second one is 409', async () => {
+      const admin = await newAdmin();
+      const { deal, disputeId } = await disputed(7_777.77);
+      const before = await balances(deal);
+      const { amount, payerFee, vat, sellerFee } = await stored(deal.escrowId);
+      const P = 300_003;
+      const r = ok(
+        await resolve(admin, {
+          dispute_id: disputeId,
+          outcome: 'split',
+          payee_amount: 3_000.03,
+          resolution: 'Partly delivered: the seller keeps what was delivered',
+        }),
+      );
+      expect(r).toMatchObject({
+        status: 'resolved',
         outcome: 'split',
         payee_amount: 3_000.03,
+        resolved_by: admin.id,
         resolution: 'Partly delivered: the seller keeps what was delivered',
-      }),
-    );
-    expect(r).toMatchObject({
-      status: 'resolved',
-      outcome: 'split',
-      payee_amount: 3_000.03,
-      resolved_by: admin.id,
-      resolution: 'Partly delivered: the seller keeps what was delivered',
-      escrow_status: 'released',
-    });
-    const after = await balances(deal);
-    expect(after.hold).toBe(0);
-    expect(after.payee - before.payee).toBe(P - halfUp(sellerFee, P, amount));
-    expect(after.payer - before.payer).toBe(
-      amount - P + halfUp(payerFee, amount - P, amount) + halfUp(vat, amount - P, amount),
-    );
-    const [audit] = await testDb()<any[]>`
+        escrow_status: 'released',
+      });
+      const after = await balances(deal);
+      expect(after.hold).toBe(0);
+      expect(after.payee - before.payee).toBe(P - halfUp(sellerFee, P, amount));
+      expect(after.payer - before.payer).toBe(
+        amount - P + halfUp(payerFee, amount - P, amount) + halfUp(vat, amount - P, amount),
+      );
+      const [audit] = await testDb()<any[]>`
       select action, target_type, target_id, details from private.admin_audit
        where admin_id = ${admin.id} and action = 'dispute.resolve'`;
-    expect(audit).toMatchObject({ target_type: 'dispute', target_id: disputeId });
-    expect(audit.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
-    // the parties see the resolution
-    expect(ok(await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } })))
-      .toMatchObject({ status: 'resolved', resolved_by: admin.id, resolution: r.resolution });
-    refused(
-      await resolve(admin, { dispute_id: disputeId, outcome: 'refund', resolution: 'Changed my mind again' }),
-      409,
-    );
-    expect(
+      expect(audit).toMatchObject({ target_type: 'dispute', target_id: disputeId });
+      expect(audit.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
+      // the parties see the resolution
+      expect(ok(await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } })))
+        .toMatchObject({ status: 'resolved', resolved_by: admin.id, resolution: r.resolution });
       refused(
-        await resolve(admin, { dispute_id: crypto.randomUUID(), outcome: 'refund', resolution: 'No such dispute' }),
-        404,
-      ),
-    ).toEqual([]);
-    expect(
-      refused(
-        await resolve(admin, { dispute_id: disputeId, outcome: 'split', resolution: 'A split without an amount' }),
-        400,
-      ),
-    )
-      .toEqual(['payee_amount']);
-    await expectLedgerInvariants();
-  });
-
-  it('an admin cannot resolve a dispute on their own escrow (403); reads any dispute with dispute-get', async () => {
-    const { deal, disputeId } = await disputed(1_500);
-    await testDb()`select private.admin_grant(${deal.payee.phone}, 'admin-disputes test')`;
-    const own = await resolve(deal.payee, {
-      dispute_id: disputeId,
-      outcome: 'release',
-      resolution: 'Paying myself, as an admin',
+        await resolve(admin, { dispute_id: disputeId, outcome: 'refund', resolution: 'Changed my mind again' }),
+        409,
+      );
+      expect(
+        refused(
+          await resolve(admin, { dispute_id: crypto.randomUUID(), outcome: 'refund', resolution: 'No such dispute' }),
+          404,
+        ),
+      ).toEqual([]);
+      expect(
+        refused(
+          await resolve(admin, { dispute_id: disputeId, outcome: 'split', resolution: 'A split without an amount' }),
+          400,
+        ),
+      )
+        .toEqual(['payee_amount']);
+      await expectLedgerInvariants();
     });
-    refused(own, 403);
-    expect(own.body.error).toMatch(/own escrow/);
-    expect((await balances(deal)).hold).toBeGreaterThan(0);
-    const admin = await newAdmin();
-    const seen = ok(await get('dispute-get', { token: admin.accessToken, query: { escrow_id: deal.escrowId } }));
-    expect(seen).toMatchObject({ id: disputeId, status: 'negotiation' });
-  });
 
-  it('20 at once, admin resolutions racing acceptances of the same proposal: one settlement', async () => {
-    const admin = await newAdmin();
-    const { deal, disputeId } = await disputed(4_000);
-    const p = ok(
-      await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'release' }, {
-        token: deal.payee.accessToken,
-      }),
-      201,
-    ).proposals[0];
-    const before = await balances(deal);
-    const tries = await Promise.all(
-      Array.from(
-        { length: 20 },
-        (_, i) =>
-          i % 2
-            ? resolve(admin, { dispute_id: disputeId, outcome: 'refund', resolution: 'Refund: nothing was delivered' })
-            : post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: p.id, accept: true }, {
-              token: deal.payer.accessToken,
-            }),
-      ),
-    );
-    const won = tries.filter((t) => t.status === 200);
-    expect(won).toHaveLength(1);
-    expect(tries.filter((t) => t.status !== 200).every((t) => t.status === 409)).toBe(true);
-    const after = await balances(deal);
-    expect(after.hold).toBe(0);
-    const [row] = await testDb()<{ n: number }[]>`
+    describe('dispute-get', () => {
+      it('an admin cannot resolve a dispute on their own escrow (403); reads any dispute with dispute-get', async () => {
+        const { deal, disputeId } = await disputed(1_500);
+        await testDb()`select private.admin_grant(${deal.payee.phone}, 'admin-disputes test')`;
+        const own = await resolve(deal.payee, {
+          dispute_id: disputeId,
+          outcome: 'release',
+          resolution: 'Paying myself, as an admin',
+        });
+        refused(own, 403);
+        expect(own.body.error).toMatch(/own escrow/);
+        expect((await balances(deal)).hold).toBeGreaterThan(0);
+        const admin = await newAdmin();
+        const seen = ok(await get('dispute-get', { token: admin.accessToken, query: { escrow_id: deal.escrowId } }));
+        expect(seen).toMatchObject({ id: disputeId, status: 'negotiation' });
+      });
+    });
+
+    it('20 at once, admin resolutions racing acceptances of the same proposal: one settlement', async () => {
+      const admin = await newAdmin();
+      const { deal, disputeId } = await disputed(4_000);
+      const p = ok(
+        await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'release' }, {
+          token: deal.payee.accessToken,
+        }),
+        201,
+      ).proposals[0];
+      const before = await balances(deal);
+      const tries = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) =>
+            i % 2
+              ? resolve(admin, {
+                dispute_id: disputeId,
+                outcome: 'refund',
+                resolution: 'Refund: nothing was delivered',
+              })
+              : post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: p.id, accept: true }, {
+                token: deal.payer.accessToken,
+              }),
+        ),
+      );
+      const won = tries.filter((t) => t.status === 200);
+      expect(won).toHaveLength(1);
+      expect(tries.filter((t) => t.status !== 200).every((t) => t.status === 409)).toBe(true);
+      const after = await balances(deal);
+      expect(after.hold).toBe(0);
+      const [row] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.ledger_transfers
        where idempotency_key in (${`dispute-release:${disputeId}`}, ${`dispute-refund:${disputeId}`}, ${`escrow-refund:${deal.escrowId}`})`;
-    expect(row?.n).toBe(1);
-    // either the payee got the release or the payer everything back, never both
-    const payeeGot = after.payee - before.payee;
-    const payerGot = after.payer - before.payer;
-    expect(payeeGot > 0 !== payerGot > 0).toBe(true);
-    await expectLedgerInvariants();
+      expect(row?.n).toBe(1);
+      // either the payee got the release or the payer everything back, never both
+      const payeeGot = after.payee - before.payee;
+      const payerGot = after.payer - before.payer;
+      expect(payeeGot > 0 !== payerGot > 0).toBe(true);
+      await expectLedgerInvariants();
+    });
   });
 });

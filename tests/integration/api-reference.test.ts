@@ -97,13 +97,15 @@ describe('API reference page', () => {
     expect(r.opened, `opening ${withBody} showed no request body or responses`).toBe(true);
   });
 
-  it("GET /functions/v1/docs on the local server shows the running service's /functions/v1/openapi", async () => {
-    const base = inject('baseUrl');
-    const r = await render(`${base}/docs`);
-    expect(r.landed).toBe(`${base}/docs/`);
-    expect(r.problems).toEqual({ errors: [], failed: [], offMachine: [] });
-    expect(r.requested).toContain(`${base}/openapi`);
-    expect(r.shown).toEqual(operations);
-    expect(r.opened, `opening ${withBody} showed no request body or responses`).toBe(true);
+  describe('openapi', () => {
+    it("GET /functions/v1/docs on the local server shows the running service's /functions/v1/openapi", async () => {
+      const base = inject('baseUrl');
+      const r = await render(`${base}/docs`);
+      expect(r.landed).toBe(`${base}/docs/`);
+      expect(r.problems).toEqual({ errors: [], failed: [], offMachine: [] });
+      expect(r.requested).toContain(`${base}/openapi`);
+      expect(r.shown).toEqual(operations);
+      expect(r.opened, `opening ${withBody} showed no request body or responses`).toBe(true);
+    });
   });
 });

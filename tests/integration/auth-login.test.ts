@@ -45,262 +45,274 @@ function expectSession(res: ApiResult, user: { id: string; phone: string }): voi
   expect(s.refresh_token.length).toBeGreaterThanOrEqual(32);
 }
 
-describe('login: auth-verify with context login', () => {
-  it('returns 200 with the same session shape as signup, and the session works', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const res = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
-    });
-    expectSession(res, user);
-    const { access_token, refresh_token } = res.body.data.session;
-    // a new session, distinct from the signup one
-    expect(access_token).not.toBe(user.accessToken);
-    expect(refresh_token).not.toBe(user.refreshToken);
+describe('auth-verify', () => {
+  describe('login: context login', () => {
+    it('returns 200 with the same session shape as signup, and the session works', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      const res = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expectSession(res, user);
+      const { access_token, refresh_token } = res.body.data.session;
+      // a new session, distinct from the signup one
+      expect(access_token).not.toBe(user.accessToken);
+      expect(refresh_token).not.toBe(user.refreshToken);
 
-    const profile = await get('profile-get', { token: access_token });
-    expect(profile.status).toBe(200);
-    expect(profile.body.data).toMatchObject({ id: user.id, phone_number: user.phone });
-    const refreshed = await post('auth-refresh', { refresh_token });
-    expect(refreshed.status).toBe(200);
-    // the signup session keeps working alongside
-    expect((await get('profile-get', { token: user.accessToken })).status).toBe(200);
-  });
-
-  it('accepts the phone in local format and answers with E.164', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const local = `0${user.phone.slice(4)}`;
-    const res = await post('auth-verify', { phone: local, otp_code: code, context: 'login', password: user.password });
-    expectSession(res, user);
-  });
-
-  it('the code is single use for login too', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    expect(
-      (await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }))
-        .status,
-    ).toBe(200);
-    const again = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
-    });
-    expect(again.status).toBe(401);
-    expect(again.body).toEqual(LOGIN_FAILED);
-  });
-
-  it('an expired login code -> 401', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'login'`;
-    const res = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
-    });
-    expect(res.body).toEqual(LOGIN_FAILED);
-  });
-
-  it('wrong password, unknown phone and wrong code all give the identical 401 body', async () => {
-    const user = await signUp();
-
-    const code = await loginCode(user.phone);
-    const wrongPassword = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: 'not the password',
+      const profile = await get('profile-get', { token: access_token });
+      expect(profile.status).toBe(200);
+      expect(profile.body.data).toMatchObject({ id: user.id, phone_number: user.phone });
+      const refreshed = await post('auth-refresh', { refresh_token });
+      expect(refreshed.status).toBe(200);
+      // the signup session keeps working alongside
+      expect((await get('profile-get', { token: user.accessToken })).status).toBe(200);
     });
 
-    const stranger = newPhone();
-    expect((await post('auth-send-otp', { phone: stranger.e164, context: 'login' })).status).toBe(200);
-    expect(await smsCount(stranger.e164)).toBe(0);
-    const unknownPhone = await post('auth-verify', {
-      phone: stranger.e164,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
+    it('accepts the phone in local format and answers with E.164', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      const local = `0${user.phone.slice(4)}`;
+      const res = await post('auth-verify', {
+        phone: local,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expectSession(res, user);
     });
 
-    const wrongCode = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: otherCode(code),
-      context: 'login',
-      password: user.password,
+    it('the code is single use for login too', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      expect(
+        (await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }))
+          .status,
+      ).toBe(200);
+      const again = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expect(again.status).toBe(401);
+      expect(again.body).toEqual(LOGIN_FAILED);
     });
 
-    // a phone that never asked for a code
-    const noCode = await post('auth-verify', {
-      phone: newPhone().e164,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
+    it('an expired login code -> 401', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'login'`;
+      const res = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expect(res.body).toEqual(LOGIN_FAILED);
     });
 
-    for (const r of [wrongPassword, unknownPhone, wrongCode, noCode]) {
-      expect(r.status).toBe(401);
-      expect(r.body).toEqual(LOGIN_FAILED);
-    }
-    expect(JSON.stringify(wrongPassword.body)).toBe(JSON.stringify(unknownPhone.body));
-    expect(JSON.stringify(wrongPassword.body)).toBe(JSON.stringify(wrongCode.body));
-    expect(wrongPassword.headers.get('content-type')).toBe(unknownPhone.headers.get('content-type'));
-  });
+    it('wrong password, unknown phone and wrong code all give the identical 401 body', async () => {
+      const user = await signUp();
 
-  it('a wrong password counts as a failed try on the code; the right password still works after it', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const bad = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: 'not the password',
-    });
-    expect(bad.status).toBe(401);
-    expect(await loginAttempts(user.phone)).toEqual([{ attempts: 1, live: true }]);
-    const good = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
-    });
-    expectSession(good, user);
-  });
+      const code = await loginCode(user.phone);
+      const wrongPassword = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: 'not the password',
+      });
 
-  it('5 wrong passwords burn the code: the right password with that code fails', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    for (let i = 0; i < 5; i++) {
+      const stranger = newPhone();
+      expect((await post('auth-send-otp', { phone: stranger.e164, context: 'login' })).status).toBe(200);
+      expect(await smsCount(stranger.e164)).toBe(0);
+      const unknownPhone = await post('auth-verify', {
+        phone: stranger.e164,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+
+      const wrongCode = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: otherCode(code),
+        context: 'login',
+        password: user.password,
+      });
+
+      // a phone that never asked for a code
+      const noCode = await post('auth-verify', {
+        phone: newPhone().e164,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+
+      for (const r of [wrongPassword, unknownPhone, wrongCode, noCode]) {
+        expect(r.status).toBe(401);
+        expect(r.body).toEqual(LOGIN_FAILED);
+      }
+      expect(JSON.stringify(wrongPassword.body)).toBe(JSON.stringify(unknownPhone.body));
+      expect(JSON.stringify(wrongPassword.body)).toBe(JSON.stringify(wrongCode.body));
+      expect(wrongPassword.headers.get('content-type')).toBe(unknownPhone.headers.get('content-type'));
+    });
+
+    it('a wrong password counts as a failed try on the code; the right password still works after it', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
       const bad = await post('auth-verify', {
         phone: user.phone,
         otp_code: code,
         context: 'login',
-        password: `wrong password ${i}`,
+        password: 'not the password',
       });
-      expect(bad.body).toEqual(LOGIN_FAILED);
-    }
-    expect(await loginAttempts(user.phone)).toEqual([{ attempts: 5, live: false }]);
-    const good = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: user.password,
+      expect(bad.status).toBe(401);
+      expect(await loginAttempts(user.phone)).toEqual([{ attempts: 1, live: true }]);
+      const good = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expectSession(good, user);
     });
-    expect(good.status).toBe(401);
-    expect(good.body).toEqual(LOGIN_FAILED);
-    const [sessions] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
-    expect(sessions?.n).toBe(1); // only the signup session
-  });
 
-  it('concurrent wrong passwords on one code never record more than 5 tries', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const results = await Promise.all(
-      Array.from(
-        { length: 12 },
-        (_, i) =>
-          post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: `wrong password ${i}` }),
-      ),
-    );
-    for (const r of results) expect(r.body).toEqual(LOGIN_FAILED);
-    const rows = await loginAttempts(user.phone);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]?.attempts).toBe(5);
-    expect(rows[0]?.live).toBe(false);
-  });
+    it('5 wrong passwords burn the code: the right password with that code fails', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      for (let i = 0; i < 5; i++) {
+        const bad = await post('auth-verify', {
+          phone: user.phone,
+          otp_code: code,
+          context: 'login',
+          password: `wrong password ${i}`,
+        });
+        expect(bad.body).toEqual(LOGIN_FAILED);
+      }
+      expect(await loginAttempts(user.phone)).toEqual([{ attempts: 5, live: false }]);
+      const good = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: user.password,
+      });
+      expect(good.status).toBe(401);
+      expect(good.body).toEqual(LOGIN_FAILED);
+      const [sessions] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
+      expect(sessions?.n).toBe(1); // only the signup session
+    });
 
-  it('the right code and password presented 5 times at once open exactly one session', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const results = await Promise.all(
-      Array.from(
-        { length: 5 },
-        () => post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }),
-      ),
-    );
-    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
-    for (const r of results.filter((x) => x.status === 401)) expect(r.body).toEqual(LOGIN_FAILED);
-    const [sessions] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
-    expect(sessions?.n).toBe(2); // signup + exactly one login
-  });
+    it('concurrent wrong passwords on one code never record more than 5 tries', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      const results = await Promise.all(
+        Array.from(
+          { length: 12 },
+          (_, i) =>
+            post('auth-verify', {
+              phone: user.phone,
+              otp_code: code,
+              context: 'login',
+              password: `wrong password ${i}`,
+            }),
+        ),
+      );
+      for (const r of results) expect(r.body).toEqual(LOGIN_FAILED);
+      const rows = await loginAttempts(user.phone);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.attempts).toBe(5);
+      expect(rows[0]?.live).toBe(false);
+    });
 
-  it('missing password with context login -> 400 on password', async () => {
-    const user = await signUp();
-    const code = await loginCode(user.phone);
-    const res = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login' });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      status: 400,
-      error: 'Validation failed',
-      details: [{ field: 'password', message: 'is required when context is login' }],
+    it('the right code and password presented 5 times at once open exactly one session', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      const results = await Promise.all(
+        Array.from(
+          { length: 5 },
+          () => post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
+      for (const r of results.filter((x) => x.status === 401)) expect(r.body).toEqual(LOGIN_FAILED);
+      const [sessions] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from private.sessions where user_id = ${user.id}`;
+      expect(sessions?.n).toBe(2); // signup + exactly one login
     });
-    // validation happens before the code is looked at: the code is untouched
-    expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
-    const empty = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: '' });
-    expect(empty.status).toBe(400);
-    expect(fieldsOf(empty)).toEqual(['password']);
-    const long = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: code,
-      context: 'login',
-      password: 'p'.repeat(129),
-    });
-    expect(long.status).toBe(400);
-    expect(fieldsOf(long)).toEqual(['password']);
-    expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
-  });
 
-  it('a password with context signup -> 400 on password', async () => {
-    const { e164 } = newPhone();
-    expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
-    const code = await lastOtp(e164);
-    const res = await post('auth-verify', {
-      phone: e164,
-      otp_code: code,
-      context: 'signup',
-      password: 'a sound passphrase',
+    it('missing password with context login -> 400 on password', async () => {
+      const user = await signUp();
+      const code = await loginCode(user.phone);
+      const res = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        success: false,
+        status: 400,
+        error: 'Validation failed',
+        details: [{ field: 'password', message: 'is required when context is login' }],
+      });
+      // validation happens before the code is looked at: the code is untouched
+      expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
+      const empty = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: '' });
+      expect(empty.status).toBe(400);
+      expect(fieldsOf(empty)).toEqual(['password']);
+      const long = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: code,
+        context: 'login',
+        password: 'p'.repeat(129),
+      });
+      expect(long.status).toBe(400);
+      expect(fieldsOf(long)).toEqual(['password']);
+      expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
     });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      status: 400,
-      error: 'Validation failed',
-      details: [{ field: 'password', message: 'is only accepted when context is login' }],
-    });
-    // the code was not spent
-    expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
-  });
 
-  it('logging in twice gives two independent sessions', async () => {
-    const user: TestUser = await signUp();
-    const first = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: await loginCode(user.phone),
-      context: 'login',
-      password: user.password,
+    it('a password with context signup -> 400 on password', async () => {
+      const { e164 } = newPhone();
+      expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+      const code = await lastOtp(e164);
+      const res = await post('auth-verify', {
+        phone: e164,
+        otp_code: code,
+        context: 'signup',
+        password: 'a sound passphrase',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        success: false,
+        status: 400,
+        error: 'Validation failed',
+        details: [{ field: 'password', message: 'is only accepted when context is login' }],
+      });
+      // the code was not spent
+      expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
     });
-    const second = await post('auth-verify', {
-      phone: user.phone,
-      otp_code: await loginCode(user.phone),
-      context: 'login',
-      password: user.password,
-    });
-    expectSession(first, user);
-    expectSession(second, user);
-    expect(first.body.data.session.refresh_token).not.toBe(second.body.data.session.refresh_token);
-    const [sessions] = await testDb()<{ n: number }[]>`
+
+    it('logging in twice gives two independent sessions', async () => {
+      const user: TestUser = await signUp();
+      const first = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: await loginCode(user.phone),
+        context: 'login',
+        password: user.password,
+      });
+      const second = await post('auth-verify', {
+        phone: user.phone,
+        otp_code: await loginCode(user.phone),
+        context: 'login',
+        password: user.password,
+      });
+      expectSession(first, user);
+      expectSession(second, user);
+      expect(first.body.data.session.refresh_token).not.toBe(second.body.data.session.refresh_token);
+      const [sessions] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.sessions where user_id = ${user.id} and revoked_at is null`;
-    expect(sessions?.n).toBe(3);
+      expect(sessions?.n).toBe(3);
+    });
   });
 });

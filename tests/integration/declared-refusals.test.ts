@@ -57,41 +57,43 @@ async function fundingOf(escrowId: string) {
 
 // ---- dispute-propose 404 -------------------------------------------------------------------
 
-describe('dispute-propose 404: no dispute on an escrow the caller is a party to', () => {
-  it('a stranger proposing on a disputed escrow, and a party naming an escrow that does not exist, get the same 404; nothing changes', async () => {
-    const deal = await fundedDeal({ amount: 5_000 });
-    const disputeId = expectOk(await raise(deal, 'payer'), 201).id as string;
-    const before = await disputeState(deal, disputeId);
-    expect(before.escrow).toBe('disputed');
-    expect(before.proposals).toEqual([]);
+describe('dispute-propose', () => {
+  describe('404: no dispute on an escrow the caller is a party to', () => {
+    it('a stranger proposing on a disputed escrow, and a party naming an escrow that does not exist, get the same 404; nothing changes', async () => {
+      const deal = await fundedDeal({ amount: 5_000 });
+      const disputeId = expectOk(await raise(deal, 'payer'), 201).id as string;
+      const before = await disputeState(deal, disputeId);
+      expect(before.escrow).toBe('disputed');
+      expect(before.proposals).toEqual([]);
 
-    const stranger = await signUp({ first_name: 'Str' });
-    const byStranger = await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'refund' }, {
-      token: stranger.accessToken,
+      const stranger = await signUp({ first_name: 'Str' });
+      const byStranger = await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'refund' }, {
+        token: stranger.accessToken,
+      });
+      expectError(byStranger, 404);
+      expect(byStranger.body).toEqual({ success: false, status: 404, error: 'escrow not found' });
+
+      const split = { outcome: 'split', payee_amount: 2_500 };
+      const unknown = await post('dispute-propose', { escrow_id: randomUUID(), ...split }, {
+        token: deal.payer.accessToken,
+      });
+      expectError(unknown, 404);
+      // a stranger learns nothing: the answer is that of an escrow that does not exist
+      expect(unknown.body).toEqual(byStranger.body);
+
+      // neither the dispute, its proposals, the escrow, its notifications nor any money moved
+      expect(await disputeState(deal, disputeId)).toEqual(before);
+      const seen = expectOk(
+        await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
+      );
+      expect(seen).toMatchObject({ id: disputeId, status: 'negotiation', proposals: [] });
+      // the parties still negotiate as before
+      expectOk(
+        await post('dispute-propose', { escrow_id: deal.escrowId, ...split }, { token: deal.payee.accessToken }),
+        201,
+      );
+      await expectLedgerInvariants();
     });
-    expectError(byStranger, 404);
-    expect(byStranger.body).toEqual({ success: false, status: 404, error: 'escrow not found' });
-
-    const split = { outcome: 'split', payee_amount: 2_500 };
-    const unknown = await post('dispute-propose', { escrow_id: randomUUID(), ...split }, {
-      token: deal.payer.accessToken,
-    });
-    expectError(unknown, 404);
-    // a stranger learns nothing: the answer is that of an escrow that does not exist
-    expect(unknown.body).toEqual(byStranger.body);
-
-    // neither the dispute, its proposals, the escrow, its notifications nor any money moved
-    expect(await disputeState(deal, disputeId)).toEqual(before);
-    const seen = expectOk(
-      await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
-    );
-    expect(seen).toMatchObject({ id: disputeId, status: 'negotiation', proposals: [] });
-    // the parties still negotiate as before
-    expectOk(
-      await post('dispute-propose', { escrow_id: deal.escrowId, ...split }, { token: deal.payee.accessToken }),
-      201,
-    );
-    await expectLedgerInvariants();
   });
 });
 
@@ -110,111 +112,121 @@ async function cardFundingUnavailable(): Promise<{ deal: Deal; res: ApiResult }>
   return { deal, res };
 }
 
-describe('escrow-fund 503: the payment provider is unavailable; nothing was charged', () => {
-  it('a card funding while Paystack is down is 503; the funding transaction failed, nothing is held or owed, the escrow stays draft', async () => {
-    const { deal, res } = await cardFundingUnavailable();
-    expectError(res, 503);
-    expect(res.body).toEqual({
-      success: false,
-      status: 503,
-      error: 'The payment provider is unavailable; nothing was charged, try again shortly',
+describe('escrow-fund', () => {
+  describe('503: the payment provider is unavailable; nothing was charged', () => {
+    it('a card funding while Paystack is down is 503; the funding transaction failed, nothing is held or owed, the escrow stays draft', async () => {
+      const { deal, res } = await cardFundingUnavailable();
+      expectError(res, 503);
+      expect(res.body).toEqual({
+        success: false,
+        status: 503,
+        error: 'The payment provider is unavailable; nothing was charged, try again shortly',
+      });
+      // Paystack was asked once, for this payer, and gave no payment page
+      const asked = (await paystack.requests('/transaction/initialize')).filter((r) =>
+        r.body?.email === emailOf(deal.payer)
+      );
+      expect(asked).toHaveLength(1);
+      expect(Number(asked[0]?.body.amount)).toBe(kobo(deal.feeBreakdown.total_charge));
+      // nothing charged or held: the one funding transaction is failed, with no ledger transfer
+      const { txs, transfers } = await fundingOf(deal.escrowId);
+      expect(txs.map((t) => t.status)).toEqual(['failed']);
+      expect(txs[0]?.id).toBe(asked[0]?.body.reference);
+      expect(transfers).toBe(0);
+      expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
+      expect(await escrowStatus(deal)).toBe('draft');
+      const wallet = expectOk(await get('wallet-get', { token: deal.payer.accessToken }));
+      expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
+      // and nothing waits for a charge.success that cannot come
+      expect(
+        (await paystack.charges()).filter((c) => c.reference === asked[0]?.body.reference && c.status !== null),
+      ).toEqual([]);
+      await expectLedgerInvariants();
     });
-    // Paystack was asked once, for this payer, and gave no payment page
-    const asked = (await paystack.requests('/transaction/initialize')).filter((r) =>
-      r.body?.email === emailOf(deal.payer)
-    );
-    expect(asked).toHaveLength(1);
-    expect(Number(asked[0]?.body.amount)).toBe(kobo(deal.feeBreakdown.total_charge));
-    // nothing charged or held: the one funding transaction is failed, with no ledger transfer
-    const { txs, transfers } = await fundingOf(deal.escrowId);
-    expect(txs.map((t) => t.status)).toEqual(['failed']);
-    expect(txs[0]?.id).toBe(asked[0]?.body.reference);
-    expect(transfers).toBe(0);
-    expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
-    expect(await escrowStatus(deal)).toBe('draft');
-    const wallet = expectOk(await get('wallet-get', { token: deal.payer.accessToken }));
-    expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
-    // and nothing waits for a charge.success that cannot come
-    expect(
-      (await paystack.charges()).filter((c) => c.reference === asked[0]?.body.reference && c.status !== null),
-    ).toEqual([]);
-    await expectLedgerInvariants();
-  });
 
-  // a provider's 503 says when to retry, as docs/api/openapi.json declares on every 503
-  it('the 503 carries Retry-After', async () => {
-    const { res } = await cardFundingUnavailable();
-    expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
+    // a provider's 503 says when to retry, as docs/api/openapi.json declares on every 503
+    it('the 503 carries Retry-After', async () => {
+      const { res } = await cardFundingUnavailable();
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+    });
   });
 });
 
 // ---- identity-verify 502 -------------------------------------------------------------------
 
-describe('identity-verify 502: the identity provider refused the request', () => {
-  it('a refusal is 502 naming the provider, without the number; the check is not left pending, the tier is unchanged, and the user may ask again', async () => {
-    const u = await signUp({ tier: 2 });
-    const nin = freshNin();
-    const before = await kycStatus(u);
-    expect(before.tier).toBe(2);
-    const rule = { path: '/identity/verifications', field: 'idNumber', value: nin } as const;
-    await kycFake.fail({ ...rule, mode: 'refuse' });
-    let res: ApiResult;
-    try {
-      res = await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken });
-    } finally {
-      await kycFake.clearFail(rule);
-    }
-    expectError(res, 502);
-    expect(res.body.error).toBe(
-      'The identity-check provider refused the request (identity provider refused (HTTP 422): Declined by test rule); try again later',
-    );
-    expect(JSON.stringify(res.body)).not.toContain(nin);
-    // the provider was asked once, for this number
-    expect((await kycFake.requests('/identity/verifications')).filter((r) => r.body?.idNumber === nin)).toHaveLength(1);
-    // the request is closed as not sent; no check is pending; the tier and checks are as before
-    const requests = await testDb()<{ status: string; check_type: string }[]>`
+describe('identity-verify', () => {
+  describe('502: the identity provider refused the request', () => {
+    it('a refusal is 502 naming the provider, without the number; the check is not left pending, the tier is unchanged, and the user may ask again', async () => {
+      const u = await signUp({ tier: 2 });
+      const nin = freshNin();
+      const before = await kycStatus(u);
+      expect(before.tier).toBe(2);
+      const rule = { path: '/identity/verifications', field: 'idNumber', value: nin } as const;
+      await kycFake.fail({ ...rule, mode: 'refuse' });
+      let res: ApiResult;
+      try {
+        res = await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken });
+      } finally {
+        await kycFake.clearFail(rule);
+      }
+      expectError(res, 502);
+      expect(res.body.error).toBe(
+        'The identity-check provider refused the request (identity provider refused (HTTP 422): Declined by test rule); try again later',
+      );
+      expect(JSON.stringify(res.body)).not.toContain(nin);
+      // the provider was asked once, for this number
+      expect((await kycFake.requests('/identity/verifications')).filter((r) => r.body?.idNumber === nin)).toHaveLength(
+        1,
+      );
+      // the request is closed as not sent; no check is pending; the tier and checks are as before
+      const requests = await testDb()<{ status: string; check_type: string }[]>`
       select status, check_type from private.identity_requests where user_id = ${u.id}`;
-    expect(requests).toEqual([{ status: 'not_sent', check_type: 'nin' }]);
-    expect(await kycStatus(u)).toEqual(before);
-    // nothing was refused for good: the same check may be asked for again
-    const again = expectOk(
-      await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken }),
-      201,
-    );
-    expect(again).toMatchObject({ type: 'nin', status: 'pending' });
-    expect((await kycStatus(u)).tier).toBe(2);
+      expect(requests).toEqual([{ status: 'not_sent', check_type: 'nin' }]);
+      expect(await kycStatus(u)).toEqual(before);
+      // nothing was refused for good: the same check may be asked for again
+      const again = expectOk(
+        await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken }),
+        201,
+      );
+      expect(again).toMatchObject({ type: 'nin', status: 'pending' });
+      expect((await kycStatus(u)).tier).toBe(2);
+    });
   });
 });
 
 // ---- kyc-start 502 -------------------------------------------------------------------------
 
-describe('kyc-start 502: the KYC provider refused the request', () => {
-  it('a Sumsub refusal is 502 naming the provider; no token is given and the tier is unchanged; once it answers, the level starts', async () => {
-    const u = await signUp();
-    const rule = { path: '/resources/accessTokens/sdk', field: 'userId', value: u.id } as const;
-    await kycFake.fail({ ...rule, mode: 'refuse' });
-    let res: ApiResult;
-    try {
-      res = await post('kyc-start', { level: 1 }, { token: u.accessToken });
-    } finally {
-      await kycFake.clearFail(rule);
-    }
-    expectError(res, 502);
-    expect(res.body.error).toBe(
-      'The verification provider refused the request (sumsub refused (HTTP 400): Declined by test rule); try again later',
-    );
-    expect(JSON.stringify(res.body)).not.toContain('_act-');
-    const asked = (await kycFake.requests('/resources/accessTokens/sdk')).filter((r) => r.body?.userId === u.id);
-    expect(asked).toHaveLength(1);
-    const after = await kycStatus(u);
-    expect(after.tier).toBe(0);
-    expect(after.checks.filter((c: { status: string }) => c.status === 'passed' || c.status === 'failed')).toEqual([]);
-    // a refusal is not a rejection: the same level starts once the provider answers
-    const started = expectOk(await post('kyc-start', { level: 1 }, { token: u.accessToken }));
-    expect(started).toMatchObject({ level: 1 });
-    expect(started.token).toMatch(/^_act-sbx-/);
-    expect((await kycStatus(u)).tier).toBe(0);
+describe('kyc-start', () => {
+  describe('502: the KYC provider refused the request', () => {
+    it('a Sumsub refusal is 502 naming the provider; no token is given and the tier is unchanged; once it answers, the level starts', async () => {
+      const u = await signUp();
+      const rule = { path: '/resources/accessTokens/sdk', field: 'userId', value: u.id } as const;
+      await kycFake.fail({ ...rule, mode: 'refuse' });
+      let res: ApiResult;
+      try {
+        res = await post('kyc-start', { level: 1 }, { token: u.accessToken });
+      } finally {
+        await kycFake.clearFail(rule);
+      }
+      expectError(res, 502);
+      expect(res.body.error).toBe(
+        'The verification provider refused the request (sumsub refused (HTTP 400): Declined by test rule); try again later',
+      );
+      expect(JSON.stringify(res.body)).not.toContain('_act-');
+      const asked = (await kycFake.requests('/resources/accessTokens/sdk')).filter((r) => r.body?.userId === u.id);
+      expect(asked).toHaveLength(1);
+      const after = await kycStatus(u);
+      expect(after.tier).toBe(0);
+      expect(after.checks.filter((c: { status: string }) => c.status === 'passed' || c.status === 'failed')).toEqual(
+        [],
+      );
+      // a refusal is not a rejection: the same level starts once the provider answers
+      const started = expectOk(await post('kyc-start', { level: 1 }, { token: u.accessToken }));
+      expect(started).toMatchObject({ level: 1 });
+      expect(started.token).toMatch(/^_act-sbx-/);
+      expect((await kycStatus(u)).tier).toBe(0);
+    });
   });
 });
 
@@ -228,30 +240,32 @@ async function assignUnavailable(): Promise<{ user: TestUser; res: ApiResult }> 
   return { user, res };
 }
 
-describe('virtual-account-create 503: the payment provider is unavailable', () => {
-  it('is 503 saying so; the account is left inactive (not pending), with no number, and no money moved', async () => {
-    const { user, res } = await assignUnavailable();
-    expectError(res, 503);
-    expect(res.body).toEqual({
-      success: false,
-      status: 503,
-      error: 'The virtual account could not be requested (payment provider unavailable); try again',
-    });
-    expect((await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(user)))
-      .toHaveLength(1);
-    const va = expectOk(await get('virtual-account-get', { token: user.accessToken }));
-    expect(va).toMatchObject({ status: 'inactive', account_number: null });
-    const wallet = expectOk(await get('wallet-get', { token: user.accessToken }));
-    expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
-    const [txs] = await testDb()<{ n: number }[]>`
+describe('virtual-account-create', () => {
+  describe('503: the payment provider is unavailable', () => {
+    it('is 503 saying so; the account is left inactive (not pending), with no number, and no money moved', async () => {
+      const { user, res } = await assignUnavailable();
+      expectError(res, 503);
+      expect(res.body).toEqual({
+        success: false,
+        status: 503,
+        error: 'The virtual account could not be requested (payment provider unavailable); try again',
+      });
+      expect((await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(user)))
+        .toHaveLength(1);
+      const va = expectOk(await get('virtual-account-get', { token: user.accessToken }));
+      expect(va).toMatchObject({ status: 'inactive', account_number: null });
+      const wallet = expectOk(await get('wallet-get', { token: user.accessToken }));
+      expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
+      const [txs] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where user_id = ${user.id}`;
-    expect(txs?.n).toBe(0);
-  });
+      expect(txs?.n).toBe(0);
+    });
 
-  // as for escrow-fund: a provider's 503 says when to retry
-  it('the 503 carries Retry-After', async () => {
-    const { res } = await assignUnavailable();
-    expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
+    // as for escrow-fund: a provider's 503 says when to retry
+    it('the 503 carries Retry-After', async () => {
+      const { res } = await assignUnavailable();
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+    });
   });
 });

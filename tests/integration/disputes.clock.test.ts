@@ -268,66 +268,68 @@ describe('the negotiation deadline', () => {
 
 // ---- a withdrawal resumes the inspection ------------------------------------------------------
 
-describe('dispute-withdraw during an inspection', () => {
-  it('delivered at T, raised at T+6h, withdrawn at T+30h: the inspection ends at T+48h, and the job releases then, not before', async () => {
-    const deal = await fundedDeal({ amount: 9_000.09 });
-    const e = await stored(deal.escrowId);
-    expect(ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId)).status).toBe('inspection');
-    const [rule] = await testDb()<{ days: number }[]>`
+describe('dispute-withdraw', () => {
+  describe('during an inspection', () => {
+    it('delivered at T, raised at T+6h, withdrawn at T+30h: the inspection ends at T+48h, and the job releases then, not before', async () => {
+      const deal = await fundedDeal({ amount: 9_000.09 });
+      const e = await stored(deal.escrowId);
+      expect(ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId)).status).toBe('inspection');
+      const [rule] = await testDb()<{ days: number }[]>`
       select inspection_period_days as days from public.escrows where id = ${deal.escrowId}`;
-    expect(rule!.days).toBe(1);
-    // delivered 6 hours ago: 18 hours of inspection are left
-    const T = Date.now() - 6 * H;
-    await testDb()`
+      expect(rule!.days).toBe(1);
+      // delivered 6 hours ago: 18 hours of inspection are left
+      const T = Date.now() - 6 * H;
+      await testDb()`
       update public.escrows set delivered_at = ${iso(T)}::timestamptz, inspection_ends_at = ${
-      iso(T + 24 * H)
-    }::timestamptz
+        iso(T + 24 * H)
+      }::timestamptz
        where id = ${deal.escrowId}`;
-    const d = ok(await raise(deal, 'payer'), 201);
-    // what was left: the end of the inspection less the moment it was raised, to the microsecond
-    const [left] = await testDb()<{ exact: boolean; left_ms: number }[]>`
+      const d = ok(await raise(deal, 'payer'), 201);
+      // what was left: the end of the inspection less the moment it was raised, to the microsecond
+      const [left] = await testDb()<{ exact: boolean; left_ms: number }[]>`
       select inspection_left = ${iso(T + 24 * H)}::timestamptz - created_at as exact,
              (extract(epoch from inspection_left) * 1000)::float8 as left_ms
         from public.disputes where id = ${d.id}`;
-    expect(left!.exact).toBe(true);
-    expect(Math.abs(left!.left_ms - 18 * H)).toBeLessThan(60_000);
-    // the dispute lasts 24 hours: withdrawn at T+30h
-    await backdate(deal, 24 * H);
-    const back = ok(await withdraw(deal, 'payer'));
-    expect(back.status).toBe('withdrawn');
-    expect(await escrowStatus(deal)).toBe('inspection');
-    const [after] = await testDb()<{ exact: boolean; since_delivery_ms: number; withdrawn_ms: number }[]>`
+      expect(left!.exact).toBe(true);
+      expect(Math.abs(left!.left_ms - 18 * H)).toBeLessThan(60_000);
+      // the dispute lasts 24 hours: withdrawn at T+30h
+      await backdate(deal, 24 * H);
+      const back = ok(await withdraw(deal, 'payer'));
+      expect(back.status).toBe('withdrawn');
+      expect(await escrowStatus(deal)).toBe('inspection');
+      const [after] = await testDb()<{ exact: boolean; since_delivery_ms: number; withdrawn_ms: number }[]>`
       select e.inspection_ends_at = d.withdrawn_at + d.inspection_left as exact,
              (extract(epoch from e.inspection_ends_at - e.delivered_at) * 1000)::float8 as since_delivery_ms,
              (extract(epoch from d.withdrawn_at - e.delivered_at) * 1000)::float8 as withdrawn_ms
         from public.escrows e join public.disputes d on d.escrow_id = e.id where d.id = ${d.id}`;
-    // the time it had left, from the withdrawal: T+30h + 18h (less the moments between the calls)
-    expect(after!.exact).toBe(true);
-    expect(Math.abs(after!.withdrawn_ms - 30 * H)).toBeLessThan(60_000);
-    expect(Math.abs(after!.since_delivery_ms - 48 * H)).toBeLessThan(60_000);
+      // the time it had left, from the withdrawal: T+30h + 18h (less the moments between the calls)
+      expect(after!.exact).toBe(true);
+      expect(Math.abs(after!.withdrawn_ms - 30 * H)).toBeLessThan(60_000);
+      expect(Math.abs(after!.since_delivery_ms - 48 * H)).toBeLessThan(60_000);
 
-    // the story 48 hours back, its end on a whole millisecond: the job runs at T+47h, just before
-    // the end, and at it
-    const us = await subMillis(`(select inspection_ends_at from public.escrows where id = '${deal.escrowId}')`);
-    await backdate(deal, 48 * H, us);
-    const [moved] = await testDb()<{ ends: Date; delivered: Date }[]>`
+      // the story 48 hours back, its end on a whole millisecond: the job runs at T+47h, just before
+      // the end, and at it
+      const us = await subMillis(`(select inspection_ends_at from public.escrows where id = '${deal.escrowId}')`);
+      await backdate(deal, 48 * H, us);
+      const [moved] = await testDb()<{ ends: Date; delivered: Date }[]>`
       select inspection_ends_at as ends, delivered_at as delivered from public.escrows where id = ${deal.escrowId}`;
-    const t = ms(moved!.delivered);
-    const ends = ms(moved!.ends);
-    const before = await balances(deal);
-    ok(await runJobs(iso(t + 47 * H)));
-    ok(await runJobs(iso(ends - 1)));
-    expect(await escrowStatus(deal)).toBe('inspection');
-    expect(await balances(deal)).toEqual(before);
-    ok(await runJobs(iso(ends)));
-    expect(await escrowStatus(deal)).toBe('released');
-    expect(await balances(deal)).toEqual({
-      payer: before.payer,
-      payee: before.payee + e.amount - e.sellerFee,
-      hold: 0,
+      const t = ms(moved!.delivered);
+      const ends = ms(moved!.ends);
+      const before = await balances(deal);
+      ok(await runJobs(iso(t + 47 * H)));
+      ok(await runJobs(iso(ends - 1)));
+      expect(await escrowStatus(deal)).toBe('inspection');
+      expect(await balances(deal)).toEqual(before);
+      ok(await runJobs(iso(ends)));
+      expect(await escrowStatus(deal)).toBe('released');
+      expect(await balances(deal)).toEqual({
+        payer: before.payer,
+        payee: before.payee + e.amount - e.sellerFee,
+        hold: 0,
+      });
+      expect((await holdTransfers(deal.escrowId)).map((x) => x.key)).toEqual([`escrow-release:${deal.escrowId}`]);
+      await expectLedgerInvariants();
     });
-    expect((await holdTransfers(deal.escrowId)).map((x) => x.key)).toEqual([`escrow-release:${deal.escrowId}`]);
-    await expectLedgerInvariants();
   });
 });
 

@@ -60,64 +60,110 @@ describe('dispute-raise', () => {
     expect(refused(await raise(deal, 'payer', { reason_code: 'bored' }), 400)).toEqual(['reason_code']);
     refused(await disputeOf(deal), 404);
   });
+
+  describe('refusals that keep the money moving', () => {
+    it('a party who withdrew a dispute cannot raise another on that escrow (the other party still can)', async () => {
+      const deal = await fundedDeal({ amount: 2_500 });
+      expect((await raise(deal, 'payer')).status).toBe(201);
+      expect((await withdraw(deal, 'payer')).status).toBe(200);
+      const again = await raise(deal, 'payer');
+      refused(again, 409);
+      expect(again.body.error).toMatch(/withdrew a dispute/);
+      expect((await raise(deal, 'payee')).status).toBe(201);
+    });
+
+    it('not once the inspection period has ended, even before the job released it', async () => {
+      const deal = await fundedDeal({ amount: 2_500 });
+      ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId));
+      expect(await escrowStatus(deal)).toBe('inspection');
+      await testDb()`update public.escrows set inspection_ends_at = now() - interval '1 minute' where id = ${deal.escrowId}`;
+      const r = await raise(deal, 'payer');
+      refused(r, 409);
+      expect(r.body.error).toMatch(/inspection period has ended/);
+      expect(await escrowStatus(deal)).toBe('inspection');
+    });
+  });
 });
 
-describe('settlement money', () => {
-  it('split: the payee gets P less the seller fee on P; the payer R - P with fee and VAT on it; the hold ends at 0', async () => {
-    const deal = await fundedDeal({ amount: 12_345.67 });
-    const before = await balances(deal);
-    const e = await stored(deal.escrowId);
-    ok(await raise(deal, 'payee'), 201);
-    const d = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 7_000.01 }), 201);
-    expect(d.proposals).toHaveLength(1);
-    expect(d.proposals[0]).toMatchObject({ outcome: 'split', payee_amount: 7_000.01, status: 'open' });
-    refused(await respond(deal, 'payee', d.proposals[0].id, true), 403);
-    const settled = ok(await respond(deal, 'payer', d.proposals[0].id, true));
-    expect(settled).toMatchObject({ status: 'resolved', resolved_by: null, proposals: [] });
-    const after = await balances(deal);
-    const P = 700_001;
-    const R = e.amount;
-    expect(after.payee - before.payee).toBe(P - halfUp(e.sellerFee, P, e.amount));
-    expect(after.payer - before.payer).toBe(
-      R - P + halfUp(e.payerFee, R - P, e.amount) + halfUp(e.vat, R - P, e.amount),
-    );
-    expect(after.hold).toBe(0);
-    expect(await stored(deal.escrowId)).toMatchObject({ status: 'released', released: P });
-    await expectLedgerInvariants();
+describe('dispute-respond', () => {
+  describe('settlement money', () => {
+    it('split: the payee gets P less the seller fee on P; the payer R - P with fee and VAT on it; the hold ends at 0', async () => {
+      const deal = await fundedDeal({ amount: 12_345.67 });
+      const before = await balances(deal);
+      const e = await stored(deal.escrowId);
+      ok(await raise(deal, 'payee'), 201);
+      const d = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 7_000.01 }), 201);
+      expect(d.proposals).toHaveLength(1);
+      expect(d.proposals[0]).toMatchObject({ outcome: 'split', payee_amount: 7_000.01, status: 'open' });
+      refused(await respond(deal, 'payee', d.proposals[0].id, true), 403);
+      const settled = ok(await respond(deal, 'payer', d.proposals[0].id, true));
+      expect(settled).toMatchObject({ status: 'resolved', resolved_by: null, proposals: [] });
+      const after = await balances(deal);
+      const P = 700_001;
+      const R = e.amount;
+      expect(after.payee - before.payee).toBe(P - halfUp(e.sellerFee, P, e.amount));
+      expect(after.payer - before.payer).toBe(
+        R - P + halfUp(e.payerFee, R - P, e.amount) + halfUp(e.vat, R - P, e.amount),
+      );
+      expect(after.hold).toBe(0);
+      expect(await stored(deal.escrowId)).toMatchObject({ status: 'released', released: P });
+      await expectLedgerInvariants();
+    });
+
+    it('refund returns everything held to the payer; release pays the payee as an escrow release does', async () => {
+      const refundDeal = await fundedDeal({ amount: 9_999.99 });
+      const held = (await balances(refundDeal)).hold;
+      const payerBefore = (await balances(refundDeal)).payer;
+      ok(await raise(refundDeal, 'payer'), 201);
+      const p = ok(await propose(refundDeal, 'payer', { outcome: 'refund' }), 201).proposals[0];
+      ok(await respond(refundDeal, 'payee', p.id, true));
+      expect(await balances(refundDeal)).toMatchObject({ hold: 0, payer: payerBefore + held });
+      expect(await escrowStatus(refundDeal)).toBe('refunded');
+
+      const releaseDeal = await fundedDeal({ amount: 9_999.99 });
+      const e = await stored(releaseDeal.escrowId);
+      const payeeBefore = (await balances(releaseDeal)).payee;
+      ok(await raise(releaseDeal, 'payer'), 201);
+      const q = ok(await propose(releaseDeal, 'payee', { outcome: 'release' }), 201).proposals[0];
+      ok(await respond(releaseDeal, 'payer', q.id, true));
+      expect(await balances(releaseDeal)).toMatchObject({ hold: 0, payee: payeeBefore + e.amount - e.sellerFee });
+      expect(await escrowStatus(releaseDeal)).toBe('released');
+      await expectLedgerInvariants();
+    });
+  });
+});
+
+describe('dispute-propose', () => {
+  describe('settlement money', () => {
+    it('a split outside 0.01 .. R - 0.01 is 400 naming payee_amount; a proposal without it is 400', async () => {
+      const deal = await fundedDeal({ amount: 1_000 });
+      ok(await raise(deal, 'payer'), 201);
+      expect(refused(await propose(deal, 'payer', { outcome: 'split', payee_amount: 1_000 }), 400)).toEqual([
+        'payee_amount',
+      ]);
+      expect(refused(await propose(deal, 'payer', { outcome: 'split' }), 400)).toEqual(['payee_amount']);
+      expect(refused(await propose(deal, 'payer', { outcome: 'refund', payee_amount: 5 }), 400)).toEqual([
+        'payee_amount',
+      ]);
+      ok(await propose(deal, 'payer', { outcome: 'split', payee_amount: 999.99 }), 201);
+    });
   });
 
-  it('refund returns everything held to the payer; release pays the payee as an escrow release does', async () => {
-    const refundDeal = await fundedDeal({ amount: 9_999.99 });
-    const held = (await balances(refundDeal)).hold;
-    const payerBefore = (await balances(refundDeal)).payer;
-    ok(await raise(refundDeal, 'payer'), 201);
-    const p = ok(await propose(refundDeal, 'payer', { outcome: 'refund' }), 201).proposals[0];
-    ok(await respond(refundDeal, 'payee', p.id, true));
-    expect(await balances(refundDeal)).toMatchObject({ hold: 0, payer: payerBefore + held });
-    expect(await escrowStatus(refundDeal)).toBe('refunded');
-
-    const releaseDeal = await fundedDeal({ amount: 9_999.99 });
-    const e = await stored(releaseDeal.escrowId);
-    const payeeBefore = (await balances(releaseDeal)).payee;
-    ok(await raise(releaseDeal, 'payer'), 201);
-    const q = ok(await propose(releaseDeal, 'payee', { outcome: 'release' }), 201).proposals[0];
-    ok(await respond(releaseDeal, 'payer', q.id, true));
-    expect(await balances(releaseDeal)).toMatchObject({ hold: 0, payee: payeeBefore + e.amount - e.sellerFee });
-    expect(await escrowStatus(releaseDeal)).toBe('released');
-    await expectLedgerInvariants();
-  });
-
-  it('a split outside 0.01 .. R - 0.01 is 400 naming payee_amount; a proposal without it is 400', async () => {
-    const deal = await fundedDeal({ amount: 1_000 });
-    ok(await raise(deal, 'payer'), 201);
-    expect(refused(await propose(deal, 'payer', { outcome: 'split', payee_amount: 1_000 }), 400)).toEqual([
-      'payee_amount',
-    ]);
-    expect(refused(await propose(deal, 'payer', { outcome: 'split' }), 400)).toEqual(['payee_amount']);
-    expect(refused(await propose(deal, 'payer', { outcome: 'refund', payee_amount: 5 }), 400)).toEqual([
-      'payee_amount',
-    ]);
-    ok(await propose(deal, 'payer', { outcome: 'split', payee_amount: 999.99 }), 201);
+  describe('limits', () => {
+    it('20 proposals per party and dispute (each notifies the other party); the 21st is 409', async () => {
+      const deal = await fundedDeal({ amount: 2_000 });
+      expect((await raise(deal, 'payer')).status).toBe(201);
+      for (let i = 1; i <= 20; i++) {
+        expect((await propose(deal, 'payee', { outcome: 'split', payee_amount: i })).status).toBe(201);
+      }
+      const r = await propose(deal, 'payee', { outcome: 'release' });
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatch(/20 proposals/);
+      // the other party is not limited by it; only the latest of the payee's is open
+      expect((await propose(deal, 'payer', { outcome: 'refund' })).status).toBe(201);
+      const d = (await disputeOf(deal)).body.data;
+      expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
+    });
   });
 });
 
@@ -373,45 +419,5 @@ describe('dispute events in the feed', () => {
     expect(listed.filter((n) => n.entity_type === 'dispute').map((n) => n.event_type).sort()).toEqual(
       ['dispute_proposal', 'dispute_raised', 'dispute_raised', 'dispute_resolved', 'dispute_withdrawn'],
     );
-  });
-});
-
-describe('dispute-propose limits', () => {
-  it('20 proposals per party and dispute (each notifies the other party); the 21st is 409', async () => {
-    const deal = await fundedDeal({ amount: 2_000 });
-    expect((await raise(deal, 'payer')).status).toBe(201);
-    for (let i = 1; i <= 20; i++) {
-      expect((await propose(deal, 'payee', { outcome: 'split', payee_amount: i })).status).toBe(201);
-    }
-    const r = await propose(deal, 'payee', { outcome: 'release' });
-    expect(r.status).toBe(409);
-    expect(r.body.error).toMatch(/20 proposals/);
-    // the other party is not limited by it; only the latest of the payee's is open
-    expect((await propose(deal, 'payer', { outcome: 'refund' })).status).toBe(201);
-    const d = (await disputeOf(deal)).body.data;
-    expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
-  });
-});
-
-describe('dispute-raise refusals that keep the money moving', () => {
-  it('a party who withdrew a dispute cannot raise another on that escrow (the other party still can)', async () => {
-    const deal = await fundedDeal({ amount: 2_500 });
-    expect((await raise(deal, 'payer')).status).toBe(201);
-    expect((await withdraw(deal, 'payer')).status).toBe(200);
-    const again = await raise(deal, 'payer');
-    refused(again, 409);
-    expect(again.body.error).toMatch(/withdrew a dispute/);
-    expect((await raise(deal, 'payee')).status).toBe(201);
-  });
-
-  it('not once the inspection period has ended, even before the job released it', async () => {
-    const deal = await fundedDeal({ amount: 2_500 });
-    ok(await escrowOp('escrow-deliver', deal.payee, deal.escrowId));
-    expect(await escrowStatus(deal)).toBe('inspection');
-    await testDb()`update public.escrows set inspection_ends_at = now() - interval '1 minute' where id = ${deal.escrowId}`;
-    const r = await raise(deal, 'payer');
-    refused(r, 409);
-    expect(r.body.error).toMatch(/inspection period has ended/);
-    expect(await escrowStatus(deal)).toBe('inspection');
   });
 });

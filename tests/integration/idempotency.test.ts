@@ -96,287 +96,298 @@ function expectOneEffect(results: RawResult[], okStatus: number) {
 
 // ---- wallet-topup --------------------------------------------------------------------------
 
-describe('Idempotency-Key on wallet-topup', () => {
-  it('the same key and body replays the first response byte for byte, with no second charge', async () => {
-    const user = await signUp();
-    const key = randomUUID();
-    const first = await send('wallet-topup', user, { amount: 1500 }, key);
-    expect(first.status, first.text).toBe(200);
-    expect(first.replayed).toBeNull();
+describe('wallet-topup', () => {
+  describe('Idempotency-Key', () => {
+    it('the same key and body replays the first response byte for byte, with no second charge', async () => {
+      const user = await signUp();
+      const key = randomUUID();
+      const first = await send('wallet-topup', user, { amount: 1500 }, key);
+      expect(first.status, first.text).toBe(200);
+      expect(first.replayed).toBeNull();
 
-    const second = await send('wallet-topup', user, { amount: 1500 }, key);
-    expect(second.status).toBe(200);
-    expect(second.replayed).toBe('true');
-    expect(second.text).toBe(first.text);
+      const second = await send('wallet-topup', user, { amount: 1500 }, key);
+      expect(second.status).toBe(200);
+      expect(second.replayed).toBe('true');
+      expect(second.text).toBe(first.text);
 
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
-    expect(await initializeCalls(user)).toHaveLength(1);
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
+      expect(await initializeCalls(user)).toHaveLength(1);
 
-    // even after the charge completed, the replay is the first answer (pending), not a new state
-    await paystack.chargeSuccess(first.body.data.reference);
-    const third = await send('wallet-topup', user, { amount: 1500 }, key);
-    expect(third.text).toBe(first.text);
-    expect(await balanceOf(user)).toBe(1500);
+      // even after the charge completed, the replay is the first answer (pending), not a new state
+      await paystack.chargeSuccess(first.body.data.reference);
+      const third = await send('wallet-topup', user, { amount: 1500 }, key);
+      expect(third.text).toBe(first.text);
+      expect(await balanceOf(user)).toBe(1500);
 
-    // without a key the same body is a new top-up
-    const fresh = await send('wallet-topup', user, { amount: 1500 });
-    expect(fresh.status).toBe(200);
-    expect(fresh.body.data.reference).not.toBe(first.body.data.reference);
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
-  });
+      // without a key the same body is a new top-up
+      const fresh = await send('wallet-topup', user, { amount: 1500 });
+      expect(fresh.status).toBe(200);
+      expect(fresh.body.data.reference).not.toBe(first.body.data.reference);
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
+    });
 
-  it('the same key with another body is 409 and does nothing', async () => {
-    const user = await signUp();
-    const key = `topup-${randomUUID()}`;
-    const first = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(first.status).toBe(200);
-    const other = await send('wallet-topup', user, { amount: 2000 }, key);
-    expect(other.status).toBe(409);
-    expect(other.body).toMatchObject({ success: false, status: 409 });
-    expect(other.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
-    expect(other.replayed).toBeNull();
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
-    expect(await initializeCalls(user)).toHaveLength(1);
-    // and the original is still replayable
-    expect((await send('wallet-topup', user, { amount: 1000 }, key)).text).toBe(first.text);
-  });
+    it('the same key with another body is 409 and does nothing', async () => {
+      const user = await signUp();
+      const key = `topup-${randomUUID()}`;
+      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(first.status).toBe(200);
+      const other = await send('wallet-topup', user, { amount: 2000 }, key);
+      expect(other.status).toBe(409);
+      expect(other.body).toMatchObject({ success: false, status: 409 });
+      expect(other.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
+      expect(other.replayed).toBeNull();
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
+      expect(await initializeCalls(user)).toHaveLength(1);
+      // and the original is still replayable
+      expect((await send('wallet-topup', user, { amount: 1000 }, key)).text).toBe(first.text);
+    });
 
-  it('5 concurrent requests with one key: one charge; the others replay it or are told it is still being processed', async () => {
-    const user = await signUp();
-    const key = randomUUID();
-    const results = await Promise.all(
-      Array.from({ length: 5 }, () => send('wallet-topup', user, { amount: 3000 }, key)),
-    );
-    expectOneEffect(results, 200);
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
-    expect(await initializeCalls(user)).toHaveLength(1);
-  });
+    it('5 concurrent requests with one key: one charge; the others replay it or are told it is still being processed', async () => {
+      const user = await signUp();
+      const key = randomUUID();
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => send('wallet-topup', user, { amount: 3000 }, key)),
+      );
+      expectOneEffect(results, 200);
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
+      expect(await initializeCalls(user)).toHaveLength(1);
+    });
 
-  it('another user may use the same key independently', async () => {
-    const a = await signUp();
-    const b = await signUp();
-    const key = `shared-${randomUUID()}`;
-    const ra = await send('wallet-topup', a, { amount: 1000 }, key);
-    const rb = await send('wallet-topup', b, { amount: 1000 }, key);
-    expect([ra.status, rb.status]).toEqual([200, 200]);
-    expect(rb.replayed).toBeNull();
-    expect(rb.body.data.reference).not.toBe(ra.body.data.reference);
-    expect(await transactionsOf(a.id, 'wallet_topup')).toHaveLength(1);
-    expect(await transactionsOf(b.id, 'wallet_topup')).toHaveLength(1);
-    // b's own first request is what b's key replays
-    expect((await send('wallet-topup', b, { amount: 1000 }, key)).replayed).toBe('true');
-  });
+    it('another user may use the same key independently', async () => {
+      const a = await signUp();
+      const b = await signUp();
+      const key = `shared-${randomUUID()}`;
+      const ra = await send('wallet-topup', a, { amount: 1000 }, key);
+      const rb = await send('wallet-topup', b, { amount: 1000 }, key);
+      expect([ra.status, rb.status]).toEqual([200, 200]);
+      expect(rb.replayed).toBeNull();
+      expect(rb.body.data.reference).not.toBe(ra.body.data.reference);
+      expect(await transactionsOf(a.id, 'wallet_topup')).toHaveLength(1);
+      expect(await transactionsOf(b.id, 'wallet_topup')).toHaveLength(1);
+      // b's own first request is what b's key replays
+      expect((await send('wallet-topup', b, { amount: 1000 }, key)).replayed).toBe('true');
+    });
 
-  it('keys are per operation: the same key on card-add is a separate request', async () => {
-    const user = await signUp();
-    const key = randomUUID();
-    expect((await send('wallet-topup', user, { amount: 1000 }, key)).status).toBe(200);
-    const card = await send('card-add', user, cardBody(), key);
-    expect(card.status, card.text).toBe(201);
-    expect(card.replayed).toBeNull();
-  });
+    it('keys are per operation: the same key on card-add is a separate request', async () => {
+      const user = await signUp();
+      const key = randomUUID();
+      expect((await send('wallet-topup', user, { amount: 1000 }, key)).status).toBe(200);
+      const card = await send('card-add', user, cardBody(), key);
+      expect(card.status, card.text).toBe(201);
+      expect(card.replayed).toBeNull();
+    });
 
-  it('a key older than 24 hours is forgotten: the request runs again, even with another body', async () => {
-    const user = await signUp();
-    const key = randomUUID();
-    const first = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(first.status).toBe(200);
+    it('a key older than 24 hours is forgotten: the request runs again, even with another body', async () => {
+      const user = await signUp();
+      const key = randomUUID();
+      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(first.status).toBe(200);
 
-    await backdate(user.id, key, 23);
-    const stillKnown = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(stillKnown.replayed).toBe('true');
+      await backdate(user.id, key, 23);
+      const stillKnown = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(stillKnown.replayed).toBe('true');
 
-    await backdate(user.id, key, 25);
-    const again = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(again.status).toBe(200);
-    expect(again.replayed).toBeNull();
-    expect(again.body.data.reference).not.toBe(first.body.data.reference);
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
+      await backdate(user.id, key, 25);
+      const again = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(again.status).toBe(200);
+      expect(again.replayed).toBeNull();
+      expect(again.body.data.reference).not.toBe(first.body.data.reference);
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
 
-    await backdate(user.id, key, 25);
-    const otherBody = await send('wallet-topup', user, { amount: 5000 }, key);
-    expect(otherBody.status).toBe(200);
-    expect(otherBody.replayed).toBeNull();
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(3);
-  });
+      await backdate(user.id, key, 25);
+      const otherBody = await send('wallet-topup', user, { amount: 5000 }, key);
+      expect(otherBody.status).toBe(200);
+      expect(otherBody.replayed).toBeNull();
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(3);
+    });
 
-  it('a 5xx answer is not remembered: the same key can be retried', async () => {
-    const user = await signUp();
-    await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(user) }, 'unavailable');
-    const key = randomUUID();
-    const first = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(first.status).toBe(503);
-    const retry = await send('wallet-topup', user, { amount: 1000 }, key);
-    expect(retry.status).toBe(503);
-    expect(retry.replayed).toBeNull();
-    const [row] = await testDb()<{ n: number }[]>`
+    it('a 5xx answer is not remembered: the same key can be retried', async () => {
+      const user = await signUp();
+      await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(user) }, 'unavailable');
+      const key = randomUUID();
+      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(first.status).toBe(503);
+      const retry = await send('wallet-topup', user, { amount: 1000 }, key);
+      expect(retry.status).toBe(503);
+      expect(retry.replayed).toBeNull();
+      const [row] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.idempotency_keys where user_id = ${user.id} and key = ${key}`;
-    expect(row?.n).toBe(0);
-  });
+      expect(row?.n).toBe(0);
+    });
 
-  it('rejects a malformed Idempotency-Key with 400', async () => {
-    const user = await signUp();
-    for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
-      const res = await send('wallet-topup', user, { amount: 1000 }, key);
-      expect(res.status, key).toBe(400);
-      expect(res.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
-    }
-    expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(0);
+    it('rejects a malformed Idempotency-Key with 400', async () => {
+      const user = await signUp();
+      for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
+        const res = await send('wallet-topup', user, { amount: 1000 }, key);
+        expect(res.status, key).toBe(400);
+        expect(res.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
+      }
+      expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(0);
+    });
   });
 });
 
 // ---- wallet-withdraw -----------------------------------------------------------------------
 
-describe('Idempotency-Key on wallet-withdraw', () => {
-  it('replays the first withdrawal: one transaction, one /transfer, the balance debited once', async () => {
-    const user = await signUp();
-    await fund(user, 5000);
-    const payout = await send('payout-add', user, await payoutBody());
-    expect(payout.status, payout.text).toBe(201);
-    const key = randomUUID();
+describe('wallet-withdraw', () => {
+  describe('Idempotency-Key', () => {
+    it('replays the first withdrawal: one transaction, one /transfer, the balance debited once', async () => {
+      const user = await signUp();
+      await fund(user, 5000);
+      const payout = await send('payout-add', user, await payoutBody());
+      expect(payout.status, payout.text).toBe(201);
+      const key = randomUUID();
 
-    const first = await send('wallet-withdraw', user, { amount: 2000 }, key);
-    expect(first.status, first.text).toBe(200);
-    const second = await send('wallet-withdraw', user, { amount: 2000 }, key);
-    expect(second.status).toBe(200);
-    expect(second.replayed).toBe('true');
-    expect(second.text).toBe(first.text);
+      const first = await send('wallet-withdraw', user, { amount: 2000 }, key);
+      expect(first.status, first.text).toBe(200);
+      const second = await send('wallet-withdraw', user, { amount: 2000 }, key);
+      expect(second.status).toBe(200);
+      expect(second.replayed).toBe('true');
+      expect(second.text).toBe(first.text);
 
-    expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
-    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === first.body.data.id)).toHaveLength(
-      1,
-    );
-    expect(await balanceOf(user)).toBe(3000);
+      expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
+      expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === first.body.data.id))
+        .toHaveLength(
+          1,
+        );
+      expect(await balanceOf(user)).toBe(3000);
 
-    const other = await send('wallet-withdraw', user, { amount: 2500 }, key);
-    expect(other.status).toBe(409);
-    expect(await balanceOf(user)).toBe(3000);
-  });
+      const other = await send('wallet-withdraw', user, { amount: 2500 }, key);
+      expect(other.status).toBe(409);
+      expect(await balanceOf(user)).toBe(3000);
+    });
 
-  it('5 concurrent withdrawals with one key move the money once', async () => {
-    const user = await signUp();
-    await fund(user, 5000);
-    expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
-    const key = randomUUID();
-    const results = await Promise.all(
-      Array.from({ length: 5 }, () => send('wallet-withdraw', user, { amount: 1000 }, key)),
-    );
-    const original = expectOneEffect(results, 200);
-    expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
-    expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === original.body.data.id))
-      .toHaveLength(1);
-    expect(await balanceOf(user)).toBe(4000);
-  });
+    it('5 concurrent withdrawals with one key move the money once', async () => {
+      const user = await signUp();
+      await fund(user, 5000);
+      expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
+      const key = randomUUID();
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => send('wallet-withdraw', user, { amount: 1000 }, key)),
+      );
+      const original = expectOneEffect(results, 200);
+      expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
+      expect((await paystack.requests('/transfer')).filter((r) => r.body?.reference === original.body.data.id))
+        .toHaveLength(1);
+      expect(await balanceOf(user)).toBe(4000);
+    });
 
-  it('a refusal (409 insufficient funds) is remembered too: the same key replays it', async () => {
-    const user = await signUp();
-    expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
-    const key = randomUUID();
-    const first = await send('wallet-withdraw', user, { amount: 1000 }, key);
-    expect(first.status).toBe(409);
-    await fund(user, 2000);
-    const replay = await send('wallet-withdraw', user, { amount: 1000 }, key);
-    expect(replay.status).toBe(409);
-    expect(replay.replayed).toBe('true');
-    expect(replay.text).toBe(first.text);
-    expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(0);
-    // a new key does the withdrawal
-    expect((await send('wallet-withdraw', user, { amount: 1000 }, randomUUID())).status).toBe(200);
-    expect(await balanceOf(user)).toBe(1000);
+    it('a refusal (409 insufficient funds) is remembered too: the same key replays it', async () => {
+      const user = await signUp();
+      expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
+      const key = randomUUID();
+      const first = await send('wallet-withdraw', user, { amount: 1000 }, key);
+      expect(first.status).toBe(409);
+      await fund(user, 2000);
+      const replay = await send('wallet-withdraw', user, { amount: 1000 }, key);
+      expect(replay.status).toBe(409);
+      expect(replay.replayed).toBe('true');
+      expect(replay.text).toBe(first.text);
+      expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(0);
+      // a new key does the withdrawal
+      expect((await send('wallet-withdraw', user, { amount: 1000 }, randomUUID())).status).toBe(200);
+      expect(await balanceOf(user)).toBe(1000);
+    });
   });
 });
 
 // ---- card-add and payout-add ---------------------------------------------------------------
 
-describe('Idempotency-Key on card-add and payout-add', () => {
-  it('card-add replays the 201 with one card saved (without a key, the same card again is a 200)', async () => {
-    const user = await signUp();
-    const body = cardBody();
-    const key = randomUUID();
-    const first = await send('card-add', user, body, key);
-    expect(first.status, first.text).toBe(201);
-    const second = await send('card-add', user, body, key);
-    expect(second.status).toBe(201);
-    expect(second.replayed).toBe('true');
-    expect(second.text).toBe(first.text);
-    const [n] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
-    expect(n?.n).toBe(1);
+describe('card-add', () => {
+  describe('Idempotency-Key', () => {
+    it('card-add replays the 201 with one card saved (without a key, the same card again is a 200)', async () => {
+      const user = await signUp();
+      const body = cardBody();
+      const key = randomUUID();
+      const first = await send('card-add', user, body, key);
+      expect(first.status, first.text).toBe(201);
+      const second = await send('card-add', user, body, key);
+      expect(second.status).toBe(201);
+      expect(second.replayed).toBe('true');
+      expect(second.text).toBe(first.text);
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
+      expect(n?.n).toBe(1);
 
-    const unkeyed = await send('card-add', user, body);
-    expect(unkeyed.status).toBe(200);
-    expect(unkeyed.replayed).toBeNull();
+      const unkeyed = await send('card-add', user, body);
+      expect(unkeyed.status).toBe(200);
+      expect(unkeyed.replayed).toBeNull();
 
-    const changed = await send('card-add', user, { ...body, last4: '9999' }, key);
-    expect(changed.status).toBe(409);
+      const changed = await send('card-add', user, { ...body, last4: '9999' }, key);
+      expect(changed.status).toBe(409);
+    });
+
+    it('card-add: 5 concurrent with one key save one card', async () => {
+      const user = await signUp();
+      const body = cardBody();
+      const key = randomUUID();
+      const results = await Promise.all(Array.from({ length: 5 }, () => send('card-add', user, body, key)));
+      expectOneEffect(results, 201);
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
+      expect(n?.n).toBe(1);
+    });
   });
+});
 
-  it('card-add: 5 concurrent with one key save one card', async () => {
-    const user = await signUp();
-    const body = cardBody();
-    const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 5 }, () => send('card-add', user, body, key)));
-    expectOneEffect(results, 201);
-    const [n] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
-    expect(n?.n).toBe(1);
-  });
+describe('payout-add', () => {
+  describe('Idempotency-Key', () => {
+    it('payout-add replays the 201 with one account and one provider call (without a key, a duplicate is 409)', async () => {
+      const user = await signUp();
+      const body = await payoutBody();
+      const key = randomUUID();
+      const first = await send('payout-add', user, body, key);
+      expect(first.status, first.text).toBe(201);
+      const second = await send('payout-add', user, body, key);
+      expect(second.status).toBe(201);
+      expect(second.replayed).toBe('true');
+      expect(second.text).toBe(first.text);
+      expect(first.body.data.account_number).toBe(`******${body.account_number.slice(-4)}`);
 
-  it('payout-add replays the 201 with one account and one provider call (without a key, a duplicate is 409)', async () => {
-    const user = await signUp();
-    const body = await payoutBody();
-    const key = randomUUID();
-    const first = await send('payout-add', user, body, key);
-    expect(first.status, first.text).toBe(201);
-    const second = await send('payout-add', user, body, key);
-    expect(second.status).toBe(201);
-    expect(second.replayed).toBe('true');
-    expect(second.text).toBe(first.text);
-    expect(first.body.data.account_number).toBe(`******${body.account_number.slice(-4)}`);
+      const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
+        r.body?.account_number === body.account_number
+      );
+      expect(recipients).toHaveLength(1);
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
+      expect(n?.n).toBe(1);
 
-    const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
-      r.body?.account_number === body.account_number
-    );
-    expect(recipients).toHaveLength(1);
-    const [n] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
-    expect(n?.n).toBe(1);
+      const unkeyed = await send('payout-add', user, body);
+      expect(unkeyed.status).toBe(409);
+      const changed = await send('payout-add', user, { ...body, bank_name: 'GTBank' }, key);
+      expect(changed.status).toBe(409);
+      expect(changed.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
+    });
 
-    const unkeyed = await send('payout-add', user, body);
-    expect(unkeyed.status).toBe(409);
-    const changed = await send('payout-add', user, { ...body, bank_name: 'GTBank' }, key);
-    expect(changed.status).toBe(409);
-    expect(changed.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
-  });
+    it('payout-add: 5 concurrent with one key create one account', async () => {
+      const user = await signUp();
+      const body = await payoutBody();
+      const key = randomUUID();
+      const results = await Promise.all(Array.from({ length: 5 }, () => send('payout-add', user, body, key)));
+      expectOneEffect(results, 201);
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
+      expect(n?.n).toBe(1);
+      const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
+        r.body?.account_number === body.account_number
+      );
+      expect(recipients).toHaveLength(1);
+    });
 
-  it('payout-add: 5 concurrent with one key create one account', async () => {
-    const user = await signUp();
-    const body = await payoutBody();
-    const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 5 }, () => send('payout-add', user, body, key)));
-    expectOneEffect(results, 201);
-    const [n] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
-    expect(n?.n).toBe(1);
-    const recipients = (await paystack.requests('/transferrecipient')).filter((r) =>
-      r.body?.account_number === body.account_number
-    );
-    expect(recipients).toHaveLength(1);
-  });
-
-  it('another user may use the same key for their own payout account', async () => {
-    const a = await signUp();
-    const b = await signUp();
-    const key = randomUUID();
-    const ra = await send('payout-add', a, await payoutBody(), key);
-    const rb = await send('payout-add', b, await payoutBody(), key);
-    expect([ra.status, rb.status]).toEqual([201, 201]);
-    expect(rb.replayed).toBeNull();
-    expect(rb.body.data.id).not.toBe(ra.body.data.id);
+    it('another user may use the same key for their own payout account', async () => {
+      const a = await signUp();
+      const b = await signUp();
+      const key = randomUUID();
+      const ra = await send('payout-add', a, await payoutBody(), key);
+      const rb = await send('payout-add', b, await payoutBody(), key);
+      expect([ra.status, rb.status]).toEqual([201, 201]);
+      expect(rb.replayed).toBeNull();
+      expect(rb.body.data.id).not.toBe(ra.body.data.id);
+    });
   });
 });
 

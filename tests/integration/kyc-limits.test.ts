@@ -68,17 +68,19 @@ describe('the tiers table', () => {
     }))).toEqual(KYC_TIERS.map((t) => ({ ...t, checks: [...t.checks] })));
   });
 
-  it('kyc-status shows a new user at tier 0 with its limits, nothing used and what tier 1 needs', async () => {
-    const u = await signUp();
-    const s = expectOk(await get('kyc-status', { token: u.accessToken }));
-    expect(s).toEqual({
-      tier: 0,
-      limits: { single: 20_000, daily: 50_000, balance: 100_000 },
-      used_today: 0,
-      checks: [],
-      next_tier: { tier: 1, needs: ['kyc_basic'] },
+  describe('kyc-status', () => {
+    it('kyc-status shows a new user at tier 0 with its limits, nothing used and what tier 1 needs', async () => {
+      const u = await signUp();
+      const s = expectOk(await get('kyc-status', { token: u.accessToken }));
+      expect(s).toEqual({
+        tier: 0,
+        limits: { single: 20_000, daily: 50_000, balance: 100_000 },
+        used_today: 0,
+        checks: [],
+        next_tier: { tier: 1, needs: ['kyc_basic'] },
+      });
+      expect((await get('kyc-status')).status).toBe(401);
     });
-    expect((await get('kyc-status')).status).toBe(401);
   });
 });
 

@@ -252,95 +252,99 @@ describe('identity-verify and webhook-identity', () => {
     expect(again.status).toBe(409);
   });
 
-  it('validates each type: 11-digit NIN/BVN, CAC and TIN formats, bank_code only for bank_account, rc_number only for director', async () => {
-    const u = await signUp();
-    const bad: [Record<string, unknown>, string][] = [
-      [{ type: 'nin', id_number: '1234567890' }, 'id_number'],
-      [{ type: 'bvn', id_number: '1234567890a' }, 'id_number'],
-      [{ type: 'cac', id_number: 'XX12' }, 'id_number'],
-      [{ type: 'tin', id_number: '12345678' }, 'id_number'],
-      [{ type: 'bank_account', id_number: '0123456789' }, 'bank_code'],
-      [{ type: 'nin', id_number: '12345678901', bank_code: '058' }, 'bank_code'],
-      [{ type: 'director', id_number: '12345678901' }, 'rc_number'],
-      [{ type: 'nin', id_number: '12345678901', rc_number: 'RC1' }, 'rc_number'],
-      [{ type: 'passport', id_number: '12345678901' }, 'type'],
-      [{ type: 'nin', id_number: 12345678901 }, 'id_number'],
-    ];
-    for (const [body, field] of bad) {
-      const r = await post('identity-verify', body, { token: u.accessToken });
-      expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toContain(field);
-    }
-    expect((await kycFake.requests('/identity/verifications')).filter((r) => r.body?.idNumber === '1234567890'))
-      .toHaveLength(0);
-    // the business checks reach tier 4 with every lower tier
-    const biz = await signUp({ tier: 3 });
-    await verifyIdentity(biz, 'cac', 'rc 1234567');
-    await verifyIdentity(biz, 'tin', '12345678-0001');
-    await verifyIdentity(biz, 'director', '12345678901', 'found', { rc_number: 'RC1234567' });
-    await verifyIdentity(biz, 'bank_account', '0123456789', 'found', { bank_code: '058' });
-    expect(await tierOf(biz)).toBe(4);
-    expect((await status(biz)).next_tier).toBeNull();
-  });
-
-  it('the identity provider being down is 503, the check is not left pending, and the user may ask again', async () => {
-    const u = await signUp();
-    await kycFake.fail({
-      path: '/identity/verifications',
-      mode: 'unavailable',
-      field: 'idNumber',
-      value: '55555555551',
+  describe('identity-verify', () => {
+    it('validates each type: 11-digit NIN/BVN, CAC and TIN formats, bank_code only for bank_account, rc_number only for director', async () => {
+      const u = await signUp();
+      const bad: [Record<string, unknown>, string][] = [
+        [{ type: 'nin', id_number: '1234567890' }, 'id_number'],
+        [{ type: 'bvn', id_number: '1234567890a' }, 'id_number'],
+        [{ type: 'cac', id_number: 'XX12' }, 'id_number'],
+        [{ type: 'tin', id_number: '12345678' }, 'id_number'],
+        [{ type: 'bank_account', id_number: '0123456789' }, 'bank_code'],
+        [{ type: 'nin', id_number: '12345678901', bank_code: '058' }, 'bank_code'],
+        [{ type: 'director', id_number: '12345678901' }, 'rc_number'],
+        [{ type: 'nin', id_number: '12345678901', rc_number: 'RC1' }, 'rc_number'],
+        [{ type: 'passport', id_number: '12345678901' }, 'type'],
+        [{ type: 'nin', id_number: 12345678901 }, 'id_number'],
+      ];
+      for (const [body, field] of bad) {
+        const r = await post('identity-verify', body, { token: u.accessToken });
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.body.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toContain(field);
+      }
+      expect((await kycFake.requests('/identity/verifications')).filter((r) => r.body?.idNumber === '1234567890'))
+        .toHaveLength(0);
+      // the business checks reach tier 4 with every lower tier
+      const biz = await signUp({ tier: 3 });
+      await verifyIdentity(biz, 'cac', 'rc 1234567');
+      await verifyIdentity(biz, 'tin', '12345678-0001');
+      await verifyIdentity(biz, 'director', '12345678901', 'found', { rc_number: 'RC1234567' });
+      await verifyIdentity(biz, 'bank_account', '0123456789', 'found', { bank_code: '058' });
+      expect(await tierOf(biz)).toBe(4);
+      expect((await status(biz)).next_tier).toBeNull();
     });
-    try {
-      const r = await post('identity-verify', { type: 'nin', id_number: '55555555551' }, { token: u.accessToken });
-      expect(r.status, JSON.stringify(r.body)).toBe(503);
-      expect(JSON.stringify(r.body)).not.toContain('55555555551');
-    } finally {
-      await kycFake.clearFail({ path: '/identity/verifications', field: 'idNumber', value: '55555555551' });
-    }
-    expect((await status(u)).checks).toEqual([]);
-    await verifyIdentity(u, 'nin', '55555555551');
-    expect((await status(u)).checks[0]).toMatchObject({ status: 'passed' });
+
+    it('the identity provider being down is 503, the check is not left pending, and the user may ask again', async () => {
+      const u = await signUp();
+      await kycFake.fail({
+        path: '/identity/verifications',
+        mode: 'unavailable',
+        field: 'idNumber',
+        value: '55555555551',
+      });
+      try {
+        const r = await post('identity-verify', { type: 'nin', id_number: '55555555551' }, { token: u.accessToken });
+        expect(r.status, JSON.stringify(r.body)).toBe(503);
+        expect(JSON.stringify(r.body)).not.toContain('55555555551');
+      } finally {
+        await kycFake.clearFail({ path: '/identity/verifications', field: 'idNumber', value: '55555555551' });
+      }
+      expect((await status(u)).checks).toEqual([]);
+      await verifyIdentity(u, 'nin', '55555555551');
+      expect((await status(u)).checks[0]).toMatchObject({ status: 'passed' });
+    });
+
+    it('at most 5 requests a day per user (each is a paid lookup): the 6th is 429 with Retry-After', async () => {
+      const u = await signUp();
+      for (let i = 0; i < 5; i++) {
+        expectOk(
+          await post('identity-verify', { type: 'tin', id_number: `1234567${i}-0001` }, { token: u.accessToken }),
+          201,
+        );
+      }
+      const r: ApiResult = await post('identity-verify', { type: 'tin', id_number: '12345679-0001' }, {
+        token: u.accessToken,
+      });
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(80_000);
+      expect(r.body.error).toContain('at most 5 a day');
+    });
   });
 
-  it('at most 5 requests a day per user (each is a paid lookup): the 6th is 429 with Retry-After', async () => {
-    const u = await signUp();
-    for (let i = 0; i < 5; i++) {
-      expectOk(
-        await post('identity-verify', { type: 'tin', id_number: `1234567${i}-0001` }, { token: u.accessToken }),
+  describe('webhook-identity', () => {
+    it('a wrong token is 401; a redelivery, a second result or a wrong type change nothing; unknown references are kept', async () => {
+      const u = await signUp({ tier: 2 });
+      const nin = async () => ((await status(u)).checks as { type: string }[]).find((c) => c.type === 'nin');
+      const r = expectOk(
+        await post('identity-verify', { type: 'nin', id_number: '12345678901' }, { token: u.accessToken }),
         201,
       );
-    }
-    const r: ApiResult = await post('identity-verify', { type: 'tin', id_number: '12345679-0001' }, {
-      token: u.accessToken,
-    });
-    expect(r.status).toBe(429);
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(80_000);
-    expect(r.body.error).toContain('at most 5 a day');
-  });
-
-  it('a wrong token is 401; a redelivery, a second result or a wrong type change nothing; unknown references are kept', async () => {
-    const u = await signUp({ tier: 2 });
-    const nin = async () => ((await status(u)).checks as { type: string }[]).find((c) => c.type === 'nin');
-    const r = expectOk(
-      await post('identity-verify', { type: 'nin', id_number: '12345678901' }, { token: u.accessToken }),
-      201,
-    );
-    const forged = await kycFake.identityResult({ reference: r.reference, token: 'not-the-token' });
-    expect(forged.responses[0]?.status).toBe(401);
-    const wrongType = await kycFake.identityResult({ reference: r.reference, verificationType: 'BVN' });
-    received(wrongType);
-    expect(await nin()).toMatchObject({ status: 'pending' });
-    received(await kycFake.identityResult({ reference: r.reference, times: 5, concurrent: true }), 5);
-    received(await kycFake.identityResult({ reference: r.reference, status: 'not_found' }));
-    expect(await nin()).toMatchObject({ status: 'passed' });
-    const unknown = `idv_${'0'.repeat(32)}`;
-    received(await kycFake.identityResult({ reference: unknown, verificationType: 'NIN' }));
-    const rows = await testDb()<{ outcome: string; user_id: string | null }[]>`
+      const forged = await kycFake.identityResult({ reference: r.reference, token: 'not-the-token' });
+      expect(forged.responses[0]?.status).toBe(401);
+      const wrongType = await kycFake.identityResult({ reference: r.reference, verificationType: 'BVN' });
+      received(wrongType);
+      expect(await nin()).toMatchObject({ status: 'pending' });
+      received(await kycFake.identityResult({ reference: r.reference, times: 5, concurrent: true }), 5);
+      received(await kycFake.identityResult({ reference: r.reference, status: 'not_found' }));
+      expect(await nin()).toMatchObject({ status: 'passed' });
+      const unknown = `idv_${'0'.repeat(32)}`;
+      received(await kycFake.identityResult({ reference: unknown, verificationType: 'NIN' }));
+      const rows = await testDb()<{ outcome: string; user_id: string | null }[]>`
       select outcome, user_id from private.kyc_webhook_inbox where key like ${`identity:${unknown}:%`}`;
-    expect(rows).toEqual([{ outcome: 'unknown_reference', user_id: null }]);
-    const outcomes = await testDb()<{ outcome: string }[]>`
+      expect(rows).toEqual([{ outcome: 'unknown_reference', user_id: null }]);
+      const outcomes = await testDb()<{ outcome: string }[]>`
       select outcome from private.kyc_webhook_inbox where key like ${`identity:${r.reference}:%`} order by received_at`;
-    expect(outcomes.map((o) => o.outcome)).toEqual(['type_mismatch', 'nin:passed', 'already_done']);
+      expect(outcomes.map((o) => o.outcome)).toEqual(['type_mismatch', 'nin:passed', 'already_done']);
+    });
   });
 });

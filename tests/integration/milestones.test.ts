@@ -534,39 +534,43 @@ describe('milestone-list', () => {
 // ---- approve, complete, release ------------------------------------------------------------
 
 describe('milestone-approve / milestone-complete / milestone-release', () => {
-  it("approve: the other party's approval makes it accepted; the creator's own approval changes nothing", async () => {
-    const deal = await hiringDeal();
-    const stranger = await signUp({ first_name: 'Str' });
-    const m = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title: 'Design', amount: 1_000 }), 201);
-    const self = ok(await opM('milestone-approve', deal.payee, m.id));
-    expect(self).toMatchObject({
-      status: 'proposed',
-      initiator_approved: false,
-      counterparty_approved: true,
-      accepted_at: null,
+  describe('milestone-approve', () => {
+    it("approve: the other party's approval makes it accepted; the creator's own approval changes nothing", async () => {
+      const deal = await hiringDeal();
+      const stranger = await signUp({ first_name: 'Str' });
+      const m = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title: 'Design', amount: 1_000 }), 201);
+      const self = ok(await opM('milestone-approve', deal.payee, m.id));
+      expect(self).toMatchObject({
+        status: 'proposed',
+        initiator_approved: false,
+        counterparty_approved: true,
+        accepted_at: null,
+      });
+      refused(await opM('milestone-approve', stranger, m.id), 404);
+      refused(await opM('milestone-approve', deal.payer, '00000000-0000-4000-8000-000000000000'), 404);
+      const accepted = ok(await opM('milestone-approve', deal.payer, m.id));
+      expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true });
+      expect(Number.isNaN(Date.parse(accepted.accepted_at))).toBe(false);
+      refused(await opM('milestone-approve', deal.payer, m.id), 409);
+      refused(await opM('milestone-approve', deal.payee, m.id), 409);
     });
-    refused(await opM('milestone-approve', stranger, m.id), 404);
-    refused(await opM('milestone-approve', deal.payer, '00000000-0000-4000-8000-000000000000'), 404);
-    const accepted = ok(await opM('milestone-approve', deal.payer, m.id));
-    expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true });
-    expect(Number.isNaN(Date.parse(accepted.accepted_at))).toBe(false);
-    refused(await opM('milestone-approve', deal.payer, m.id), 409);
-    refused(await opM('milestone-approve', deal.payee, m.id), 409);
   });
 
-  it('complete: only the freelancer (payee), only an accepted milestone', async () => {
-    const deal = await hiringDeal();
-    const stranger = await signUp({ first_name: 'Str' });
-    const proposed = ok(await createM(deal.payer, { escrow_id: deal.escrowId, title: 'Proposed', amount: 500 }), 201);
-    refused(await opM('milestone-complete', deal.payee, proposed.id), 409);
-    const m = await acceptedMilestone(deal, 1_000, 'Accepted');
-    refused(await opM('milestone-complete', deal.payer, m.id), 403);
-    refused(await opM('milestone-complete', stranger, m.id), 404);
-    const done = ok(await opM('milestone-complete', deal.payee, m.id));
-    expect(done.status).toBe('completed');
-    expect(Number.isNaN(Date.parse(done.completed_at))).toBe(false);
-    expect(done.released_at).toBeNull();
-    refused(await opM('milestone-complete', deal.payee, m.id), 409);
+  describe('milestone-complete', () => {
+    it('complete: only the freelancer (payee), only an accepted milestone', async () => {
+      const deal = await hiringDeal();
+      const stranger = await signUp({ first_name: 'Str' });
+      const proposed = ok(await createM(deal.payer, { escrow_id: deal.escrowId, title: 'Proposed', amount: 500 }), 201);
+      refused(await opM('milestone-complete', deal.payee, proposed.id), 409);
+      const m = await acceptedMilestone(deal, 1_000, 'Accepted');
+      refused(await opM('milestone-complete', deal.payer, m.id), 403);
+      refused(await opM('milestone-complete', stranger, m.id), 404);
+      const done = ok(await opM('milestone-complete', deal.payee, m.id));
+      expect(done.status).toBe('completed');
+      expect(Number.isNaN(Date.parse(done.completed_at))).toBe(false);
+      expect(done.released_at).toBeNull();
+      refused(await opM('milestone-complete', deal.payee, m.id), 409);
+    });
   });
 
   it('roles follow payer_role: with the counterparty paying, the initiator is the freelancer', async () => {
@@ -584,142 +588,202 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     );
   });
 
-  it('release: only the client (payer), only a completed milestone of a funded escrow', async () => {
-    const unfunded = await hiringDeal(10_000);
-    const early = await completedMilestone(unfunded, 2_000);
-    refused(await opM('milestone-release', unfunded.payer, early.id), 409);
-    const [row] = await testDb()<{ status: string }[]>`select status from public.milestones where id = ${early.id}`;
-    expect(row!.status).toBe('completed');
+  describe('milestone-release', () => {
+    it('release: only the client (payer), only a completed milestone of a funded escrow', async () => {
+      const unfunded = await hiringDeal(10_000);
+      const early = await completedMilestone(unfunded, 2_000);
+      refused(await opM('milestone-release', unfunded.payer, early.id), 409);
+      const [row] = await testDb()<{ status: string }[]>`select status from public.milestones where id = ${early.id}`;
+      expect(row!.status).toBe('completed');
 
-    const deal = await fundedHiring(10_000);
-    const stranger = await signUp({ first_name: 'Str' });
-    const accepted = await acceptedMilestone(deal, 1_000, 'Not done yet');
-    refused(await opM('milestone-release', deal.payer, accepted.id), 409);
-    const proposed = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title: 'Proposed', amount: 1_000 }), 201);
-    refused(await opM('milestone-release', deal.payer, proposed.id), 409);
-    const done = await completedMilestone(deal, 2_000, 'Done');
-    refused(await opM('milestone-release', deal.payee, done.id), 403);
-    refused(await opM('milestone-release', stranger, done.id), 404);
-    expect(await walletKobo(deal.payee.id)).toBe(0);
-    expect(await holdKobo(deal.escrowId)).toBe(kobo(deal.feeBreakdown.total_charge));
-  });
-
-  it('release pays the freelancer the amount less its share of the seller fee, from the hold, with release_tx_id a ledger transfer', async () => {
-    const deal = await fundedHiring(10_000);
-    const e = await escrowRow(deal.escrowId);
-    const holdBefore = await holdKobo(deal.escrowId);
-    expect(holdBefore).toBe(e.total);
-    const done = await completedMilestone(deal, 3_000.5, 'Phase one');
-    const released = ok(await opM('milestone-release', deal.payer, done.id));
-    expect(released.status).toBe('released');
-    expect(released.release_tx_id).toMatch(UUID);
-    expect(Number.isNaN(Date.parse(released.released_at))).toBe(false);
-    expect(released.completed_at).toBe(done.completed_at);
-
-    const [transfer] = await testDb()<{ idempotency_key: string; kind: string }[]>`
-      select idempotency_key, kind from private.ledger_transfers where id = ${released.release_tx_id}`;
-    expect(transfer).toEqual({ idempotency_key: `milestone-release:${done.id}`, kind: 'escrow_release' });
-    // and that transfer leads back to this milestone only
-    const byTransfer = await testDb()<
-      { id: string }[]
-    >`select id from public.milestones where release_tx_id = ${released.release_tx_id}`;
-    expect(byTransfer.map((r) => r.id)).toEqual([done.id]);
-
-    const amount = 300_050;
-    const sellerShare = shareOf(e.sellerFee, e.amount, 0, amount);
-    const payerShare = shareOf(e.payerFee, e.amount, 0, amount);
-    const vatShare = shareOf(e.vat, e.amount, 0, amount);
-    expect(await walletKobo(deal.payee.id)).toBe(amount - sellerShare);
-    expect(await holdKobo(deal.escrowId)).toBe(holdBefore - amount - payerShare - vatShare);
-    expect(await escrowStatus(deal)).toBe('funded');
-    expect((await escrowRow(deal.escrowId)).released).toBe(amount);
-
-    // the payee's ledger line for it
-    const [tx] = await testDb()<{ amount: string; milestone_id: string; type: string; user_id: string }[]>`
-      select t.amount::text, t.milestone_id, t.type, t.user_id from private.ledger_transfers lt
-        join public.transactions t on t.id = lt.transaction_id where lt.id = ${released.release_tx_id}`;
-    expect(tx).toEqual({
-      amount: String(amount - sellerShare),
-      milestone_id: done.id,
-      type: 'escrow_release',
-      user_id: deal.payee.id,
+      const deal = await fundedHiring(10_000);
+      const stranger = await signUp({ first_name: 'Str' });
+      const accepted = await acceptedMilestone(deal, 1_000, 'Not done yet');
+      refused(await opM('milestone-release', deal.payer, accepted.id), 409);
+      const proposed = ok(
+        await createM(deal.payee, { escrow_id: deal.escrowId, title: 'Proposed', amount: 1_000 }),
+        201,
+      );
+      refused(await opM('milestone-release', deal.payer, proposed.id), 409);
+      const done = await completedMilestone(deal, 2_000, 'Done');
+      refused(await opM('milestone-release', deal.payee, done.id), 403);
+      refused(await opM('milestone-release', stranger, done.id), 404);
+      expect(await walletKobo(deal.payee.id)).toBe(0);
+      expect(await holdKobo(deal.escrowId)).toBe(kobo(deal.feeBreakdown.total_charge));
     });
 
-    // a second release of the same milestone changes nothing
-    refused(await opM('milestone-release', deal.payer, done.id), 409);
-    expect(await walletKobo(deal.payee.id)).toBe(amount - sellerShare);
-  });
+    it('release pays the freelancer the amount less its share of the seller fee, from the hold, with release_tx_id a ledger transfer', async () => {
+      const deal = await fundedHiring(10_000);
+      const e = await escrowRow(deal.escrowId);
+      const holdBefore = await holdKobo(deal.escrowId);
+      expect(holdBefore).toBe(e.total);
+      const done = await completedMilestone(deal, 3_000.5, 'Phase one');
+      const released = ok(await opM('milestone-release', deal.payer, done.id));
+      expect(released.status).toBe('released');
+      expect(released.release_tx_id).toMatch(UUID);
+      expect(Number.isNaN(Date.parse(released.released_at))).toBe(false);
+      expect(released.completed_at).toBe(done.completed_at);
 
-  it('releasing milestones that add up to the escrow amount releases the escrow and empties the hold exactly (odd amounts)', async () => {
-    const deal = await fundedHiring(10_000.03);
-    const e = await escrowRow(deal.escrowId);
-    expect(e.amount).toBe(1_000_003);
-    const parts = [333_301, 333_301, 333_401];
-    const ms: any[] = [];
-    for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
+      const [transfer] = await testDb()<{ idempotency_key: string; kind: string }[]>`
+      select idempotency_key, kind from private.ledger_transfers where id = ${released.release_tx_id}`;
+      expect(transfer).toEqual({ idempotency_key: `milestone-release:${done.id}`, kind: 'escrow_release' });
+      // and that transfer leads back to this milestone only
+      const byTransfer = await testDb()<
+        { id: string }[]
+      >`select id from public.milestones where release_tx_id = ${released.release_tx_id}`;
+      expect(byTransfer.map((r) => r.id)).toEqual([done.id]);
 
-    let released = 0;
-    let wallet = 0;
-    for (const [i, m] of ms.entries()) {
-      const r = ok(await opM('milestone-release', deal.payer, m.id));
-      expect(r.status).toBe('released');
-      const p = parts[i]!;
-      wallet += p - shareOf(e.sellerFee, e.amount, released, released + p);
-      released += p;
-      expect(await walletKobo(deal.payee.id)).toBe(wallet);
-      const hold = await holdKobo(deal.escrowId);
-      expect(hold).toBe(
-        e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released),
+      const amount = 300_050;
+      const sellerShare = shareOf(e.sellerFee, e.amount, 0, amount);
+      const payerShare = shareOf(e.payerFee, e.amount, 0, amount);
+      const vatShare = shareOf(e.vat, e.amount, 0, amount);
+      expect(await walletKobo(deal.payee.id)).toBe(amount - sellerShare);
+      expect(await holdKobo(deal.escrowId)).toBe(holdBefore - amount - payerShare - vatShare);
+      expect(await escrowStatus(deal)).toBe('funded');
+      expect((await escrowRow(deal.escrowId)).released).toBe(amount);
+
+      // the payee's ledger line for it
+      const [tx] = await testDb()<{ amount: string; milestone_id: string; type: string; user_id: string }[]>`
+      select t.amount::text, t.milestone_id, t.type, t.user_id from private.ledger_transfers lt
+        join public.transactions t on t.id = lt.transaction_id where lt.id = ${released.release_tx_id}`;
+      expect(tx).toEqual({
+        amount: String(amount - sellerShare),
+        milestone_id: done.id,
+        type: 'escrow_release',
+        user_id: deal.payee.id,
+      });
+
+      // a second release of the same milestone changes nothing
+      refused(await opM('milestone-release', deal.payer, done.id), 409);
+      expect(await walletKobo(deal.payee.id)).toBe(amount - sellerShare);
+    });
+
+    it('releasing milestones that add up to the escrow amount releases the escrow and empties the hold exactly (odd amounts)', async () => {
+      const deal = await fundedHiring(10_000.03);
+      const e = await escrowRow(deal.escrowId);
+      expect(e.amount).toBe(1_000_003);
+      const parts = [333_301, 333_301, 333_401];
+      const ms: any[] = [];
+      for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
+
+      let released = 0;
+      let wallet = 0;
+      for (const [i, m] of ms.entries()) {
+        const r = ok(await opM('milestone-release', deal.payer, m.id));
+        expect(r.status).toBe('released');
+        const p = parts[i]!;
+        wallet += p - shareOf(e.sellerFee, e.amount, released, released + p);
+        released += p;
+        expect(await walletKobo(deal.payee.id)).toBe(wallet);
+        const hold = await holdKobo(deal.escrowId);
+        expect(hold).toBe(
+          e.total - released - shareOf(e.payerFee, e.amount, 0, released) - shareOf(e.vat, e.amount, 0, released),
+        );
+        expect(await escrowStatus(deal)).toBe(i < 2 ? 'funded' : 'released');
+      }
+      expect(wallet).toBe(e.amount - e.sellerFee);
+      expect(wallet).toBe(kobo(deal.feeBreakdown.seller_payout));
+      expect(await holdKobo(deal.escrowId)).toBe(0);
+      const escrow = ok(
+        await get('escrow-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
       );
-      expect(await escrowStatus(deal)).toBe(i < 2 ? 'funded' : 'released');
-    }
-    expect(wallet).toBe(e.amount - e.sellerFee);
-    expect(wallet).toBe(kobo(deal.feeBreakdown.seller_payout));
-    expect(await holdKobo(deal.escrowId)).toBe(0);
-    const escrow = ok(await get('escrow-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }));
-    expect(escrow.status).toBe('released');
-    expect(escrow.released_at).not.toBeNull();
-    expect(escrow.released_amount).toBe(10_000.03);
+      expect(escrow.status).toBe('released');
+      expect(escrow.released_at).not.toBeNull();
+      expect(escrow.released_amount).toBe(10_000.03);
 
-    // the platform got exactly the fees and VAT
-    const [sys] = await testDb()<{ fees: string; vat: string }[]>`
+      // the platform got exactly the fees and VAT
+      const [sys] = await testDb()<{ fees: string; vat: string }[]>`
       select coalesce(sum(le.amount) filter (where a.kind = 'platform_fees'), 0)::text as fees,
              coalesce(sum(le.amount) filter (where a.kind = 'vat_payable'), 0)::text as vat
         from private.ledger_transfers lt join private.ledger_entries le on le.transfer_id = lt.id
         join private.ledger_accounts a on a.id = le.account_id
        where lt.idempotency_key = any(${ms.map((m) => `milestone-release:${m.id}`)})`;
-    expect(Number(sys!.fees)).toBe(e.sellerFee + e.payerFee);
-    expect(Number(sys!.vat)).toBe(e.vat);
+      expect(Number(sys!.fees)).toBe(e.sellerFee + e.payerFee);
+      expect(Number(sys!.vat)).toBe(e.vat);
 
-    // nothing more can leave: the escrow is released
-    refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
-    refused(await escrowOp('escrow-refund', deal.payee, deal.escrowId), 409);
-  });
+      // nothing more can leave: the escrow is released
+      refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
+      refused(await escrowOp('escrow-refund', deal.payee, deal.escrowId), 409);
+    });
 
-  it('ends with an empty hold and the exact seller payout for other odd amounts and splits', async () => {
-    const cases: [number, number[]][] = [
-      [100.01, [33.33, 33.33, 33.35]], // the minimum fee dominates
-      [99_999.99, [0.01, 33_333.33, 66_666.65]],
-      [7, [1, 1, 1, 1, 1, 1, 1]], // the fee is the whole amount: the payee gets half
-    ];
-    for (const [amount, parts] of cases) {
-      const deal = await fundedSmallHiring(amount);
-      const e = await escrowRow(deal.escrowId);
-      const ms: any[] = [];
-      for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p, `Part ${i + 1}`));
-      let released = 0;
-      let wallet = 0;
-      for (const [i, m] of ms.entries()) {
-        ok(await opM('milestone-release', deal.payer, m.id));
-        const p = kobo(parts[i]!);
-        wallet += p - shareOf(e.sellerFee, e.amount, released, released + p);
-        released += p;
-        expect(await walletKobo(deal.payee.id), `${amount}: release ${i + 1}`).toBe(wallet);
+    it('ends with an empty hold and the exact seller payout for other odd amounts and splits', async () => {
+      const cases: [number, number[]][] = [
+        [100.01, [33.33, 33.33, 33.35]], // the minimum fee dominates
+        [99_999.99, [0.01, 33_333.33, 66_666.65]],
+        [7, [1, 1, 1, 1, 1, 1, 1]], // the fee is the whole amount: the payee gets half
+      ];
+      for (const [amount, parts] of cases) {
+        const deal = await fundedSmallHiring(amount);
+        const e = await escrowRow(deal.escrowId);
+        const ms: any[] = [];
+        for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p, `Part ${i + 1}`));
+        let released = 0;
+        let wallet = 0;
+        for (const [i, m] of ms.entries()) {
+          ok(await opM('milestone-release', deal.payer, m.id));
+          const p = kobo(parts[i]!);
+          wallet += p - shareOf(e.sellerFee, e.amount, released, released + p);
+          released += p;
+          expect(await walletKobo(deal.payee.id), `${amount}: release ${i + 1}`).toBe(wallet);
+        }
+        expect(wallet, `${amount}`).toBe(e.amount - e.sellerFee);
+        expect(await holdKobo(deal.escrowId), `${amount}`).toBe(0);
+        expect(await escrowStatus(deal)).toBe('released');
       }
-      expect(wallet, `${amount}`).toBe(e.amount - e.sellerFee);
-      expect(await holdKobo(deal.escrowId), `${amount}`).toBe(0);
-      expect(await escrowStatus(deal)).toBe('released');
-    }
+    });
+
+    it('never releases more than the escrow amount under 10 concurrent milestone-release calls', async () => {
+      const deal = await fundedHiring(10_000.03);
+      const e = await escrowRow(deal.escrowId);
+      const parts = [333_301, 333_301, 333_401];
+      const ms: any[] = [];
+      for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
+      const calls = Array.from({ length: 10 }, (_, i) => ms[i % 3]!.id as string);
+      const results = await Promise.all(calls.map((id) => opM('milestone-release', deal.payer, id)));
+      for (const [i, m] of ms.entries()) {
+        const mine = results.filter((_, j) => calls[j] === m.id);
+        expect(mine.filter((r) => r.status === 200), `milestone ${i + 1}`).toHaveLength(1);
+        for (const r of mine.filter((r) => r.status !== 200)) refused(r, 409);
+      }
+      const after = await escrowRow(deal.escrowId);
+      expect(after.released).toBe(e.amount);
+      expect(after.status).toBe('released');
+      expect(await holdKobo(deal.escrowId)).toBe(0);
+      expect(await walletKobo(deal.payee.id)).toBe(e.amount - e.sellerFee);
+      const list = ok(await listM(deal.payer, deal.escrowId));
+      expect(list.map((m: any) => m.status)).toEqual(['released', 'released', 'released']);
+      expect(new Set(list.map((m: any) => m.release_tx_id)).size).toBe(3);
+      const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
+      expect(n!.n).toBe(3);
+    });
+
+    it('a milestone release starts a payout when the freelancer has a default payout account', async () => {
+      const deal = await fundedHiring(10_000);
+      const e = await escrowRow(deal.escrowId);
+      await fundWallet(deal.payee, 100); // the wallet may hold other money: only the release goes out
+      const acct = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
+      await paystack.registerAccount('058', acct, 'COU OBI');
+      ok(
+        await post(
+          'payout-add',
+          { bank_code: '058', bank_name: 'GTBank', account_number: acct, account_name: 'Cou Obi' },
+          { token: deal.payee.accessToken },
+        ),
+        201,
+      );
+      const done = await completedMilestone(deal, 5_000, 'Half');
+      ok(await opM('milestone-release', deal.payer, done.id));
+      const net = 500_000 - shareOf(e.sellerFee, e.amount, 0, 500_000);
+      const [payout] = await testDb()<{ id: string; amount: string; status: string; attempted: boolean }[]>`
+      select id, amount::text, status::text, metadata ? 'transfer_attempted_at' as attempted
+        from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_payout'`;
+      expect(payout).toMatchObject({ amount: String(net), status: 'pending', attempted: true });
+      expect(await walletKobo(deal.payee.id)).toBe(10_000);
+      const sent = (await paystack.requests('/transfer')).filter((r) => r.body?.reference === payout!.id);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.body.amount).toBe(net);
+    });
   });
 
   it('milestone-create and milestone-release honour Idempotency-Key: a replay changes nothing', async () => {
@@ -743,32 +807,6 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     expect(r2.headers.get('idempotent-replayed')).toBe('true');
     const e = await escrowRow(deal.escrowId);
     expect(await walletKobo(deal.payee.id)).toBe(200_000 - shareOf(e.sellerFee, e.amount, 0, 200_000));
-  });
-
-  it('never releases more than the escrow amount under 10 concurrent milestone-release calls', async () => {
-    const deal = await fundedHiring(10_000.03);
-    const e = await escrowRow(deal.escrowId);
-    const parts = [333_301, 333_301, 333_401];
-    const ms: any[] = [];
-    for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
-    const calls = Array.from({ length: 10 }, (_, i) => ms[i % 3]!.id as string);
-    const results = await Promise.all(calls.map((id) => opM('milestone-release', deal.payer, id)));
-    for (const [i, m] of ms.entries()) {
-      const mine = results.filter((_, j) => calls[j] === m.id);
-      expect(mine.filter((r) => r.status === 200), `milestone ${i + 1}`).toHaveLength(1);
-      for (const r of mine.filter((r) => r.status !== 200)) refused(r, 409);
-    }
-    const after = await escrowRow(deal.escrowId);
-    expect(after.released).toBe(e.amount);
-    expect(after.status).toBe('released');
-    expect(await holdKobo(deal.escrowId)).toBe(0);
-    expect(await walletKobo(deal.payee.id)).toBe(e.amount - e.sellerFee);
-    const list = ok(await listM(deal.payer, deal.escrowId));
-    expect(list.map((m: any) => m.status)).toEqual(['released', 'released', 'released']);
-    expect(new Set(list.map((m: any) => m.release_tx_id)).size).toBe(3);
-    const [n] = await testDb()<{ n: number }[]>`
-      select count(*)::int as n from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
-    expect(n!.n).toBe(3);
   });
 
   it('concurrent releases of different milestones and an escrow-release never pay out past the escrow amount', async () => {
@@ -856,33 +894,6 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const rest = after.find((m: any) => m.status === 'cancelled');
     refused(await opM('milestone-release', deal.payer, rest.id), 409);
     refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
-  });
-
-  it('a milestone release starts a payout when the freelancer has a default payout account', async () => {
-    const deal = await fundedHiring(10_000);
-    const e = await escrowRow(deal.escrowId);
-    await fundWallet(deal.payee, 100); // the wallet may hold other money: only the release goes out
-    const acct = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
-    await paystack.registerAccount('058', acct, 'COU OBI');
-    ok(
-      await post(
-        'payout-add',
-        { bank_code: '058', bank_name: 'GTBank', account_number: acct, account_name: 'Cou Obi' },
-        { token: deal.payee.accessToken },
-      ),
-      201,
-    );
-    const done = await completedMilestone(deal, 5_000, 'Half');
-    ok(await opM('milestone-release', deal.payer, done.id));
-    const net = 500_000 - shareOf(e.sellerFee, e.amount, 0, 500_000);
-    const [payout] = await testDb()<{ id: string; amount: string; status: string; attempted: boolean }[]>`
-      select id, amount::text, status::text, metadata ? 'transfer_attempted_at' as attempted
-        from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_payout'`;
-    expect(payout).toMatchObject({ amount: String(net), status: 'pending', attempted: true });
-    expect(await walletKobo(deal.payee.id)).toBe(10_000);
-    const sent = (await paystack.requests('/transfer')).filter((r) => r.body?.reference === payout!.id);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.body.amount).toBe(net);
   });
 });
 

@@ -95,223 +95,228 @@ async function recipientRequestsFor(number: string) {
 
 // ---- payout-add: verification at the bank ----------------------------------------------------
 
-describe('payout-add resolves the account at the bank', () => {
-  it('accepts a matching name in another order and case: 201, verified, the name as the bank holds it', async () => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    const res = await addPayout(user, payoutBody(acct, { account_name: 'Ada Obi' }));
-    const p = expectOk(res, 201);
-    expectPayoutObject(p, acct.account_number);
-    expectNoFullNumber(res, acct.account_number);
-    expect(p).toMatchObject({
-      bank_code: acct.bank_code,
-      bank_name: 'Guaranty Trust Bank',
-      account_number: `******${acct.account_number.slice(-4)}`,
-      account_name: BANK_NAME_HELD,
-      is_default: true,
-      verified: true,
-    });
-
-    // a transfer recipient was created at the provider and its code kept server-side
-    const reqs = await recipientRequestsFor(acct.account_number);
-    expect(reqs).toHaveLength(1);
-    expect(reqs[0]?.body).toMatchObject({
-      type: 'nuban',
-      bank_code: acct.bank_code,
-      name: BANK_NAME_HELD,
-      currency: 'NGN',
-    });
-    const rows = await payoutRows(user.id);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({
-      id: p.id,
-      account_number: acct.account_number,
-      account_name: BANK_NAME_HELD,
-      verified: true,
-      is_default: true,
-    });
-    expect(rows[0]?.provider_recipient_code).toMatch(/^RCP_/);
-  });
-
-  it.each(['ada obi', 'CHIOMA OBI ADA', 'Obi,  Ada-Chioma', 'Chioma Ada'])(
-    'accepts %j as the same person',
-    async (name) => {
+describe('payout-add', () => {
+  describe('resolves the account at the bank', () => {
+    it('accepts a matching name in another order and case: 201, verified, the name as the bank holds it', async () => {
       const user = await signUp();
       const acct = await knownAccount();
-      const p = expectOk(await addPayout(user, payoutBody(acct, { account_name: name })), 201);
-      expect(p).toMatchObject({ verified: true, account_name: BANK_NAME_HELD });
-    },
-  );
-
-  it.each(['Emeka Nwosu', 'Ada Nwosu', 'Ngozi'])(
-    'rejects the non-matching name %j with 400 on account_name and saves nothing',
-    async (name) => {
-      const user = await signUp();
-      const acct = await knownAccount();
-      const res = await addPayout(user, payoutBody(acct, { account_name: name }));
-      expect(expectError(res, 400)).toEqual(['account_name']);
+      const res = await addPayout(user, payoutBody(acct, { account_name: 'Ada Obi' }));
+      const p = expectOk(res, 201);
+      expectPayoutObject(p, acct.account_number);
       expectNoFullNumber(res, acct.account_number);
-      expect(await payoutRows(user.id)).toEqual([]);
-      expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
-    },
-  );
+      expect(p).toMatchObject({
+        bank_code: acct.bank_code,
+        bank_name: 'Guaranty Trust Bank',
+        account_number: `******${acct.account_number.slice(-4)}`,
+        account_name: BANK_NAME_HELD,
+        is_default: true,
+        verified: true,
+      });
 
-  it('rejects an account the bank does not know with 400 on account_number and saves nothing', async () => {
-    const user = await signUp();
-    const number = accountNumber();
-    const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
-    expect(expectError(res, 400)).toEqual(['account_number']);
-    expectNoFullNumber(res, number);
-    expect(await payoutRows(user.id)).toEqual([]);
-    expect(await recipientRequestsFor(number)).toEqual([]);
-  });
-
-  it('an account known at one bank is unknown at another', async () => {
-    const user = await signUp();
-    const acct = await knownAccount({ bank_code: '058' });
-    const res = await addPayout(user, payoutBody({ ...acct, bank_code: '044' }));
-    expect(expectError(res, 400)).toEqual(['account_number']);
-  });
-
-  it('keeps the account unverified, under the given name, when the provider cannot be asked', async () => {
-    const user = await signUp();
-    const number = accountNumber();
-    await paystack.fail({ path: '/bank/resolve', field: 'account_number', value: number }, 'unavailable');
-    const res = await addPayout(
-      user,
-      payoutBody({ bank_code: '058', account_number: number }, { account_name: '  Ada Obi ' }),
-    );
-    const p = expectOk(res, 201);
-    expectPayoutObject(p, number);
-    expectNoFullNumber(res, number);
-    expect(p).toMatchObject({
-      verified: false,
-      account_name: 'Ada Obi',
-      is_default: true,
-      account_number: `******${number.slice(-4)}`,
+      // a transfer recipient was created at the provider and its code kept server-side
+      const reqs = await recipientRequestsFor(acct.account_number);
+      expect(reqs).toHaveLength(1);
+      expect(reqs[0]?.body).toMatchObject({
+        type: 'nuban',
+        bank_code: acct.bank_code,
+        name: BANK_NAME_HELD,
+        currency: 'NGN',
+      });
+      const rows = await payoutRows(user.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        id: p.id,
+        account_number: acct.account_number,
+        account_name: BANK_NAME_HELD,
+        verified: true,
+        is_default: true,
+      });
+      expect(rows[0]?.provider_recipient_code).toMatch(/^RCP_/);
     });
-    const rows = await payoutRows(user.id);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ verified: false, account_number: number });
-    expect(rows[0]?.provider_recipient_code).toMatch(/^RCP_/);
-  });
 
-  it('keeps the account without a recipient code when creating the recipient is unavailable', async () => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    await paystack.fail(
-      { path: '/transferrecipient', field: 'account_number', value: acct.account_number },
-      'unavailable',
+    it.each(['ada obi', 'CHIOMA OBI ADA', 'Obi,  Ada-Chioma', 'Chioma Ada'])(
+      'accepts %j as the same person',
+      async (name) => {
+        const user = await signUp();
+        const acct = await knownAccount();
+        const p = expectOk(await addPayout(user, payoutBody(acct, { account_name: name })), 201);
+        expect(p).toMatchObject({ verified: true, account_name: BANK_NAME_HELD });
+      },
     );
-    const p = expectOk(await addPayout(user, payoutBody(acct)), 201);
-    expect(p.verified).toBe(true);
-    const rows = await payoutRows(user.id);
-    expect(rows[0]?.provider_recipient_code).toBeNull();
-  });
 
-  it.each([10, 11, 12, 20])('masks a %i-digit account number as asterisks and its last four digits', async (length) => {
-    const user = await signUp();
-    const acct = await knownAccount({ length });
-    const res = await addPayout(user, payoutBody(acct));
-    const p = expectOk(res, 201);
-    expect(p.account_number).toBe(`${'*'.repeat(length - 4)}${acct.account_number.slice(-4)}`);
-    expectNoFullNumber(res, acct.account_number);
-    const list = await listPayouts(user);
-    expect(expectOk(list)[0].account_number).toBe(p.account_number);
-    expectNoFullNumber(list, acct.account_number);
-  });
-});
+    it.each(['Emeka Nwosu', 'Ada Nwosu', 'Ngozi'])(
+      'rejects the non-matching name %j with 400 on account_name and saves nothing',
+      async (name) => {
+        const user = await signUp();
+        const acct = await knownAccount();
+        const res = await addPayout(user, payoutBody(acct, { account_name: name }));
+        expect(expectError(res, 400)).toEqual(['account_name']);
+        expectNoFullNumber(res, acct.account_number);
+        expect(await payoutRows(user.id)).toEqual([]);
+        expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
+      },
+    );
 
-// ---- payout-add: validation and duplicates ----------------------------------------------------
-
-describe('payout-add validation', () => {
-  it.each([
-    ['9 digits', '012345678'],
-    ['letters', '01234567ab'],
-    ['spaces', '0123 45678'],
-    ['21 digits', '012345678901234567890'],
-    ['empty', ''],
-  ])('rejects an account number of %s with 400 on account_number', async (_label, number) => {
-    const user = await signUp();
-    const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
-    expect([...new Set(expectError(res, 400))]).toEqual(['account_number']);
-    expect(await payoutRows(user.id)).toEqual([]);
-  });
-
-  it('rejects a numeric account number (must be a string)', async () => {
-    const user = await signUp();
-    const res = await addPayout(user, {
-      ...payoutBody({ bank_code: '058', account_number: '1234567890' }),
-      account_number: 1234567890,
-    });
-    expect(expectError(res, 400)).toEqual(['account_number']);
-  });
-
-  it('accepts exactly 10 digits, including leading zeros', async () => {
-    const user = await signUp();
-    const number = `00${accountNumber(8)}`;
-    await paystack.registerAccount('058', number, BANK_NAME_HELD);
-    const p = expectOk(await addPayout(user, payoutBody({ bank_code: '058', account_number: number })), 201);
-    expect(p.account_number).toBe(`******${number.slice(-4)}`);
-    expect((await payoutRows(user.id))[0]?.account_number).toBe(number);
-  });
-
-  it.each(['bank_code', 'bank_name', 'account_number', 'account_name'])(
-    'rejects a body without %s with 400 naming it',
-    async (field) => {
+    it('rejects an account the bank does not know with 400 on account_number and saves nothing', async () => {
       const user = await signUp();
-      const body: Record<string, unknown> = payoutBody(await knownAccount());
-      delete body[field];
-      const res = await addPayout(user, body);
-      expect(expectError(res, 400)).toEqual([field]);
+      const number = accountNumber();
+      const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
+      expect(expectError(res, 400)).toEqual(['account_number']);
+      expectNoFullNumber(res, number);
       expect(await payoutRows(user.id)).toEqual([]);
-    },
-  );
+      expect(await recipientRequestsFor(number)).toEqual([]);
+    });
 
-  it('rejects blank names, a malformed bank code and unknown fields', async () => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    expect(expectError(await addPayout(user, payoutBody(acct, { bank_name: '  ' })), 400)).toEqual(['bank_name']);
-    expect(expectError(await addPayout(user, payoutBody(acct, { account_name: '' })), 400)).toEqual(['account_name']);
-    expect(expectError(await addPayout(user, payoutBody(acct, { bank_code: '0-5' })), 400)).toEqual(['bank_code']);
-    expect(expectError(await addPayout(user, payoutBody(acct, { bvn: '12345678901' })), 400)).toEqual(['bvn']);
-    expect(await payoutRows(user.id)).toEqual([]);
-  });
+    it('an account known at one bank is unknown at another', async () => {
+      const user = await signUp();
+      const acct = await knownAccount({ bank_code: '058' });
+      const res = await addPayout(user, payoutBody({ ...acct, bank_code: '044' }));
+      expect(expectError(res, 400)).toEqual(['account_number']);
+    });
 
-  it('answers 409 to the same bank and number again, keeping one row', async () => {
-    const user = await signUp();
-    const { p, acct } = await addOk(user);
-    const res = await addPayout(user, payoutBody(acct, { account_name: 'Chioma Obi' }));
-    expectError(res, 409);
-    expectNoFullNumber(res, acct.account_number);
-    const rows = await payoutRows(user.id);
-    expect(rows.map((r) => r.id)).toEqual([p.id]);
-  });
+    it('keeps the account unverified, under the given name, when the provider cannot be asked', async () => {
+      const user = await signUp();
+      const number = accountNumber();
+      await paystack.fail({ path: '/bank/resolve', field: 'account_number', value: number }, 'unavailable');
+      const res = await addPayout(
+        user,
+        payoutBody({ bank_code: '058', account_number: number }, { account_name: '  Ada Obi ' }),
+      );
+      const p = expectOk(res, 201);
+      expectPayoutObject(p, number);
+      expectNoFullNumber(res, number);
+      expect(p).toMatchObject({
+        verified: false,
+        account_name: 'Ada Obi',
+        is_default: true,
+        account_number: `******${number.slice(-4)}`,
+      });
+      const rows = await payoutRows(user.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ verified: false, account_number: number });
+      expect(rows[0]?.provider_recipient_code).toMatch(/^RCP_/);
+    });
 
-  it('concurrent adds of the same account: one 201, the rest 409, one row', async () => {
-    const user = await signUp();
-    const acct = await knownAccount();
-    const results = await Promise.all(Array.from({ length: 5 }, () => addPayout(user, payoutBody(acct))));
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
-    const rows = await payoutRows(user.id);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]?.is_default).toBe(true);
-  });
+    it('keeps the account without a recipient code when creating the recipient is unavailable', async () => {
+      const user = await signUp();
+      const acct = await knownAccount();
+      await paystack.fail(
+        { path: '/transferrecipient', field: 'account_number', value: acct.account_number },
+        'unavailable',
+      );
+      const p = expectOk(await addPayout(user, payoutBody(acct)), 201);
+      expect(p.verified).toBe(true);
+      const rows = await payoutRows(user.id);
+      expect(rows[0]?.provider_recipient_code).toBeNull();
+    });
 
-  it('the same number at another bank, or for another user, is another account', async () => {
-    const [a, b] = await Promise.all([signUp(), signUp()]);
-    const acct = await knownAccount({ bank_code: '058' });
-    await paystack.registerAccount('044', acct.account_number, BANK_NAME_HELD);
-    expectOk(await addPayout(a, payoutBody(acct)), 201);
-    const other = expectOk(
-      await addPayout(a, payoutBody({ ...acct, bank_code: '044' }, { bank_name: 'Access Bank' })),
-      201,
+    it.each([10, 11, 12, 20])(
+      'masks a %i-digit account number as asterisks and its last four digits',
+      async (length) => {
+        const user = await signUp();
+        const acct = await knownAccount({ length });
+        const res = await addPayout(user, payoutBody(acct));
+        const p = expectOk(res, 201);
+        expect(p.account_number).toBe(`${'*'.repeat(length - 4)}${acct.account_number.slice(-4)}`);
+        expectNoFullNumber(res, acct.account_number);
+        const list = await listPayouts(user);
+        expect(expectOk(list)[0].account_number).toBe(p.account_number);
+        expectNoFullNumber(list, acct.account_number);
+      },
     );
-    expect(other.is_default).toBe(false);
-    const forB = expectOk(await addPayout(b, payoutBody(acct)), 201);
-    expect(forB.is_default).toBe(true);
-    expect(await payoutRows(a.id)).toHaveLength(2);
-    expect(await payoutRows(b.id)).toHaveLength(1);
+  });
+
+  // ---- payout-add: validation and duplicates ----------------------------------------------------
+
+  describe('validation', () => {
+    it.each([
+      ['9 digits', '012345678'],
+      ['letters', '01234567ab'],
+      ['spaces', '0123 45678'],
+      ['21 digits', '012345678901234567890'],
+      ['empty', ''],
+    ])('rejects an account number of %s with 400 on account_number', async (_label, number) => {
+      const user = await signUp();
+      const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
+      expect([...new Set(expectError(res, 400))]).toEqual(['account_number']);
+      expect(await payoutRows(user.id)).toEqual([]);
+    });
+
+    it('rejects a numeric account number (must be a string)', async () => {
+      const user = await signUp();
+      const res = await addPayout(user, {
+        ...payoutBody({ bank_code: '058', account_number: '1234567890' }),
+        account_number: 1234567890,
+      });
+      expect(expectError(res, 400)).toEqual(['account_number']);
+    });
+
+    it('accepts exactly 10 digits, including leading zeros', async () => {
+      const user = await signUp();
+      const number = `00${accountNumber(8)}`;
+      await paystack.registerAccount('058', number, BANK_NAME_HELD);
+      const p = expectOk(await addPayout(user, payoutBody({ bank_code: '058', account_number: number })), 201);
+      expect(p.account_number).toBe(`******${number.slice(-4)}`);
+      expect((await payoutRows(user.id))[0]?.account_number).toBe(number);
+    });
+
+    it.each(['bank_code', 'bank_name', 'account_number', 'account_name'])(
+      'rejects a body without %s with 400 naming it',
+      async (field) => {
+        const user = await signUp();
+        const body: Record<string, unknown> = payoutBody(await knownAccount());
+        delete body[field];
+        const res = await addPayout(user, body);
+        expect(expectError(res, 400)).toEqual([field]);
+        expect(await payoutRows(user.id)).toEqual([]);
+      },
+    );
+
+    it('rejects blank names, a malformed bank code and unknown fields', async () => {
+      const user = await signUp();
+      const acct = await knownAccount();
+      expect(expectError(await addPayout(user, payoutBody(acct, { bank_name: '  ' })), 400)).toEqual(['bank_name']);
+      expect(expectError(await addPayout(user, payoutBody(acct, { account_name: '' })), 400)).toEqual(['account_name']);
+      expect(expectError(await addPayout(user, payoutBody(acct, { bank_code: '0-5' })), 400)).toEqual(['bank_code']);
+      expect(expectError(await addPayout(user, payoutBody(acct, { bvn: '12345678901' })), 400)).toEqual(['bvn']);
+      expect(await payoutRows(user.id)).toEqual([]);
+    });
+
+    it('answers 409 to the same bank and number again, keeping one row', async () => {
+      const user = await signUp();
+      const { p, acct } = await addOk(user);
+      const res = await addPayout(user, payoutBody(acct, { account_name: 'Chioma Obi' }));
+      expectError(res, 409);
+      expectNoFullNumber(res, acct.account_number);
+      const rows = await payoutRows(user.id);
+      expect(rows.map((r) => r.id)).toEqual([p.id]);
+    });
+
+    it('concurrent adds of the same account: one 201, the rest 409, one row', async () => {
+      const user = await signUp();
+      const acct = await knownAccount();
+      const results = await Promise.all(Array.from({ length: 5 }, () => addPayout(user, payoutBody(acct))));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+      const rows = await payoutRows(user.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.is_default).toBe(true);
+    });
+
+    it('the same number at another bank, or for another user, is another account', async () => {
+      const [a, b] = await Promise.all([signUp(), signUp()]);
+      const acct = await knownAccount({ bank_code: '058' });
+      await paystack.registerAccount('044', acct.account_number, BANK_NAME_HELD);
+      expectOk(await addPayout(a, payoutBody(acct)), 201);
+      const other = expectOk(
+        await addPayout(a, payoutBody({ ...acct, bank_code: '044' }, { bank_name: 'Access Bank' })),
+        201,
+      );
+      expect(other.is_default).toBe(false);
+      const forB = expectOk(await addPayout(b, payoutBody(acct)), 201);
+      expect(forB.is_default).toBe(true);
+      expect(await payoutRows(a.id)).toHaveLength(2);
+      expect(await payoutRows(b.id)).toHaveLength(1);
+    });
   });
 });
 

@@ -191,239 +191,241 @@ describe('profile endpoints: authentication, methods and CORS', () => {
 
 // ---- profile-update ------------------------------------------------------------------------
 
-describe('profile-update: bounds of every field', () => {
-  let user: TestUser;
-  beforeAll(async () => {
-    user = await signUp();
-  });
-
-  const cases: { field: string; value: unknown; ok: boolean }[] = [
-    { field: 'first_name', value: 'A', ok: true },
-    { field: 'first_name', value: 'F'.repeat(100), ok: true },
-    { field: 'first_name', value: '', ok: false },
-    { field: 'first_name', value: '   ', ok: false },
-    { field: 'first_name', value: 'F'.repeat(101), ok: false },
-    { field: 'first_name', value: null, ok: false },
-    { field: 'first_name', value: 42, ok: false },
-    { field: 'last_name', value: 'B', ok: true },
-    { field: 'last_name', value: 'L'.repeat(100), ok: true },
-    { field: 'last_name', value: '', ok: false },
-    { field: 'last_name', value: 'L'.repeat(101), ok: false },
-    { field: 'username', value: `z${uniqueName('_').padEnd(29, '9').slice(0, 29)}`, ok: true },
-    { field: 'username', value: 'ab', ok: false },
-    { field: 'username', value: 'u'.repeat(31), ok: false },
-    { field: 'username', value: 'bad-name!', ok: false },
-    { field: 'username', value: 'has space', ok: false },
-    { field: 'username', value: 'émile_x', ok: false },
-    { field: 'username', value: 'abc\n', ok: false },
-    { field: 'address', value: 'A'.repeat(500), ok: true },
-    { field: 'address', value: 'A'.repeat(501), ok: false },
-    { field: 'bio', value: 'b'.repeat(300), ok: true },
-    { field: 'bio', value: 'b'.repeat(301), ok: false },
-    { field: 'marital_status', value: 'single', ok: true },
-    { field: 'marital_status', value: 'married', ok: true },
-    { field: 'marital_status', value: 'divorced', ok: true },
-    { field: 'marital_status', value: 'widowed', ok: true },
-    { field: 'marital_status', value: 'complicated', ok: false },
-    { field: 'marital_status', value: 'Single', ok: false },
-    { field: 'marital_status', value: '', ok: false },
-    { field: 'avatar_url', value: 'not a url', ok: false },
-    { field: 'avatar_url', value: 'javascript:alert(1)', ok: false },
-    { field: 'avatar_url', value: '/relative/path.png', ok: false },
-    { field: 'avatar_url', value: '', ok: false },
-    { field: 'storage_path', value: '', ok: false },
-    { field: 'storage_path', value: 7, ok: false },
-  ];
-
-  const labelled = cases.map((c) => ({
-    ...c,
-    label: typeof c.value === 'string' && c.value.length > 12
-      ? `${c.value.length} characters`
-      : JSON.stringify(c.value),
-  }));
-
-  it.each(labelled)('$field = $label -> ok: $ok', async ({ field, value, ok }) => {
-    const before = await profileOf(user);
-    const res = await update(user, { [field]: value });
-    if (ok) {
-      const data = expectOk(res);
-      expect(Object.keys(data).sort()).toEqual(PROFILE_KEYS);
-      expect(data[field]).toBe(value);
-      expect((await profileOf(user))[field]).toBe(value);
-    } else {
-      expect(expectError(res, 400)).toEqual([field]);
-      expect(await profileOf(user)).toEqual(before);
-    }
-  });
-
-  it('username 3 and 30 characters are accepted exactly as sent', async () => {
-    const thirty = `U${randomBytes(30).toString('hex')}`.slice(0, 30);
-    expect(thirty).toHaveLength(30);
-    expect(expectOk(await update(user, { username: thirty })).username).toBe(thirty);
-    // a three-character name nobody else in this run uses (only this test sets 3-character names)
-    const three = `Q${randomBytes(1).toString('hex')}`;
-    expect(three).toHaveLength(3);
-    expect(expectOk(await update(user, { username: three })).username).toBe(three);
-    expect((await profileOf(user)).username).toBe(three);
-  });
-
-  it('avatar stays null until avatar_url is set, then is {avatar_url, storage_path, status}', async () => {
-    const u = await signUp();
-    expect((await profileOf(u)).avatar).toBeNull();
-    // a storage path alone does not make an avatar
-    expectOk(await update(u, { storage_path: 'avatars/pending.png' }));
-    expect((await profileOf(u)).avatar).toBeNull();
-
-    const url = 'https://cdn.example.ng/avatars/me.png';
-    const data = expectOk(await update(u, { avatar_url: url, storage_path: `avatars/${u.id}/me.png` }));
-    expect(data.avatar).toEqual({
-      avatar_url: url,
-      storage_path: `avatars/${u.id}/me.png`,
-      status: expect.any(String),
+describe('profile-update', () => {
+  describe('bounds of every field', () => {
+    let user: TestUser;
+    beforeAll(async () => {
+      user = await signUp();
     });
-    expect(Object.keys(data.avatar).sort()).toEqual(['avatar_url', 'status', 'storage_path']);
-    expect(data.avatar.status.length).toBeGreaterThan(0);
-    expect((await profileOf(u)).avatar).toEqual(data.avatar);
 
-    // changing only the URL keeps the storage path
-    const url2 = 'http://cdn.example.ng/avatars/me-2.png';
-    const again = expectOk(await update(u, { avatar_url: url2 }));
-    expect(again.avatar).toEqual({
-      avatar_url: url2,
-      storage_path: `avatars/${u.id}/me.png`,
-      status: data.avatar.status,
+    const cases: { field: string; value: unknown; ok: boolean }[] = [
+      { field: 'first_name', value: 'A', ok: true },
+      { field: 'first_name', value: 'F'.repeat(100), ok: true },
+      { field: 'first_name', value: '', ok: false },
+      { field: 'first_name', value: '   ', ok: false },
+      { field: 'first_name', value: 'F'.repeat(101), ok: false },
+      { field: 'first_name', value: null, ok: false },
+      { field: 'first_name', value: 42, ok: false },
+      { field: 'last_name', value: 'B', ok: true },
+      { field: 'last_name', value: 'L'.repeat(100), ok: true },
+      { field: 'last_name', value: '', ok: false },
+      { field: 'last_name', value: 'L'.repeat(101), ok: false },
+      { field: 'username', value: `z${uniqueName('_').padEnd(29, '9').slice(0, 29)}`, ok: true },
+      { field: 'username', value: 'ab', ok: false },
+      { field: 'username', value: 'u'.repeat(31), ok: false },
+      { field: 'username', value: 'bad-name!', ok: false },
+      { field: 'username', value: 'has space', ok: false },
+      { field: 'username', value: 'émile_x', ok: false },
+      { field: 'username', value: 'abc\n', ok: false },
+      { field: 'address', value: 'A'.repeat(500), ok: true },
+      { field: 'address', value: 'A'.repeat(501), ok: false },
+      { field: 'bio', value: 'b'.repeat(300), ok: true },
+      { field: 'bio', value: 'b'.repeat(301), ok: false },
+      { field: 'marital_status', value: 'single', ok: true },
+      { field: 'marital_status', value: 'married', ok: true },
+      { field: 'marital_status', value: 'divorced', ok: true },
+      { field: 'marital_status', value: 'widowed', ok: true },
+      { field: 'marital_status', value: 'complicated', ok: false },
+      { field: 'marital_status', value: 'Single', ok: false },
+      { field: 'marital_status', value: '', ok: false },
+      { field: 'avatar_url', value: 'not a url', ok: false },
+      { field: 'avatar_url', value: 'javascript:alert(1)', ok: false },
+      { field: 'avatar_url', value: '/relative/path.png', ok: false },
+      { field: 'avatar_url', value: '', ok: false },
+      { field: 'storage_path', value: '', ok: false },
+      { field: 'storage_path', value: 7, ok: false },
+    ];
+
+    const labelled = cases.map((c) => ({
+      ...c,
+      label: typeof c.value === 'string' && c.value.length > 12
+        ? `${c.value.length} characters`
+        : JSON.stringify(c.value),
+    }));
+
+    it.each(labelled)('$field = $label -> ok: $ok', async ({ field, value, ok }) => {
+      const before = await profileOf(user);
+      const res = await update(user, { [field]: value });
+      if (ok) {
+        const data = expectOk(res);
+        expect(Object.keys(data).sort()).toEqual(PROFILE_KEYS);
+        expect(data[field]).toBe(value);
+        expect((await profileOf(user))[field]).toBe(value);
+      } else {
+        expect(expectError(res, 400)).toEqual([field]);
+        expect(await profileOf(user)).toEqual(before);
+      }
+    });
+
+    it('username 3 and 30 characters are accepted exactly as sent', async () => {
+      const thirty = `U${randomBytes(30).toString('hex')}`.slice(0, 30);
+      expect(thirty).toHaveLength(30);
+      expect(expectOk(await update(user, { username: thirty })).username).toBe(thirty);
+      // a three-character name nobody else in this run uses (only this test sets 3-character names)
+      const three = `Q${randomBytes(1).toString('hex')}`;
+      expect(three).toHaveLength(3);
+      expect(expectOk(await update(user, { username: three })).username).toBe(three);
+      expect((await profileOf(user)).username).toBe(three);
+    });
+
+    it('avatar stays null until avatar_url is set, then is {avatar_url, storage_path, status}', async () => {
+      const u = await signUp();
+      expect((await profileOf(u)).avatar).toBeNull();
+      // a storage path alone does not make an avatar
+      expectOk(await update(u, { storage_path: 'avatars/pending.png' }));
+      expect((await profileOf(u)).avatar).toBeNull();
+
+      const url = 'https://cdn.example.ng/avatars/me.png';
+      const data = expectOk(await update(u, { avatar_url: url, storage_path: `avatars/${u.id}/me.png` }));
+      expect(data.avatar).toEqual({
+        avatar_url: url,
+        storage_path: `avatars/${u.id}/me.png`,
+        status: expect.any(String),
+      });
+      expect(Object.keys(data.avatar).sort()).toEqual(['avatar_url', 'status', 'storage_path']);
+      expect(data.avatar.status.length).toBeGreaterThan(0);
+      expect((await profileOf(u)).avatar).toEqual(data.avatar);
+
+      // changing only the URL keeps the storage path
+      const url2 = 'http://cdn.example.ng/avatars/me-2.png';
+      const again = expectOk(await update(u, { avatar_url: url2 }));
+      expect(again.avatar).toEqual({
+        avatar_url: url2,
+        storage_path: `avatars/${u.id}/me.png`,
+        status: data.avatar.status,
+      });
+    });
+
+    it("a storage path of the spec's shape is accepted", async () => {
+      const data = expectOk(await update(user, { storage_path: `avatars/${user.id}/photo 1.jpg` }));
+      expect(data.id).toBe(user.id);
     });
   });
 
-  it("a storage path of the spec's shape is accepted", async () => {
-    const data = expectOk(await update(user, { storage_path: `avatars/${user.id}/photo 1.jpg` }));
-    expect(data.id).toBe(user.id);
-  });
-});
+  describe('what changes and what is refused', () => {
+    it('only the fields sent change; updated_at moves, created_at does not', async () => {
+      const u = await signUp({ first_name: 'Tunde', last_name: 'Bakare' });
+      const username = uniqueName('tb_');
+      const first = expectOk(
+        await update(u, { username, address: '3 Marina, Lagos', marital_status: 'married', bio: 'Trader in Balogun' }),
+      );
+      expect(first).toMatchObject({
+        first_name: 'Tunde',
+        last_name: 'Bakare',
+        username,
+        address: '3 Marina, Lagos',
+        marital_status: 'married',
+        bio: 'Trader in Balogun',
+        phone_number: u.phone,
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      const second = expectOk(await update(u, { bio: 'Now selling phones' }));
+      expect(second).toEqual({ ...first, bio: 'Now selling phones', updated_at: expect.stringMatching(ISO) });
+      expect(Date.parse(second.updated_at)).toBeGreaterThan(Date.parse(first.updated_at));
+      expect(second.created_at).toBe(first.created_at);
+      expect(await profileOf(u)).toEqual(second);
 
-describe('profile-update: what changes and what is refused', () => {
-  it('only the fields sent change; updated_at moves, created_at does not', async () => {
-    const u = await signUp({ first_name: 'Tunde', last_name: 'Bakare' });
-    const username = uniqueName('tb_');
-    const first = expectOk(
-      await update(u, { username, address: '3 Marina, Lagos', marital_status: 'married', bio: 'Trader in Balogun' }),
-    );
-    expect(first).toMatchObject({
-      first_name: 'Tunde',
-      last_name: 'Bakare',
-      username,
-      address: '3 Marina, Lagos',
-      marital_status: 'married',
-      bio: 'Trader in Balogun',
-      phone_number: u.phone,
+      const third = expectOk(await update(u, { first_name: 'Babatunde' }));
+      expect(third).toEqual({ ...second, first_name: 'Babatunde', updated_at: expect.stringMatching(ISO) });
     });
-    await new Promise((r) => setTimeout(r, 20));
-    const second = expectOk(await update(u, { bio: 'Now selling phones' }));
-    expect(second).toEqual({ ...first, bio: 'Now selling phones', updated_at: expect.stringMatching(ISO) });
-    expect(Date.parse(second.updated_at)).toBeGreaterThan(Date.parse(first.updated_at));
-    expect(second.created_at).toBe(first.created_at);
-    expect(await profileOf(u)).toEqual(second);
 
-    const third = expectOk(await update(u, { first_name: 'Babatunde' }));
-    expect(third).toEqual({ ...second, first_name: 'Babatunde', updated_at: expect.stringMatching(ISO) });
-  });
-
-  it.each(['phone_number', 'phone'])('%s in the body is 400 naming it, and nothing changes', async (field) => {
-    const u = await signUp({ first_name: 'Kemi' });
-    const before = await profileOf(u);
-    const alone = await update(u, { [field]: '+2348099999999' });
-    expect(expectError(alone, 400)).toEqual([field]);
-    const withOthers = await update(u, { first_name: 'Changed', [field]: '08099999999' });
-    expect(expectError(withOthers, 400)).toEqual([field]);
-    const same = await update(u, { [field]: u.phone });
-    expect(expectError(same, 400)).toEqual([field]);
-    const nulled = await update(u, { [field]: null });
-    expect(expectError(nulled, 400)).toEqual([field]);
-    const after = await profileOf(u);
-    expect(after).toEqual(before);
-    expect(after.phone_number).toBe(u.phone);
-    expect(after.first_name).toBe('Kemi');
-  });
-
-  it('an unknown field is 400 naming it, and nothing changes', async () => {
-    const u = await signUp();
-    const before = await profileOf(u);
-    expect(expectError(await update(u, { nickname: 'Ace' }), 400)).toEqual(['nickname']);
-    expect(expectError(await update(u, { bio: 'ok', id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
-      'id',
-    ]);
-    expect(expectError(await update(u, { bio: 'ok', avatar: { avatar_url: 'https://x.ng/a.png' } }), 400)).toEqual([
-      'avatar',
-    ]);
-    expect(expectError(await update(u, { bio: 'ok', created_at: '2020-01-01T00:00:00Z' }), 400)).toEqual([
-      'created_at',
-    ]);
-    expect(await profileOf(u)).toEqual(before);
-  });
-
-  it('an empty body is 400', async () => {
-    const u = await signUp();
-    const before = await profileOf(u);
-    expectError(await update(u, {}), 400);
-    expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken }), 400);
-    expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken, rawBody: '{"bio":' }), 400);
-    expectError(await update(u, []), 400);
-    expectError(await update(u, null), 400);
-    expect(await profileOf(u)).toEqual(before);
-  });
-
-  it('several problems are reported together, one per field', async () => {
-    const u = await signUp();
-    const res = await update(u, {
-      first_name: '',
-      username: 'x',
-      bio: 'b'.repeat(301),
-      marital_status: 'other',
-      extra: 1,
+    it.each(['phone_number', 'phone'])('%s in the body is 400 naming it, and nothing changes', async (field) => {
+      const u = await signUp({ first_name: 'Kemi' });
+      const before = await profileOf(u);
+      const alone = await update(u, { [field]: '+2348099999999' });
+      expect(expectError(alone, 400)).toEqual([field]);
+      const withOthers = await update(u, { first_name: 'Changed', [field]: '08099999999' });
+      expect(expectError(withOthers, 400)).toEqual([field]);
+      const same = await update(u, { [field]: u.phone });
+      expect(expectError(same, 400)).toEqual([field]);
+      const nulled = await update(u, { [field]: null });
+      expect(expectError(nulled, 400)).toEqual([field]);
+      const after = await profileOf(u);
+      expect(after).toEqual(before);
+      expect(after.phone_number).toBe(u.phone);
+      expect(after.first_name).toBe('Kemi');
     });
-    expect(expectError(res, 400)).toEqual(['bio', 'extra', 'first_name', 'marital_status', 'username']);
-    for (const d of res.body.details) expect(Object.keys(d).sort()).toEqual(['field', 'message']);
-  });
 
-  it('a username taken by another user, in any letter case, is 409 on username', async () => {
-    const [a, b] = await Promise.all([signUp({ first_name: 'Ada' }), signUp({ first_name: 'Bayo' })]);
-    const taken = uniqueName('Ada_');
-    expect(expectOk(await update(a, { username: taken })).username).toBe(taken);
-    const bBefore = await profileOf(b);
+    it('an unknown field is 400 naming it, and nothing changes', async () => {
+      const u = await signUp();
+      const before = await profileOf(u);
+      expect(expectError(await update(u, { nickname: 'Ace' }), 400)).toEqual(['nickname']);
+      expect(expectError(await update(u, { bio: 'ok', id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
+        'id',
+      ]);
+      expect(expectError(await update(u, { bio: 'ok', avatar: { avatar_url: 'https://x.ng/a.png' } }), 400)).toEqual([
+        'avatar',
+      ]);
+      expect(expectError(await update(u, { bio: 'ok', created_at: '2020-01-01T00:00:00Z' }), 400)).toEqual([
+        'created_at',
+      ]);
+      expect(await profileOf(u)).toEqual(before);
+    });
 
-    for (const attempt of [taken, taken.toLowerCase(), taken.toUpperCase()]) {
-      const res = await update(b, { username: attempt, bio: 'should not be saved' });
-      expect(expectError(res, 409), attempt).toEqual(['username']);
-    }
-    expect(await profileOf(b)).toEqual(bBefore);
-    // the owner may change the case of their own username
-    expect(expectOk(await update(a, { username: taken.toUpperCase() })).username).toBe(taken.toUpperCase());
-    // once A moves on, B can take it
-    expectOk(await update(a, { username: uniqueName('Ada2_') }));
-    expect(expectOk(await update(b, { username: taken.toLowerCase() })).username).toBe(taken.toLowerCase());
-  });
+    it('an empty body is 400', async () => {
+      const u = await signUp();
+      const before = await profileOf(u);
+      expectError(await update(u, {}), 400);
+      expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken }), 400);
+      expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken, rawBody: '{"bio":' }), 400);
+      expectError(await update(u, []), 400);
+      expectError(await update(u, null), 400);
+      expect(await profileOf(u)).toEqual(before);
+    });
 
-  it('two users racing for one username: one gets it, the other a 409 (never a 500)', async () => {
-    const [a, b] = await Promise.all([signUp(), signUp()]);
-    const name = uniqueName('race_');
-    const results = await Promise.all([update(a, { username: name }), update(b, { username: name.toUpperCase() })]);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-    const loser = results.find((r) => r.status === 409) as ApiResult;
-    expect(expectError(loser, 409)).toEqual(['username']);
-  });
+    it('several problems are reported together, one per field', async () => {
+      const u = await signUp();
+      const res = await update(u, {
+        first_name: '',
+        username: 'x',
+        bio: 'b'.repeat(301),
+        marital_status: 'other',
+        extra: 1,
+      });
+      expect(expectError(res, 400)).toEqual(['bio', 'extra', 'first_name', 'marital_status', 'username']);
+      for (const d of res.body.details) expect(Object.keys(d).sort()).toEqual(['field', 'message']);
+    });
 
-  it('setting the username one already has is fine', async () => {
-    const u = await signUp();
-    const name = uniqueName('same_');
-    expectOk(await update(u, { username: name }));
-    expect(expectOk(await update(u, { username: name })).username).toBe(name);
-  });
+    it('a username taken by another user, in any letter case, is 409 on username', async () => {
+      const [a, b] = await Promise.all([signUp({ first_name: 'Ada' }), signUp({ first_name: 'Bayo' })]);
+      const taken = uniqueName('Ada_');
+      expect(expectOk(await update(a, { username: taken })).username).toBe(taken);
+      const bBefore = await profileOf(b);
 
-  it("a user's update never touches another user's profile", async () => {
-    const [a, b] = await Promise.all([signUp(), signUp()]);
-    const bBefore = await profileOf(b);
-    expectOk(await update(a, { bio: 'only mine', first_name: 'Mine' }));
-    expect(await profileOf(b)).toEqual(bBefore);
+      for (const attempt of [taken, taken.toLowerCase(), taken.toUpperCase()]) {
+        const res = await update(b, { username: attempt, bio: 'should not be saved' });
+        expect(expectError(res, 409), attempt).toEqual(['username']);
+      }
+      expect(await profileOf(b)).toEqual(bBefore);
+      // the owner may change the case of their own username
+      expect(expectOk(await update(a, { username: taken.toUpperCase() })).username).toBe(taken.toUpperCase());
+      // once A moves on, B can take it
+      expectOk(await update(a, { username: uniqueName('Ada2_') }));
+      expect(expectOk(await update(b, { username: taken.toLowerCase() })).username).toBe(taken.toLowerCase());
+    });
+
+    it('two users racing for one username: one gets it, the other a 409 (never a 500)', async () => {
+      const [a, b] = await Promise.all([signUp(), signUp()]);
+      const name = uniqueName('race_');
+      const results = await Promise.all([update(a, { username: name }), update(b, { username: name.toUpperCase() })]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      const loser = results.find((r) => r.status === 409) as ApiResult;
+      expect(expectError(loser, 409)).toEqual(['username']);
+    });
+
+    it('setting the username one already has is fine', async () => {
+      const u = await signUp();
+      const name = uniqueName('same_');
+      expectOk(await update(u, { username: name }));
+      expect(expectOk(await update(u, { username: name })).username).toBe(name);
+    });
+
+    it("a user's update never touches another user's profile", async () => {
+      const [a, b] = await Promise.all([signUp(), signUp()]);
+      const bBefore = await profileOf(b);
+      expectOk(await update(a, { bio: 'only mine', first_name: 'Mine' }));
+      expect(await profileOf(b)).toEqual(bBefore);
+    });
   });
 });
 

@@ -181,19 +181,21 @@ describe('literals and commits', () => {
   });
 });
 
-describe('pipelined reads under load', () => {
-  let user: TestUser;
-  beforeAll(async () => {
-    user = await signUp();
-  });
+describe('wallet-get', () => {
+  describe('pipelined reads under load', () => {
+    let user: TestUser;
+    beforeAll(async () => {
+      user = await signUp();
+    });
 
-  it('50 concurrent wallet and profile reads of one user all answer 200 with the same data', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => get(i % 2 ? 'wallet-get' : 'profile-get', { token: user.accessToken })),
-    );
-    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    const wallets = answers.filter((_, i) => i % 2).map((a) => JSON.stringify(a.body.data));
-    expect(new Set(wallets).size).toBe(1);
+    it('50 concurrent wallet and profile reads of one user all answer 200 with the same data', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => get(i % 2 ? 'wallet-get' : 'profile-get', { token: user.accessToken })),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      const wallets = answers.filter((_, i) => i % 2).map((a) => JSON.stringify(a.body.data));
+      expect(new Set(wallets).size).toBe(1);
+    });
   });
 });
 

@@ -243,54 +243,54 @@ describe('review-submit', () => {
     expectError(await review(deal.payer, { ...body, rating: 5 }, { 'Idempotency-Key': key }), 409);
     expect(await reviewsOf(deal.escrowId)).toHaveLength(1);
   });
-});
 
-// ---- concurrency ---------------------------------------------------------------------------
+  // ---- concurrency ---------------------------------------------------------------------------
 
-describe('review-submit under concurrency', () => {
-  it('both parties at the same moment: two reviews, the escrow ended exactly once', async () => {
-    const deals = await Promise.all([releasedDeal(), releasedDeal(), releasedDeal()]);
-    for (const deal of deals) {
-      const [a, b] = await Promise.all([
-        review(deal.payer, { escrow_id: deal.escrowId, rating: 5 }),
-        review(deal.payee, { escrow_id: deal.escrowId, rating: 4 }),
-      ]);
-      expect([a.status, b.status]).toEqual([201, 201]);
-      expect(await escrowStatus(deal)).toBe('ended');
-      expect((await escrowRow(deal.escrowId)).ended_at).not.toBeNull();
-      expect(await reviewsOf(deal.escrowId)).toHaveLength(2);
-      // serialised by the escrow lock: the first saw no review of the other (and offered one),
-      // the second saw the first (and ended the escrow)
-      const labels = [
-        ...(await reviewNotes(deal.payer, deal.escrowId)),
-        ...(await reviewNotes(deal.payee, deal.escrowId)),
-      ].map((n) => n.action_label);
-      expect(labels.sort()).toEqual(['Leave a review', null]);
-    }
-  });
+  describe('under concurrency', () => {
+    it('both parties at the same moment: two reviews, the escrow ended exactly once', async () => {
+      const deals = await Promise.all([releasedDeal(), releasedDeal(), releasedDeal()]);
+      for (const deal of deals) {
+        const [a, b] = await Promise.all([
+          review(deal.payer, { escrow_id: deal.escrowId, rating: 5 }),
+          review(deal.payee, { escrow_id: deal.escrowId, rating: 4 }),
+        ]);
+        expect([a.status, b.status]).toEqual([201, 201]);
+        expect(await escrowStatus(deal)).toBe('ended');
+        expect((await escrowRow(deal.escrowId)).ended_at).not.toBeNull();
+        expect(await reviewsOf(deal.escrowId)).toHaveLength(2);
+        // serialised by the escrow lock: the first saw no review of the other (and offered one),
+        // the second saw the first (and ended the escrow)
+        const labels = [
+          ...(await reviewNotes(deal.payer, deal.escrowId)),
+          ...(await reviewNotes(deal.payee, deal.escrowId)),
+        ].map((n) => n.action_label);
+        expect(labels.sort()).toEqual(['Leave a review', null]);
+      }
+    });
 
-  it('20 identical submissions in parallel: one review, nineteen 409', async () => {
-    const deal = await releasedDeal();
-    const body = { escrow_id: deal.escrowId, rating: 3 };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => review(deal.payee, body)));
-    const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([201, ...Array(19).fill(409)]);
-    expect(await reviewsOf(deal.escrowId)).toHaveLength(1);
-    expect(await reviewNotes(deal.payer, deal.escrowId)).toHaveLength(1);
-  });
+    it('20 identical submissions in parallel: one review, nineteen 409', async () => {
+      const deal = await releasedDeal();
+      const body = { escrow_id: deal.escrowId, rating: 3 };
+      const answers = await Promise.all(Array.from({ length: 20 }, () => review(deal.payee, body)));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([201, ...Array(19).fill(409)]);
+      expect(await reviewsOf(deal.escrowId)).toHaveLength(1);
+      expect(await reviewNotes(deal.payer, deal.escrowId)).toHaveLength(1);
+    });
 
-  it('20 parallel submissions with one Idempotency-Key: one review; the others replay it or are told it is running', async () => {
-    const deal = await releasedDeal();
-    const body = { escrow_id: deal.escrowId, rating: 2 };
-    const key = `race-${crypto.randomUUID()}`;
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => review(deal.payee, body, { 'Idempotency-Key': key })),
-    );
-    const created = answers.filter((a) => a.status === 201);
-    expect(created.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(created.map((a) => a.body.data.id)).size).toBe(1);
-    expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
-    expect(await reviewsOf(deal.escrowId)).toHaveLength(1);
+    it('20 parallel submissions with one Idempotency-Key: one review; the others replay it or are told it is running', async () => {
+      const deal = await releasedDeal();
+      const body = { escrow_id: deal.escrowId, rating: 2 };
+      const key = `race-${crypto.randomUUID()}`;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => review(deal.payee, body, { 'Idempotency-Key': key })),
+      );
+      const created = answers.filter((a) => a.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((a) => a.body.data.id)).size).toBe(1);
+      expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
+      expect(await reviewsOf(deal.escrowId)).toHaveLength(1);
+    });
   });
 });
 

@@ -46,140 +46,144 @@ const deposits = (userId: string) =>
 // ---- requesting the account ----------------------------------------------------------------
 
 describe('virtual-account-create and virtual-account-get', () => {
-  it('virtual-account-get before any request is 404', async () => {
-    const user = await signUp();
-    const res = await get('virtual-account-get', { token: user.accessToken });
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, status: 404 });
-    const wallet = await get('wallet-get', { token: user.accessToken });
-    expect(wallet.body.data.virtual_account).toBeNull();
+  describe('virtual-account-get', () => {
+    it('virtual-account-get before any request is 404', async () => {
+      const user = await signUp();
+      const res = await get('virtual-account-get', { token: user.accessToken });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ success: false, status: 404 });
+      const wallet = await get('wallet-get', { token: user.accessToken });
+      expect(wallet.body.data.virtual_account).toBeNull();
+    });
   });
 
-  it('requests a dedicated account for <userId>@customers.escrow.ng and is pending until assign.success', async () => {
-    const user = await signUp({ first_name: 'Chidi', last_name: 'Eze' });
-    const res = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ success: true, status: 200 });
-    expect(res.body.data).toMatchObject({ status: 'pending', account_number: null, failure_reason: null });
+  describe('virtual-account-create', () => {
+    it('requests a dedicated account for <userId>@customers.escrow.ng and is pending until assign.success', async () => {
+      const user = await signUp({ first_name: 'Chidi', last_name: 'Eze' });
+      const res = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ success: true, status: 200 });
+      expect(res.body.data).toMatchObject({ status: 'pending', account_number: null, failure_reason: null });
 
-    const calls = await assignCalls(user);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.body).toMatchObject({
-      email: emailOf(user),
-      first_name: 'Chidi',
-      last_name: 'Eze',
-      phone: user.phone,
-      country: 'NG',
-    });
-    expect(typeof calls[0]?.body.preferred_bank).toBe('string');
+      const calls = await assignCalls(user);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.body).toMatchObject({
+        email: emailOf(user),
+        first_name: 'Chidi',
+        last_name: 'Eze',
+        phone: user.phone,
+        country: 'NG',
+      });
+      expect(typeof calls[0]?.body.preferred_bank).toBe('string');
 
-    expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('pending');
+      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('pending');
 
-    const assigned = await paystack.assignOutcome(emailOf(user), true);
-    expect(assigned.responses[0]).toEqual({
-      status: 200,
-      body: { success: true, status: 200, data: { received: true } },
-    });
-    const va = await get('virtual-account-get', { token: user.accessToken });
-    expect(va.status).toBe(200);
-    expect(va.body.data).toMatchObject({
-      status: 'active',
-      bank_name: 'Test Bank',
-      account_name: 'ESCROW/EZE CHIDI',
-      failure_reason: null,
-    });
-    expect(va.body.data.account_number).toMatch(/^\d{10}$/);
-    const [row] = await testDb()<{ provider_customer_code: string }[]>`
+      const assigned = await paystack.assignOutcome(emailOf(user), true);
+      expect(assigned.responses[0]).toEqual({
+        status: 200,
+        body: { success: true, status: 200, data: { received: true } },
+      });
+      const va = await get('virtual-account-get', { token: user.accessToken });
+      expect(va.status).toBe(200);
+      expect(va.body.data).toMatchObject({
+        status: 'active',
+        bank_name: 'Test Bank',
+        account_name: 'ESCROW/EZE CHIDI',
+        failure_reason: null,
+      });
+      expect(va.body.data.account_number).toMatch(/^\d{10}$/);
+      const [row] = await testDb()<{ provider_customer_code: string }[]>`
       select provider_customer_code from public.virtual_accounts where user_id = ${user.id}`;
-    expect(row?.provider_customer_code).toBe(assigned.customer_code);
-    const wallet = await get('wallet-get', { token: user.accessToken });
-    expect(wallet.body.data.virtual_account).toMatchObject({
-      status: 'active',
-      account_number: va.body.data.account_number,
+      expect(row?.provider_customer_code).toBe(assigned.customer_code);
+      const wallet = await get('wallet-get', { token: user.accessToken });
+      expect(wallet.body.data.virtual_account).toMatchObject({
+        status: 'active',
+        account_number: va.body.data.account_number,
+      });
     });
-  });
 
-  it('a pending or active account is returned as it is, with no second assign call', async () => {
-    const user = await signUp();
-    const first = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(first.body.data.status).toBe('pending');
-    const again = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(again.status).toBe(200);
-    expect(again.body.data).toMatchObject({ status: 'pending' });
-    expect(await assignCalls(user)).toHaveLength(1);
+    it('a pending or active account is returned as it is, with no second assign call', async () => {
+      const user = await signUp();
+      const first = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(first.body.data.status).toBe('pending');
+      const again = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(again.status).toBe(200);
+      expect(again.body.data).toMatchObject({ status: 'pending' });
+      expect(await assignCalls(user)).toHaveLength(1);
 
-    await paystack.assignOutcome(emailOf(user), true);
-    const active = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(active.status).toBe(200);
-    expect(active.body.data).toMatchObject({ status: 'active' });
-    expect(active.body.data.account_number).toMatch(/^\d{10}$/);
-    expect(await assignCalls(user)).toHaveLength(1);
-  });
+      await paystack.assignOutcome(emailOf(user), true);
+      const active = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(active.status).toBe(200);
+      expect(active.body.data).toMatchObject({ status: 'active' });
+      expect(active.body.data.account_number).toMatch(/^\d{10}$/);
+      expect(await assignCalls(user)).toHaveLength(1);
+    });
 
-  it('concurrent creates ask Paystack once', async () => {
-    const user = await signUp();
-    const all = await Promise.all(
-      Array.from({ length: 5 }, () => post('virtual-account-create', {}, { token: user.accessToken })),
-    );
-    expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(all.every((r) => r.body.data.status === 'pending')).toBe(true);
-    expect(await assignCalls(user)).toHaveLength(1);
-  });
+    it('concurrent creates ask Paystack once', async () => {
+      const user = await signUp();
+      const all = await Promise.all(
+        Array.from({ length: 5 }, () => post('virtual-account-create', {}, { token: user.accessToken })),
+      );
+      expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(all.every((r) => r.body.data.status === 'pending')).toBe(true);
+      expect(await assignCalls(user)).toHaveLength(1);
+    });
 
-  it('assign.failed makes it inactive with a reason, and the user may retry (a new assign call)', async () => {
-    const user = await signUp();
-    await post('virtual-account-create', {}, { token: user.accessToken });
-    const failed = await paystack.assignOutcome(emailOf(user), false);
-    expect(failed.responses[0]?.status).toBe(200);
-    const va = await get('virtual-account-get', { token: user.accessToken });
-    expect(va.body.data).toMatchObject({ status: 'inactive', account_number: null });
-    expect(typeof va.body.data.failure_reason).toBe('string');
+    it('assign.failed makes it inactive with a reason, and the user may retry (a new assign call)', async () => {
+      const user = await signUp();
+      await post('virtual-account-create', {}, { token: user.accessToken });
+      const failed = await paystack.assignOutcome(emailOf(user), false);
+      expect(failed.responses[0]?.status).toBe(200);
+      const va = await get('virtual-account-get', { token: user.accessToken });
+      expect(va.body.data).toMatchObject({ status: 'inactive', account_number: null });
+      expect(typeof va.body.data.failure_reason).toBe('string');
 
-    const retry = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(retry.status).toBe(200);
-    expect(retry.body.data).toMatchObject({ status: 'pending', failure_reason: null });
-    expect(await assignCalls(user)).toHaveLength(2);
+      const retry = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(retry.status).toBe(200);
+      expect(retry.body.data).toMatchObject({ status: 'pending', failure_reason: null });
+      expect(await assignCalls(user)).toHaveLength(2);
 
-    await paystack.assignOutcome(emailOf(user), true);
-    expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('active');
-  });
+      await paystack.assignOutcome(emailOf(user), true);
+      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('active');
+    });
 
-  it('a second failure after a retry (same Paystack customer) is not mistaken for a duplicate', async () => {
-    const user = await signUp();
-    await post('virtual-account-create', {}, { token: user.accessToken });
-    const first = await paystack.assignOutcome(emailOf(user), false);
-    expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+    it('a second failure after a retry (same Paystack customer) is not mistaken for a duplicate', async () => {
+      const user = await signUp();
+      await post('virtual-account-create', {}, { token: user.accessToken });
+      const first = await paystack.assignOutcome(emailOf(user), false);
+      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
 
-    expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
-    const second = await paystack.assignOutcome(emailOf(user), false);
-    expect(second.customer_code).toBe(first.customer_code);
-    expect(second.responses[0]?.status).toBe(200);
-    expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+      expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
+      const second = await paystack.assignOutcome(emailOf(user), false);
+      expect(second.customer_code).toBe(first.customer_code);
+      expect(second.responses[0]?.status).toBe(200);
+      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
 
-    // so the user can still retry, and a success then activates it
-    expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
-    expect(await assignCalls(user)).toHaveLength(3);
-    await paystack.assignOutcome(emailOf(user), true);
-    const va = await get('virtual-account-get', { token: user.accessToken });
-    expect(va.body.data).toMatchObject({ status: 'active', failure_reason: null });
-  });
+      // so the user can still retry, and a success then activates it
+      expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
+      expect(await assignCalls(user)).toHaveLength(3);
+      await paystack.assignOutcome(emailOf(user), true);
+      const va = await get('virtual-account-get', { token: user.accessToken });
+      expect(va.body.data).toMatchObject({ status: 'active', failure_reason: null });
+    });
 
-  it('a late assign.failed does not deactivate an active account', async () => {
-    const user = await signUp();
-    const number = await activeAccount(user);
-    const late = await paystack.assignOutcome(emailOf(user), false);
-    expect(late.responses[0]?.status).toBe(200);
-    const va = await get('virtual-account-get', { token: user.accessToken });
-    expect(va.body.data).toMatchObject({ status: 'active', account_number: number });
-  });
+    it('a late assign.failed does not deactivate an active account', async () => {
+      const user = await signUp();
+      const number = await activeAccount(user);
+      const late = await paystack.assignOutcome(emailOf(user), false);
+      expect(late.responses[0]?.status).toBe(200);
+      const va = await get('virtual-account-get', { token: user.accessToken });
+      expect(va.body.data).toMatchObject({ status: 'active', account_number: number });
+    });
 
-  it('a provider refusal of the assign request is 502 and leaves it inactive for a retry', async () => {
-    const user = await signUp();
-    await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'refuse');
-    const res = await post('virtual-account-create', {}, { token: user.accessToken });
-    expect(res.status, JSON.stringify(res.body)).toBe(502);
-    expect(res.body).toMatchObject({ success: false, status: 502 });
-    expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+    it('a provider refusal of the assign request is 502 and leaves it inactive for a retry', async () => {
+      const user = await signUp();
+      await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'refuse');
+      const res = await post('virtual-account-create', {}, { token: user.accessToken });
+      expect(res.status, JSON.stringify(res.body)).toBe(502);
+      expect(res.body).toMatchObject({ success: false, status: 502 });
+      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+    });
   });
 
   it('an assign event for a customer we do not know is flagged, 200', async () => {

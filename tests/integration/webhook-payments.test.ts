@@ -68,284 +68,286 @@ const balanceOf = async (user: TestUser) =>
 
 // ---- signatures ----------------------------------------------------------------------------
 
-describe('webhook-payments signature', () => {
-  it('a missing signature is 401 and nothing is recorded or credited', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1000);
-    const res = await sendRaw(chargeEvent(reference, 100000));
-    expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ success: false, status: 401 });
-    expect(typeof res.body.error).toBe('string');
-    expect(await inboxRows(reference)).toHaveLength(0);
-    expect(await balanceOf(user)).toBe(0);
-    const [tx] = await testDb()<
-      { status: string }[]
-    >`select status::text from public.transactions where id = ${reference}`;
-    expect(tx?.status).toBe('pending');
-  });
-
-  it('a tampered body with the original signature is 401', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1000);
-    const original = chargeEvent(reference, 100000, 777001);
-    const tampered = original.replace('"amount":100000', '"amount":999999900');
-    expect(tampered).not.toBe(original);
-    const res = await sendRaw(tampered, { 'x-payments-signature': sign(original) });
-    expect(res.status).toBe(401);
-    // even one extra byte of whitespace breaks it: the signature covers the raw bytes
-    const spaced = await sendRaw(`${original} `, { 'x-payments-signature': sign(original) });
-    expect(spaced.status).toBe(401);
-    expect(await inboxRows(reference)).toHaveLength(0);
-    expect(await balanceOf(user)).toBe(0);
-  });
-
-  it('a signature made with another secret is 401, and so is garbage in the header', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1000);
-    const body = chargeEvent(reference, 100000);
-    for (const signature of [sign(body, 'not-the-secret'), 'abc', sign(body).slice(0, 64), `${sign(body)}00`, '']) {
-      const res = await sendRaw(body, { 'x-payments-signature': signature });
-      expect(res.status, signature).toBe(401);
-    }
-    // upper-case hex of the right digest is the same signature
-    const upper = await sendRaw(body, { 'x-payments-signature': sign(body).toUpperCase() });
-    expect(upper.status).toBe(200);
-    expect(await balanceOf(user)).toBe(1000);
-  });
-
-  it('the fake delivering with a wrong signature is refused like any other', async () => {
-    const reference = randomUUID();
-    const out = await paystack.deliver('charge.success', {
-      id: randomInt(1, 1e9),
-      reference,
-      amount: 5000,
-      status: 'success',
-    }, { signature: sign('x') });
-    expect(out.responses[0]?.status).toBe(401);
-    expect(await inboxRows(reference)).toHaveLength(0);
-    expect(await flagsFor(reference)).toHaveLength(0);
-  });
-
-  it("accepts Paystack's own header, x-paystack-signature, signed with the shared secret", async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1234.5);
-    const body = chargeEvent(reference, 123450);
-    const res = await sendSigned(body, 'x-paystack-signature');
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual(RECEIVED);
-    expect(await balanceOf(user)).toBe(1234.5);
-    const [tx] = await testDb()<
-      { status: string }[]
-    >`select status::text from public.transactions where id = ${reference}`;
-    expect(tx?.status).toBe('succeeded');
-  });
-
-  it('only POST is accepted (405 with Allow), and preflight answers', async () => {
-    const res = await call('webhook-payments', { method: 'GET' });
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toContain('POST');
-    const pre = await call('webhook-payments', { method: 'OPTIONS' });
-    expect(pre.status).toBe(204);
-  });
-});
-
-// ---- bodies --------------------------------------------------------------------------------
-
-describe('webhook-payments bodies', () => {
-  it('malformed JSON with a valid signature is 400', async () => {
-    const body = '{"event": "charge.success", "data": {';
-    const res = await sendSigned(body);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, status: 400 });
-  });
-
-  it('a signed body that is not an event (no event name, data not an object) is 400', async () => {
-    for (const body of ['{"data": {}}', '{"event": "charge.success", "data": 5}', '[]', '"hello"']) {
-      const res = await sendSigned(body);
-      expect(res.status, body).toBe(400);
-    }
-  });
-
-  it('a valid event of a type we do not handle is answered 200 {received: true} and ignored', async () => {
-    const reference = `ref_${randomUUID()}`;
-    const body = JSON.stringify({
-      event: 'subscription.create',
-      data: { id: randomInt(1, 1e9), reference, amount: 500000 },
+describe('webhook-payments', () => {
+  describe('signature', () => {
+    it('a missing signature is 401 and nothing is recorded or credited', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1000);
+      const res = await sendRaw(chargeEvent(reference, 100000));
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ success: false, status: 401 });
+      expect(typeof res.body.error).toBe('string');
+      expect(await inboxRows(reference)).toHaveLength(0);
+      expect(await balanceOf(user)).toBe(0);
+      const [tx] = await testDb()<
+        { status: string }[]
+      >`select status::text from public.transactions where id = ${reference}`;
+      expect(tx?.status).toBe('pending');
     });
-    const res = await sendSigned(body);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(RECEIVED);
-    const rows = await inboxRows(reference);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ event_type: 'subscription.create', outcome: 'ignored' });
-    expect(await flagsFor(reference)).toHaveLength(0);
-    const [n] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from public.transactions where provider_charge_id = ${reference}`;
-    expect(n?.n).toBe(0);
+
+    it('a tampered body with the original signature is 401', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1000);
+      const original = chargeEvent(reference, 100000, 777001);
+      const tampered = original.replace('"amount":100000', '"amount":999999900');
+      expect(tampered).not.toBe(original);
+      const res = await sendRaw(tampered, { 'x-payments-signature': sign(original) });
+      expect(res.status).toBe(401);
+      // even one extra byte of whitespace breaks it: the signature covers the raw bytes
+      const spaced = await sendRaw(`${original} `, { 'x-payments-signature': sign(original) });
+      expect(spaced.status).toBe(401);
+      expect(await inboxRows(reference)).toHaveLength(0);
+      expect(await balanceOf(user)).toBe(0);
+    });
+
+    it('a signature made with another secret is 401, and so is garbage in the header', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1000);
+      const body = chargeEvent(reference, 100000);
+      for (const signature of [sign(body, 'not-the-secret'), 'abc', sign(body).slice(0, 64), `${sign(body)}00`, '']) {
+        const res = await sendRaw(body, { 'x-payments-signature': signature });
+        expect(res.status, signature).toBe(401);
+      }
+      // upper-case hex of the right digest is the same signature
+      const upper = await sendRaw(body, { 'x-payments-signature': sign(body).toUpperCase() });
+      expect(upper.status).toBe(200);
+      expect(await balanceOf(user)).toBe(1000);
+    });
+
+    it('the fake delivering with a wrong signature is refused like any other', async () => {
+      const reference = randomUUID();
+      const out = await paystack.deliver('charge.success', {
+        id: randomInt(1, 1e9),
+        reference,
+        amount: 5000,
+        status: 'success',
+      }, { signature: sign('x') });
+      expect(out.responses[0]?.status).toBe(401);
+      expect(await inboxRows(reference)).toHaveLength(0);
+      expect(await flagsFor(reference)).toHaveLength(0);
+    });
+
+    it("accepts Paystack's own header, x-paystack-signature, signed with the shared secret", async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1234.5);
+      const body = chargeEvent(reference, 123450);
+      const res = await sendSigned(body, 'x-paystack-signature');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toEqual(RECEIVED);
+      expect(await balanceOf(user)).toBe(1234.5);
+      const [tx] = await testDb()<
+        { status: string }[]
+      >`select status::text from public.transactions where id = ${reference}`;
+      expect(tx?.status).toBe('succeeded');
+    });
+
+    it('only POST is accepted (405 with Allow), and preflight answers', async () => {
+      const res = await call('webhook-payments', { method: 'GET' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toContain('POST');
+      const pre = await call('webhook-payments', { method: 'OPTIONS' });
+      expect(pre.status).toBe(204);
+    });
   });
 
-  it('charge.success for a reference that is no transaction is flagged for review and still answered 200', async () => {
-    const reference = randomUUID();
-    const body = chargeEvent(reference, 250000);
-    const res = await sendSigned(body);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(RECEIVED);
-    const flags = await flagsFor(reference);
-    expect(flags).toEqual([{
-      reason: 'unknown_reference',
-      transaction_id: null,
-      expected_amount: null,
-      received_amount: '250000',
-    }]);
-    expect((await inboxRows(reference))[0]?.outcome).toBe('flagged:unknown_reference');
-    // a redelivery is a duplicate: no second flag
-    expect((await sendSigned(body)).status).toBe(200);
-    expect(await flagsFor(reference)).toHaveLength(1);
-  });
+  // ---- bodies --------------------------------------------------------------------------------
 
-  it('charge.success with a reference that is not ours at all (not a UUID) is flagged too', async () => {
-    const reference = `T${randomInt(1, 1e9)}xyz`;
-    const res = await sendSigned(chargeEvent(reference, 10000));
-    expect(res.status).toBe(200);
-    expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['unknown_reference']);
-  });
+  describe('bodies', () => {
+    it('malformed JSON with a valid signature is 400', async () => {
+      const body = '{"event": "charge.success", "data": {';
+      const res = await sendSigned(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, status: 400 });
+    });
 
-  it('charge.success for a withdrawal id is not a top-up: flagged, nothing credited', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 2000);
-    await paystack.chargeSuccess(reference);
-    const acct = `0${String(randomInt(0, 1e9)).padStart(9, '0')}`;
-    await paystack.registerAccount('058', acct, 'ADA OBI');
-    const pa = await post('payout-add', {
-      bank_code: '058',
-      bank_name: 'GTB',
-      account_number: acct,
-      account_name: 'Ada Obi',
-    }, { token: user.accessToken });
-    expect(pa.status).toBe(201);
-    const w = await post('wallet-withdraw', { amount: 2000 }, { token: user.accessToken });
-    expect(w.status).toBe(200);
-    const res = await sendSigned(chargeEvent(w.body.data.id, 200000));
-    expect(res.status).toBe(200);
-    expect((await flagsFor(w.body.data.id)).map((f) => f.reason)).toEqual(['unknown_reference']);
-    expect(await balanceOf(user)).toBe(0);
-  });
+    it('a signed body that is not an event (no event name, data not an object) is 400', async () => {
+      for (const body of ['{"data": {}}', '{"event": "charge.success", "data": 5}', '[]', '"hello"']) {
+        const res = await sendSigned(body);
+        expect(res.status, body).toBe(400);
+      }
+    });
 
-  it('an invalid amount in charge.success is flagged and credits nothing', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1000);
-    for (const amount of [0, -100000, 100000.5, 'lots']) {
+    it('a valid event of a type we do not handle is answered 200 {received: true} and ignored', async () => {
+      const reference = `ref_${randomUUID()}`;
+      const body = JSON.stringify({
+        event: 'subscription.create',
+        data: { id: randomInt(1, 1e9), reference, amount: 500000 },
+      });
+      const res = await sendSigned(body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(RECEIVED);
+      const rows = await inboxRows(reference);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ event_type: 'subscription.create', outcome: 'ignored' });
+      expect(await flagsFor(reference)).toHaveLength(0);
+      const [n] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from public.transactions where provider_charge_id = ${reference}`;
+      expect(n?.n).toBe(0);
+    });
+
+    it('charge.success for a reference that is no transaction is flagged for review and still answered 200', async () => {
+      const reference = randomUUID();
+      const body = chargeEvent(reference, 250000);
+      const res = await sendSigned(body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(RECEIVED);
+      const flags = await flagsFor(reference);
+      expect(flags).toEqual([{
+        reason: 'unknown_reference',
+        transaction_id: null,
+        expected_amount: null,
+        received_amount: '250000',
+      }]);
+      expect((await inboxRows(reference))[0]?.outcome).toBe('flagged:unknown_reference');
+      // a redelivery is a duplicate: no second flag
+      expect((await sendSigned(body)).status).toBe(200);
+      expect(await flagsFor(reference)).toHaveLength(1);
+    });
+
+    it('charge.success with a reference that is not ours at all (not a UUID) is flagged too', async () => {
+      const reference = `T${randomInt(1, 1e9)}xyz`;
+      const res = await sendSigned(chargeEvent(reference, 10000));
+      expect(res.status).toBe(200);
+      expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['unknown_reference']);
+    });
+
+    it('charge.success for a withdrawal id is not a top-up: flagged, nothing credited', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 2000);
+      await paystack.chargeSuccess(reference);
+      const acct = `0${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+      await paystack.registerAccount('058', acct, 'ADA OBI');
+      const pa = await post('payout-add', {
+        bank_code: '058',
+        bank_name: 'GTB',
+        account_number: acct,
+        account_name: 'Ada Obi',
+      }, { token: user.accessToken });
+      expect(pa.status).toBe(201);
+      const w = await post('wallet-withdraw', { amount: 2000 }, { token: user.accessToken });
+      expect(w.status).toBe(200);
+      const res = await sendSigned(chargeEvent(w.body.data.id, 200000));
+      expect(res.status).toBe(200);
+      expect((await flagsFor(w.body.data.id)).map((f) => f.reason)).toEqual(['unknown_reference']);
+      expect(await balanceOf(user)).toBe(0);
+    });
+
+    it('an invalid amount in charge.success is flagged and credits nothing', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1000);
+      for (const amount of [0, -100000, 100000.5, 'lots']) {
+        const res = await sendSigned(
+          JSON.stringify({
+            event: 'charge.success',
+            data: { id: randomInt(1, 1e12), reference, amount, status: 'success' },
+          }),
+        );
+        expect(res.status).toBe(200);
+      }
+      expect((await flagsFor(reference)).map((f) => f.reason)).toEqual([
+        'invalid_amount',
+        'invalid_amount',
+        'invalid_amount',
+        'invalid_amount',
+      ]);
+      expect(await balanceOf(user)).toBe(0);
+      const [tx] = await testDb()<
+        { status: string }[]
+      >`select status::text from public.transactions where id = ${reference}`;
+      expect(tx?.status).toBe('pending');
+    });
+
+    it('transfer events for an unknown reference are flagged and answered 200', async () => {
+      const reference = randomUUID();
       const res = await sendSigned(
         JSON.stringify({
-          event: 'charge.success',
-          data: { id: randomInt(1, 1e12), reference, amount, status: 'success' },
+          event: 'transfer.failed',
+          data: { id: randomInt(1, 1e9), reference, amount: 1000, status: 'failed' },
         }),
       );
       expect(res.status).toBe(200);
-    }
-    expect((await flagsFor(reference)).map((f) => f.reason)).toEqual([
-      'invalid_amount',
-      'invalid_amount',
-      'invalid_amount',
-      'invalid_amount',
-    ]);
-    expect(await balanceOf(user)).toBe(0);
-    const [tx] = await testDb()<
-      { status: string }[]
-    >`select status::text from public.transactions where id = ${reference}`;
-    expect(tx?.status).toBe('pending');
-  });
-
-  it('transfer events for an unknown reference are flagged and answered 200', async () => {
-    const reference = randomUUID();
-    const res = await sendSigned(
-      JSON.stringify({
-        event: 'transfer.failed',
-        data: { id: randomInt(1, 1e9), reference, amount: 1000, status: 'failed' },
-      }),
-    );
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(RECEIVED);
-    expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['unknown_transfer_reference']);
-  });
-});
-
-// ---- exactly once --------------------------------------------------------------------------
-
-describe('webhook-payments takes effect once', () => {
-  it('the same charge.success delivered 10 times concurrently: all 200, one credit, one inbox row', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 7777.77);
-    const out = await paystack.chargeSuccess(reference, { times: 10, concurrent: true });
-    expect(out.responses).toHaveLength(10);
-    expect(out.responses.map((r) => r.status)).toEqual(Array(10).fill(200));
-    for (const r of out.responses) expect(r.body).toEqual(RECEIVED);
-
-    expect(await balanceOf(user)).toBe(7777.77);
-    const rows = await inboxRows(reference);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ event_type: 'charge.success', outcome: 'topup:succeeded' });
-    const [t] = await testDb()<
-      { n: number }[]
-    >`select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
-    expect(t?.n).toBe(1);
-    const [failures] = await testDb()<{ n: number }[]>`
-      select count(*)::int as n from private.webhook_failures where payload -> 'data' ->> 'reference' = ${reference}`;
-    expect(failures?.n).toBe(0);
-  });
-
-  it('a second, different charge.success for an already completed top-up changes nothing', async () => {
-    const user = await signUp();
-    const reference = await pendingTopup(user, 1000);
-    expect((await sendSigned(chargeEvent(reference, 100000, 9_000_001))).status).toBe(200);
-    // another event id for the same reference (Paystack never does this for one charge, but a replay might)
-    expect((await sendSigned(chargeEvent(reference, 100000, 9_000_002))).status).toBe(200);
-    expect(await balanceOf(user)).toBe(1000);
-    const rows = await inboxRows(reference);
-    expect(rows.map((r) => r.outcome).sort()).toEqual(['topup:already_done', 'topup:succeeded']);
-  });
-
-  it('a failing effect rolls back, is kept in webhook_failures, still answers 200, and a redelivery is processed afresh', async () => {
-    // Two users; the second is told (wrongly) that it got the first one's account number: the
-    // unique account number makes that effect fail inside the transaction.
-    const a = await signUp();
-    const b = await signUp();
-    for (const u of [a, b]) {
-      expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
-    }
-    const assigned = await paystack.assignOutcome(`${a.id}@customers.escrow.ng`, true);
-    expect(assigned.responses[0]?.status).toBe(200);
-    const number = (await get('virtual-account-get', { token: a.accessToken })).body.data.account_number as string;
-
-    const clash = JSON.stringify({
-      event: 'dedicatedaccount.assign.success',
-      data: {
-        customer: { email: `${b.id}@customers.escrow.ng`, customer_code: `CUS_clash${randomInt(1, 1e9)}` },
-        dedicated_account: {
-          id: randomInt(1, 1e9),
-          account_number: number,
-          account_name: 'X',
-          bank: { name: 'Test Bank' },
-        },
-      },
+      expect(res.body).toEqual(RECEIVED);
+      expect((await flagsFor(reference)).map((f) => f.reason)).toEqual(['unknown_transfer_reference']);
     });
-    const res = await sendSigned(clash);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(RECEIVED);
-    const [failure] = await testDb()<{ n: number }[]>`
+  });
+
+  // ---- exactly once --------------------------------------------------------------------------
+
+  describe('takes effect once', () => {
+    it('the same charge.success delivered 10 times concurrently: all 200, one credit, one inbox row', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 7777.77);
+      const out = await paystack.chargeSuccess(reference, { times: 10, concurrent: true });
+      expect(out.responses).toHaveLength(10);
+      expect(out.responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+      for (const r of out.responses) expect(r.body).toEqual(RECEIVED);
+
+      expect(await balanceOf(user)).toBe(7777.77);
+      const rows = await inboxRows(reference);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ event_type: 'charge.success', outcome: 'topup:succeeded' });
+      const [t] = await testDb()<
+        { n: number }[]
+      >`select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
+      expect(t?.n).toBe(1);
+      const [failures] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.webhook_failures where payload -> 'data' ->> 'reference' = ${reference}`;
+      expect(failures?.n).toBe(0);
+    });
+
+    it('a second, different charge.success for an already completed top-up changes nothing', async () => {
+      const user = await signUp();
+      const reference = await pendingTopup(user, 1000);
+      expect((await sendSigned(chargeEvent(reference, 100000, 9_000_001))).status).toBe(200);
+      // another event id for the same reference (Paystack never does this for one charge, but a replay might)
+      expect((await sendSigned(chargeEvent(reference, 100000, 9_000_002))).status).toBe(200);
+      expect(await balanceOf(user)).toBe(1000);
+      const rows = await inboxRows(reference);
+      expect(rows.map((r) => r.outcome).sort()).toEqual(['topup:already_done', 'topup:succeeded']);
+    });
+
+    it('a failing effect rolls back, is kept in webhook_failures, still answers 200, and a redelivery is processed afresh', async () => {
+      // Two users; the second is told (wrongly) that it got the first one's account number: the
+      // unique account number makes that effect fail inside the transaction.
+      const a = await signUp();
+      const b = await signUp();
+      for (const u of [a, b]) {
+        expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
+      }
+      const assigned = await paystack.assignOutcome(`${a.id}@customers.escrow.ng`, true);
+      expect(assigned.responses[0]?.status).toBe(200);
+      const number = (await get('virtual-account-get', { token: a.accessToken })).body.data.account_number as string;
+
+      const clash = JSON.stringify({
+        event: 'dedicatedaccount.assign.success',
+        data: {
+          customer: { email: `${b.id}@customers.escrow.ng`, customer_code: `CUS_clash${randomInt(1, 1e9)}` },
+          dedicated_account: {
+            id: randomInt(1, 1e9),
+            account_number: number,
+            account_name: 'X',
+            bank: { name: 'Test Bank' },
+          },
+        },
+      });
+      const res = await sendSigned(clash);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(RECEIVED);
+      const [failure] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_failures where event_type = 'dedicatedaccount.assign.success'
          and payload -> 'data' -> 'customer' ->> 'email' = ${`${b.id}@customers.escrow.ng`}`;
-    expect(failure?.n).toBe(1);
-    const [inbox] = await testDb()<{ n: number }[]>`
+      expect(failure?.n).toBe(1);
+      const [inbox] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_inbox where payload -> 'data' -> 'customer' ->> 'email' = ${`${b.id}@customers.escrow.ng`}`;
-    expect(inbox?.n).toBe(0); // rolled back with the effect, so a redelivery is not taken for a duplicate
-    expect((await get('virtual-account-get', { token: b.accessToken })).body.data.status).toBe('pending');
+      expect(inbox?.n).toBe(0); // rolled back with the effect, so a redelivery is not taken for a duplicate
+      expect((await get('virtual-account-get', { token: b.accessToken })).body.data.status).toBe('pending');
 
-    const again = await sendSigned(clash);
-    expect(again.status).toBe(200);
-    const [failures] = await testDb()<{ n: number }[]>`
+      const again = await sendSigned(clash);
+      expect(again.status).toBe(200);
+      const [failures] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_failures where payload -> 'data' -> 'customer' ->> 'email' = ${`${b.id}@customers.escrow.ng`}`;
-    expect(failures?.n).toBe(2);
+      expect(failures?.n).toBe(2);
+    });
   });
 });

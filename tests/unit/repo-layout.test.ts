@@ -91,6 +91,24 @@ function endpointTable(readme: string): { header: string[] | undefined; rows: Ro
 
 const unticked = (s: string) => s.replace(/`/g, '').trim();
 
+// --- describe blocks in tests/ ----------------------------------------------------------------
+
+function testFiles(dir: string): string[] {
+  return readdirSync(path(dir)).flatMap((name) => {
+    const p = `${dir}/${name}`;
+    if (statSync(path(p)).isDirectory()) return testFiles(p);
+    return name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+/** The titles of every describe('...') in a suite: quoted in ', " or `; lines that are comments skipped. */
+function describeTitles(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((l) => !/^\s*(\/\/|\*)/.test(l))
+    .flatMap((l) => [...l.matchAll(/\bdescribe\(\s*(['"`])(.*?)\1/g)].map((m) => m[2] as string));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('supabase/functions: one folder per operation', () => {
@@ -124,6 +142,17 @@ describe('supabase/functions: one folder per operation', () => {
     expect(meta, `${file} must default-export the result of endpoint({...}) from shared/core/endpoint.ts`)
       .toBeDefined();
     expect(meta?.name, `${file}: endpoint({ name }) must be '${name}', the folder name`).toBe(name);
+  });
+
+  it("has each operation's tests in a describe block titled exactly with its name, somewhere in tests/", () => {
+    const titles = new Set(testFiles('tests').flatMap((f) => describeTitles(read(f))));
+    const missing = functionNames.filter((n) => !titles.has(n));
+    expect(
+      missing,
+      `no tests/**/*.test.ts has a describe block titled exactly with the name of: ${missing.join(', ')}. ` +
+        `Put the tests that exercise each one inside describe('<name>', () => { ... }), the folder name and nothing ` +
+        `else; keep what a block says by nesting it: describe('<name>', () => { describe('validation', ...) })`,
+    ).toEqual([]);
   });
 });
 

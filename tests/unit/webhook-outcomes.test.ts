@@ -40,12 +40,14 @@ const cases: [WebhookOutcome, string, boolean][] = [
   [{ kind: 'virtual_account', status: 'inactive' }, 'virtual_account:inactive', false],
 ];
 
-describe('webhook-payments outcomes', () => {
-  it.each(cases)('%o is kept as %s', (outcome, text) => {
-    expect(outcomeText(outcome)).toBe(text);
-  });
+describe('webhook-payments', () => {
+  describe('outcomes', () => {
+    it.each(cases)('%o is kept as %s', (outcome, text) => {
+      expect(outcomeText(outcome)).toBe(text);
+    });
 
-  it.each(cases)('%o (kept as %s) queued SMS: %s', (outcome, _text, sms) => {
-    expect(queuedSms(outcome)).toBe(sms);
+    it.each(cases)('%o (kept as %s) queued SMS: %s', (outcome, _text, sms) => {
+      expect(queuedSms(outcome)).toBe(sms);
+    });
   });
 });
