@@ -295,7 +295,7 @@ describe('settlement money after a released milestone', () => {
   ];
 
   it.each(cases)(
-    'split of %s after a milestone of %s (P = %s): the DESIGN formulas over R only, the hold ends at 0',
+    'split of %s after a milestone of %s (P = %s): the split formulas of docs/disputes.md#money over R only, the hold ends at 0',
     async (amount, milestoneNaira, share) => {
       const { deal, m, e, before } = await afterMilestone(amount, milestoneNaira);
       const A = e.amount;

@@ -55,7 +55,7 @@ async function addPayout(u: TestUser): Promise<void> {
 }
 
 describe('the tiers table', () => {
-  it('holds DESIGN §8.4 defaults, exactly as shared/kyc/tiers.ts has them', async () => {
+  it('holds the tier defaults of docs/kyc.md, exactly as shared/kyc/tiers.ts has them', async () => {
     const rows = await testDb()<
       { tier: number; single_limit: string; daily_limit: string; balance_limit: string | null; checks: string[] }[]
     >`select tier, single_limit::text, daily_limit::text, balance_limit::text, checks from private.kyc_tiers order by tier`;

@@ -149,7 +149,7 @@ describe('messages', () => {
     for (const kind of NOTIFICATION_KINDS) expect(NOTIFICATION_KIND_EVENTS[kind].length).toBeGreaterThan(0);
   });
 
-  it('the kinds are written with every event type of shared/core/enums.ts and no other', () => {
+  it('the kinds are written with every event type of shared/notifications/enums.ts and no other', () => {
     expect([...NOTIFICATION_EVENT_TYPES_WRITTEN].sort()).toEqual([...NOTIFICATION_EVENT_TYPES].sort());
   });
 

@@ -168,7 +168,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('says where a field can be null (DESIGN §9)', () => {
+  it('says where a field can be null (docs/openapi.md)', () => {
     const escrow = operation('escrow-get').op?.responses['200'].content['application/json'].schema.properties.data;
     expect(escrow.properties.counterparty_id.anyOf).toContainEqual({ type: 'null' });
     expect(escrow.properties.funded_at.anyOf).toContainEqual({ type: 'null' });

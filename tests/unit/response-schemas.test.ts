@@ -70,7 +70,8 @@ describe('every endpoint declares its response', () => {
   it.each(FUNCTIONS)('%s: endpoint({ response }) is a strict schema without transforms', async (name) => {
     const meta = await metaOf(name);
     expect(meta, `supabase/functions/${name}/handler.ts must default-export endpoint({...})`).toBeDefined();
-    expect(meta.response, `${name}: add response: <schema from shared/schemas/*> to its endpoint({...})`).toBeDefined();
+    expect(meta.response, `${name}: add response: <schema from shared/<area>/schema.ts> to its endpoint({...})`)
+      .toBeDefined();
     expect(problemsOf(meta.response as z.ZodType), name).toEqual([]);
   });
 
