@@ -11,10 +11,8 @@
 //   npm run schema -- --db-url URL  reads an already migrated database instead of building one
 //
 // SCHEMA_PG_PORT sets the throw-away database's port (default: one the system picks).
-import postgres from 'postgres';
-import { startLocalPostgres } from './lib/local-postgres.ts';
-import { migrate } from './lib/migrate.ts';
-import { renderSchema, schemaDiff } from './lib/schema.ts';
+import { renderFromDatabase, renderFromMigrations } from './lib/schema-build.ts';
+import { schemaDiff } from './lib/schema.ts';
 
 const committedFile = new URL('../supabase/schema.sql', import.meta.url);
 
@@ -26,38 +24,8 @@ function option(name: string): string | undefined {
   return value;
 }
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: '127.0.0.1', port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-async function render(url: string): Promise<string> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    return await renderSchema(sql);
-  } finally {
-    await sql.end();
-  }
-}
-
-/** The rendering of a new database that has the bootstrap and every migration, nothing else. */
-async function renderFromMigrations(): Promise<string> {
-  const port = Number(Deno.env.get('SCHEMA_PG_PORT') || freePort());
-  const dataDir = await Deno.makeTempDir({ prefix: 'escrow-schema-' });
-  const pg = await startLocalPostgres({ dataDir, port, fresh: true });
-  try {
-    await migrate(pg.url, { bootstrap: true });
-    return await render(pg.url);
-  } finally {
-    await pg.stop().catch(() => {});
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-  }
-}
-
 const dbUrl = option('--db-url');
-const text = dbUrl ? await render(dbUrl) : await renderFromMigrations();
+const text = dbUrl ? await renderFromDatabase(dbUrl) : await renderFromMigrations();
 
 if (Deno.args.includes('--check')) {
   const committed = await Deno.readTextFile(committedFile).catch(() => '');

@@ -3,6 +3,8 @@
 //   2. tsc --noEmit (strict) over shared/, handlers and tests
 //   3. deno check of every function entry and every script
 //   4. deploy check: each function from the files the supabase CLI uploads, without node_modules
+//   4b. generated files: `npm run gen -- --check` (index.ts, config.toml blocks, README tables, the
+//       operation map, the OpenAPI document, the client, the state and notification docs, schema.sql)
 //   5. the real stack (embedded Postgres + Deno functions server) on test ports, fresh data
 //   6. vitest: unit, integration and end-to-end suites against that stack
 //   7. supabase db advisors (security and performance) against the test database: zero findings
@@ -56,6 +58,7 @@ steps.push({
     'scripts/bench-abuse.ts',
     'scripts/bench-stories.ts',
     'scripts/gen-escrow-states.ts',
+    'scripts/gen.ts',
     'scripts/gen-schema.ts',
     'scripts/deploy-check.ts',
     'scripts/sms-code.ts',
@@ -67,6 +70,16 @@ steps.push({
     'run',
     '--allow-all',
     'scripts/deploy-check.ts',
+  ]),
+});
+
+steps.push({
+  name: 'generated files',
+  ok: await run('generated files (npm run gen -- --check: each one what its source makes)', bin('deno'), [
+    'run',
+    '--allow-all',
+    'scripts/gen.ts',
+    '--check',
   ]),
 });
 

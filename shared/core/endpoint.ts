@@ -140,6 +140,11 @@ export interface EndpointSpec<
   /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs an auth mode). */
   idempotent?: boolean;
   /**
+   * Why `idempotent` is what it is: what the same request sent again does (the README's
+   * Idempotency-Key table is generated from it). Every POST or PATCH with an auth mode says it.
+   */
+  repeat?: string;
+  /**
    * Answer 503 after REQUEST_DEADLINE_MS (the default, true) or wait for the handler however long
    * it takes (false: the scheduler's job run, whose work is not a client's request).
    */
@@ -183,6 +188,7 @@ export interface EndpointMeta<
   readonly authHidden: boolean;
   readonly status: number;
   readonly idempotent: boolean;
+  readonly repeat: string | undefined;
   readonly summary: string | undefined;
   readonly description: string | undefined;
   readonly signedBy: HeaderAuth | undefined;
@@ -429,6 +435,7 @@ export function endpoint<
     authHidden: mode?.hidden === true,
     status: successStatus,
     idempotent: spec.idempotent === true,
+    repeat: spec.repeat,
     summary: spec.summary,
     description: spec.description,
     signedBy: spec.signedBy,
@@ -444,6 +451,7 @@ export function endpoint<
     const key of [
       'authHidden',
       'idempotent',
+      'repeat',
       'summary',
       'description',
       'signedBy',

@@ -193,6 +193,8 @@ export async function escrowCreate(
     }
     const [schedule] = await tx<FeeSchedule[]>`
       select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${input.category}`;
+    // every category is seeded with one (the escrows migration); none would be a broken database
+    if (!schedule) throw new Error(`private.fee_schedules has no row for ${input.category}`);
     const fees = feeBreakdown(input.amount, schedule);
     const [created] = await tx<{ escrow_id: string; conversation_id: string }[]>`
       select * from private.escrow_create(${user.id}, ${input.category}, ${input.payer_role}, ${input.title},

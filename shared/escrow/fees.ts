@@ -1,6 +1,7 @@
 // The fee breakdown of an escrow: one pure function over a fee schedule (docs/escrow.md, "Money").
 // All arithmetic is integer kobo; every division rounds half up.
 
+/** A category's row of private.fee_schedules (the migrations seed them; operators may change them). */
 export interface FeeSchedule {
   /** platform fee, in basis points of the escrow amount (150 = 1.5%) */
   fee_bps: number;
@@ -11,14 +12,6 @@ export interface FeeSchedule {
   /** VAT on the payer's share, in basis points (750 = 7.5%) */
   vat_bps: number;
 }
-
-export const DEFAULT_FEE_SCHEDULE: FeeSchedule = {
-  fee_bps: 150,
-  min_fee: 100_00,
-  max_fee: 20_000_00,
-  payer_share_bps: 5000,
-  vat_bps: 750,
-};
 
 export interface FeeBreakdown {
   escrow_amount: number;
@@ -39,7 +32,7 @@ export function bpsOf(n: number, bps: number): number {
  * amount; the payer pays payer_share of it plus VAT on that share on top; the seller's share comes
  * out of the payout. total_charge = amount + payer_fee + vat; seller_payout = amount - seller_fee.
  */
-export function feeBreakdown(amount: number, s: FeeSchedule = DEFAULT_FEE_SCHEDULE): FeeBreakdown {
+export function feeBreakdown(amount: number, s: FeeSchedule): FeeBreakdown {
   if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw new RangeError('amount must be a positive whole number of kobo');
   }

@@ -1,41 +1,9 @@
-// KYC tiers: the checks each adds and the limits it allows (docs/kyc.md#tiers-and-their-limits).
-// These are the defaults the kyc migration seeds into private.kyc_tiers
-// (tests/integration/kyc-limits.test.ts compares them), and
-// what refusals say when a request is over a limit.
-import type { KycCheckType } from './enums.ts';
+// KYC limits: what a refusal says when a request is over a tier's limit
+// (docs/kyc.md#tiers-and-their-limits). The tiers themselves, the checks each adds and the limits
+// it allows, are rows of private.kyc_tiers, seeded by the kyc migration; the tests read the seeded
+// figures from tests/support/seeds.ts, which `npm run gen` makes from them.
 import { HttpError } from '../core/http.ts';
 import { nairaEn } from '../core/money.ts';
-
-export interface TierDefaults {
-  tier: number;
-  /** the checks this tier adds to every lower tier's */
-  checks: readonly KycCheckType[];
-  /** one top-up, escrow funding (its total charge) or withdrawal, in kobo */
-  single: number;
-  /** moved into and out of the service since 00:00 Africa/Lagos, in kobo */
-  daily: number;
-  /** the wallet after a top-up, in kobo; null: no limit */
-  balance: number | null;
-}
-
-export const KYC_TIERS: readonly TierDefaults[] = [
-  { tier: 0, checks: [], single: 20_000_00, daily: 50_000_00, balance: 100_000_00 },
-  { tier: 1, checks: ['kyc_basic'], single: 50_000_00, daily: 300_000_00, balance: 300_000_00 },
-  { tier: 2, checks: ['kyc_address'], single: 200_000_00, daily: 500_000_00, balance: 500_000_00 },
-  { tier: 3, checks: ['nin', 'bvn'], single: 5_000_000_00, daily: 5_000_000_00, balance: null },
-  {
-    tier: 4,
-    checks: ['cac', 'tin', 'director_match', 'bank_account'],
-    single: 50_000_000_00,
-    daily: 50_000_000_00,
-    balance: null,
-  },
-];
-
-/** Every check a user needs to reach `tier` (its own and every lower tier's). */
-export function checksUpTo(tier: number): KycCheckType[] {
-  return KYC_TIERS.filter((t) => t.tier <= tier).flatMap((t) => t.checks);
-}
 
 /** What private.kyc_limit_check puts in DETAIL when it refuses (amounts in kobo). */
 export interface LimitFacts {

@@ -3,7 +3,7 @@
 // and the tier that would allow it; concurrent requests never pass a daily limit together; money
 // that arrives is never refused, and above the balance limit the user is told to verify.
 import { describe, expect, it } from 'vitest';
-import { KYC_TIERS } from '../../shared/kyc/tiers.ts';
+import { KYC_TIERS } from '../support/seeds.ts';
 import { type ApiResult, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, lastSms, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal, walletKobo } from '../support/escrows.ts';
@@ -55,7 +55,7 @@ async function addPayout(u: TestUser): Promise<void> {
 }
 
 describe('the tiers table', () => {
-  it('holds the tier defaults of docs/kyc.md, exactly as shared/kyc/tiers.ts has them', async () => {
+  it('holds the tier defaults of docs/kyc.md, exactly as tests/support/seeds.ts has them', async () => {
     const rows = await testDb()<
       { tier: number; single_limit: string; daily_limit: string; balance_limit: string | null; checks: string[] }[]
     >`select tier, single_limit::text, daily_limit::text, balance_limit::text, checks from private.kyc_tiers order by tier`;

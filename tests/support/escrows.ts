@@ -1,6 +1,6 @@
 // Escrow scenarios built through the real endpoints (and the Paystack fake where money arrives).
 import { expect } from 'vitest';
-import { KYC_TIERS } from '../../shared/kyc/tiers.ts';
+import { KYC_TIERS } from './seeds.ts';
 import { get, post } from './api.ts';
 import { testDb } from './db.ts';
 import { raiseTier } from './kyc.ts';

@@ -3,7 +3,7 @@
 // client and without a test framework: the suites use it through ./kyc.ts, the load runs of
 // scripts/lib/stories.ts directly.
 import type postgres from 'postgres';
-import { checksUpTo } from '../../shared/kyc/tiers.ts';
+import { checksUpTo } from './seeds.ts';
 
 /** Records every check up to `tier` as passed (provider 'test'); answers the tier reached. */
 export async function recordTier(sql: postgres.Sql, userId: string, tier: number): Promise<number> {

@@ -72,7 +72,7 @@ export function answerStatuses(meta: EndpointMeta): Map<number, string> {
 const SELF_EXPLAINING_FORMATS = new Set(['uuid', 'date-time', 'date']);
 
 /** JSON Schema of a zod schema, as a client sends it (request) or receives it (response). */
-function schemaOf(schema: z.ZodType): JsonSchema {
+export function schemaOf(schema: z.ZodType): JsonSchema {
   const json = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'throw',

@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: adminSession,
   idempotent: true,
+  repeat: 'settles a dispute and moves the money',
   body: adminDisputeResolveBody,
   response: adminDisputeResponse,
   handler: ({ user, body }) => adminDisputeResolve(user, body),

@@ -9,6 +9,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'ends the session; a repeat is 401, the session is over already',
   response: logoutResponse,
   handler: ({ user }) => authLogout(user),
 });

@@ -11,6 +11,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'saves a card (a card saved already answers 200 with it)',
   body: cardAddBody,
   response: cardResponse,
   handler: ({ user, body }) => cardAdd(user, body),

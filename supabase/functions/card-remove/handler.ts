@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a repeat finds the card gone (404)',
   body: cardIdBody,
   response: cardRemovedResponse,
   handler: ({ user, body }) => cardRemove(user, body.card_id),

@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a repeat sets the same default again',
   body: cardIdBody,
   response: cardResponse,
   handler: ({ user, body }) => cardSetDefault(user, body.card_id),

@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'marking read again changes nothing',
   body: conversationIdBody,
   response: conversationReadResponse,
   handler: ({ user, body }) => conversationRead(user, body.conversation_id),

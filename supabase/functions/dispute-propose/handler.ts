@@ -14,6 +14,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'records a proposal (a repeat without a key replaces it with an identical one)',
   body: disputeProposeBody,
   response: disputeResponse,
   handler: ({ user, body }) => disputePropose(user, body),

@@ -15,6 +15,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'opens a dispute and stops the escrow; a repeat is 409 (one open dispute per escrow)',
   body: disputeRaiseBody,
   response: disputeResponse,
   handler: ({ user, body }) => disputeRaise(user, body),

@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: 'accepting settles the dispute and moves the money',
   body: disputeRespondBody,
   response: disputeResponse,
   handler: ({ user, body }) => disputeRespond(user, body),

@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a repeat finds no open dispute (409)',
   body: disputeEscrowBody,
   response: disputeResponse,
   handler: ({ user, body }) => disputeWithdraw(user, body.escrow_id),

@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'moves no money (the payer is asked to pay; paying is `escrow-fund`); a repeat is 409',
   body: escrowInviteBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowAccept(user, body),

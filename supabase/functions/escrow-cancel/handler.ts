@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: "a funded escrow's money goes back to the payer's wallet",
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowCancel(user, body.escrow_id),

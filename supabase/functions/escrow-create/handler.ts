@@ -13,6 +13,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'creates an escrow, may send an invitation SMS; a repeat without a key creates another',
   body: escrowCreateBody,
   response: escrowCreateResponse,
   handler: ({ user, body }) => escrowCreate(user, body),

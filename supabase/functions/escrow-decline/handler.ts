@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: "a funded escrow's money goes back to the payer's wallet",
   body: escrowInviteBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowDecline(user, body),

@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a draft holds no money; a repeat is 409',
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowDelete(user, body.escrow_id),

@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'records the delivery, moves no money; a repeat is 409',
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowDeliver(user, body.escrow_id),

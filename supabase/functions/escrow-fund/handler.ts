@@ -19,6 +19,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: "moves the payer's money into the escrow, or starts a card charge",
   body: escrowFundBody,
   response: escrowFundResponse,
   handler: ({ user, body }) => escrowFund(user, body),

@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: "moves the escrow's money back to the payer's wallet",
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowRefund(user, body.escrow_id),

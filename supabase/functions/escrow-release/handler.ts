@@ -11,6 +11,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: 'pays the payee and may start a payout to their bank',
   body: escrowIdBody,
   response: escrowResponse,
   handler: ({ user, body }) => escrowRelease(user, body.escrow_id),

@@ -16,6 +16,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'asks the identity provider for a paid lookup; a repeat without a key asks again',
   body: identityVerifyBody,
   response: identityVerifyResponse,
   handler: ({ user, body }) => identityVerify(user, body),

@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'answers a fresh SDK token for the same applicant; the check stays pending',
   body: kycStartBody,
   response: kycStartResponse,
   handler: ({ user, body }) => kycStart(user, body.level),

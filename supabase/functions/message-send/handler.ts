@@ -15,6 +15,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'sends a message; a repeat without a key sends it twice',
   body: messageSendBody,
   response: feedItemResponse,
   handler: ({ user, body }) => messageSend(user, body),

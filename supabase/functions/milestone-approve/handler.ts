@@ -13,6 +13,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: "records one party's approval; a repeat changes nothing",
   body: milestoneIdBody,
   response: milestoneResponse,
   handler: ({ user, body }) => milestoneApprove(user, body.milestone_id),

@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'moves no money; a repeat is 409',
   body: milestoneIdBody,
   response: milestoneResponse,
   handler: ({ user, body }) => milestoneComplete(user, body.milestone_id),

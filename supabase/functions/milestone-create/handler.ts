@@ -15,6 +15,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'creates a milestone; a repeat without a key creates another',
   body: milestoneCreateBody,
   response: milestoneResponse,
   handler: ({ user, body }) => milestoneCreate(user, body),

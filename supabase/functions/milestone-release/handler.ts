@@ -14,6 +14,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: "pays the payee the milestone's share and may start a payout to their bank",
   body: milestoneIdBody,
   response: milestoneResponse,
   handler: ({ user, body }) => milestoneRelease(user, body.milestone_id),

@@ -13,6 +13,7 @@ export default endpoint({
   method: 'PATCH',
   auth: userSession,
   idempotent: false,
+  repeat: 'the same changes again leave it as it was (the other party is told again)',
   body: milestoneUpdateBody,
   response: milestoneResponse,
   handler: ({ user, body }) => milestoneUpdate(user, body),

@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'marking read again changes nothing',
   body: notificationReadBody,
   response: notificationReadResponse,
   handler: ({ user, body }) => notificationRead(user, body),

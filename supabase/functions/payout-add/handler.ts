@@ -13,6 +13,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'saves a payout account (and its transfer recipient at the provider)',
   body: payoutAddBody,
   response: payoutAccountResponse,
   handler: ({ user, body }) => payoutAdd(user, body),

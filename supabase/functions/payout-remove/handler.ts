@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a repeat finds the account gone (404)',
   body: payoutIdBody,
   response: payoutRemovedResponse,
   handler: ({ user, body }) => payoutRemove(user, body.payout_account_id),

@@ -12,6 +12,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: false,
+  repeat: 'a repeat sets the same default again',
   body: payoutIdBody,
   response: payoutAccountResponse,
   handler: ({ user, body }) => payoutSetDefault(user, body.payout_account_id),

@@ -9,6 +9,7 @@ export default endpoint({
   method: 'PATCH',
   auth: userSession,
   idempotent: false,
+  repeat: 'the same next of kin again changes nothing',
   body: nokUpdateBody,
   response: nextOfKinResponse,
   handler: ({ user, body }) => profileNokUpdate(user, body),

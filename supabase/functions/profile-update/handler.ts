@@ -12,6 +12,7 @@ export default endpoint({
   method: 'PATCH',
   auth: userSession,
   idempotent: false,
+  repeat: 'the same changes again change nothing',
   body: profileUpdateBody,
   response: profileResponse,
   handler: ({ user, body }) => profileUpdate(user, body),

@@ -15,6 +15,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  repeat: 'creates a review (a repeat without a key is 409: one review per reviewer and escrow)',
   body: reviewSubmitBody,
   response: reviewResponse,
   handler: ({ user, body }) => reviewSubmit(user, body),

@@ -13,6 +13,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: 'asks the provider for a dedicated account',
   response: virtualAccountResponse,
   handler: ({ user }) => virtualAccountCreate(user),
 });

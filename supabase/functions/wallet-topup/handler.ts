@@ -16,6 +16,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: 'starts a card charge',
   body: walletTopupBody,
   response: walletTopupResponse,
   handler: ({ user, body }) => walletTopup(user, body),

@@ -17,6 +17,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   idempotent: true,
+  repeat: 'sends money to a bank account',
   body: walletWithdrawBody,
   response: transactionResponse,
   handler: ({ user, body }) => walletWithdraw(user, body),

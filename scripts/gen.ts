@@ -1,0 +1,117 @@
+// `npm run gen`: writes every generated file from its one source, a line per file.
+// `npm run gen -- --check` (a step of `npm test`): writes nothing, and exits 1 naming each file
+// that is not what the generator makes (edited by hand, or its source changed since).
+//
+//   supabase/functions/<name>/index.ts   the entry of each function (the same three lines)
+//   supabase/config.toml                 its [functions.<name>] blocks, between the functions markers
+//   README.md                            the endpoint and Idempotency-Key tables, between their markers
+//   docs/architecture.md                 the operation map, between the operations markers
+//   docs/api/openapi.json                the OpenAPI document (scripts/lib/spec/openapi.ts)
+//   clients/typescript/schema.ts         the typed client's types, from that document
+//   docs/escrow-states.md                the escrow state table (scripts/lib/spec/escrow-states.ts)
+//   docs/notifications.md                the notification catalog (shared/messages/catalog.ts)
+//   supabase/schema.sql                  every definition as the migrations leave it (a throw-away database)
+//   tests/support/seeds.ts               the KYC tiers and fee schedules the migrations seed (the same database)
+//
+// The sources: the endpoint definitions (supabase/functions/*/handler.ts), the catalogs in shared/,
+// and the migrations. docs/architecture.md#generated-files says which is which.
+import { loadFunctions } from './lib/server.ts';
+import { openApiDocument, renderOpenApi } from './lib/spec/openapi.ts';
+import { CLIENT_SCHEMA_PATH, clientSchema } from './lib/client-schema.ts';
+import { renderStatesDoc } from './lib/spec/escrow-states.ts';
+import { renderNotificationsDoc } from './lib/spec/notifications-doc.ts';
+import {
+  CONFIG_END,
+  CONFIG_START,
+  configBlocks,
+  ENDPOINTS_END,
+  ENDPOINTS_START,
+  endpointTable,
+  FUNCTION_INDEX,
+  idempotencyTable,
+  IDEMPOTENT_END,
+  IDEMPOTENT_START,
+  replaceRegion,
+} from './lib/spec/generated.ts';
+import { MAP_END, MAP_START, operationMap, operationRows } from './lib/spec/operation-map.ts';
+import { renderFromDatabase, withMigratedDatabase } from './lib/schema-build.ts';
+import { renderSeeds, SEEDS_PATH } from './lib/spec/seeds.ts';
+
+const root = new URL('../', import.meta.url).pathname;
+const check = Deno.args.includes('--check');
+const started = performance.now();
+
+const read = (file: string) => Deno.readTextFile(`${root}${file}`).catch(() => '');
+
+const handlers = await loadFunctions();
+const names = [...handlers.keys()];
+const metas = [...handlers.values()].map((h) => h.meta);
+const document = renderOpenApi(openApiDocument(metas));
+// one throw-away database built from the migrations, for schema.sql and the seeded figures
+const fromMigrations = await withMigratedDatabase(async (url) => ({
+  schema: await renderFromDatabase(url),
+  seeds: await renderSeeds(url),
+}));
+
+/** Each generated file and how to make it from what is in the repository now. */
+const targets: { file: string; make: () => Promise<string> | string }[] = [
+  ...names.map((name) => ({ file: `supabase/functions/${name}/index.ts`, make: () => FUNCTION_INDEX })),
+  {
+    file: 'supabase/config.toml',
+    make: async () =>
+      replaceRegion(await read('supabase/config.toml'), CONFIG_START, CONFIG_END, configBlocks(names), 'config.toml'),
+  },
+  {
+    file: 'README.md',
+    make: async () => {
+      const text = replaceRegion(
+        await read('README.md'),
+        ENDPOINTS_START,
+        ENDPOINTS_END,
+        endpointTable(metas),
+        'README.md',
+      );
+      return replaceRegion(text, IDEMPOTENT_START, IDEMPOTENT_END, idempotencyTable(metas), 'README.md');
+    },
+  },
+  {
+    file: 'docs/architecture.md',
+    make: async () =>
+      replaceRegion(
+        await read('docs/architecture.md'),
+        MAP_START,
+        MAP_END,
+        operationMap(operationRows(root, names)),
+        'docs/architecture.md',
+      ),
+  },
+  { file: 'docs/api/openapi.json', make: () => document },
+  { file: CLIENT_SCHEMA_PATH, make: () => clientSchema(document) },
+  { file: 'docs/escrow-states.md', make: () => renderStatesDoc() },
+  { file: 'docs/notifications.md', make: () => renderNotificationsDoc() },
+  { file: 'supabase/schema.sql', make: () => fromMigrations.schema },
+  { file: SEEDS_PATH, make: () => fromMigrations.seeds },
+];
+
+const stale: string[] = [];
+for (const t of targets) {
+  const wanted = await t.make();
+  const current = await read(t.file);
+  if (wanted === current) {
+    console.log(`  ✔ ${t.file}`);
+  } else if (check) {
+    stale.push(t.file);
+    console.log(`  ✘ ${t.file}: not what \`npm run gen\` makes`);
+  } else {
+    await Deno.writeTextFile(`${root}${t.file}`, wanted);
+    console.log(`  ✎ ${t.file} written`);
+  }
+}
+const took = `${((performance.now() - started) / 1000).toFixed(1)}s`;
+if (stale.length > 0) {
+  console.error(
+    `${stale.length} generated file(s) stale: ${stale.join(', ')}. Run \`npm run gen\` and commit them (${took}).`,
+  );
+  Deno.exit(1);
+}
+console.log(`${targets.length} generated files ${check ? 'current' : 'up to date'} (${took})`);
