@@ -2123,8 +2123,7 @@ begin
   end if;
   transfer_id := private.post_transfer('dispute-release:' || d.id, 'escrow_release', v_entries, v_tx);
   update public.escrows set status = 'released', released_at = p_now, released_amount = released_amount + p_payee_amount,
-                            updated_at = now()
-   where id = e.id;
+                            updated_at = now() where id = e.id;
 end
 $function$;
 comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer, P less the seller fee to the payee, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';

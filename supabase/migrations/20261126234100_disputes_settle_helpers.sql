@@ -142,8 +142,7 @@ begin
   end if;
   transfer_id := private.post_transfer('dispute-release:' || d.id, 'escrow_release', v_entries, v_tx);
   update public.escrows set status = 'released', released_at = p_now, released_amount = released_amount + p_payee_amount,
-                            updated_at = now()
-   where id = e.id;
+                            updated_at = now() where id = e.id;
 end
 $$;
 comment on function private.dispute_settle_split(public.escrows, public.disputes, bigint, timestamptz) is
