@@ -1945,22 +1945,12 @@ CREATE OR REPLACE FUNCTION private.dispute_settle(e public.escrows, d public.dis
  SET search_path TO ''
 AS $function$
 declare
-  v_remaining bigint := e.amount - e.released_amount;
   v_payer uuid := private.payer_of(e);
   v_payee uuid := private.payee_of(e);
-  v_hold bigint;
   v_payee_gets bigint := 0;
   v_payer_gets bigint := 0;
-  v_seller_fee bigint;
-  v_payer_fee_back bigint;
-  v_vat_back bigint;
-  v_vat_kept bigint;
-  v_release_debit bigint;
-  v_fees_kept bigint;
   v_transfer uuid;
-  v_tx uuid;
   v_payout_tx uuid;
-  v_entries jsonb;
   v_user uuid;
 begin
   perform private.dispute_check_split(e, p_outcome, p_payee_amount);
@@ -1981,69 +1971,14 @@ begin
    order by id
      for update;
   if p_outcome = 'release' then
-    if v_remaining > 0 then
-      v_transfer := private.escrow_pay_out(e, v_remaining, 'dispute-release:' || d.id, null,
-        pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
-    end if;
-    v_payee_gets := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
-    update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
+    select s.payee_gets, s.payer_gets, s.transfer_id into v_payee_gets, v_payer_gets, v_transfer
+      from private.dispute_settle_release(e, d, p_now) s;
   elsif p_outcome = 'refund' then
-    v_payer_gets := private.escrow_return_hold(e, pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title));
-    update public.escrows set status = 'refunded', refunded_at = p_now, updated_at = now() where id = e.id;
+    select s.payee_gets, s.payer_gets, s.transfer_id into v_payee_gets, v_payer_gets, v_transfer
+      from private.dispute_settle_refund(e, p_now) s;
   else
-    -- split: the payer's part first (R - P with the payer fee and VAT on it, half-up), then the
-    -- rest of the hold is the release of P: the payee's P less the seller fee on P, the VAT on P
-    -- to VAT, and everything else (the fees on P and the last kobo of rounding) to the platform
-    select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
-    v_payer_fee_back := private.share_half_up(e.payer_fee, v_remaining - p_payee_amount, e.amount);
-    v_vat_back := private.share_half_up(e.vat, v_remaining - p_payee_amount, e.amount);
-    v_payer_gets := (v_remaining - p_payee_amount) + v_payer_fee_back + v_vat_back;
-    v_seller_fee := private.share_half_up(e.seller_fee, p_payee_amount, e.amount);
-    v_payee_gets := p_payee_amount - v_seller_fee;
-    -- VAT gets the VAT on P (half-up); the platform gets the rest of the hold, the last kobo of
-    -- rounding either way included (never taking VAT beyond what the release part holds)
-    v_release_debit := coalesce(v_hold, 0) - v_payer_gets;
-    v_vat_kept := least(private.share_half_up(e.vat, p_payee_amount, e.amount),
-                        greatest(v_release_debit - greatest(v_payee_gets, 0), 0));
-    v_fees_kept := v_release_debit - v_payee_gets - v_vat_kept;
-    if v_fees_kept < 0 then
-      raise exception 'the hold of escrow % does not cover the split', e.id using errcode = 'ES409';
-    end if;
-    v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
-              pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), v_payer_gets, 'in', 'wallet',
-              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
-                                                         'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
-    perform private.post_transfer('dispute-refund:' || d.id, 'escrow_refund',
-      pg_catalog.jsonb_build_array(
-        pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_payer_gets),
-        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_payer_gets)),
-      v_tx);
-    -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
-    -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
-    v_tx := null;
-    v_entries := pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit));
-    if v_payee_gets > 0 then
-      v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
-                pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), v_payee_gets, 'in', 'wallet',
-                'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
-                                                           'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
-                                                           'vat', v_vat_kept));
-      v_entries := v_entries || pg_catalog.jsonb_build_array(
-        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
-    end if;
-    if v_fees_kept > 0 then
-      v_entries := v_entries || pg_catalog.jsonb_build_array(
-        pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_fees_kept));
-    end if;
-    if v_vat_kept > 0 then
-      v_entries := v_entries || pg_catalog.jsonb_build_array(
-        pg_catalog.jsonb_build_object('system', 'vat_payable', 'amount', v_vat_kept));
-    end if;
-    v_transfer := private.post_transfer('dispute-release:' || d.id, 'escrow_release', v_entries, v_tx);
-    update public.escrows set status = 'released', released_at = p_now, released_amount = released_amount + p_payee_amount,
-                              updated_at = now()
-     where id = e.id;
+    select s.payee_gets, s.payer_gets, s.transfer_id into v_payee_gets, v_payer_gets, v_transfer
+      from private.dispute_settle_split(e, d, p_payee_amount, p_now) s;
   end if;
   -- open milestones end with the escrow: a release pays the agreed ones with it, else cancelled
   perform private.close_milestones(e.id, case when p_outcome = 'release' then v_transfer end);
@@ -2075,6 +2010,125 @@ $function$;
 comment on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) is 'Resolves a dispute with release, refund or split: the money out of the hold (to exactly 0), the escrow closed, both parties told in the app and by SMS. The caller holds the escrow lock.';
 revoke all on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) from public;
 grant execute on function private.dispute_settle(e public.escrows, d public.disputes, p_outcome text, p_payee_amount bigint, p_resolved_by uuid, p_resolution text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_settle_refund(e public.escrows, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_settle_refund(e public.escrows, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+ RETURNS record
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  payer_gets := private.escrow_return_hold(e, pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title));
+  payee_gets := 0;
+  update public.escrows set status = 'refunded', refunded_at = p_now, updated_at = now() where id = e.id;
+end
+$function$;
+comment on function private.dispute_settle_refund(e public.escrows, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by refund: the whole hold back to the payer''s wallet, the escrow refunded. Answers what each party received. Called by private.dispute_settle under its locks.';
+revoke all on function private.dispute_settle_refund(e public.escrows, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) from public;
+grant execute on function private.dispute_settle_refund(e public.escrows, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_settle_release(e public.escrows, d public.disputes, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_settle_release(e public.escrows, d public.disputes, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+ RETURNS record
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_remaining bigint := e.amount - e.released_amount;
+begin
+  if v_remaining > 0 then
+    transfer_id := private.escrow_pay_out(e, v_remaining, 'dispute-release:' || d.id, null,
+      pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
+  end if;
+  payee_gets := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
+  payer_gets := 0;
+  update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
+end
+$function$;
+comment on function private.dispute_settle_release(e public.escrows, d public.disputes, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by release: what the hold still has paid out as an escrow release, the escrow released. Answers what each party received and the transfer. Called by private.dispute_settle under its locks.';
+revoke all on function private.dispute_settle_release(e public.escrows, d public.disputes, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) from public;
+grant execute on function private.dispute_settle_release(e public.escrows, d public.disputes, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid)
+ RETURNS record
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_remaining bigint := e.amount - e.released_amount;
+  v_payer uuid := private.payer_of(e);
+  v_payee uuid := private.payee_of(e);
+  v_hold bigint;
+  v_seller_fee bigint;
+  v_payer_fee_back bigint;
+  v_vat_back bigint;
+  v_vat_kept bigint;
+  v_release_debit bigint;
+  v_fees_kept bigint;
+  v_tx uuid;
+  v_entries jsonb;
+begin
+  select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
+  v_payer_fee_back := private.share_half_up(e.payer_fee, v_remaining - p_payee_amount, e.amount);
+  v_vat_back := private.share_half_up(e.vat, v_remaining - p_payee_amount, e.amount);
+  payer_gets := (v_remaining - p_payee_amount) + v_payer_fee_back + v_vat_back;
+  v_seller_fee := private.share_half_up(e.seller_fee, p_payee_amount, e.amount);
+  payee_gets := p_payee_amount - v_seller_fee;
+  -- VAT gets the VAT on P (half-up); the platform gets the rest of the hold, the last kobo of
+  -- rounding either way included (never taking VAT beyond what the release part holds)
+  v_release_debit := coalesce(v_hold, 0) - payer_gets;
+  v_vat_kept := least(private.share_half_up(e.vat, p_payee_amount, e.amount),
+                      greatest(v_release_debit - greatest(payee_gets, 0), 0));
+  v_fees_kept := v_release_debit - payee_gets - v_vat_kept;
+  if v_fees_kept < 0 then
+    raise exception 'the hold of escrow % does not cover the split', e.id using errcode = 'ES409';
+  end if;
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
+            pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), payer_gets, 'in', 'wallet',
+            'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
+                                                       'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
+  perform private.post_transfer('dispute-refund:' || d.id, 'escrow_refund',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -payer_gets),
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', payer_gets)),
+    v_tx);
+  -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
+  -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
+  v_tx := null;
+  v_entries := pg_catalog.jsonb_build_array(
+    pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit));
+  if payee_gets > 0 then
+    v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
+              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), payee_gets, 'in', 'wallet',
+              'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
+                                                         'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
+                                                         'vat', v_vat_kept));
+    v_entries := v_entries || pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', payee_gets));
+  end if;
+  if v_fees_kept > 0 then
+    v_entries := v_entries || pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_fees_kept));
+  end if;
+  if v_vat_kept > 0 then
+    v_entries := v_entries || pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('system', 'vat_payable', 'amount', v_vat_kept));
+  end if;
+  transfer_id := private.post_transfer('dispute-release:' || d.id, 'escrow_release', v_entries, v_tx);
+  update public.escrows set status = 'released', released_at = p_now, released_amount = released_amount + p_payee_amount,
+                            updated_at = now() where id = e.id;
+end
+$function$;
+comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer, P less the seller fee to the payee, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';
+revoke all on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) from public;
+grant execute on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.dispute_withdraw(p_escrow uuid, p_actor uuid, p_now timestamp with time zone)

@@ -266,182 +266,314 @@ export function clientAddress(req: Request, trustedHops = getConfig().TRUSTED_PR
   return entries[entries.length - trustedHops] ?? entries[0] ?? 'unknown';
 }
 
+/**
+ * What the steps below read of an endpoint's spec, its schemas and handler without the endpoint's
+ * type parameters: endpoint() checked them against one another, the steps only pass values along.
+ */
+interface Route {
+  name: string;
+  method: Method;
+  mode: AuthMode<Caller> | undefined;
+  successStatus: number;
+  deadline: boolean;
+  idempotent: boolean;
+  envelope: boolean;
+  query: z.ZodType | undefined;
+  body: z.ZodType | undefined;
+  verify: ((req: Request, rawBody: Uint8Array) => Promise<void>) | undefined;
+  handler: (ctx: Context<unknown, unknown, Auth>) => Promise<unknown>;
+}
+
+/** A request as far as the steps before the handler took it. */
+interface Incoming {
+  req: Request;
+  requestId: string;
+  /** CORS and x-request-id: on every answer from here on. */
+  headers: Record<string, string>;
+  rawBody: Uint8Array;
+  /** The caller the auth mode found; undefined under auth 'none'. */
+  user: Caller | undefined;
+}
+
 export function endpoint<
   QS extends z.ZodType | undefined = undefined,
   BS extends z.ZodType | undefined = undefined,
   RS extends z.ZodType | undefined = undefined,
   A extends Auth = Auth,
 >(spec: EndpointSpec<QS, BS, RS, A>): Handler<QS, BS, RS> {
-  const successStatus = spec.status ?? 200;
-  const mode = spec.auth === 'none' ? undefined : (spec.auth as AuthMode<Caller>);
-  // Every request gets an answer within REQUEST_DEADLINE_MS: past it, a 503 with Retry-After
-  // (docs/performance.md, "Faults": a statement postgres.js never settles after Postgres
-  // restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and
-  // its answer is kept for the retry if it ends.
-  const handler = async (req: Request): Promise<Response> => {
-    const requestId = crypto.randomUUID();
-    if (spec.deadline === false) return await respond(req, requestId);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<Response>((resolve) => {
-      timer = setTimeout(() => {
-        log.warn('request.deadline', { function: spec.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
-        resolve(jsonResponse(503, errorBody(503, DATABASE_UNAVAILABLE), {
-          ...corsHeaders(spec.method),
-          'x-request-id': requestId,
-          'Retry-After': '2',
-        }));
-      }, REQUEST_DEADLINE_MS);
-    });
-    try {
-      return await Promise.race([respond(req, requestId), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  const route: Route = {
+    name: spec.name,
+    method: spec.method,
+    mode: spec.auth === 'none' ? undefined : (spec.auth as AuthMode<Caller>),
+    successStatus: spec.status ?? 200,
+    deadline: spec.deadline !== false,
+    idempotent: spec.idempotent === true,
+    envelope: spec.envelope !== false,
+    query: spec.query,
+    body: spec.body,
+    verify: spec.verify,
+    // query and body are parsed by spec.query and spec.body, and user is set by spec.auth's mode
+    handler: spec.handler as Route['handler'],
   };
+  const handler = (req: Request): Promise<Response> =>
+    withDeadline(route, (requestId) => respond(route, req, requestId));
+  return Object.assign(handler, { meta: endpointMeta(spec, route) });
+}
 
-  const respond = async (req: Request, requestId: string): Promise<Response> => {
-    // A deployment whose configuration is refused (docs/security.md) serves nothing: the log names the
-    // variables (never their values), the client sees a plain 500.
-    try {
-      getConfig();
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      log.error('config.refused', { function: spec.name, request_id: requestId, problems: err.problems });
-      return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, {
+/**
+ * The path of a request, top to bottom. The configuration, OPTIONS; then a hidden mode's caller
+ * (before anything else is looked at), the method, the body (read and size), verify on the raw
+ * bytes, the caller of a mode that is not hidden; the rest (query, body schema, idempotency, the
+ * handler, the answer) runs in the caller's scope when the mode has one (`within`: the user
+ * session's live check). A refusal on the way is answered by `failure`.
+ */
+async function respond(route: Route, req: Request, requestId: string): Promise<Response> {
+  const refused = configurationRefused(route, requestId);
+  if (refused) return refused;
+  const headers = { ...corsHeaders(route.method), 'x-request-id': requestId };
+  if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers });
+  try {
+    // A hidden mode (the admin's) checks its caller first: before the method, the body's size, the
+    // query and the body, so a caller it refuses learns nothing from any of them.
+    const early = route.mode?.hidden ? await route.mode.identify(req) : undefined;
+    if (early === null) return functionNotFound(route.name, getConfig().CORS_ALLOW_ORIGIN);
+    checkMethod(route, req);
+    const rawBody = route.method === 'GET' ? new Uint8Array(0) : await readBody(req);
+    if (route.verify) await route.verify(req, rawBody);
+    const user = await authenticate(route, req, early);
+    const incoming: Incoming = { req, requestId, headers, rawBody, user };
+    const rest = () => afterAuth(route, incoming);
+    return user && route.mode?.within ? await route.mode.within(user, rest) : await rest();
+  } catch (err) {
+    return failure(route, requestId, headers, err);
+  }
+}
+
+/**
+ * The deadline: every request gets an answer within REQUEST_DEADLINE_MS: past it, a 503 with
+ * Retry-After (docs/performance.md, "Faults": a statement postgres.js never settles after Postgres
+ * restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and its
+ * answer is kept for the retry if it ends.
+ */
+async function withDeadline(route: Route, run: (requestId: string) => Promise<Response>): Promise<Response> {
+  const requestId = crypto.randomUUID();
+  if (!route.deadline) return await run(requestId);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => {
+      log.warn('request.deadline', { function: route.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
+      resolve(jsonResponse(503, errorBody(503, DATABASE_UNAVAILABLE), {
+        ...corsHeaders(route.method),
         'x-request-id': requestId,
-      });
-    }
-    const cors = corsHeaders(spec.method);
-    const base = { ...cors, 'x-request-id': requestId };
-    const fail = (e: HttpError) =>
-      jsonResponse(e.status, errorBody(e.status, e.message, e.details), { ...base, ...e.headers });
+        'Retry-After': '2',
+      }));
+    }, REQUEST_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([run(requestId), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-    if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
-    try {
-      // A hidden mode (the admin's) checks its caller first: before the method, the body's size, the
-      // query and the body, so a caller it refuses learns nothing from any of them.
-      const early = mode?.hidden ? await mode.identify(req) : undefined;
-      if (early === null) return functionNotFound(spec.name, getConfig().CORS_ALLOW_ORIGIN);
-      if (req.method !== spec.method) {
-        throw new HttpError(405, `Method ${req.method} is not allowed; use ${spec.method}`, undefined, {
-          Allow: `${spec.method}, OPTIONS`,
-        });
-      }
-      const rawBody = spec.method === 'GET' ? new Uint8Array(0) : await readBody(req);
-      if (spec.verify) await spec.verify(req, rawBody);
+/**
+ * A deployment whose configuration is refused (docs/security.md) serves nothing: the log names the
+ * variables (never their values), the client sees a plain 500. Null when the configuration is good.
+ */
+function configurationRefused(route: Route, requestId: string): Response | null {
+  try {
+    getConfig();
+    return null;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log.error('config.refused', { function: route.name, request_id: requestId, problems: err.problems });
+    return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, {
+      'x-request-id': requestId,
+    });
+  }
+}
 
-      const user = mode && !mode.hidden ? await mode.identify(req) : early;
-      if (user === null) throw unauthorized('Missing bearer token');
-      // Everything after authentication: query, body, the handler, idempotency and the envelope.
-      const answer = async (): Promise<Response> => {
-        let query: unknown;
-        const url = new URL(req.url);
-        const rawQuery = queryObject(url);
-        const badQuery = controlCharacterProblems(rawQuery);
-        if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
-        if (spec.query) {
-          const raw = rawQuery;
-          const parsed = spec.query.safeParse(raw);
-          if (!parsed.success) {
-            throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', raw));
-          }
-          query = parsed.data;
-        } else if ([...url.searchParams.keys()].length > 0) {
-          throw new HttpError(
-            400,
-            'Invalid query parameters',
-            [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
-          );
-        }
+/** The method: anything but the endpoint's (OPTIONS was answered before) is a 405 with Allow. */
+function checkMethod(route: Route, req: Request): void {
+  if (req.method !== route.method) {
+    throw new HttpError(405, `Method ${req.method} is not allowed; use ${route.method}`, undefined, {
+      Allow: `${route.method}, OPTIONS`,
+    });
+  }
+}
 
-        let body: unknown;
-        if (spec.body) {
-          const json = parseJson(rawBody);
-          const input = json === undefined ? {} : json;
-          const badText = controlCharacterProblems(input);
-          if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
-          const parsed = spec.body.safeParse(input);
-          if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
-          body = parsed.data;
-        } else if (rawBody.byteLength > 0) {
-          const json = parseJson(rawBody);
-          const empty = json === null ||
-            (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
-          if (!empty) {
-            throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
-          }
-        }
+/**
+ * The caller: a mode that is not hidden identifies it now (a hidden one did before the method, and
+ * found `early`); no caller under a mode is a 401. Undefined under auth 'none'.
+ */
+async function authenticate(route: Route, req: Request, early: Caller | undefined): Promise<Caller | undefined> {
+  const user = route.mode && !route.mode.hidden ? await route.mode.identify(req) : early;
+  if (user === null) throw unauthorized('Missing bearer token');
+  return user;
+}
 
-        // query and body were parsed by spec.query and spec.body just above; user is set when auth is 'user' or 'admin'
-        const ctx = { req, requestId, clientIp: clientAddress(req), query, body, rawBody, user } as Context<
-          Parsed<QS>,
-          Parsed<BS>,
-          A
-        >;
-        const run = async (): Promise<StoredResponse> => {
-          try {
-            const out: unknown = await spec.handler(ctx);
-            const status = out instanceof Reply ? out.status : successStatus;
-            const data = out instanceof Reply ? out.data : out;
-            return { status, body: spec.envelope === false ? data : successBody(status, data) };
-          } catch (err) {
-            const refused = err instanceof HttpError ? err : domainError(err);
-            if (!refused || refused.status >= 500) throw err;
-            return {
-              status: refused.status,
-              body: errorBody(refused.status, refused.message, refused.details),
-              headers: refused.headers,
-            };
-          }
-        };
-        const key = spec.idempotent && user ? req.headers.get('idempotency-key') : null;
-        if (key !== null && user) {
-          const r = await withIdempotency({ userId: user.id, operation: spec.name, key, rawBody }, run);
-          return jsonResponse(
-            r.status,
-            r.body,
-            r.replayed ? { ...base, 'Idempotent-Replayed': 'true' } : { ...base, ...(r.headers ?? {}) },
-          );
-        }
-        const r = await run();
-        return jsonResponse(r.status, r.body, { ...base, ...(r.headers ?? {}) });
-      };
-      return user && mode?.within ? await mode.within(user, answer) : await answer();
-    } catch (err) {
-      if (err instanceof HttpError) return fail(err);
-      if (isDatabaseUnavailable(err)) {
-        // Postgres restarting or out of reach: nothing the client did; the same request (with its
-        // Idempotency-Key) can be sent again shortly
-        log.warn('request.database_unavailable', {
-          function: spec.name,
-          request_id: requestId,
-          error: errorMessage(err),
-        });
-        return fail(new HttpError(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': '2' }));
-      }
-      log.error('request.failed', { function: spec.name, request_id: requestId, error: errorMessage(err) });
-      return jsonResponse(
-        500,
-        { ...errorBody(500, 'Internal error'), request_id: requestId },
-        base,
-      );
-    }
+/** Everything after authentication: query, body, idempotency, the handler and the answer. */
+async function afterAuth(route: Route, incoming: Incoming): Promise<Response> {
+  const { req, requestId, rawBody, user } = incoming;
+  const query = parseQuery(route, req);
+  const body = parseBody(route, rawBody);
+  const ctx: Context<unknown, unknown, Auth> = {
+    req,
+    requestId,
+    clientIp: clientAddress(req),
+    query,
+    body,
+    rawBody,
+    user,
   };
+  const result = await idempotently(route, incoming, () => runHandler(route, ctx));
+  return answer(result, incoming.headers);
+}
 
+/**
+ * Idempotency: with an Idempotency-Key (endpoints marked idempotent, with a caller), the handler
+ * runs once per key and body (withIdempotency: a replay, or a 409 on a different body); else it
+ * simply runs.
+ */
+async function idempotently(
+  route: Route,
+  { req, rawBody, user }: Incoming,
+  run: () => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const key = route.idempotent && user ? req.headers.get('idempotency-key') : null;
+  if (key === null || !user) return { ...(await run()), replayed: false };
+  return await withIdempotency({ userId: user.id, operation: route.name, key, rawBody }, run);
+}
+
+/** The answer: the result as JSON, a replay marked Idempotent-Replayed, a fresh one with its own headers. */
+function answer(r: StoredResponse & { replayed: boolean }, headers: Record<string, string>): Response {
+  return jsonResponse(
+    r.status,
+    r.body,
+    r.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : { ...headers, ...(r.headers ?? {}) },
+  );
+}
+
+/**
+ * The query string: no control characters in any value; then the endpoint's schema, or, without
+ * one, no parameter at all. Each refusal is a 400 naming the parameters.
+ */
+function parseQuery(route: Route, req: Request): unknown {
+  const url = new URL(req.url);
+  const rawQuery = queryObject(url);
+  const badQuery = controlCharacterProblems(rawQuery);
+  if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
+  if (route.query) {
+    const parsed = route.query.safeParse(rawQuery);
+    if (!parsed.success) {
+      throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', rawQuery));
+    }
+    return parsed.data;
+  }
+  if ([...url.searchParams.keys()].length > 0) {
+    throw new HttpError(
+      400,
+      'Invalid query parameters',
+      [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The body schema: the JSON body (none reads as {}) without control characters, parsed by the
+ * endpoint's schema; without one, no body but an empty one (nothing, null or {}).
+ */
+function parseBody(route: Route, rawBody: Uint8Array): unknown {
+  if (route.body) {
+    const json = parseJson(rawBody);
+    const input = json === undefined ? {} : json;
+    const badText = controlCharacterProblems(input);
+    if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
+    const parsed = route.body.safeParse(input);
+    if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
+    return parsed.data;
+  }
+  if (rawBody.byteLength > 0) {
+    const json = parseJson(rawBody);
+    const empty = json === null ||
+      (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
+    if (!empty) {
+      throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The handler, and its result as the answer to send (and keep, under an Idempotency-Key): the
+ * envelope with its status, or the refusal it threw (an HttpError or a SQL function's ES<status>).
+ * Anything else, and any 5xx, is thrown on to `failure`.
+ */
+async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): Promise<StoredResponse> {
+  try {
+    const out: unknown = await route.handler(ctx);
+    const status = out instanceof Reply ? out.status : route.successStatus;
+    const data = out instanceof Reply ? out.data : out;
+    return { status, body: route.envelope ? successBody(status, data) : data };
+  } catch (err) {
+    const refused = err instanceof HttpError ? err : domainError(err);
+    if (!refused || refused.status >= 500) throw err;
+    return {
+      status: refused.status,
+      body: errorBody(refused.status, refused.message, refused.details),
+      headers: refused.headers,
+    };
+  }
+}
+
+/**
+ * What a refusal or failure on the way is answered: an HttpError as itself, the database out of
+ * reach as a 503 with Retry-After, anything else as a 500 with the request id, logged.
+ */
+function failure(route: Route, requestId: string, headers: Record<string, string>, err: unknown): Response {
+  const fail = (e: HttpError) =>
+    jsonResponse(e.status, errorBody(e.status, e.message, e.details), { ...headers, ...e.headers });
+  if (err instanceof HttpError) return fail(err);
+  if (isDatabaseUnavailable(err)) {
+    // Postgres restarting or out of reach: nothing the client did; the same request (with its
+    // Idempotency-Key) can be sent again shortly
+    log.warn('request.database_unavailable', {
+      function: route.name,
+      request_id: requestId,
+      error: errorMessage(err),
+    });
+    return fail(new HttpError(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': '2' }));
+  }
+  log.error('request.failed', { function: route.name, request_id: requestId, error: errorMessage(err) });
+  return jsonResponse(
+    500,
+    { ...errorBody(500, 'Internal error'), request_id: requestId },
+    headers,
+  );
+}
+
+/** The endpoint's meta: the route enumerable, the rest read-only and hidden (EndpointMeta). */
+function endpointMeta<
+  QS extends z.ZodType | undefined,
+  BS extends z.ZodType | undefined,
+  RS extends z.ZodType | undefined,
+  A extends Auth,
+>(spec: EndpointSpec<QS, BS, RS, A>, route: Route): EndpointMeta<QS, BS, RS> {
   const meta: EndpointMeta<QS, BS, RS> = {
     name: spec.name,
     method: spec.method,
-    auth: mode ? mode.name : 'none',
-    authHidden: mode?.hidden === true,
-    status: successStatus,
-    idempotent: spec.idempotent === true,
+    auth: route.mode ? route.mode.name : 'none',
+    authHidden: route.mode?.hidden === true,
+    status: route.successStatus,
+    idempotent: route.idempotent,
     repeat: spec.repeat,
     summary: spec.summary,
     description: spec.description,
     signedBy: spec.signedBy,
     refusals: spec.refusals,
     alsoSucceedsWith: spec.alsoSucceedsWith,
-    envelope: spec.envelope !== false,
+    envelope: route.envelope,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)
     query: spec.query as QS,
     body: spec.body as BS,
@@ -465,5 +597,5 @@ export function endpoint<
   ) {
     Object.defineProperty(meta, key, { enumerable: false, writable: false });
   }
-  return Object.assign(handler, { meta });
+  return meta;
 }

@@ -329,62 +329,75 @@ async function walletShortfall(userId: string, escrowId: string): Promise<HttpEr
   );
 }
 
-export async function escrowFund(
-  user: AuthUser,
-  input: {
-    escrow_id: string;
-    method: 'wallet' | 'card' | 'saved_card' | 'bank_transfer';
-    card_id?: string;
-    callback_url?: string;
-  },
-): Promise<EscrowFundResponse> {
-  const id = input.escrow_id;
-  if (input.method === 'wallet') {
-    try {
-      return await transition(
-        user,
-        id,
-        (sql) =>
-          sql<
-            { status: 'active' | 'funded' }[]
-          >`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
-        // a draft that became active (the initiator paid) queued its invitation SMS
-        async ([r]) => {
-          if (r?.status === 'active') await sendQueuedSms();
-        },
+/** What escrow-fund takes: the escrow, how it is paid, and for a card the saved card or the page's return. */
+interface FundInput {
+  escrow_id: string;
+  method: 'wallet' | 'card' | 'saved_card' | 'bank_transfer';
+  card_id?: string;
+  callback_url?: string;
+}
+
+export async function escrowFund(user: AuthUser, input: FundInput): Promise<EscrowFundResponse> {
+  if (input.method === 'wallet') return await fundFromWallet(user, input.escrow_id);
+  if (input.method === 'bank_transfer') return await fundByBankTransfer(user, input.escrow_id);
+  return await fundByCard(user, input);
+}
+
+/**
+ * From the wallet, at once: the escrow as it now is. A wallet short of the total charge is refused
+ * naming what is missing (walletShortfall), a KYC limit by its 403 (overLimitOr).
+ */
+async function fundFromWallet(user: AuthUser, id: string): Promise<EscrowFundResponse> {
+  try {
+    return await transition(
+      user,
+      id,
+      (sql) =>
+        sql<
+          { status: 'active' | 'funded' }[]
+        >`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
+      // a draft that became active (the initiator paid) queued its invitation SMS
+      async ([r]) => {
+        if (r?.status === 'active') await sendQueuedSms();
+      },
+    );
+  } catch (err) {
+    if (isPgError(err, 'ES402')) throw await walletShortfall(user.id, id);
+    throw overLimitOr(err);
+  }
+}
+
+/** By bank transfer: the escrow waits for it, and the answer names the payer's virtual account. */
+async function fundByBankTransfer(user: AuthUser, id: string): Promise<EscrowFundResponse> {
+  // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the
+  // account; without an active one the whole transaction, and so the waiting mark, rolls back.
+  const va = await asService(async (tx) => {
+    await tx`select private.escrow_await_bank_transfer(${id}, ${user.id})`;
+    const [row] = await tx<
+      { status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]
+    >`
+      select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`;
+    if (!row || row.status !== 'active') {
+      throw conflict(
+        'You need an active virtual account to pay by bank transfer; create one with virtual-account-create',
       );
-    } catch (err) {
-      if (isPgError(err, 'ES402')) throw await walletShortfall(user.id, id);
-      throw overLimitOr(err);
     }
-  }
-  if (input.method === 'bank_transfer') {
-    // The escrow's checks come first (a stranger 404, the payee 403, a wrong state 409), then the
-    // account; without an active one the whole transaction, and so the waiting mark, rolls back.
-    const va = await asService(async (tx) => {
-      await tx`select private.escrow_await_bank_transfer(${id}, ${user.id})`;
-      const [row] = await tx<
-        { status: string; account_number: string | null; account_name: string | null; bank_name: string | null }[]
-      >`
-        select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`;
-      if (!row || row.status !== 'active') {
-        throw conflict(
-          'You need an active virtual account to pay by bank transfer; create one with virtual-account-create',
-        );
-      }
-      return row;
-    }).catch((err) => {
-      throw overLimitOr(err);
-    });
-    const escrow = await escrowGet(user, id);
-    return {
-      escrow_id: id,
-      status: 'awaiting_bank_transfer',
-      amount: escrow.fee_breakdown.total_charge,
-      virtual_account: { account_number: va.account_number, account_name: va.account_name, bank_name: va.bank_name },
-    };
-  }
-  // card or saved card: a pending funding transaction whose id is the charge reference
+    return row;
+  }).catch((err) => {
+    throw overLimitOr(err);
+  });
+  const escrow = await escrowGet(user, id);
+  return {
+    escrow_id: id,
+    status: 'awaiting_bank_transfer',
+    amount: escrow.fee_breakdown.total_charge,
+    virtual_account: { account_number: va.account_number, account_name: va.account_name, bank_name: va.bank_name },
+  };
+}
+
+/** By card or saved card: a pending funding transaction whose id is the charge reference. */
+async function fundByCard(user: AuthUser, input: FundInput): Promise<EscrowFundResponse> {
+  const id = input.escrow_id;
   const authorizationCode = input.card_id ? await savedCardAuthorization(user.id, input.card_id) : undefined;
   const { id: reference, amount } = await asService(async (tx) => {
     const [created] = await tx<{ id: string }[]>`

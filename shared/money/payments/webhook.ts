@@ -187,7 +187,7 @@ const depositMetadata = (d: Data) => ({
 
 /**
  * A charge.success into a virtual account with everything the credit needs, or null: such an
- * event is applied in one statement (webhookPayments); any other goes through apply().
+ * event is recorded and credited in one statement (record); any other goes through apply().
  */
 function knownDeposit(e: PaymentsEvent) {
   if (e.event !== 'charge.success') return null;
@@ -467,6 +467,11 @@ async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCh
   }
 }
 
+/**
+ * webhook-payments: verify (a card charge whose figures disagree is checked with the provider,
+ * before any transaction), then record and apply in one transaction, then what follows the commit;
+ * a failure is kept in private.webhook_failures (keepFailure).
+ */
 export async function webhookPayments(
   e: PaymentsEvent,
   raw: Uint8Array,
@@ -477,70 +482,108 @@ export async function webhookPayments(
   try {
     // before the transaction: a disagreeing charge is checked with the provider over HTTP
     const check = await checkCharge(e, key);
-    const outcome = await asService(async (tx) => {
-      // the statements of every event are written with inline: no Describe round trip each
-      const deposit = knownDeposit(e);
-      let result: WebhookOutcome;
-      if (deposit) {
-        // the most frequent event, a transfer into a virtual account, in one statement: recorded in
-        // the inbox and, when new and the account is known by number, credited
-        const [row] = await inline(tx)<{ fresh: boolean; credited: boolean; outcome: BankTransferResult }[]>`
-          with fresh as (
-            insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
-            values ('payments', ${key}, ${e.event}, ${e}, 'processing')
-            on conflict do nothing returning event_key),
-          credit as (
-            select private.bank_transfer_received(v.user_id, ${deposit.amount}, ${provider}, ${deposit.chargeId},
-                                                  ${deposit.metadata}::jsonb) as outcome
-              from public.virtual_accounts v
-             where v.account_number = ${deposit.accountNumber} and exists (select 1 from fresh))
-          select exists (select 1 from fresh) as fresh, exists (select 1 from credit) as credited,
-                 (select outcome from credit) as outcome`;
-        if (!row?.fresh) return { kind: 'duplicate' } as const;
-        // not known by number: looked up by customer code, or flagged, as any other event
-        result = row.credited ? { kind: 'bank_transfer', result: row.outcome } : await apply(tx, e, provider, check);
-      } else {
-        const inserted = await inline(tx)`
-          insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
-          values ('payments', ${key}, ${e.event}, ${e}, 'processing')
-          on conflict do nothing returning event_key`;
-        if (inserted.length === 0) return { kind: 'duplicate' } as const;
-        result = await apply(tx, e, provider, check);
-      }
-      // recorded with the commit: sent together with COMMIT, a failure fails the transaction
-      sendWithCommit(
-        tx,
-        inline(tx)`update private.webhook_inbox set outcome = ${outcomeText(result)}
-                    where provider = 'payments' and event_key = ${key}`,
-      );
-      return result;
-    });
-    log.info('webhook.payments', {
-      event_type: e.event,
-      event_key: key,
-      outcome: outcomeText(outcome),
-      request_id: requestId,
-    });
-    // the SMS the event queued go out after the answer: the provider waits for nothing but the
-    // commit, and the job sends whatever this leaves unsent
-    if (queuedSms(outcome)) afterResponse('sms.dispatch', () => dispatchQueuedSmsSoon());
+    const outcome = await asService((tx) => recordAndApply(tx, e, key, provider, check));
+    afterCommitted(e, key, outcome, requestId);
   } catch (err) {
-    log.error('webhook.payments_failed', {
-      event_type: e.event,
-      event_key: key,
-      request_id: requestId,
-      error: errorMessage(err),
-    });
-    await asService((tx) =>
-      tx`
-      insert into private.webhook_failures (provider, event_key, event_type, payload, error)
-      values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`
-    ).catch((e2) => {
-      // Neither applied nor kept (the database is out of reach): the provider must send it again,
-      // so the answer is an error (503 or 500), never a 200 that would lose the event.
-      log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) });
-      throw err;
-    });
+    await keepFailure(e, key, requestId, err);
   }
   return { received: true };
+}
+
+/**
+ * The webhook's one transaction: the event recorded in the inbox (a duplicate does nothing more),
+ * its effect applied, and its outcome written with the commit.
+ */
+async function recordAndApply(
+  tx: Tx,
+  e: PaymentsEvent,
+  key: string,
+  provider: string,
+  check: ChargeCheck | null,
+): Promise<WebhookOutcome> {
+  // the statements of every event are written with inline: no Describe round trip each
+  const recorded = await record(tx, e, key, provider);
+  if (recorded === 'duplicate') return { kind: 'duplicate' };
+  // not credited in the recording statement: applied (a deposit not known by number is looked up
+  // by customer code, or flagged, as any other event)
+  const result = recorded === 'recorded' ? await apply(tx, e, provider, check) : recorded;
+  // recorded with the commit: sent together with COMMIT, a failure fails the transaction
+  sendWithCommit(
+    tx,
+    inline(tx)`update private.webhook_inbox set outcome = ${outcomeText(result)}
+                where provider = 'payments' and event_key = ${key}`,
+  );
+  return result;
+}
+
+/**
+ * Records the event in private.webhook_inbox, once per key: 'duplicate' when it already was. The
+ * most frequent event, a transfer into a virtual account known by number, is credited in the same
+ * statement, and its outcome answered; any other new event is 'recorded', to be applied.
+ */
+async function record(
+  tx: Tx,
+  e: PaymentsEvent,
+  key: string,
+  provider: string,
+): Promise<'duplicate' | 'recorded' | WebhookOutcome> {
+  const deposit = knownDeposit(e);
+  if (!deposit) {
+    const inserted = await inline(tx)`
+      insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+      values ('payments', ${key}, ${e.event}, ${e}, 'processing')
+      on conflict do nothing returning event_key`;
+    return inserted.length === 0 ? 'duplicate' : 'recorded';
+  }
+  const [row] = await inline(tx)<{ fresh: boolean; credited: boolean; outcome: BankTransferResult }[]>`
+    with fresh as (
+      insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+      values ('payments', ${key}, ${e.event}, ${e}, 'processing')
+      on conflict do nothing returning event_key),
+    credit as (
+      select private.bank_transfer_received(v.user_id, ${deposit.amount}, ${provider}, ${deposit.chargeId},
+                                            ${deposit.metadata}::jsonb) as outcome
+        from public.virtual_accounts v
+       where v.account_number = ${deposit.accountNumber} and exists (select 1 from fresh))
+    select exists (select 1 from fresh) as fresh, exists (select 1 from credit) as credited,
+           (select outcome from credit) as outcome`;
+  if (!row?.fresh) return 'duplicate';
+  return row.credited ? { kind: 'bank_transfer', result: row.outcome } : 'recorded';
+}
+
+/**
+ * After the commit: the outcome logged, and the SMS the event queued sent after the answer (the
+ * provider waits for nothing but the commit, and the job sends whatever this leaves unsent).
+ */
+function afterCommitted(e: PaymentsEvent, key: string, outcome: WebhookOutcome, requestId: string): void {
+  log.info('webhook.payments', {
+    event_type: e.event,
+    event_key: key,
+    outcome: outcomeText(outcome),
+    request_id: requestId,
+  });
+  if (queuedSms(outcome)) afterResponse('sms.dispatch', () => dispatchQueuedSmsSoon());
+}
+
+/**
+ * A failing event: logged with its key and kept in private.webhook_failures, so the provider gets
+ * its 200 and a redelivery can apply it afresh.
+ */
+async function keepFailure(e: PaymentsEvent, key: string, requestId: string, err: unknown): Promise<void> {
+  log.error('webhook.payments_failed', {
+    event_type: e.event,
+    event_key: key,
+    request_id: requestId,
+    error: errorMessage(err),
+  });
+  await asService((tx) =>
+    tx`
+    insert into private.webhook_failures (provider, event_key, event_type, payload, error)
+    values ('payments', ${key}, ${e.event}, ${tx.json(e as never)}, ${errorMessage(err)})`
+  ).catch((e2) => {
+    // Neither applied nor kept (the database is out of reach): the provider must send it again,
+    // so the answer is an error (503 or 500), never a 200 that would lose the event.
+    log.error('webhook.failure_not_recorded', { event_key: key, error: errorMessage(e2) });
+    throw err;
+  });
 }
