@@ -311,8 +311,7 @@ export const escrowRelease = (user: AuthUser, id: string) =>
 async function walletShortfall(userId: string, escrowId: string): Promise<HttpError> {
   const [row] = await asService((tx) =>
     tx<{ balance: string; total: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0)
-               as balance,
+      select private.wallet_balance(${userId}) as balance,
              (select total_charge from public.escrows where id = ${escrowId}) as total`
   );
   const balance = Number(row?.balance ?? 0);

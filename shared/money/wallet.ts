@@ -41,9 +41,7 @@ export async function walletGet({ claims }: AuthUser): Promise<WalletResponse> {
   const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
     claims,
     (tx) => [
-      inline(tx)<{ balance: string }[]>`
-        select coalesce((select balance from private.ledger_accounts
-                          where kind = 'user_wallet' and owner_id = ${claims.sub}::uuid), 0) as balance`,
+      inline(tx)<{ balance: string }[]>`select private.wallet_balance(${claims.sub}::uuid) as balance`,
     ],
     (tx) => [
       tx<{ deposits: string; withdrawals: string }[]>`

@@ -15,11 +15,10 @@ import {
   escrowStatus,
   fundedDeal,
   fundWallet,
-  holdKobo,
   newDeal,
   payerCanFund,
-  walletKobo,
 } from '../support/escrows.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
