@@ -3083,6 +3083,22 @@ comment on function private.forbid_change() is 'Trigger: refuses UPDATE, DELETE 
 revoke all on function private.forbid_change() from public;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.hold_balance(p_escrow uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.hold_balance(p_escrow uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce((select a.balance from private.ledger_accounts a
+                    where a.kind = 'escrow_hold' and a.owner_id = p_escrow), 0)::bigint;
+$function$;
+comment on function private.hold_balance(p_escrow uuid) is 'The money locked in the escrow in kobo (its escrow_hold ledger account); 0 when it has no account yet.';
+revoke all on function private.hold_balance(p_escrow uuid) from public;
+grant execute on function private.hold_balance(p_escrow uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
@@ -4856,6 +4872,22 @@ $function$;
 comment on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'Credits a bank transfer into a user''s virtual account to their wallet as a settled deposit, once per provider charge id.';
 revoke all on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) from public;
 grant execute on function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.wallet_balance(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.wallet_balance(p_user uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce((select a.balance from private.ledger_accounts a
+                    where a.kind = 'user_wallet' and a.owner_id = p_user), 0)::bigint;
+$function$;
+comment on function private.wallet_balance(p_user uuid) is 'The user''s wallet balance in kobo (their user_wallet ledger account); 0 when they have no account yet.';
+revoke all on function private.wallet_balance(p_user uuid) from public;
+grant execute on function private.wallet_balance(p_user uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text)

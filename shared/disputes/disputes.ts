@@ -6,95 +6,51 @@
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import type { DisputeOutcome, DisputeReasonCode, DisputeStatus, ProposalStatus } from './enums.ts';
+import type { DisputeOutcome, DisputeReasonCode, DisputeStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
 import { HttpError, notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
-import type { AdminDisputeResponse, DisputeResponse, ProposalResponse } from './schema.ts';
+import {
+  type AdminDisputeResponse,
+  type DisputeResponse,
+  disputeResponse,
+  type ProposalResponse,
+  proposalResponse,
+} from './schema.ts';
+import { answerOf, columnsOf, type RowOf } from '../core/rows.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 
-interface DisputeRow {
-  id: string;
-  escrow_id: string;
-  raised_by: string;
-  reason_code: DisputeReasonCode;
-  reason: string;
-  status: DisputeStatus;
-  negotiation_deadline: string;
-  auto_release_at: string | null;
-  resolved_by: string | null;
-  resolution: string | null;
-  resolved_at: string | null;
-  created_at: string;
-  outcome: DisputeOutcome | null;
+/** A dispute as stored: the answer's fields, and the outcome it was settled with (admins see it). */
+type DisputeRow = RowOf<DisputeResponse, 'proposals', {
+  outcome: AdminDisputeResponse['outcome'];
   payee_amount: string | null;
-}
+}>;
 
-interface ProposalRow {
-  id: string;
-  dispute_id: string;
-  proposed_by: string;
-  outcome: DisputeOutcome;
-  payee_amount: string | null;
-  status: ProposalStatus;
-  created_at: string;
-  responded_at: string | null;
-}
+const DISPUTE_COLUMNS = columnsOf(disputeResponse, { computed: ['proposals'], stored: ['outcome', 'payee_amount'] });
 
-const DISPUTE_COLUMNS = [
-  'id',
-  'escrow_id',
-  'raised_by',
-  'reason_code',
-  'reason',
-  'status',
-  'negotiation_deadline',
-  'auto_release_at',
-  'resolved_by',
-  'resolution',
-  'resolved_at',
-  'created_at',
-  'outcome',
-  'payee_amount',
-] as const;
+/** A proposal as stored: the answer's fields, its dispute, the payee's share in kobo. */
+type ProposalRow = RowOf<ProposalResponse, never, { dispute_id: string; payee_amount: string | null }>;
 
-const proposalView = (p: ProposalRow): ProposalResponse => ({
-  id: p.id,
-  proposed_by: p.proposed_by,
-  outcome: p.outcome,
-  payee_amount: p.payee_amount === null ? null : toNaira(p.payee_amount),
-  status: p.status,
-  created_at: p.created_at,
-  responded_at: p.responded_at,
-});
+const PROPOSAL_COLUMNS = columnsOf(proposalResponse, { stored: ['dispute_id'] });
 
-const disputeView = (d: DisputeRow, proposals: ProposalRow[]): DisputeResponse => ({
-  id: d.id,
-  escrow_id: d.escrow_id,
-  raised_by: d.raised_by,
-  reason_code: d.reason_code,
-  reason: d.reason,
-  status: d.status,
-  negotiation_deadline: d.negotiation_deadline,
-  auto_release_at: d.auto_release_at,
-  resolved_by: d.resolved_by,
-  resolution: d.resolution,
-  resolved_at: d.resolved_at,
-  created_at: d.created_at,
-  proposals: proposals.map(proposalView),
-});
+const proposalView = (p: ProposalRow): ProposalResponse =>
+  answerOf(proposalResponse, { ...p, payee_amount: p.payee_amount === null ? null : toNaira(p.payee_amount) });
+
+const disputeView = (d: DisputeRow, proposals: ProposalRow[]): DisputeResponse =>
+  answerOf(disputeResponse, { ...d, proposals: proposals.map(proposalView) });
 
 /** The escrow's open dispute, else its most recent one, with its open proposals; null when none. */
 async function readDispute(tx: Tx, escrowId: string): Promise<DisputeResponse | null> {
   const [d] = await tx<DisputeRow[]>`
-    select ${tx(DISPUTE_COLUMNS as unknown as string[])} from public.disputes
+    select ${tx(DISPUTE_COLUMNS)} from public.disputes
      where escrow_id = ${escrowId}
      order by (status in ('negotiation', 'escalated')) desc, created_at desc
      limit 1`;
   if (!d) return null;
   const proposals = await tx<ProposalRow[]>`
-    select * from public.dispute_proposals where dispute_id = ${d.id} and status = 'open' order by created_at`;
+    select ${tx(PROPOSAL_COLUMNS)} from public.dispute_proposals where dispute_id = ${d.id} and status = 'open'
+     order by created_at`;
   return disputeView(d, proposals);
 }
 
@@ -198,7 +154,8 @@ async function adminRows(tx: Tx, where: Fragment, limit: number): Promise<AdminD
      limit ${limit}`;
   const ids = rows.map((r) => r.id);
   const proposals = ids.length === 0 ? [] : await tx<ProposalRow[]>`
-    select * from public.dispute_proposals where dispute_id = any(${ids}::uuid[]) order by created_at`;
+    select ${tx(PROPOSAL_COLUMNS)} from public.dispute_proposals where dispute_id = any(${ids}::uuid[])
+     order by created_at`;
   return rows.map((r) => ({
     ...disputeView(r, proposals.filter((p) => p.dispute_id === r.id)),
     escrow_title: r.escrow_title,

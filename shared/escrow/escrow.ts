@@ -10,7 +10,6 @@ import { getConfig } from '../core/config.ts';
 import type postgres from 'postgres';
 import { asService, callAsService, inline, isPgError, readAsUser, sqlLiteral, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import type { EscrowCategory, EscrowStatus, PayerRole } from './enums.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
 import { conflict, describeWait, HttpError, notFound, tooManyRequests } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
@@ -18,82 +17,41 @@ import { nairaEn } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
-import type { EscrowFundResponse, EscrowListItemResponse, EscrowResponse } from './schema.ts';
+import {
+  type EscrowFundResponse,
+  type EscrowListItemResponse,
+  escrowListItemResponse,
+  type EscrowResponse,
+  escrowResponse,
+} from './schema.ts';
+import { answerOf, columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
 
 /**
- * An escrow as its parties may read it. counterparty_id itself is not readable by the API roles
+ * An escrow as its parties may read it: the answer's fields but two, with the amounts in kobo.
+ * counterparty_id itself is not readable by the API roles
  * (supabase/migrations/20261121000600_escrows.sql): before the counterparty accepts or declines it
  * would tell the initiator whether the invited phone has an account. revealed_counterparty_id is
- * the same id once they have accepted or declined, null before.
+ * the same id once they have accepted or declined, null before. The fee breakdown is computed from
+ * the stored fees.
  */
-export interface EscrowRow {
-  id: string;
-  initiator_id: string;
+export type EscrowRow = RowOf<EscrowResponse, 'counterparty_id' | 'fee_breakdown', {
   revealed_counterparty_id: string | null;
-  category: EscrowCategory;
-  payer_role: PayerRole;
-  title: string;
-  description: string;
-  counterparty_phone: string;
-  transaction_type: string;
-  release_type: string;
   amount: string;
-  currency: 'NGN';
-  status: EscrowStatus;
-  inspection_period_days: number;
   payer_fee: string;
   vat: string;
   total_charge: string;
   seller_fee: string;
   seller_payout: string;
   released_amount: string;
-  accepted_at: string | null;
-  funded_at: string | null;
-  delivered_at: string | null;
-  inspection_ends_at: string | null;
-  released_at: string | null;
-  refunded_at: string | null;
-  cancelled_at: string | null;
-  declined_at: string | null;
-  created_at: string;
-  updated_at: string;
   conversation_id?: string;
-}
+}>;
 
-/** The escrow columns `authenticated` may select: every one but counterparty_id and invite_token_hash. */
-export const ESCROW_COLUMNS = [
-  'id',
-  'initiator_id',
-  'revealed_counterparty_id',
-  'category',
-  'payer_role',
-  'title',
-  'description',
-  'counterparty_phone',
-  'transaction_type',
-  'release_type',
-  'amount',
-  'currency',
-  'status',
-  'inspection_period_days',
-  'payer_fee',
-  'vat',
-  'total_charge',
-  'seller_fee',
-  'seller_payout',
-  'released_amount',
-  'accepted_at',
-  'funded_at',
-  'delivered_at',
-  'inspection_ends_at',
-  'released_at',
-  'refunded_at',
-  'cancelled_at',
-  'declined_at',
-  'created_at',
-  'updated_at',
-] as const;
+/** The escrow columns a view needs (`authenticated` may select every one but counterparty_id and invite_token_hash). */
+export const ESCROW_COLUMNS = columnsOf(escrowResponse, {
+  computed: ['counterparty_id', 'fee_breakdown'],
+  stored: ['revealed_counterparty_id', 'payer_fee', 'vat', 'total_charge', 'seller_fee', 'seller_payout'],
+});
 
 /**
  * The escrow as `callerId` (one of its parties) sees it. To the initiator, counterparty_id is null
@@ -107,26 +65,10 @@ export function escrowView(
   opts: { withConversation: true },
 ): EscrowListItemResponse;
 export function escrowView(e: EscrowRow, callerId: string, opts: { withConversation?: boolean } = {}) {
-  return {
-    id: e.id,
-    initiator_id: e.initiator_id,
+  const fields = {
+    ...e,
     counterparty_id: e.initiator_id === callerId ? e.revealed_counterparty_id : callerId,
-    category: e.category,
-    payer_role: e.payer_role,
-    title: e.title,
-    description: e.description,
-    counterparty_phone: e.counterparty_phone,
-    transaction_type: e.transaction_type,
-    release_type: e.release_type,
     amount: toNaira(e.amount),
-    currency: e.currency,
-    status: e.status,
-    inspection_period_days: e.inspection_period_days,
-    created_at: e.created_at,
-    funded_at: e.funded_at,
-    released_at: e.released_at,
-    ...(opts.withConversation ? { conversation_id: e.conversation_id } : {}),
-    // beyond the spec's fields: what a client needs to show the deal
     fee_breakdown: feeBreakdownView({
       escrow_amount: Number(e.amount),
       payer_fee: Number(e.payer_fee),
@@ -136,14 +78,10 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
       seller_payout: Number(e.seller_payout),
     }),
     released_amount: toNaira(e.released_amount),
-    accepted_at: e.accepted_at,
-    delivered_at: e.delivered_at,
-    inspection_ends_at: e.inspection_ends_at,
-    refunded_at: e.refunded_at,
-    cancelled_at: e.cancelled_at,
-    declined_at: e.declined_at,
-    updated_at: e.updated_at,
   };
+  return opts.withConversation
+    ? answerOf(escrowListItemResponse, { ...fields, conversation_id: e.conversation_id })
+    : answerOf(escrowResponse, fields);
 }
 
 function escrowOrNotFound(row: EscrowRow | undefined, callerId: string) {
@@ -218,8 +156,8 @@ export async function escrowCreate(
   };
 }
 
-/** The escrow columns a view needs, as SQL (constant names, prefixed with `e.` when asked). */
-const escrowColumns = (prefix = '') => ESCROW_COLUMNS.map((col) => `${prefix}${col}`).join(', ');
+/** The escrow columns a view needs, as SQL (qualified by the alias when asked). */
+const escrowColumns = (alias?: string) => selectList(ESCROW_COLUMNS, { alias });
 
 /** The escrow as the caller sees it (row-level security), in one round trip. */
 export async function escrowGet({ claims }: AuthUser, id: string) {
@@ -237,7 +175,7 @@ export async function escrowList({ claims }: AuthUser, q: { status?: string; lim
   const [rows] = await readAsUser(claims, (tx) => [
     sqlText<(EscrowRow & { conversation_id: string })[]>(
       tx,
-      `select ${escrowColumns('e.')}, c.id as conversation_id
+      `select ${escrowColumns('e')}, c.id as conversation_id
          from public.escrows e join public.conversations c on c.escrow_id = e.id
         where ${where}
         order by e.created_at desc
@@ -313,8 +251,7 @@ export const escrowRelease = (user: AuthUser, id: string) =>
 async function walletShortfall(userId: string, escrowId: string): Promise<HttpError> {
   const [row] = await asService((tx) =>
     tx<{ balance: string; total: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0)
-               as balance,
+      select private.wallet_balance(${userId}) as balance,
              (select total_charge from public.escrows where id = ${escrowId}) as total`
   );
   const balance = Number(row?.balance ?? 0);

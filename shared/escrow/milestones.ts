@@ -5,56 +5,23 @@
 import { afterCommit } from '../core/background.ts';
 import { asService, asUser, type UserClaims } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import type { MilestoneStatus } from './enums.ts';
+import { type MilestoneResponse, milestoneResponse } from './schema.ts';
+import { columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 
-interface MilestoneRow {
-  id: string;
-  escrow_id: string;
-  created_by: string;
-  milestone_index: number;
-  title: string;
-  description: string | null;
-  amount: string;
-  due_date: string | null;
-  status: MilestoneStatus;
-  initiator_approved: boolean;
-  counterparty_approved: boolean;
-  changes_note: string | null;
-  release_tx_id: string | null;
-  created_at: string;
-  updated_at: string;
-  accepted_at: string | null;
-  completed_at: string | null;
-  released_at: string | null;
-}
+/** A milestone as stored: the answer's fields, the amount in kobo. */
+type MilestoneRow = RowOf<MilestoneResponse, never, { amount: string }>;
 
-const milestoneView = (m: MilestoneRow) => ({
-  id: m.id,
-  escrow_id: m.escrow_id,
-  created_by: m.created_by,
-  milestone_index: m.milestone_index,
-  title: m.title,
-  description: m.description,
-  amount: toNaira(m.amount),
-  due_date: m.due_date,
-  status: m.status,
-  initiator_approved: m.initiator_approved,
-  counterparty_approved: m.counterparty_approved,
-  changes_note: m.changes_note,
-  release_tx_id: m.release_tx_id,
-  created_at: m.created_at,
-  updated_at: m.updated_at,
-  accepted_at: m.accepted_at,
-  completed_at: m.completed_at,
-  released_at: m.released_at,
-});
+/** The answer's columns; due_date is read as text (a date, never shifted by a time zone). */
+const MILESTONE_SELECT = selectList(columnsOf(milestoneResponse), { casts: { due_date: 'text' } });
+
+const milestoneView = (m: MilestoneRow): MilestoneResponse => ({ ...m, amount: toNaira(m.amount) });
 
 async function readMilestone(claims: UserClaims, id: string) {
   return asUser(claims, async (tx) => {
-    const [m] = await tx<MilestoneRow[]>`select *, due_date::text as due_date from public.milestones where id = ${id}`;
+    const [m] = await tx<MilestoneRow[]>`select ${tx.unsafe(MILESTONE_SELECT)} from public.milestones where id = ${id}`;
     if (!m) throw notFound('Milestone not found');
     return milestoneView(m);
   });
@@ -95,7 +62,9 @@ export async function milestoneList({ claims }: AuthUser, escrowId: string) {
     const [escrow] = await tx`select 1 from public.escrows where id = ${escrowId}`;
     if (!escrow) throw notFound('Escrow not found');
     const rows = await tx<MilestoneRow[]>`
-      select *, due_date::text as due_date from public.milestones where escrow_id = ${escrowId} order by milestone_index`;
+      select ${
+      tx.unsafe(MILESTONE_SELECT)
+    } from public.milestones where escrow_id = ${escrowId} order by milestone_index`;
     return rows.map(milestoneView);
   });
 }

@@ -5,31 +5,11 @@ import { asService, asUser } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { HttpError, notFound } from '../core/http.ts';
 import { Reply } from '../core/endpoint.ts';
-import type { CardRemovedResponse } from './schema.ts';
+import { type CardRemovedResponse, type CardResponse, cardResponse } from './schema.ts';
+import { columnsOf } from '../core/rows.ts';
 
-interface CardRow {
-  id: string;
-  last4: string;
-  brand: string;
-  exp_month: string;
-  exp_year: string;
-  bank: string | null;
-  signature: string;
-  is_default: boolean;
-  created_at: string;
-}
-
-const cardView = (c: CardRow) => ({
-  id: c.id,
-  last4: c.last4,
-  brand: c.brand,
-  exp_month: c.exp_month,
-  exp_year: c.exp_year,
-  bank: c.bank,
-  signature: c.signature,
-  is_default: c.is_default,
-  created_at: c.created_at,
-});
+/** A saved card as answered: exactly the response's columns (never the authorization code). */
+const CARD_COLUMNS = columnsOf(cardResponse);
 
 export async function cardAdd(
   user: AuthUser,
@@ -50,21 +30,20 @@ export async function cardAdd(
   );
   const card = await asUser(
     user.claims,
-    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${row?.card_id ?? null}`,
+    (tx) => tx<CardResponse[]>`select ${tx(CARD_COLUMNS)} from public.saved_cards where id = ${row?.card_id ?? null}`,
   );
   if (!card[0]) throw notFound('Card not found');
   // The same card (same signature) again is not a new resource: 200 with the existing card.
-  return row?.created ? cardView(card[0]) : new Reply(200, cardView(card[0]));
+  return row?.created ? card[0] : new Reply(200, card[0]);
 }
 
 export const cardList = ({ claims }: AuthUser) =>
   asUser(
     claims,
     async (tx) =>
-      (await tx<
-        CardRow[]
-      >`select * from public.saved_cards where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
-        .map(cardView),
+      tx<CardResponse[]>`
+        select ${tx(CARD_COLUMNS)} from public.saved_cards where user_id = (select auth.uid())
+         order by is_default desc, created_at desc, id`,
   );
 
 export async function cardRemove(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
@@ -84,7 +63,7 @@ export async function cardSetDefault(user: AuthUser, cardId: string) {
   }
   const [card] = await asUser(
     user.claims,
-    (tx) => tx<CardRow[]>`select * from public.saved_cards where id = ${cardId}`,
+    (tx) => tx<CardResponse[]>`select ${tx(CARD_COLUMNS)} from public.saved_cards where id = ${cardId}`,
   );
-  return cardView(card as CardRow);
+  return card as CardResponse;
 }

@@ -6,31 +6,18 @@ import type { AuthUser } from '../auth/session.ts';
 import { conflict, HttpError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
-import type { PayoutRemovedResponse } from './schema.ts';
+import { type PayoutAccountResponse, payoutAccountResponse, type PayoutRemovedResponse } from './schema.ts';
+import { columnsOf } from '../core/rows.ts';
 
-interface PayoutRow {
-  id: string;
-  bank_name: string;
-  bank_code: string;
-  account_number: string;
-  account_name: string;
-  is_default: boolean;
-  verified: boolean;
-  created_at: string;
-}
+/** A payout account as answered, read with its account number whole (payoutView masks it). */
+const PAYOUT_COLUMNS = columnsOf(payoutAccountResponse);
 
 /** Asterisks followed by the last four digits, the only form an account number leaves in. */
 export const maskAccountNumber = (n: string) => `${'*'.repeat(Math.max(0, n.length - 4))}${n.slice(-4)}`;
 
-const payoutView = (p: PayoutRow) => ({
-  id: p.id,
-  bank_name: p.bank_name,
-  bank_code: p.bank_code,
+const payoutView = (p: PayoutAccountResponse): PayoutAccountResponse => ({
+  ...p,
   account_number: maskAccountNumber(p.account_number),
-  account_name: p.account_name,
-  is_default: p.is_default,
-  verified: p.verified,
-  created_at: p.created_at,
 });
 
 const words = (s: string) =>
@@ -118,19 +105,18 @@ export async function payoutAdd(
   }
   const [saved] = await asUser(
     user.claims,
-    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${id}`,
+    (tx) => tx<PayoutAccountResponse[]>`select ${tx(PAYOUT_COLUMNS)} from public.payout_accounts where id = ${id}`,
   );
-  return payoutView(saved as PayoutRow);
+  return payoutView(saved as PayoutAccountResponse);
 }
 
 export const payoutList = ({ claims }: AuthUser) =>
   asUser(
     claims,
     async (tx) =>
-      (await tx<
-        PayoutRow[]
-      >`select * from public.payout_accounts where user_id = (select auth.uid()) order by is_default desc, created_at desc, id`)
-        .map(payoutView),
+      (await tx<PayoutAccountResponse[]>`
+        select ${tx(PAYOUT_COLUMNS)} from public.payout_accounts where user_id = (select auth.uid())
+         order by is_default desc, created_at desc, id`).map(payoutView),
   );
 
 export async function payoutRemove(user: AuthUser, accountId: string): Promise<PayoutRemovedResponse> {
@@ -158,7 +144,8 @@ export async function payoutSetDefault(user: AuthUser, accountId: string) {
   }
   const [saved] = await asUser(
     user.claims,
-    (tx) => tx<PayoutRow[]>`select * from public.payout_accounts where id = ${accountId}`,
+    (tx) =>
+      tx<PayoutAccountResponse[]>`select ${tx(PAYOUT_COLUMNS)} from public.payout_accounts where id = ${accountId}`,
   );
-  return payoutView(saved as PayoutRow);
+  return payoutView(saved as PayoutAccountResponse);
 }

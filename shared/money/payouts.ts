@@ -12,7 +12,7 @@ import { asService } from '../core/db.ts';
 import { HttpError, invalidField } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
-import { type PayoutAccountForTransfer, recipientFor } from './payments/recipient.ts';
+import { type PayoutAccountForTransfer, recipientFor, TRANSFER_ACCOUNT_COLUMNS } from './payments/recipient.ts';
 
 type PayoutKind = 'withdrawal' | 'escrow_payout';
 
@@ -27,13 +27,11 @@ export type PayoutSent =
   /** /transfer gave no usable answer: the payout stays pending and its webhook settles it. */
   | { status: 'unknown' };
 
-const ACCOUNT_COLUMNS = ['id', 'account_number', 'bank_code', 'account_name', 'provider_recipient_code'] as const;
-
 /** The user's payout account `id`, or their default one; 404 / 400 naming payout_account_id. */
 export async function payoutAccountOf(userId: string, id?: string): Promise<PayoutAccountForTransfer> {
   const [account] = await asService((tx) =>
     tx<PayoutAccountForTransfer[]>`
-    select ${tx([...ACCOUNT_COLUMNS])} from public.payout_accounts
+    select ${tx(TRANSFER_ACCOUNT_COLUMNS)} from public.payout_accounts
      where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`
   );
   if (account) return account;
@@ -127,7 +125,7 @@ export async function startEscrowPayout(txId: string): Promise<PayoutSent | null
   if (!p) return null;
   const [account] = await asService((tx) =>
     tx<PayoutAccountForTransfer[]>`
-    select ${tx([...ACCOUNT_COLUMNS])} from public.payout_accounts where id = ${p.payout_account_id}`
+    select ${tx(TRANSFER_ACCOUNT_COLUMNS)} from public.payout_accounts where id = ${p.payout_account_id}`
   );
   return sendPayout({
     kind: 'escrow_payout',

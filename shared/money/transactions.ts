@@ -2,30 +2,24 @@
 // records its description as a message (kind and params), written out when it is read.
 import type { AuthUser } from '../auth/session.ts';
 import { readAsUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
-import type { TransactionCategory, TransactionDirection, TransactionStatus, TransactionType } from './enums.ts';
+import { type TransactionResponse, transactionResponse } from './schema.ts';
+import { answerOf, columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { renderTransaction } from '../messages/texts.ts';
 import { type TransactionMessage } from '../messages/catalog.ts';
 import { toNaira } from '../core/money.ts';
 
-export interface TransactionRow {
-  id: string;
-  type: TransactionType;
-  category: TransactionCategory;
-  message: TransactionMessage | null;
-  amount: string | number;
-  currency: 'NGN';
-  direction: TransactionDirection;
-  status: TransactionStatus;
-  escrow_id: string | null;
-  milestone_id: string | null;
-  provider: string;
-  provider_charge_id: string | null;
-  provider_transfer_id: string | null;
-  provider_refund_id: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-  completed_at: string | null;
-}
+/**
+ * A transaction as stored: the answer's fields, with the message its description is written from
+ * and the amount in kobo.
+ */
+export type TransactionRow = RowOf<
+  TransactionResponse,
+  'description',
+  { message: TransactionMessage | null; amount: string | number }
+>;
+
+const TRANSACTION_COLUMNS = columnsOf(transactionResponse, { computed: ['description'], stored: ['message'] });
+const TRANSACTION_SELECT = selectList(TRANSACTION_COLUMNS);
 
 /**
  * Metadata keys whose values the database keeps in kobo (the escrow's amount and fees a funding
@@ -43,30 +37,16 @@ export function metadataInNaira(value: unknown, key = ''): unknown {
   return typeof value === 'number' && Number.isInteger(value) && KOBO_KEY.test(key) ? toNaira(value) : value;
 }
 
-export function transactionView(t: TransactionRow) {
-  return {
-    id: t.id,
-    type: t.type,
-    category: t.category,
+export const transactionView = (t: TransactionRow): TransactionResponse =>
+  answerOf(transactionResponse, {
+    ...t,
     description: renderTransaction(t.message),
     amount: toNaira(t.amount),
-    currency: t.currency,
-    direction: t.direction,
-    status: t.status,
-    escrow_id: t.escrow_id,
-    milestone_id: t.milestone_id,
-    provider: t.provider,
-    provider_charge_id: t.provider_charge_id,
-    provider_transfer_id: t.provider_transfer_id,
-    provider_refund_id: t.provider_refund_id,
     metadata: metadataInNaira(t.metadata) as Record<string, unknown>,
-    created_at: t.created_at,
-    completed_at: t.completed_at,
-  };
-}
+  });
 
 export async function readTransaction(tx: Tx, id: string) {
-  const [row] = await tx<TransactionRow[]>`select * from public.transactions where id = ${id}`;
+  const [row] = await tx<TransactionRow[]>`select ${tx(TRANSACTION_COLUMNS)} from public.transactions where id = ${id}`;
   return row ? transactionView(row) : null;
 }
 
@@ -84,7 +64,7 @@ export async function transactionList(
   const [rows] = await readAsUser(claims, (tx) => [
     sqlText<TransactionRow[]>(
       tx,
-      `select * from public.transactions where user_id = (select auth.uid())${filters}
+      `select ${TRANSACTION_SELECT} from public.transactions where user_id = (select auth.uid())${filters}
         order by created_at desc limit ${sqlLiteral(q.limit)}`,
     ),
   ]);

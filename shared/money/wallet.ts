@@ -4,33 +4,29 @@
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
 import { overLimitOr } from '../kyc/tiers.ts';
-import { asService, asUser, inline, readAsServiceThenUser } from '../core/db.ts';
+import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { HttpError, notFound, providerUnavailable } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
-import type { VirtualAccountStatus } from './enums.ts';
-import type { WalletResponse, WalletTopupResponse } from './schema.ts';
+import {
+  type VirtualAccountResponse,
+  virtualAccountResponse,
+  type WalletResponse,
+  type WalletTopupResponse,
+} from './schema.ts';
+import { columnsOf, selectList } from '../core/rows.ts';
 import { readTransaction } from './transactions.ts';
 
-interface VirtualAccountRow {
-  status: VirtualAccountStatus;
-  account_number: string | null;
-  account_name: string | null;
-  bank_name: string | null;
-  failure_reason: string | null;
-  updated_at: string;
-}
+/** The virtual account as answered; the failure reason of the last request is shown only while inactive. */
+const VA_COLUMNS = columnsOf(virtualAccountResponse);
+const VA_SELECT = selectList(VA_COLUMNS);
 
-const virtualAccountView = (v: VirtualAccountRow) => ({
-  status: v.status,
-  account_number: v.account_number,
-  account_name: v.account_name,
-  bank_name: v.bank_name,
+const virtualAccountView = (v: VirtualAccountResponse): VirtualAccountResponse => ({
+  ...v,
   failure_reason: v.status === 'inactive' ? v.failure_reason : null,
-  updated_at: v.updated_at,
 });
 
 /**
@@ -41,16 +37,17 @@ export async function walletGet({ claims }: AuthUser): Promise<WalletResponse> {
   const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
     claims,
     (tx) => [
-      inline(tx)<{ balance: string }[]>`
-        select coalesce((select balance from private.ledger_accounts
-                          where kind = 'user_wallet' and owner_id = ${claims.sub}::uuid), 0) as balance`,
+      inline(tx)<{ balance: string }[]>`select private.wallet_balance(${claims.sub}::uuid) as balance`,
     ],
     (tx) => [
       tx<{ deposits: string; withdrawals: string }[]>`
         select coalesce(sum(amount) filter (where category = 'deposit'), 0) as deposits,
                coalesce(sum(amount) filter (where category = 'withdrawal'), 0) as withdrawals
           from public.transactions where user_id = (select auth.uid()) and status = 'pending'`,
-      tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = (select auth.uid())`,
+      sqlText<VirtualAccountResponse[]>(
+        tx,
+        `select ${VA_SELECT} from public.virtual_accounts where user_id = (select auth.uid())`,
+      ),
     ],
   );
   return {
@@ -111,9 +108,8 @@ export async function walletWithdraw(
 
 export async function virtualAccountGet({ claims }: AuthUser) {
   return asUser(claims, async (tx) => {
-    const [va] = await tx<
-      VirtualAccountRow[]
-    >`select * from public.virtual_accounts where user_id = (select auth.uid())`;
+    const [va] = await tx<VirtualAccountResponse[]>`
+      select ${tx(VA_COLUMNS)} from public.virtual_accounts where user_id = (select auth.uid())`;
     if (!va) throw notFound('No virtual account yet; create one with virtual-account-create');
     return virtualAccountView(va);
   });
@@ -123,15 +119,16 @@ export async function virtualAccountGet({ claims }: AuthUser) {
 export async function virtualAccountCreate(user: AuthUser) {
   const provider = payments();
   const claimed = await asService(async (tx) => {
-    const rows = await tx<VirtualAccountRow[]>`
+    const rows = await tx<VirtualAccountResponse[]>`
       insert into public.virtual_accounts (user_id, status, provider)
       values (${user.id}, 'pending', ${provider.name})
       on conflict (user_id) do update set status = 'pending', failure_reason = null, provider = excluded.provider, updated_at = now()
         where public.virtual_accounts.status = 'inactive'
-      returning *`;
+      returning ${tx(VA_COLUMNS)}`;
     if (rows[0]) return { row: rows[0], mine: true };
-    const [current] = await tx<VirtualAccountRow[]>`select * from public.virtual_accounts where user_id = ${user.id}`;
-    return { row: current as VirtualAccountRow, mine: false };
+    const [current] = await tx<VirtualAccountResponse[]>`
+      select ${tx(VA_COLUMNS)} from public.virtual_accounts where user_id = ${user.id}`;
+    return { row: current as VirtualAccountResponse, mine: false };
   });
   if (!claimed.mine) return virtualAccountView(claimed.row);
 

@@ -2,39 +2,19 @@
 // row records its message (kind and params); its content is written from it when it is read.
 import type { AuthUser } from '../auth/session.ts';
 import { asUser } from '../core/db.ts';
-import type { ActionLabel, EntityType, NotificationEventType } from './enums.ts';
+import { type NotificationResponse, notificationResponse } from './schema.ts';
+import { answerOf, columnsOf, type RowOf } from '../core/rows.ts';
 import { notFound } from '../core/http.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
 import { renderNotification } from '../messages/texts.ts';
 
-interface NotificationRow {
-  id: string;
-  /** null for a notification about the account (entity_type account) */
-  conversation_id: string | null;
-  escrow_id: string | null;
-  user_id: string;
-  event_type: NotificationEventType;
-  message: NotificationMessage;
-  entity_type: EntityType;
-  entity_id: string;
-  action_label: ActionLabel | null;
-  is_read: boolean;
-  created_at: string;
-}
+/** A notification as stored: the answer's fields, with the message its content is written from. */
+type NotificationRow = RowOf<NotificationResponse, 'content', { message: NotificationMessage }>;
 
-const view = (n: NotificationRow) => ({
-  id: n.id,
-  conversation_id: n.conversation_id,
-  escrow_id: n.escrow_id,
-  user_id: n.user_id,
-  event_type: n.event_type,
-  content: renderNotification(n.message),
-  entity_type: n.entity_type,
-  entity_id: n.entity_id,
-  action_label: n.action_label,
-  is_read: n.is_read,
-  created_at: n.created_at,
-});
+const NOTIFICATION_COLUMNS = columnsOf(notificationResponse, { computed: ['content'], stored: ['message'] });
+
+const view = (n: NotificationRow): NotificationResponse =>
+  answerOf(notificationResponse, { ...n, content: renderNotification(n.message) });
 
 export function notificationList(
   { claims }: AuthUser,
@@ -42,7 +22,7 @@ export function notificationList(
 ) {
   return asUser(claims, async (tx) => {
     const rows = await tx<NotificationRow[]>`
-      select * from public.notifications
+      select ${tx(NOTIFICATION_COLUMNS)} from public.notifications
        where user_id = (select auth.uid())
          ${q.escrow_id ? tx`and escrow_id = ${q.escrow_id}` : tx``}
          ${q.unread_only ? tx`and not is_read` : tx``}

@@ -1,52 +1,43 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
 import type { AuthUser } from '../auth/session.ts';
-import { asUser, isPgError, readAsUser, type Tx } from '../core/db.ts';
+import { asUser, isPgError, readAsUser, sqlText, type Tx } from '../core/db.ts';
 import { badRequest, conflict, notFound } from '../core/http.ts';
-import type { MaritalStatus } from './enums.ts';
-import type { ProfileUpdate } from './schema.ts';
+import {
+  type NextOfKinResponse,
+  nextOfKinResponse,
+  type ProfileResponse,
+  profileResponse,
+  type ProfileUpdate,
+} from './schema.ts';
+import { answerOf, columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { iso } from '../core/money.ts';
 
-interface ProfileRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  username: string | null;
-  phone_number: string;
-  address: string | null;
-  marital_status: MaritalStatus | null;
-  bio: string | null;
+/** A profile as stored: the answer's fields, the avatar in three columns, the next of kin apart. */
+type ProfileRow = RowOf<ProfileResponse, 'avatar' | 'next_of_kin', {
   avatar_url: string | null;
   avatar_storage_path: string | null;
   avatar_status: string | null;
-  created_at: string;
-  updated_at: string;
-}
+}>;
 
-interface NokRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  address: string;
-  relationship: string;
-  created_at: string;
-}
+const PROFILE_SELECT = selectList(
+  columnsOf(profileResponse, {
+    computed: ['avatar', 'next_of_kin'],
+    stored: ['avatar_url', 'avatar_storage_path', 'avatar_status'],
+  }),
+);
 
-const nokView = (n: NokRow) => ({
-  id: n.id,
-  first_name: n.first_name,
-  last_name: n.last_name,
-  phone: n.phone,
-  address: n.address,
-  relationship: n.relationship,
-  created_at: iso(n.created_at),
-});
+const NOK_SELECT = selectList(columnsOf(nextOfKinResponse));
+
+const nokView = (n: NextOfKinResponse): NextOfKinResponse => ({ ...n, created_at: iso(n.created_at) });
 
 /** The caller's profile and next of kin (two queries, sent together). */
 const profileQueries = (tx: Tx) =>
   [
-    tx<ProfileRow[]>`select * from public.profiles where id = (select auth.uid())`,
-    tx<NokRow[]>`select * from public.next_of_kin where user_id = (select auth.uid())`,
+    sqlText<ProfileRow[]>(tx, `select ${PROFILE_SELECT} from public.profiles where id = (select auth.uid())`),
+    sqlText<NextOfKinResponse[]>(
+      tx,
+      `select ${NOK_SELECT} from public.next_of_kin where user_id = (select auth.uid())`,
+    ),
   ] as const;
 
 /** The caller's profile, read as the caller in one round trip. */
@@ -55,24 +46,17 @@ export async function profileGet({ claims }: AuthUser) {
   return profileView(p, n);
 }
 
-function profileView(p: ProfileRow | undefined, n: NokRow | undefined) {
+function profileView(p: ProfileRow | undefined, n: NextOfKinResponse | undefined): ProfileResponse {
   if (!p) throw notFound('Profile not found');
-  return {
-    id: p.id,
-    first_name: p.first_name,
-    last_name: p.last_name,
-    username: p.username,
-    phone_number: p.phone_number,
-    address: p.address,
-    marital_status: p.marital_status,
-    bio: p.bio,
+  return answerOf(profileResponse, {
+    ...p,
     avatar: p.avatar_url
       ? { avatar_url: p.avatar_url, storage_path: p.avatar_storage_path, status: p.avatar_status ?? 'active' }
       : null,
     next_of_kin: n ? nokView(n) : null,
     created_at: iso(p.created_at),
     updated_at: iso(p.updated_at),
-  };
+  });
 }
 
 export async function profileUpdate({ claims }: AuthUser, input: ProfileUpdate) {
@@ -110,13 +94,13 @@ export async function profileNokUpdate(
   input: { first_name: string; last_name: string; phone: string; address: string; relationship: string },
 ) {
   return asUser(claims, async (tx) => {
-    const [row] = await tx<NokRow[]>`
+    const [row] = await tx<NextOfKinResponse[]>`
       insert into public.next_of_kin (user_id, first_name, last_name, phone, address, relationship)
       values ((select auth.uid()), ${input.first_name}, ${input.last_name}, ${input.phone}, ${input.address}, ${input.relationship})
       on conflict (user_id) do update
         set first_name = excluded.first_name, last_name = excluded.last_name, phone = excluded.phone,
             address = excluded.address, relationship = excluded.relationship, updated_at = now()
-      returning *`;
-    return nokView(row as NokRow);
+      returning ${tx.unsafe(NOK_SELECT)}`;
+    return nokView(row as NextOfKinResponse);
   });
 }

@@ -10,19 +10,8 @@ import type { AuthUser } from '../auth/session.ts';
 import { notFound } from '../core/http.ts';
 import type { PublicProfileResponse, ReviewResponse, ReviewSubmit } from './schema.ts';
 
-interface ReviewRow {
-  id: string;
-  escrow_id: string;
-  reviewer_id: string;
-  reviewee_id: string;
-  rating: number;
-  feedback: string | null;
-  created_at: string;
-  reviewer_first_name: string;
-  reviewer_last_name: string;
-  reviewer_avatar_url: string | null;
-  escrow_title: string;
-}
+/** A review as read (the select below, column by column): exactly the answer's fields, before the last name is shortened. */
+type ReviewRow = ReviewResponse;
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 

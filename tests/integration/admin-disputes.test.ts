@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { call, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { halfUp, stored } from '../support/disputes.ts';
-import { balances, type Deal, fundedDeal } from '../support/escrows.ts';
+import { type Deal, fundedDeal } from '../support/escrows.ts';
+import { balances } from '../support/ledger.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 async function newAdmin(): Promise<TestUser> {

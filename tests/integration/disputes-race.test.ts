@@ -7,18 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectError as refused, expectOk as ok } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import {
-  disputeRow,
-  holdTransfers,
-  propose,
-  raise,
-  respond,
-  settledSms,
-  type Side,
-  stored,
-  withdraw,
-} from '../support/disputes.ts';
-import { balances, type Deal, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import { disputeRow, propose, raise, respond, settledSms, type Side, stored, withdraw } from '../support/disputes.ts';
+import { balances, holdTransfers } from '../support/ledger.ts';
+import { type Deal, escrowStatus, fundedDeal } from '../support/escrows.ts';
 
 const TRIES = 20;
 const ROUNDS = 6;

@@ -18,7 +18,6 @@ import {
   disputeFeed,
   disputeOf,
   disputeRow,
-  holdTransfers,
   propose,
   raise,
   respond,
@@ -27,7 +26,8 @@ import {
   stored,
   withdraw,
 } from '../support/disputes.ts';
-import { balances, type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import { balances, holdTransfers } from '../support/ledger.ts';
+import { type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
 
 const H = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -10,17 +10,16 @@ import {
   disputeOf,
   fundedAny,
   halfUp,
-  holdTransfers,
   propose,
   raise,
   respond,
   settledSms,
   shareOf,
   stored,
-  systemShares,
   withdraw,
 } from '../support/disputes.ts';
-import { balances, type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import { balances, holdTransfers, systemShares } from '../support/ledger.ts';
+import { type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 describe('dispute-raise', () => {

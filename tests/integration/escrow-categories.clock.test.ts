@@ -10,16 +10,8 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import {
-  balances,
-  type Deal,
-  escrowOp,
-  escrowStatus,
-  fundedDeal,
-  holdKobo,
-  newDeal,
-  walletKobo,
-} from '../support/escrows.ts';
+import { type Deal, escrowOp, escrowStatus, fundedDeal, newDeal } from '../support/escrows.ts';
+import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';

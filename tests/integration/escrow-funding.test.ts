@@ -7,7 +7,8 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
-import { type Deal, escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
+import { type Deal, escrowOp, escrowStatus, fundWallet, newDeal } from '../support/escrows.ts';
+import { balances, holdKobo } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
@@ -22,15 +23,6 @@ function expectStatus(r: ApiResult, status: number) {
 }
 
 const fund = (deal: Deal, extra: Record<string, unknown>) => escrowOp('escrow-fund', deal.payer, deal.escrowId, extra);
-
-async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([
-    walletKobo(deal.payer.id),
-    walletKobo(deal.payee.id),
-    holdKobo(deal.escrowId),
-  ]);
-  return { payer, payee, hold };
-}
 
 async function txRow(id: string) {
   const [row] = await testDb()<

@@ -34,15 +34,8 @@ import {
 import type { DisputeOutcome, ProposalStatus } from '../../shared/disputes/enums.ts';
 import { type ApiResult, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
-import {
-  type Category,
-  type Deal,
-  fundWallet,
-  holdKobo,
-  newDeal,
-  payerCanFund,
-  walletKobo,
-} from '../support/escrows.ts';
+import { type Category, type Deal, fundWallet, newDeal, payerCanFund } from '../support/escrows.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 

@@ -1,7 +1,8 @@
 // deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
-import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';
+import { escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 
 describe('escrow smoke: goods_products from creation to auto-release', () => {

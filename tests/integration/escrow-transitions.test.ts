@@ -6,17 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
 import {
-  balances,
   type Category,
   type Deal,
   escrowOp,
   escrowStatus,
   fundedDeal,
   fundWallet,
-  holdKobo,
   newDeal,
-  walletKobo,
 } from '../support/escrows.ts';
+import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------

@@ -15,15 +15,10 @@ import { describe, expect, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
+import { accountKobo, walletKobo } from '../support/ledger.ts';
 import { escrowsDisagreeing, transactionsDisagreeing } from '../support/ledger-checks.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
-
-async function walletBalance(userId: string): Promise<number> {
-  const [row] = await testDb()<{ balance: string }[]>`
-    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0)::text as balance`;
-  return Number(row?.balance);
-}
 
 /**
  * The user's transactions, read as the ledger should see them (support/ledger-checks.ts): the
@@ -54,15 +49,11 @@ describe('private.post_transfer under concurrency', () => {
     const sql = testDb();
     const { accounts } = await fundedWallets(8, 10_000);
     const sentBefore = await Promise.all(
-      accounts.slice(0, 4).map(async (a) =>
-        Number((await sql`select balance from private.ledger_accounts where id = ${a}`)[0]?.balance)
-      ),
+      accounts.slice(0, 4).map((a) => accountKobo(a)),
     );
     expect(sentBefore).toEqual([10_000, 10_000, 10_000, 10_000]);
     const before = await Promise.all(
-      accounts.map(async (a) =>
-        Number((await sql`select balance from private.ledger_accounts where id = ${a}`)[0]?.balance)
-      ),
+      accounts.map((a) => accountKobo(a)),
     );
     // four senders drain into four receivers: most attempts must find the sender short
     const outcomes = await Promise.all(
@@ -83,9 +74,7 @@ describe('private.post_transfer under concurrency', () => {
     expect(outcomes.filter((o) => o === 'ok').length).toBeGreaterThan(10);
     expect(outcomes.filter((o) => o === 'short').length).toBeGreaterThan(10);
     const after = await Promise.all(
-      accounts.map(async (a) =>
-        Number((await sql`select balance from private.ledger_accounts where id = ${a}`)[0]?.balance)
-      ),
+      accounts.map((a) => accountKobo(a)),
     );
     expect(after.every((b) => b >= 0)).toBe(true);
     expect(after.reduce((x, y) => x + y, 0)).toBe(before.reduce((x, y) => x + y, 0));
@@ -114,7 +103,7 @@ describe('private.post_transfer under concurrency', () => {
     >`select count(*)::int as n from private.ledger_transfers where idempotency_key = ${key}`;
     expect(count?.n).toBe(1);
     expect(
-      Number((await sql`select balance from private.ledger_accounts where id = ${accounts[0] as number}`)[0]?.balance),
+      await accountKobo(accounts[0] as number),
     ).toBe(4_000);
     await expect(
       sql`select private.post_transfer(${key}, 'test', ${
@@ -438,7 +427,7 @@ describe('a random storm through the real server', () => {
         for (const u of users) {
           await transactionsAgreeWithLedger(u.id);
           const wallet = await get('wallet-get', { token: u.accessToken });
-          expect(Math.round(wallet.body.data.balance * 100)).toBe(await walletBalance(u.id));
+          expect(Math.round(wallet.body.data.balance * 100)).toBe(await walletKobo(u.id));
         }
         await expectLedgerInvariants();
         await escrowsAgree(escrows.map((e) => e.id));

@@ -15,11 +15,10 @@ import {
   escrowStatus,
   fundedDeal,
   fundWallet,
-  holdKobo,
   newDeal,
   payerCanFund,
-  walletKobo,
 } from '../support/escrows.ts';
+import { holdKobo, systemShares, walletKobo } from '../support/ledger.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -692,14 +691,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       expect(escrow.released_amount).toBe(10_000.03);
 
       // the platform got exactly the fees and VAT
-      const [sys] = await testDb()<{ fees: string; vat: string }[]>`
-      select coalesce(sum(le.amount) filter (where a.kind = 'platform_fees'), 0)::text as fees,
-             coalesce(sum(le.amount) filter (where a.kind = 'vat_payable'), 0)::text as vat
-        from private.ledger_transfers lt join private.ledger_entries le on le.transfer_id = lt.id
-        join private.ledger_accounts a on a.id = le.account_id
-       where lt.idempotency_key = any(${ms.map((m) => `milestone-release:${m.id}`)})`;
-      expect(Number(sys!.fees)).toBe(e.sellerFee + e.payerFee);
-      expect(Number(sys!.vat)).toBe(e.vat);
+      const sys = await systemShares(ms.map((m) => `milestone-release:${m.id}`));
+      expect(sys.fees).toBe(e.sellerFee + e.payerFee);
+      expect(sys.vat).toBe(e.vat);
 
       // nothing more can leave: the escrow is released
       refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);

@@ -8,7 +8,8 @@ import { asService, closeDb } from '../../shared/core/db.ts';
 import { startEscrowPayout } from '../../shared/money/payouts.ts';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { balances, type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.ts';
+import { type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.ts';
+import { balances } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
 

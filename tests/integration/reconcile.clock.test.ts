@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { fundWallet, walletKobo } from '../support/escrows.ts';
+import { fundWallet } from '../support/escrows.ts';
+import { walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';

@@ -59,31 +59,6 @@ export async function disputeRow(id: string) {
 }
 
 /**
- * The ledger transfers that took money out of the escrow's hold, by idempotency key (settlements,
- * releases, refunds, milestone releases), each with the entries per account kind.
- */
-export async function holdTransfers(escrowId: string) {
-  return testDb()<{ key: string; kind: string; hold: string }[]>`
-    select lt.idempotency_key as key, lt.kind, le.amount::text as hold
-      from private.ledger_transfers lt
-      join private.ledger_entries le on le.transfer_id = lt.id
-      join private.ledger_accounts a on a.id = le.account_id
-     where a.kind = 'escrow_hold' and a.owner_id = ${escrowId} and le.amount < 0
-     order by lt.created_at, lt.idempotency_key`;
-}
-
-/** What the system accounts (platform_fees, vat_payable) got from the transfers with these keys. */
-export async function systemShares(keys: string[]) {
-  const [row] = await testDb()<{ fees: string; vat: string }[]>`
-    select coalesce(sum(le.amount) filter (where a.kind = 'platform_fees'), 0)::text as fees,
-           coalesce(sum(le.amount) filter (where a.kind = 'vat_payable'), 0)::text as vat
-      from private.ledger_transfers lt join private.ledger_entries le on le.transfer_id = lt.id
-      join private.ledger_accounts a on a.id = le.account_id
-     where lt.idempotency_key = any(${keys})`;
-  return { fees: Number(row!.fees), vat: Number(row!.vat) };
-}
-
-/**
  * Credits the wallet with at least naira through top-ups (each 100 .. 100,000,000 naira; the user's
  * KYC tier must allow the total: payerCanFund).
  */

@@ -2,7 +2,6 @@
 import { expect } from 'vitest';
 import { KYC_TIERS } from './seeds.ts';
 import { get, post } from './api.ts';
-import { testDb } from './db.ts';
 import { raiseTier } from './kyc.ts';
 import { paystack } from './paystack.ts';
 import { signUp, type TestUser } from './users.ts';
@@ -33,18 +32,6 @@ export async function fundWallet(user: TestUser, naira: number): Promise<void> {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const d = await paystack.chargeSuccess(r.body.data.reference);
   expect(d.responses[0]?.status).toBe(200);
-}
-
-export async function walletKobo(userId: string): Promise<number> {
-  const [row] = await testDb()<{ balance: string }[]>`
-    select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}), 0)::text as balance`;
-  return Number(row?.balance);
-}
-
-export async function holdKobo(escrowId: string): Promise<number> {
-  const [row] = await testDb()<{ balance: string }[]>`
-    select coalesce((select balance from private.ledger_accounts where kind = 'escrow_hold' and owner_id = ${escrowId}), 0)::text as balance`;
-  return Number(row?.balance);
 }
 
 /**
@@ -139,14 +126,4 @@ export async function fundedDeal(opts: DealOptions = {}): Promise<Deal> {
   }
   expect(await escrowStatus(deal)).toBe('funded');
   return deal;
-}
-
-/** Wallets of both parties and the escrow hold, in kobo. */
-export async function balances(deal: Deal) {
-  const [payer, payee, hold] = await Promise.all([
-    walletKobo(deal.payer.id),
-    walletKobo(deal.payee.id),
-    holdKobo(deal.escrowId),
-  ]);
-  return { payer, payee, hold };
 }

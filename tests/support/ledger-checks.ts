@@ -50,7 +50,7 @@ export interface Disagreement {
 export async function transactionsDisagreeing(sql: postgres.Sql, userIds: string[]): Promise<Disagreement[]> {
   const wallets = await sql<{ user_id: string; wallet: string; from_transactions: string }[]>`
     select u.id as user_id,
-           coalesce((select balance from private.ledger_accounts a where a.kind = 'user_wallet' and a.owner_id = u.id), 0)::text as wallet,
+           private.wallet_balance(u.id)::text as wallet,
            coalesce((select sum(case
              when category = 'deposit' and status = 'succeeded' then amount
              when type in ('withdrawal', 'escrow_payout') and status in ('pending', 'succeeded') then -amount
@@ -106,7 +106,7 @@ export async function escrowsDisagreeing(sql: postgres.Sql, ids: string[]): Prom
     }[]
   >`
     select e.id, e.status::text, e.funded_at is not null as funded, e.total_charge::text, e.amount::text, e.released_amount::text,
-           coalesce((select balance from private.ledger_accounts a where a.kind = 'escrow_hold' and a.owner_id = e.id), 0)::text as hold,
+           private.hold_balance(e.id)::text as hold,
            (select count(*)::int from public.disputes d where d.escrow_id = e.id and d.status in ('negotiation', 'escalated')) as open_disputes,
            coalesce((select jsonb_agg(jsonb_build_object('outcome', d.outcome, 'payee_amount', d.payee_amount::text))
                        from public.disputes d where d.escrow_id = e.id and d.status = 'resolved'), '[]'::jsonb) as resolved
