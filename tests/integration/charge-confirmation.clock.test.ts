@@ -14,6 +14,7 @@ import { type Deal, escrowOp, escrowStatus, holdKobo, newDeal, walletKobo } from
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -52,7 +53,7 @@ async function verifyCalls(reference: string): Promise<number> {
 }
 
 async function pendingTopup(user: TestUser, naira: number): Promise<string> {
-  const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.reference as string;
 }

@@ -72,11 +72,11 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
     const tries: Try[] = [
       ...Array.from(
         { length: 8 },
-        () => ({ kind: 'accept-split', run: () => respond(deal, 'payer', byPayee.id, true) }),
+        () => ({ kind: 'accept-split', run: () => respond(deal, 'payer', byPayee!.id, true) }),
       ),
       ...Array.from({ length: 7 }, () => ({
         kind: `accept-${payerOutcome}`,
-        run: () => respond(deal, 'payee', byPayer.id, true),
+        run: () => respond(deal, 'payee', byPayer!.id, true),
       })),
       ...Array.from({ length: 5 }, () => ({ kind: 'withdraw', run: () => withdraw(deal, raiser) })),
     ];
@@ -119,7 +119,7 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
       expect(await settledSms(deal.payee.phone)).toHaveLength(1);
       const statuses = await testDb()<{ id: string; status: string }[]>`
         select id, status from public.dispute_proposals where dispute_id = ${d.id}`;
-      const accepted = outcome === 'split' ? byPayee.id : byPayer.id;
+      const accepted = outcome === 'split' ? byPayee!.id : byPayer!.id;
       for (const p of statuses) expect(p.status).toBe(p.id === accepted ? 'accepted' : 'closed');
     }
     await expectLedgerInvariants(`round ${i}`);
@@ -131,12 +131,12 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
     ok(await raise(deal, 'payer'), 201);
     const p = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0];
     ok(await withdraw(deal, 'payer'));
-    refused(await respond(deal, 'payer', p.id, true), 409);
+    refused(await respond(deal, 'payer', p!.id, true), 409);
     refused(await withdraw(deal, 'payer'), 409);
     refused(await propose(deal, 'payer', { outcome: 'refund' }), 409);
     ok(await raise(deal, 'payee'), 201);
     // the proposal belongs to the withdrawn dispute, not the open one
-    refused(await respond(deal, 'payer', p.id, true), 404);
+    refused(await respond(deal, 'payer', p!.id, true), 404);
     expect(await escrowStatus(deal)).toBe('disputed');
     await expectLedgerInvariants();
   });

@@ -28,6 +28,8 @@ import {
   withdraw,
 } from '../support/disputes.ts';
 import { balances, type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
 
 const H = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,14 +85,14 @@ async function pastDeadline(deal: Deal, disputeId: string) {
 }
 
 const send = (deal: Deal, by: Side, content: string) =>
-  post('message-send', { conversation_id: deal.conversationId, content }, { token: deal[by].accessToken });
+  post(messageSend, { conversation_id: deal.conversationId, content }, { token: deal[by].accessToken });
 
 const count = (xs: string[], x: string) => xs.filter((y) => y === x).length;
 
 /** The texts of the user's dispute_deadline_soon notifications in the escrow's feed. */
 async function reminderTexts(deal: Deal, by: Side): Promise<string[]> {
   const feed = ok(
-    await get('message-feed', { token: deal[by].accessToken, query: { conversation_id: deal.conversationId } }),
+    await get(messageFeed, { token: deal[by].accessToken, query: { conversation_id: deal.conversationId } }),
   ) as any[];
   return feed.filter((i) => i.event_type === 'dispute_deadline_soon').map((i) => i.content as string);
 }
@@ -165,7 +167,7 @@ describe('the negotiation deadline', () => {
       const offer = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 3_000 }), 201).proposals[0];
       if (part === 'a message') ok(await send(deal, 'payer', 'I will not accept half'), 201);
       if (part === 'a proposal') ok(await propose(deal, 'payer', { outcome: 'refund' }), 201);
-      if (part === 'an answer to a proposal') ok(await respond(deal, 'payer', offer.id, false));
+      if (part === 'an answer to a proposal') ok(await respond(deal, 'payer', offer!.id, false));
       const before = await balances(deal);
       const { deadline } = await pastDeadline(deal, d.id);
 
@@ -195,7 +197,7 @@ describe('the negotiation deadline', () => {
       refused(await propose(deal, 'payer', { outcome: 'release' }), 409);
       refused(await propose(deal, 'payee', { outcome: 'split', payee_amount: 1_000 }), 409);
       refused(await withdraw(deal, 'payer'), 409);
-      refused(await respond(deal, 'payer', offer.id, true), 409);
+      refused(await respond(deal, 'payer', offer!.id, true), 409);
       refused(await raise(deal, 'payee'), 409);
       refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
       ok(await runJobs(iso(deadline + 2 * H)));
@@ -366,11 +368,11 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
         ...Array.from({ length: 5 }, () => ({ kind: 'job', run: () => runJobs(iso(deadline)) })),
         ...Array.from({ length: silent ? 12 : 7 }, () => ({
           kind: 'accept-payee',
-          run: () => respond(deal, 'payer', byPayee.id, true),
+          run: () => respond(deal, 'payer', byPayee!.id, true),
         })),
         ...(silent ? [] : Array.from({ length: 5 }, () => ({
           kind: 'accept-payer',
-          run: () => respond(deal, 'payee', byPayer.id, true),
+          run: () => respond(deal, 'payee', byPayer!.id, true),
         }))),
         ...Array.from({ length: 3 }, () => ({ kind: 'withdraw', run: () => withdraw(deal, 'payer') })),
       ];
@@ -416,7 +418,7 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
         outcome === 'withdrawn'
           ? ['withdraw']
           : outcome.startsWith('settled')
-          ? [accepted[0]!.id === byPayee.id ? 'accept-payee' : 'accept-payer']
+          ? [accepted[0]!.id === byPayee!.id ? 'accept-payee' : 'accept-payer']
           : [],
       );
       if (!silent) expect(outcome).not.toBe('released by the job');

@@ -10,6 +10,12 @@ import { smsMatching, testDb } from '../support/db.ts';
 import { type Deal, escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -63,7 +69,7 @@ const depositsOf = (userId: string) =>
 const smsTo = smsMatching;
 
 async function notes(user: TestUser, escrowId: string) {
-  const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
+  const r = await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data as {
     event_type: string;
@@ -105,7 +111,7 @@ async function startCardCharge(deal: Deal): Promise<string> {
 let cardSeq = 0;
 async function addCard(user: TestUser, authorizationCode: string): Promise<string> {
   const res = await post(
-    'card-add',
+    cardAdd,
     {
       authorization_code: authorizationCode,
       last4: '4081',
@@ -125,12 +131,12 @@ const uniqueCode = (prefix: string) => `${prefix}${Date.now()}${Math.random().to
 
 /** Gives the user an active virtual account; returns its number. */
 async function activeVirtualAccount(user: TestUser): Promise<string> {
-  const created = await post('virtual-account-create', {}, { token: user.accessToken });
+  const created = await post(virtualAccountCreate, {}, { token: user.accessToken });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const number = `66${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
   const assigned = await paystack.assignOutcome(emailOf(user), true, { account_number: number });
   expect(assigned.responses[0]?.status).toBe(200);
-  const va = await get('virtual-account-get', { token: user.accessToken });
+  const va = await get(virtualAccountGet, { token: user.accessToken });
   expect(va.body.data).toMatchObject({ status: 'active', account_number: number });
   return number;
 }
@@ -152,7 +158,7 @@ describe('escrow-fund', () => {
         status: 200,
         body: { success: true, status: 200, data: { received: true } },
       }]);
-      const got = await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
+      const got = await get(escrowGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
       expect(got.body.data.status).toBe('active');
       expect(got.body.data.funded_at).not.toBeNull();
       const total = kobo(deal.feeBreakdown.total_charge);
@@ -231,7 +237,7 @@ describe('escrow-fund', () => {
       expect(await escrowStatus(deal)).toBe('cancelled');
       expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: 0 });
       // the money is spendable: it can fund something else
-      const wallet = await get('wallet-get', { token: deal.payer.accessToken });
+      const wallet = await get(walletGet, { token: deal.payer.accessToken });
       expect(wallet.body.data.balance).toBe(deal.feeBreakdown.total_charge);
     });
 
@@ -368,7 +374,7 @@ describe('escrow-fund', () => {
     it('needs an active virtual account: none, or a pending one, is 409', async () => {
       const deal = await newDeal();
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
-      expect((await post('virtual-account-create', {}, { token: deal.payer.accessToken })).status).toBe(200);
+      expect((await post(virtualAccountCreate, {}, { token: deal.payer.accessToken })).status).toBe(200);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
       const [row] = await testDb()<
         { awaiting: string | null }[]

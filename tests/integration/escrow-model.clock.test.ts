@@ -45,6 +45,8 @@ import {
 } from '../support/escrows.ts';
 import { runJobs } from '../support/clock.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 
 // ---- the model and the system under test ---------------------------------------------------
 
@@ -279,7 +281,7 @@ async function holdTransfers(r: Real): Promise<Record<string, Entries>> {
 async function checkDispute(m: Model, r: Real) {
   const { deal } = r;
   for (const user of [deal.initiator, deal.counterparty]) {
-    const res = await get('dispute-get', { token: user.accessToken, query: { escrow_id: deal.escrowId } });
+    const res = await get(disputeGet, { token: user.accessToken, query: { escrow_id: deal.escrowId } });
     if (r.disputeIds.length === 0) {
       expectRefusal(res, 404, r, 'dispute-get before any dispute');
       continue;
@@ -330,7 +332,7 @@ async function checkEverything(m: Model, r: Real) {
   const { deal, fees } = r;
   // the server's status, as both parties see it
   for (const user of [deal.initiator, deal.counterparty]) {
-    const res = await get('escrow-get', { token: user.accessToken, query: { escrow_id: deal.escrowId } });
+    const res = await get(escrowGet, { token: user.accessToken, query: { escrow_id: deal.escrowId } });
     expect(res.status, context(r, 'escrow-get', res)).toBe(200);
     expect(res.body.data.status, context(r, `escrow-get: model says ${describeModel(m)}`, res)).toBe(m.status);
     expect(res.body.data.funded_at !== null, context(r, 'funded_at', res)).toBe(m.funded);
@@ -671,9 +673,9 @@ class StrangerOp implements fc.AsyncCommand<Model, Real> {
     }
     const res = await post(ENDPOINT[this.op], body, { token: r.stranger.accessToken });
     expectRefusal(res, 404, r, what);
-    const seen = await get('escrow-get', { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
+    const seen = await get(escrowGet, { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
     expectRefusal(seen, 404, r, `${what}; escrow-get`);
-    const dispute = await get('dispute-get', { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
+    const dispute = await get(disputeGet, { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
     expectRefusal(dispute, 404, r, `${what}; dispute-get`);
     r.trace[r.trace.length - 1] += ' -> 404';
     await checkEverything(m, r);
@@ -698,7 +700,7 @@ class JobOp implements fc.AsyncCommand<Model, Real> {
       // both parties are told)
       const early = await runJobs(new Date(deadline - 1000).toISOString());
       expect(early.status, context(r, `${what}; early run`, early)).toBe(200);
-      const still = await get('escrow-get', {
+      const still = await get(escrowGet, {
         token: r.deal.initiator.accessToken,
         query: { escrow_id: r.deal.escrowId },
       });

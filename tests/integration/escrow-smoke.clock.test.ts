@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
 import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';
 import { runJobs } from '../support/clock.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 describe('escrow smoke: goods_products from creation to auto-release', () => {
   it('funds, accepts, delivers, and the job releases after the inspection day', async () => {
@@ -20,7 +21,7 @@ describe('escrow smoke: goods_products from creation to auto-release', () => {
     expect(await escrowStatus(deal)).toBe('released');
     expect(await holdKobo(deal.escrowId)).toBe(0);
     expect(await walletKobo(deal.payee.id)).toBe(992_500);
-    const notes = await get('notification-list', {
+    const notes = await get(notificationList, {
       token: deal.payee.accessToken,
       query: { escrow_id: deal.escrowId },
     });

@@ -10,6 +10,9 @@ import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { checkSuccessBody } from '../support/responses.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -43,11 +46,10 @@ const transactionsOf = (userId: string, type: string) =>
   testDb()<{ id: string; status: string }[]>`
     select id, status::text from public.transactions where user_id = ${userId} and type = ${type} order by created_at`;
 
-const balanceOf = async (u: TestUser) =>
-  (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
+const balanceOf = async (u: TestUser) => (await get(walletGet, { token: u.accessToken })).body.data.balance as number;
 
 async function fund(user: TestUser, naira: number) {
-  const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(res.status).toBe(200);
   await paystack.chargeSuccess(res.body.data.reference);
 }
@@ -405,10 +407,10 @@ describe('Idempotency-Key claimed by a request that died', () => {
     };
     // a claim with no answer, as a crashed request leaves it
     await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash) values (${user.id}, 'card-add', ${key}, 'x')`;
-    const blocked = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    const blocked = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
     expect(blocked.status).toBe(409);
     await testDb()`update private.idempotency_keys set created_at = now() - interval '301 seconds' where key = ${key}`;
-    const retried = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    const retried = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
   });
 });

@@ -9,6 +9,14 @@ import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import { micros } from '../support/time.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
+import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import notificationRead from '../../supabase/functions/notification-read/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -28,9 +36,9 @@ const NOTIFICATION_KEYS = [
 ];
 
 const list = (user: TestUser, query: Record<string, string | number | boolean | undefined> = {}) =>
-  get('notification-list', { token: user.accessToken, query });
+  get(notificationList, { token: user.accessToken, query });
 const markRead = (user: TestUser, body: Record<string, unknown>) =>
-  post('notification-read', body, { token: user.accessToken });
+  post(notificationRead, body, { token: user.accessToken });
 
 /** Every notification of the user (limit 100, newest first). */
 async function all(user: TestUser, query: Record<string, string> = {}): Promise<any[]> {
@@ -91,7 +99,7 @@ describe('notifications written by transitions', () => {
     const initiator = await signUp({ first_name: 'Ini', tier: 1 });
     const counterparty = await signUp({ first_name: 'Cou' });
     const created = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'initiator',
         title: 'Generator',
@@ -200,7 +208,7 @@ describe('notifications written by transitions', () => {
     const parties: [TestUser, TestUser] = [deal.payer, deal.payee];
     let milestoneId = '';
     const [p0, f0] = await step(deal, parties, async () => {
-      const r = await post('milestone-create', { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, {
+      const r = await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, {
         token: deal.payee.accessToken,
       });
       milestoneId = r.body.data?.id;
@@ -211,21 +219,21 @@ describe('notifications written by transitions', () => {
     const [p1, f1] = await step(
       deal,
       parties,
-      () => post('milestone-approve', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+      () => post(milestoneApprove, { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
     );
     expect(types(p1)).toEqual(['milestone_accepted']);
     expect(types(f1)).toEqual(['milestone_accepted']);
     const [p2, f2] = await step(
       deal,
       parties,
-      () => post('milestone-complete', { milestone_id: milestoneId }, { token: deal.payee.accessToken }),
+      () => post(milestoneComplete, { milestone_id: milestoneId }, { token: deal.payee.accessToken }),
     );
     expect(types(p2)).toEqual(['milestone_completed']);
     expect(f2).toEqual([]);
     const [p3, f3] = await step(
       deal,
       parties,
-      () => post('milestone-release', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+      () => post(milestoneRelease, { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
     );
     expect(p3).toEqual([]);
     expect(types(f3)).toEqual(['milestone_released']);
@@ -238,7 +246,7 @@ describe('notifications written by transitions', () => {
     const deal = await newDeal({ category: 'hiring', amount: 10_000 });
     const parties: [TestUser, TestUser] = [deal.initiator, deal.counterparty];
     const m = ok(
-      await post('milestone-create', { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, {
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, {
         token: deal.initiator.accessToken,
       }),
       201,
@@ -246,7 +254,7 @@ describe('notifications written by transitions', () => {
     const [ini, cou] = await step(
       deal,
       parties,
-      () => patch('milestone-update', { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }),
+      () => patch(milestoneUpdate, { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }),
     );
     expect(ini.map((n) => [n.event_type, n.entity_type, n.entity_id])).toEqual([[
       'milestone_updated',
@@ -259,17 +267,17 @@ describe('notifications written by transitions', () => {
   it('the last milestone release releases the escrow, and both parties are told', async () => {
     const deal = await fundedDeal({ category: 'hiring', amount: 5_000, title: 'Translation' });
     const m = ok(
-      await post('milestone-create', { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, {
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, {
         token: deal.payee.accessToken,
       }),
       201,
     );
-    ok(await post('milestone-approve', { milestone_id: m.id }, { token: deal.payer.accessToken }));
-    ok(await post('milestone-complete', { milestone_id: m.id }, { token: deal.payee.accessToken }));
+    ok(await post(milestoneApprove, { milestone_id: m.id }, { token: deal.payer.accessToken }));
+    ok(await post(milestoneComplete, { milestone_id: m.id }, { token: deal.payee.accessToken }));
     const [payer, payee] = await step(
       deal,
       [deal.payer, deal.payee],
-      () => post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken }),
+      () => post(milestoneRelease, { milestone_id: m.id }, { token: deal.payer.accessToken }),
     );
     expect(types(payer)).toEqual(['released']);
     expect(types(payee)).toEqual(['milestone_released', 'released']);
@@ -303,7 +311,7 @@ describe('notification-list', () => {
     const one = await newDeal({ payerRole: 'counterparty', title: 'First' });
     const initiator = one.initiator;
     const two = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'counterparty',
         title: 'Second',
@@ -350,7 +358,7 @@ describe('notification-list', () => {
     }
     expect(refused(await list(u, { escrow_id: 'nope' }), 400)).toEqual(['escrow_id']);
     expect(refused(await list(u, { page: '2' }), 400)).toEqual(['page']);
-    refused(await get('notification-list', {}), 401);
+    refused(await get(notificationList, {}), 401);
     expect(ok(await list(u, { limit: 1 }))).toHaveLength(1);
     expect(ok(await list(u, { limit: 100 }))).toHaveLength(1);
     expect(ok(await list(u, { unread_only: 'false', before: new Date(Date.now() + 60_000).toISOString() })))
@@ -366,7 +374,7 @@ describe('notification-list', () => {
     for (let i = 0; i < 10; i++) {
       ms.push(
         ok(
-          await post('milestone-create', { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, {
+          await post(milestoneCreate, { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, {
             token: deal.counterparty.accessToken,
           }),
           201,
@@ -374,7 +382,7 @@ describe('notification-list', () => {
       );
     }
     for (const m of ms.slice(0, 5)) {
-      ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
+      ok(await post(milestoneApprove, { milestone_id: m.id }, { token: u.accessToken }));
     }
     // 45 notifications written by one transaction: they share now(), and still page exactly
     await testDb()`
@@ -399,7 +407,7 @@ describe('notification-list', () => {
         const page = ok(await list(u, { limit, before }));
         seen.push(...page);
         if (page.length < limit) break;
-        before = page[page.length - 1].created_at;
+        before = page[page.length - 1]!.created_at;
       }
       expect(seen.map((n) => n.id), `limit ${limit}`).toEqual(stored.map((r) => r.id));
       for (let i = 1; i < seen.length; i++) {
@@ -414,7 +422,7 @@ describe('notification-list', () => {
       const page = ok(await list(u, { escrow_id: deal.escrowId, limit: 9, before }));
       filtered.push(...page);
       if (page.length < 9) break;
-      before = page[page.length - 1].created_at;
+      before = page[page.length - 1]!.created_at;
     }
     expect(filtered.map((n) => n.id)).toEqual(stored.map((r) => r.id));
     expect(types(filtered.slice(0, 45)).every((t) => t === 'milestone_completed')).toBe(true);
@@ -466,7 +474,7 @@ describe('notification-read', () => {
   it("with escrow_id marks every one of that escrow's notifications of the caller, and answers {updated: n}", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
     const other = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'initiator',
         title: 'Other',
@@ -504,7 +512,7 @@ describe('notification-read', () => {
     expect(refused(await markRead(deal.initiator, { escrow_id: deal.escrowId, all: true }), 400)).toContain('all');
     refused(await markRead(stranger, { escrow_id: deal.escrowId }), 404);
     refused(await markRead(deal.initiator, { escrow_id: '00000000-0000-4000-8000-000000000000' }), 404);
-    refused(await post('notification-read', { escrow_id: deal.escrowId }), 401);
+    refused(await post(notificationRead, { escrow_id: deal.escrowId }), 401);
     expect((await all(deal.initiator)).every((x) => x.is_read === false)).toBe(true);
   });
 });

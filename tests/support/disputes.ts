@@ -3,30 +3,36 @@
 // tests read back: the escrow's stored fees, the ledger transfers that moved its hold, and the
 // "fee on X" of docs/disputes.md#money (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
 import { expect } from 'vitest';
-import { get, post } from './api.ts';
+import { type BodyOf, get, post } from './api.ts';
 import { testDb } from './db.ts';
 import { type Category, type Deal, escrowOp, escrowStatus, fundWallet, newDeal, payerCanFund } from './escrows.ts';
 import type { TestUser } from './users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import disputePropose from '../../supabase/functions/dispute-propose/handler.ts';
+import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import disputeRespond from '../../supabase/functions/dispute-respond/handler.ts';
+import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
 
 export type Side = 'payer' | 'payee';
 
-export const raise = (deal: Deal, by: Side, extra: Record<string, unknown> = {}) =>
-  post('dispute-raise', {
+export const raise = (deal: Deal, by: Side, extra: Partial<BodyOf<typeof disputeRaise>> = {}) =>
+  post(disputeRaise, {
     escrow_id: deal.escrowId,
     reason_code: 'item_not_as_described',
     reason: 'The phone has a cracked screen',
     ...extra,
   }, { token: deal[by].accessToken });
-export const propose = (deal: Deal, by: Side, body: Record<string, unknown>) =>
-  post('dispute-propose', { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
+export const propose = (deal: Deal, by: Side, body: Omit<BodyOf<typeof disputePropose>, 'escrow_id'>) =>
+  post(disputePropose, { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
 export const respond = (deal: Deal, by: Side, proposalId: string, accept: boolean) =>
-  post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
+  post(disputeRespond, { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
     token: deal[by].accessToken,
   });
 export const withdraw = (deal: Deal, by: Side) =>
-  post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: deal[by].accessToken });
+  post(disputeWithdraw, { escrow_id: deal.escrowId }, { token: deal[by].accessToken });
 export const disputeOf = (deal: Deal, by: Side = 'payer') =>
-  get('dispute-get', { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
+  get(disputeGet, { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
 
 /** half-up of total * part / whole, in kobo (the "fee on X" of docs/disputes.md#money); exact in BigInt. */
 export const halfUp = (total: number, part: number, whole: number) =>
@@ -122,7 +128,7 @@ export async function fundedAny(
 
 /** The notifications of the user about this dispute (event types, oldest first), from their message-feed. */
 export async function disputeFeed(deal: Deal, user: TestUser, disputeId: string): Promise<string[]> {
-  const r = await get('message-feed', {
+  const r = await get(messageFeed, {
     token: user.accessToken,
     query: { conversation_id: deal.conversationId, limit: 200 },
   });

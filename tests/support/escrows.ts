@@ -6,6 +6,9 @@ import { testDb } from './db.ts';
 import { raiseTier } from './kyc.ts';
 import { paystack } from './paystack.ts';
 import { signUp, type TestUser } from './users.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 export type Category = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
 
@@ -29,7 +32,7 @@ export interface Deal {
 
 /** Credits a user's wallet through the real path: a top-up completed by charge.success. */
 export async function fundWallet(user: TestUser, naira: number): Promise<void> {
-  const r = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const r = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const d = await paystack.chargeSuccess(r.body.data.reference);
   expect(d.responses[0]?.status).toBe(200);
@@ -90,7 +93,7 @@ export async function newDeal(opts: DealOptions = {}): Promise<Deal> {
     signUp({ first_name: 'Cou', tier: payerTier('counterparty') }),
   ]);
   const res = await post(
-    'escrow-create',
+    escrowCreate,
     {
       category: opts.category ?? 'goods_products',
       payer_role: payerRole,
@@ -117,7 +120,7 @@ export const escrowOp = (op: string, user: TestUser, escrowId: string, extra: Re
   post(op, { escrow_id: escrowId, ...extra }, { token: user.accessToken });
 
 export async function escrowStatus(deal: Deal): Promise<string> {
-  const r = await get('escrow-get', { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
+  const r = await get(escrowGet, { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data.status;
 }
