@@ -10,6 +10,8 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import {
   balances,
   type Deal,
@@ -25,25 +27,11 @@ import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import escrowList from '../../supabase/functions/escrow-list/handler.ts';
-import notificationList from '../../supabase/functions/notification-list/handler.ts';
 import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const kobo = (naira: number) => Math.round(naira * 100);
 const DAY = 86_400_000;
-
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-  }[];
-}
 
 async function job(at: Date) {
   const r = await runJobs(at.toISOString());

@@ -7,19 +7,19 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import { type Deal, escrowOp, escrowStatus, fundWallet, holdKobo, newDeal, walletKobo } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
-import notificationList from '../../supabase/functions/notification-list/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
 import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const kobo = (naira: number) => Math.round(naira * 100);
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 
 function expectStatus(r: ApiResult, status: number) {
@@ -67,18 +67,6 @@ const depositsOf = (userId: string) =>
     select amount::text, status::text from public.transactions where user_id = ${userId} and type = 'virtual_account_deposit' order by created_at`;
 
 const smsTo = smsMatching;
-
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-  }[];
-}
 
 /** Starts a card charge and checks what the fake was asked; returns the reference. */
 async function startCardCharge(deal: Deal): Promise<string> {

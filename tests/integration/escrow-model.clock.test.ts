@@ -23,6 +23,7 @@
 // one second after it (the transition must happen). No other escrow has a deadline that far back.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ESCROW_CATEGORIES } from '../../shared/escrow/enums.ts';
 import {
   type EscrowFacts,
   type Operation,
@@ -131,7 +132,7 @@ const ENDPOINT: Record<UserOp, string> = {
   'dispute-respond': 'dispute-respond',
   'dispute-withdraw': 'dispute-withdraw',
 };
-const CATEGORIES: readonly Category[] = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'];
+const CATEGORIES: readonly Category[] = ESCROW_CATEGORIES;
 const PARKED = '2200-01-01T00:00:00Z';
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import {
   balances,
   type Category,
@@ -17,16 +19,13 @@ import {
   newDeal,
   walletKobo,
 } from '../support/escrows.ts';
-import { signUp, type TestUser } from '../support/users.ts';
+import { signUp } from '../support/users.ts';
 import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
 import escrowDecline from '../../supabase/functions/escrow-decline/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
-import notificationList from '../../supabase/functions/notification-list/handler.ts';
 import transactionList from '../../supabase/functions/transaction-list/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
-
-const kobo = (naira: number) => Math.round(naira * 100);
 
 /** What this escrow's ledger transfers booked to the platform fee and VAT accounts (kobo). */
 async function feesBooked(escrowId: string) {
@@ -60,20 +59,6 @@ const fundingTxs = (escrowId: string) =>
   testDb()<{ id: string; user_id: string; status: string; amount: string; metadata: Record<string, unknown> }[]>`
     select id, user_id, status::text, amount::text, metadata from public.transactions
      where escrow_id = ${escrowId} and type = 'escrow_funding' order by created_at`;
-
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-    user_id: string;
-    escrow_id: string;
-  }[];
-}
 
 const smsTo = smsMatching;
 

@@ -1,5 +1,6 @@
 // Escrow scenarios built through the real endpoints (and the Paystack fake where money arrives).
 import { expect } from 'vitest';
+import type { EscrowCategory } from '../../shared/escrow/enums.ts';
 import { KYC_TIERS } from '../../shared/kyc/tiers.ts';
 import { get, post } from './api.ts';
 import { testDb } from './db.ts';
@@ -10,7 +11,8 @@ import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
-export type Category = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+/** An escrow category: the closed list of shared/escrow/enums.ts. */
+export type Category = EscrowCategory;
 
 export interface Deal {
   initiator: TestUser;
