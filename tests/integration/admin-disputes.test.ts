@@ -1,10 +1,9 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The admin queue through the real HTTP server: only admins see admin-dispute-list and
 // admin-dispute-resolve (404 to everyone else, whatever they send), the queue's order and cursor,
 // a resolution's money read back from the ledger, the audit row written with it, and a resolution
 // racing the parties' own settlement: exactly one outcome.
 import { describe, expect, it } from 'vitest';
-import { type BodyOf, call, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
+import { type BodyOf, call, type DataOf, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { halfUp, stored } from '../support/disputes.ts';
 import { balances, type Deal, fundedDeal } from '../support/escrows.ts';
@@ -66,7 +65,7 @@ describe('admin endpoints', () => {
         }),
         201,
       );
-      const all: any[] = [];
+      const all: DataOf<typeof adminDisputeList> = [];
       let after: string | undefined;
       for (;;) {
         const page = ok(await get(adminDisputeList, { token: admin.accessToken, query: { limit: 2, after } }));
@@ -89,7 +88,7 @@ describe('admin endpoints', () => {
         payer: { id: mine[1]!.deal.payer.id, first_name: 'Ini' },
         payee: { id: mine[1]!.deal.payee.id, first_name: 'Cou' },
       });
-      expect(second.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
+      expect(second!.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
       expect(refused(await get(adminDisputeList, { token: admin.accessToken, query: { limit: 51 } }), 400))
         .toEqual(['limit']);
       // every list is in the audit
@@ -128,11 +127,11 @@ describe('admin endpoints', () => {
       expect(after.payer - before.payer).toBe(
         amount - P + halfUp(payerFee, amount - P, amount) + halfUp(vat, amount - P, amount),
       );
-      const [audit] = await testDb()<any[]>`
+      const [audit] = await testDb()<{ target_type: string; target_id: string; details: unknown }[]>`
       select action, target_type, target_id, details from private.admin_audit
        where admin_id = ${admin.id} and action = 'dispute.resolve'`;
       expect(audit).toMatchObject({ target_type: 'dispute', target_id: disputeId });
-      expect(audit.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
+      expect(audit!.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
       // the parties see the resolution
       expect(ok(await get(disputeGet, { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } })))
         .toMatchObject({ status: 'resolved', resolved_by: admin.id, resolution: r.resolution });

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Value only for what the provider confirms (docs/security.md#2-value-only-for-what-the-provider-confirmed). A card charge.success whose amount
 // or currency differs from what its pending transaction expects credits nothing by itself: the
 // server asks Paystack's verify, credits the expected amount only when verify reports a success
@@ -24,7 +23,7 @@ const RECEIVED = { success: true, status: 200, data: { received: true } };
 interface TxRow {
   status: string;
   amount: string;
-  metadata: Record<string, any>;
+  metadata: Record<string, unknown>;
   provider_charge_id: string | null;
 }
 

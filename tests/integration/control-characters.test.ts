@@ -1,8 +1,7 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // docs/security.md: NUL and the other C0 control characters (but tab, line feed and carriage return) are
 // refused in every text field with 400 and details naming the field, never a 500 from the database.
 import { describe, expect, it } from 'vitest';
-import { call, patch, post } from '../support/api.ts';
+import { call, type Envelope, patch, post } from '../support/api.ts';
 import { newPhone, signUp } from '../support/users.ts';
 import authSignup from '../../supabase/functions/auth-signup/handler.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
@@ -13,7 +12,7 @@ import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 const CONTROL_MESSAGE = expect.stringContaining('control characters');
 
-function refusedOn(res: { status: number; body: any }, field: string) {
+function refusedOn(res: { status: number; body: Envelope<unknown> }, field: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(400);
   expect(res.body).toMatchObject({ success: false, status: 400 });
   expect(res.body.details).toContainEqual({ field, message: CONTROL_MESSAGE });

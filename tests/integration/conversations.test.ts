@@ -1,10 +1,9 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Conversations through the real HTTP server: message-send (who may write, what, and until when),
 // message-feed (the caller's merged view, exact before/after cursors when many items share a
 // created_at, polling), conversation-list and conversation-read.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
+import { type DataOf, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, newDeal } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
@@ -29,18 +28,23 @@ const markRead = (user: TestUser, conversationId: string) =>
   post(conversationRead, { conversation_id: conversationId }, { token: user.accessToken });
 
 /** The single row of a count query (typed for the compiler). */
-const one = (sql: ReturnType<typeof testDb>) => async (strings: TemplateStringsArray, ...values: any[]) =>
-  ((await sql(strings, ...values)) as unknown as { n: number }[])[0] as { n: number };
+const one =
+  (sql: ReturnType<typeof testDb>) =>
+  async (strings: TemplateStringsArray, ...values: Parameters<ReturnType<typeof testDb>>[1][]) =>
+    ((await sql(strings, ...values)) as unknown as { n: number }[])[0] as { n: number };
 
-function expectStrictlyIncreasing(items: any[]) {
+/** An item of message-feed: a message or a notification of the conversation's escrow. */
+type FeedItem = DataOf<typeof messageFeed>[number];
+
+function expectStrictlyIncreasing(items: { created_at: string }[]) {
   for (let i = 1; i < items.length; i++) {
-    expect(micros(items[i].created_at) > micros(items[i - 1].created_at), `${i}`).toBe(true);
+    expect(micros(items[i]!.created_at) > micros(items[i - 1]!.created_at), `${i}`).toBe(true);
   }
 }
 
 /** The whole feed of a user, paged backwards from the newest with `before` (oldest first). */
-async function feedBackwards(user: TestUser, conversationId: string, limit: number): Promise<any[]> {
-  const pages: any[][] = [];
+async function feedBackwards(user: TestUser, conversationId: string, limit: number): Promise<FeedItem[]> {
+  const pages: FeedItem[][] = [];
   let before: string | undefined;
   for (;;) {
     const page = ok(await feed(user, { conversation_id: conversationId, limit, before }));
@@ -52,8 +56,8 @@ async function feedBackwards(user: TestUser, conversationId: string, limit: numb
 }
 
 /** The whole feed of a user, paged forwards from the oldest with `after` (oldest first). */
-async function feedForwards(user: TestUser, conversationId: string, limit: number): Promise<any[]> {
-  const items: any[] = [];
+async function feedForwards(user: TestUser, conversationId: string, limit: number): Promise<FeedItem[]> {
+  const items: FeedItem[] = [];
   let after = '2000-01-01T00:00:00Z';
   for (;;) {
     const page = ok(await feed(user, { conversation_id: conversationId, limit, after }));
@@ -122,7 +126,7 @@ describe('message-send', () => {
     // both parties read it in the feed, as the same item
     for (const user of [deal.initiator, deal.counterparty]) {
       const items = ok(await feed(user, { conversation_id: deal.conversationId }));
-      expect(items.filter((i: any) => i.source === 'message')).toEqual([item]);
+      expect(items.filter((i) => i.source === 'message')).toEqual([item]);
     }
   });
 
@@ -195,7 +199,7 @@ describe('message-send', () => {
     // the invited phone signs up: linked at once, reads the conversation and answers
     const invitee = await signUpWith(invited, 'Newcomer');
     const items = ok(await feed(invitee, { conversation_id: conversationId }));
-    expect(items.filter((i: any) => i.source === 'message').map((i: any) => i.content)).toEqual([
+    expect(items.filter((i) => i.source === 'message').map((i) => i.content)).toEqual([
       'Sign up and we can talk here',
     ]);
     ok(await send(invitee, conversationId, 'Here now'), 201);
@@ -210,7 +214,7 @@ describe('message-send', () => {
       refused(await feed(user, { conversation_id: deal.conversationId }), 404);
       refused(await markRead(user, deal.conversationId), 404);
       const listed = ok(await conversations(user, { limit: 50 }));
-      expect(listed.map((c: any) => c.conversation_id)).not.toContain(deal.conversationId);
+      expect(listed.map((c) => c.conversation_id)).not.toContain(deal.conversationId);
     }
   });
 
@@ -229,7 +233,7 @@ describe('message-send', () => {
       refused(r, 409);
       expect(r.body.error).toMatch(/read-only/);
       const items = ok(await feed(user, { conversation_id: deal.conversationId }));
-      expect(items.filter((i: any) => i.source === 'message').map((i: any) => i.content)).toEqual([
+      expect(items.filter((i) => i.source === 'message').map((i) => i.content)).toEqual([
         'Thanks!',
         'Enjoy it',
       ]);
@@ -282,7 +286,7 @@ describe('message-feed', () => {
     for (const user of [deal.initiator, deal.counterparty]) {
       const items = ok(await feed(user, { conversation_id: deal.conversationId }));
       expectStrictlyIncreasing(items);
-      const notifications = items.filter((i: any) => i.source === 'notification');
+      const notifications = items.filter((i) => i.source === 'notification');
       const { n } = await one(testDb())`
         select count(*)::int as n from public.notifications where conversation_id = ${deal.conversationId}
            and user_id = ${user.id}`;
@@ -292,9 +296,9 @@ describe('message-feed', () => {
       const listed = ok(
         await get(notificationList, { token: user.accessToken, query: { escrow_id: deal.escrowId } }),
       );
-      const byId = new Map(listed.map((x: any) => [x.id, x]));
+      const byId = new Map(listed.map((x) => [x.id, x]));
       for (const item of notifications) {
-        const x: any = byId.get(item.id);
+        const x = byId.get(item.id)!;
         expect(x, item.id).toBeDefined();
         expect(item).toMatchObject({
           content: x.content,
@@ -309,15 +313,15 @@ describe('message-feed', () => {
           sender_first_name: null,
         });
       }
-      expect(items.filter((i: any) => i.source === 'message').map((i: any) => i.content)).toEqual([
+      expect(items.filter((i) => i.source === 'message').map((i) => i.content)).toEqual([
         'Shipping today',
         'Got it',
       ]);
       // the message from the counterparty comes before the delivery notification, which comes
       // before the initiator's answer
-      const delivered = items.findIndex((i: any) => i.event_type === 'delivered');
-      const shipping = items.findIndex((i: any) => i.content === 'Shipping today');
-      const gotIt = items.findIndex((i: any) => i.content === 'Got it');
+      const delivered = items.findIndex((i) => i.event_type === 'delivered');
+      const shipping = items.findIndex((i) => i.content === 'Shipping today');
+      const gotIt = items.findIndex((i) => i.content === 'Got it');
       if (delivered >= 0) expect(shipping < delivered && delivered < gotIt).toBe(true);
     }
   });
@@ -376,7 +380,7 @@ describe('message-feed', () => {
       ),
     );
     for (const r of sent) expect(r.status, JSON.stringify(r.body)).toBe(201);
-    const seen: any[] = [];
+    const seen: FeedItem[] = [];
     for (;;) {
       const page = ok(await feed(deal.counterparty, { conversation_id: deal.conversationId, after: last, limit: 3 }));
       seen.push(...page);
@@ -387,7 +391,7 @@ describe('message-feed', () => {
     expectStrictlyIncreasing(seen);
     items = ok(await feed(deal.initiator, { conversation_id: deal.conversationId, limit: 200 }));
     expectStrictlyIncreasing(items);
-    expect(items.filter((i: any) => i.source === 'message')).toHaveLength(21);
+    expect(items.filter((i) => i.source === 'message')).toHaveLength(21);
   });
 
   it('messages racing transitions, reads and marks: every request succeeds and the feed stays in order', async () => {
@@ -407,8 +411,8 @@ describe('message-feed', () => {
     for (const user of [deal.payer, deal.payee]) {
       const items = ok(await feed(user, { conversation_id: deal.conversationId, limit: 200 }));
       expectStrictlyIncreasing(items);
-      expect(items.filter((i: any) => i.source === 'message')).toHaveLength(28);
-      expect(items.some((i: any) => i.event_type === 'released')).toBe(true);
+      expect(items.filter((i) => i.source === 'message')).toHaveLength(28);
+      expect(items.some((i) => i.event_type === 'released')).toBe(true);
     }
   });
 
@@ -462,7 +466,7 @@ describe('conversation-list', () => {
     }
     // newest first: the last created
     let list = ok(await conversations(me));
-    expect(list.map((c: any) => c.conversation_id)).toEqual(deals.map((d) => d.conversationId).reverse());
+    expect(list.map((c) => c.conversation_id)).toEqual(deals.map((d) => d.conversationId).reverse());
     const first = list[2];
     expect(first).toMatchObject({
       escrow_id: deals[0]!.escrowId,
@@ -483,7 +487,7 @@ describe('conversation-list', () => {
     expect(list[0]!.last_activity_at).toBe(msg.created_at);
     // Ada wrote in it: her names are no secret any more
     expect(list[0]).toMatchObject({ counterparty_first_name: 'Ada', counterparty_last_name: 'Party' });
-    expect(list.find((c: any) => c.conversation_id === deals[1]!.conversationId)).toMatchObject({
+    expect(list.find((c) => c.conversation_id === deals[1]!.conversationId)).toMatchObject({
       counterparty_first_name: null,
     });
     // the counterparty sees the initiator's names
@@ -492,7 +496,7 @@ describe('conversation-list', () => {
     // paging with before on last_activity_at
     const page1 = ok(await conversations(me, { limit: 2 }));
     const page2 = ok(await conversations(me, { limit: 2, before: page1[1]!.last_activity_at }));
-    expect([...page1, ...page2].map((c: any) => c.conversation_id)).toEqual(list.map((c: any) => c.conversation_id));
+    expect([...page1, ...page2].map((c) => c.conversation_id)).toEqual(list.map((c) => c.conversation_id));
     expect(page2).toHaveLength(1);
     expect(refused(await conversations(me, { limit: 51 }), 400)).toEqual(['limit']);
   });
@@ -502,7 +506,7 @@ describe('conversation-list', () => {
     const [before] = ok(await conversations(deal.initiator));
     expect(before).toMatchObject({ conversation_id: deal.conversationId, counterparty_first_name: null });
     ok(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId));
-    const [c] = ok(await conversations(deal.initiator)).filter((x: any) => x.conversation_id === deal.conversationId);
+    const [c] = ok(await conversations(deal.initiator)).filter((x) => x.conversation_id === deal.conversationId);
     expect(c).toMatchObject({ counterparty_first_name: 'Cou', counterparty_last_name: 'Obi' });
   });
 });
@@ -525,10 +529,8 @@ describe('conversation-read', () => {
     expect(await unread(deal.counterparty)).toBe(theirs);
     expect(ok(await markRead(deal.initiator, deal.conversationId))).toEqual({ updated: 0 });
     const items = ok(await feed(deal.initiator, { conversation_id: deal.conversationId }));
-    expect(items.filter((i: any) => i.source === 'notification').every((i: any) => i.is_read === true)).toBe(true);
-    const [listed] = ok(await conversations(deal.initiator)).filter((c: any) =>
-      c.conversation_id === deal.conversationId
-    );
+    expect(items.filter((i) => i.source === 'notification').every((i) => i.is_read === true)).toBe(true);
+    const [listed] = ok(await conversations(deal.initiator)).filter((c) => c.conversation_id === deal.conversationId);
     expect(listed!.unread_count).toBe(0);
     // @ts-expect-error a body missing its field, on purpose
     expect(refused(await post(conversationRead, {}, { token: deal.initiator.accessToken }), 400)).toEqual([

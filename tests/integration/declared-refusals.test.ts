@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server and database rows are read as untyped JSON here
 // Refusals that endpoints declare (`refusals` in supabase/functions/<name>/handler.ts, rendered into
 // docs/api/openapi.json) and that no other suite produced: each one through the real server, with
 // the status and message a client depends on, and nothing moved (money, tier, rows). Every answer
@@ -12,6 +11,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
 import { disputeRow, raise } from '../support/disputes.ts';
 import { balances, type Deal, escrowStatus, fundedDeal, newDeal } from '../support/escrows.ts';
 import { kycFake } from '../support/kyc-fake.ts';
@@ -30,7 +30,6 @@ import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 // ---- helpers -------------------------------------------------------------------------------
 
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
-const kobo = (naira: number) => Math.round(naira * 100);
 
 /** A NIN no other test sends: 11 digits, starting 7. */
 const freshNin = () => `7${String(randomInt(0, 1e9)).padStart(9, '0')}${randomInt(0, 10)}`;
@@ -40,7 +39,9 @@ const kycStatus = async (u: TestUser) => expectOk(await get(kycStatusEndpoint, {
 /** The dispute of a deal with its proposals and the notifications of its escrow, as stored. */
 async function disputeState(deal: Deal, disputeId: string) {
   const [proposals, notifications] = await Promise.all([
-    testDb()<any[]>`select * from public.dispute_proposals where dispute_id = ${disputeId} order by id`,
+    testDb()<
+      Record<string, unknown>[]
+    >`select * from public.dispute_proposals where dispute_id = ${disputeId} order by id`,
     testDb()<{ n: number }[]>`select count(*)::int as n from public.notifications where escrow_id = ${deal.escrowId}`,
   ]);
   return {

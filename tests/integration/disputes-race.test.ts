@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // A dispute settles exactly once, whatever races it: 20 parallel tries on one dispute (several
 // acceptances of the same proposal, acceptances of the two parties' different open proposals, and
 // withdrawals by the raiser) through the real HTTP server leave one outcome, a settlement or a
@@ -63,10 +62,10 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
     const e = await stored(deal.escrowId);
     const d = ok(await raise(deal, raiser), 201);
     const byPayee = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 5_000.03 }), 201).proposals
-      .find((p: any) => p.proposed_by === deal.payee.id);
+      .find((p) => p.proposed_by === deal.payee.id);
     const payerOutcome = i % 3 === 0 ? 'release' : 'refund';
     const byPayer = ok(await propose(deal, 'payer', { outcome: payerOutcome }), 201).proposals
-      .find((p: any) => p.proposed_by === deal.payer.id);
+      .find((p) => p.proposed_by === deal.payer.id);
 
     type Try = { kind: string; run: () => Promise<ApiResult> };
     const tries: Try[] = [

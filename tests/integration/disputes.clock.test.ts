@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes and the job (jobs-run), through the real HTTP server, with time driven by runJobs at
 // explicit times (never sleeping): the reminder 24 h before the negotiation deadline, what happens
 // at the deadline (released to the payee only when the payer raised it and then took no part;
@@ -93,7 +92,7 @@ const count = (xs: string[], x: string) => xs.filter((y) => y === x).length;
 async function reminderTexts(deal: Deal, by: Side): Promise<string[]> {
   const feed = ok(
     await get(messageFeed, { token: deal[by].accessToken, query: { conversation_id: deal.conversationId } }),
-  ) as any[];
+  );
   return feed.filter((i) => i.event_type === 'dispute_deadline_soon').map((i) => i.content as string);
 }
 
@@ -124,7 +123,7 @@ describe('the negotiation deadline', () => {
     const run = ok(await runJobs(iso(deadline - 24 * H)));
     expect(run.disputes_reminded).toBeGreaterThanOrEqual(1);
     expect(await reminders()).toEqual({ payer: 1, payee: 1 });
-    expect(ms((await disputeRow(d.id)).reminded_at)).toBe(deadline - 24 * H);
+    expect(ms((await disputeRow(d.id)).reminded_at!)).toBe(deadline - 24 * H);
     for (const side of ['payer', 'payee'] as const) {
       expect(await reminderTexts(deal, side)).toEqual([expect.stringMatching(/released to the payee/)]);
     }
@@ -144,7 +143,7 @@ describe('the negotiation deadline', () => {
       select released_at from public.escrows where id = ${deal.escrowId}`;
     expect(ms(row!.released_at)).toBe(deadline);
     expect(await disputeRow(d.id)).toMatchObject({ status: 'resolved', outcome: 'release', resolved_by: null });
-    expect(ms((await disputeRow(d.id)).resolved_at)).toBe(deadline);
+    expect(ms((await disputeRow(d.id)).resolved_at!)).toBe(deadline);
     expect(ok(await disputeOf(deal, 'payee'))).toMatchObject({ status: 'resolved', proposals: [] });
     expect(count(await disputeFeed(deal, deal.payer, d.id), 'dispute_resolved')).toBe(1);
     expect(count(await disputeFeed(deal, deal.payee, d.id), 'dispute_resolved')).toBe(1);
@@ -182,7 +181,7 @@ describe('the negotiation deadline', () => {
       expect(run.disputes_escalated).toBeGreaterThanOrEqual(1);
       const row = await disputeRow(d.id);
       expect(row).toMatchObject({ status: 'escalated', outcome: null, resolved_at: null });
-      expect(ms(row.escalated_at)).toBe(deadline);
+      expect(ms(row.escalated_at!)).toBe(deadline);
       expect(await escrowStatus(deal)).toBe('disputed');
       expect(await balances(deal)).toEqual(before);
       expect(await holdTransfers(deal.escrowId)).toEqual([]);
@@ -355,10 +354,10 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
       const byPayee = ok(
         await propose(deal, 'payee', silent ? { outcome: 'release' } : { outcome: 'split', payee_amount: 6_000 }),
         201,
-      ).proposals.find((p: any) => p.proposed_by === deal.payee.id);
+      ).proposals.find((p) => p.proposed_by === deal.payee.id);
       const byPayer = silent
         ? null
-        : ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals.find((p: any) =>
+        : ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals.find((p) =>
           p.proposed_by === deal.payer.id
         );
       const { deadline } = await pastDeadline(deal, d.id);

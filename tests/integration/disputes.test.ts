@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real HTTP server: raising, negotiating, settling with the exact money of
 // docs/disputes.md#money (read back from the ledger), withdrawing, and who may do what. The deadlines (the
 // job) are in disputes.clock.test.ts.
@@ -26,7 +25,10 @@ import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
 import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
 import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
 import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
 import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 describe('dispute-raise', () => {
@@ -169,7 +171,7 @@ describe('dispute-propose', () => {
       // the other party is not limited by it; only the latest of the payee's is open
       expect((await propose(deal, 'payer', { outcome: 'refund' })).status).toBe(201);
       const d = (await disputeOf(deal)).body.data;
-      expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
+      expect(d.proposals.map((p) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
     });
   });
 });
@@ -206,11 +208,16 @@ describe('dispute-withdraw', () => {
 
 // ---- while disputed ----------------------------------------------------------------------------
 
-const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
-  post(op, { milestone_id: id }, { token: user.accessToken });
+const MILESTONE_OPS = {
+  'milestone-approve': milestoneApprove,
+  'milestone-complete': milestoneComplete,
+  'milestone-release': milestoneRelease,
+};
+const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
+  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
 /** A milestone proposed by the freelancer (payee), approved by the client: accepted; completed when asked. */
-async function milestone(deal: Deal, naira: number, complete: boolean): Promise<any> {
+async function milestone(deal: Deal, naira: number, complete: boolean) {
   const m = ok(
     await post(milestoneCreate, { escrow_id: deal.escrowId, title: `Part ${naira}`, amount: naira }, {
       token: deal.payee.accessToken,
@@ -282,7 +289,7 @@ async function afterMilestone(amount: number, milestoneNaira: number) {
 }
 
 /** The released milestone is as it was: released, by its own transfer, which is still the only one with its key. */
-async function expectMilestoneKept(m: any) {
+async function expectMilestoneKept(m: { id: string }) {
   const [row] = await testDb()<{ status: string; key: string }[]>`
     select ms.status, lt.idempotency_key as key from public.milestones ms
       join private.ledger_transfers lt on lt.id = ms.release_tx_id where ms.id = ${m.id}`;
@@ -408,7 +415,7 @@ describe('dispute events in the feed', () => {
     // the action each one offers
     const feed = ok(
       await get(messageFeed, { token: deal.payee.accessToken, query: { conversation_id: deal.conversationId } }),
-    ) as any[];
+    );
     const labels = Object.fromEntries(
       feed.filter((i) => i.entity_type === 'dispute').map((i) => [i.event_type, i.action_label]),
     );
@@ -422,7 +429,7 @@ describe('dispute events in the feed', () => {
     // and the same notifications in notification-list
     const listed = ok(
       await get(notificationList, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
-    ) as any[];
+    );
     expect(listed.filter((n) => n.entity_type === 'dispute').map((n) => n.event_type).sort()).toEqual(
       ['dispute_proposal', 'dispute_raised', 'dispute_raised', 'dispute_resolved', 'dispute_withdrawn'],
     );

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
 import { escrowOp, escrowStatus, fundedDeal, holdKobo, walletKobo } from '../support/escrows.ts';
@@ -25,6 +24,6 @@ describe('escrow smoke: goods_products from creation to auto-release', () => {
       token: deal.payee.accessToken,
       query: { escrow_id: deal.escrowId },
     });
-    expect(notes.body.data.map((n: any) => n.event_type)).toContain('released');
+    expect(notes.body.data.map((n) => n.event_type)).toContain('released');
   });
 });

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Milestones of hiring escrows through the real HTTP server: milestone-create, milestone-update,
 // milestone-list, and the rest of their life (milestone-approve, milestone-complete,
 // milestone-release), with the money checked in the ledger: every release pays the payee the
@@ -6,8 +5,9 @@
 // concurrency releases more than the escrow holds.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type BodyOf, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
+import { type BodyOf, type DataOf, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
 import { paystack } from '../support/paystack.ts';
 import {
   type Deal,
@@ -25,6 +25,7 @@ import authSignup from '../../supabase/functions/auth-signup/handler.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
 import milestoneList from '../../supabase/functions/milestone-list/handler.ts';
 import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
@@ -61,10 +62,16 @@ const updateM = (user: TestUser, body: BodyOf<typeof milestoneUpdate>) =>
   patch(milestoneUpdate, body, { token: user.accessToken });
 const listM = (user: TestUser, escrowId: string) =>
   get(milestoneList, { token: user.accessToken, query: { escrow_id: escrowId } });
-const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
-  post(op, { milestone_id: id }, { token: user.accessToken });
+const MILESTONE_OPS = {
+  'milestone-approve': milestoneApprove,
+  'milestone-complete': milestoneComplete,
+  'milestone-release': milestoneRelease,
+};
+const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
+  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
-const kobo = (naira: number) => Math.round(naira * 100);
+/** A milestone as the endpoints answer it. */
+type Milestone = DataOf<typeof milestoneCreate>;
 
 /** floor(fee * after / amount) - floor(fee * before / amount): a release's cumulative share of a fee. */
 function shareOf(feeKobo: number, amountKobo: number, beforeKobo: number, afterKobo: number): number {
@@ -93,7 +100,7 @@ async function fundedSmallHiring(amount: number): Promise<Deal> {
 }
 
 /** Proposed by the freelancer, approved by the client: accepted. */
-async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<any> {
+async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<Milestone> {
   const created = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title, amount }), 201);
   const accepted = ok(await opM('milestone-approve', deal.payer, created.id));
   expect(accepted.status).toBe('accepted');
@@ -101,7 +108,7 @@ async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'
 }
 
 /** ... and marked complete by the freelancer. */
-async function completedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<any> {
+async function completedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<Milestone> {
   const m = await acceptedMilestone(deal, amount, title);
   const done = ok(await opM('milestone-complete', deal.payee, m.id));
   expect(done.status).toBe('completed');
@@ -317,7 +324,7 @@ describe('milestone-create', () => {
     ok(await createM(deal.counterparty, { escrow_id: deal.escrowId, title: 'Two', amount: 4_000 }), 201);
     refused(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'Three', amount: 0.01 }), 409);
     const list = ok(await listM(deal.initiator, deal.escrowId));
-    expect(list.map((m: any) => m.amount)).toEqual([6_000, 4_000]);
+    expect(list.map((m) => m.amount)).toEqual([6_000, 4_000]);
   });
 
   it('keeps the sum within the escrow amount and the numbering unique under 10 concurrent creations', async () => {
@@ -336,8 +343,8 @@ describe('milestone-create', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 409, 409, 409, 409]);
     const list = ok(await listM(deal.counterparty, deal.escrowId));
-    expect(list.map((m: any) => m.milestone_index)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(list.reduce((s: number, m: any) => s + kobo(m.amount), 0)).toBe(900_000);
+    expect(list.map((m) => m.milestone_index)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(list.reduce((s: number, m) => s + kobo(m.amount), 0)).toBe(900_000);
   });
 
   it('is refused once the escrow is over (cancelled: 409)', async () => {
@@ -515,7 +522,7 @@ describe('milestone-list', () => {
     const deal = await hiringDeal(10_000);
     const stranger = await signUp({ first_name: 'Str' });
     expect(ok(await listM(deal.initiator, deal.escrowId))).toEqual([]);
-    const made: any[] = [];
+    const made: Milestone[] = [];
     for (const [i, title] of ['One', 'Two', 'Three', 'Four'].entries()) {
       made.push(
         ok(
@@ -529,11 +536,11 @@ describe('milestone-list', () => {
       );
     }
     // an edit of the first one (a later updated_at) does not move it
-    ok(await updateM(deal.initiator, { milestone_id: made[0].id, title: 'One, edited' }));
+    ok(await updateM(deal.initiator, { milestone_id: made[0]!.id, title: 'One, edited' }));
     const byInitiator = ok(await listM(deal.initiator, deal.escrowId));
-    expect(byInitiator.map((m: any) => m.milestone_index)).toEqual([1, 2, 3, 4]);
-    expect(byInitiator.map((m: any) => m.title)).toEqual(['One, edited', 'Two', 'Three', 'Four']);
-    expect(byInitiator.map((m: any) => m.id)).toEqual(made.map((m) => m.id));
+    expect(byInitiator.map((m) => m.milestone_index)).toEqual([1, 2, 3, 4]);
+    expect(byInitiator.map((m) => m.title)).toEqual(['One, edited', 'Two', 'Three', 'Four']);
+    expect(byInitiator.map((m) => m.id)).toEqual(made.map((m) => m.id));
     for (const m of byInitiator) expect(Object.keys(m).sort()).toEqual(MILESTONE_KEYS);
     expect(ok(await listM(deal.counterparty, deal.escrowId))).toEqual(byInitiator);
 
@@ -564,7 +571,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       refused(await opM('milestone-approve', deal.payer, '00000000-0000-4000-8000-000000000000'), 404);
       const accepted = ok(await opM('milestone-approve', deal.payer, m.id));
       expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true });
-      expect(Number.isNaN(Date.parse(accepted.accepted_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(accepted.accepted_at!))).toBe(false);
       refused(await opM('milestone-approve', deal.payer, m.id), 409);
       refused(await opM('milestone-approve', deal.payee, m.id), 409);
     });
@@ -581,7 +588,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       refused(await opM('milestone-complete', stranger, m.id), 404);
       const done = ok(await opM('milestone-complete', deal.payee, m.id));
       expect(done.status).toBe('completed');
-      expect(Number.isNaN(Date.parse(done.completed_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(done.completed_at!))).toBe(false);
       expect(done.released_at).toBeNull();
       refused(await opM('milestone-complete', deal.payee, m.id), 409);
     });
@@ -635,7 +642,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const released = ok(await opM('milestone-release', deal.payer, done.id));
       expect(released.status).toBe('released');
       expect(released.release_tx_id).toMatch(UUID);
-      expect(Number.isNaN(Date.parse(released.released_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(released.released_at!))).toBe(false);
       expect(released.completed_at).toBe(done.completed_at);
 
       const [transfer] = await testDb()<{ idempotency_key: string; kind: string }[]>`
@@ -677,7 +684,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const e = await escrowRow(deal.escrowId);
       expect(e.amount).toBe(1_000_003);
       const parts = [333_301, 333_301, 333_401];
-      const ms: any[] = [];
+      const ms: Milestone[] = [];
       for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
 
       let released = 0;
@@ -729,7 +736,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       for (const [amount, parts] of cases) {
         const deal = await fundedSmallHiring(amount);
         const e = await escrowRow(deal.escrowId);
-        const ms: any[] = [];
+        const ms: Milestone[] = [];
         for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p, `Part ${i + 1}`));
         let released = 0;
         let wallet = 0;
@@ -750,7 +757,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const deal = await fundedHiring(10_000.03);
       const e = await escrowRow(deal.escrowId);
       const parts = [333_301, 333_301, 333_401];
-      const ms: any[] = [];
+      const ms: Milestone[] = [];
       for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
       const calls = Array.from({ length: 10 }, (_, i) => ms[i % 3]!.id as string);
       const results = await Promise.all(calls.map((id) => opM('milestone-release', deal.payer, id)));
@@ -765,8 +772,8 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       expect(await holdKobo(deal.escrowId)).toBe(0);
       expect(await walletKobo(deal.payee.id)).toBe(e.amount - e.sellerFee);
       const list = ok(await listM(deal.payer, deal.escrowId));
-      expect(list.map((m: any) => m.status)).toEqual(['released', 'released', 'released']);
-      expect(new Set(list.map((m: any) => m.release_tx_id)).size).toBe(3);
+      expect(list.map((m) => m.status)).toEqual(['released', 'released', 'released']);
+      expect(new Set(list.map((m) => m.release_tx_id)).size).toBe(3);
       const [n] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
       expect(n!.n).toBe(3);
@@ -826,7 +833,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
   it('concurrent releases of different milestones and an escrow-release never pay out past the escrow amount', async () => {
     const deal = await fundedHiring(9_000);
     const e = await escrowRow(deal.escrowId);
-    const ms: any[] = [];
+    const ms: Milestone[] = [];
     for (let i = 0; i < 3; i++) ms.push(await completedMilestone(deal, 3_000, `Part ${i + 1}`));
     const results = await Promise.all([
       ...ms.flatMap((m) => [opM('milestone-release', deal.payer, m.id), opM('milestone-release', deal.payer, m.id)]),
@@ -904,8 +911,8 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     expect(refund).toEqual({ amount: String(left), user_id: deal.payer.id });
     // the milestone that was never released closes with the escrow, and nothing else moves
     const after = ok(await listM(deal.payer, deal.escrowId));
-    expect(after.map((m: any) => m.status)).toEqual(['released', 'cancelled']);
-    const rest = after.find((m: any) => m.status === 'cancelled');
+    expect(after.map((m) => m.status)).toEqual(['released', 'cancelled']);
+    const rest = after.find((m) => m.status === 'cancelled');
     refused(await opM('milestone-release', deal.payer, rest!.id), 409);
     refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
   });
@@ -923,12 +930,12 @@ describe('milestones close with their escrow', () => {
     );
     ok(await escrowOp('escrow-release', deal.payer, deal.escrowId));
     const after = ok(await listM(deal.payer, deal.escrowId));
-    const byId = Object.fromEntries(after.map((m: any) => [m.id, m]));
+    const byId = Object.fromEntries(after.map((m) => [m.id, m]));
     expect(byId[agreed.id]).toMatchObject({ status: 'released' });
     expect(byId[proposed.id]).toMatchObject({ status: 'cancelled', release_tx_id: null });
     const [release] = await testDb()<{ id: string }[]>`
       select lt.id from private.ledger_transfers lt where lt.idempotency_key = ${`escrow-release:${deal.escrowId}`}`;
-    expect(byId[agreed.id].release_tx_id).toBe(release?.id);
+    expect(byId[agreed.id]!.release_tx_id).toBe(release?.id);
     refused(await opM('milestone-approve', deal.payer, proposed.id), 409);
     refused(
       await patch(milestoneUpdate, { milestone_id: proposed.id, title: 'Changed' }, {

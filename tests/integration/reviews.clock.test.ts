@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Reviews and the job (a clock suite: it runs jobs-run, tests/README.md). An escrow the job ended
 // 14 days after its release may still be reviewed by both parties, and a review keeps the time it
 // ended; a review racing the job that ends the same escrow leaves it ended once.
@@ -35,7 +34,7 @@ const endedAt = async (escrowId: string) => {
 
 async function reviewLabels(user: TestUser, escrowId: string) {
   const r = expectOk(await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } }));
-  return (r as any[]).filter((n) => n.event_type === 'review_received').map((n) => n.action_label);
+  return r.filter((n) => n.event_type === 'review_received').map((n) => n.action_label);
 }
 
 describe('reviews of escrows the job ended', () => {

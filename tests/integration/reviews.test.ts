@@ -1,10 +1,9 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Reviews and the public profile (docs/reviews.md) through the real server: who may
 // review (the two parties of a deal that took place, once each, after it closed), the bounds of a
 // review, the escrow ending when both have reviewed (also under concurrency), review-list's paging
 // with many reviews sharing a created_at, and what profile-public-get reveals and what it never does.
 import { describe, expect, it } from 'vitest';
-import { type BodyOf, call, expectError, expectOk, get, patch, post } from '../support/api.ts';
+import { type BodyOf, call, type DataOf, expectError, expectOk, get, patch, post } from '../support/api.ts';
 import { asUserSql, testDb } from '../support/db.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -65,7 +64,7 @@ const reviewsOf = (escrowId: string) =>
 
 async function reviewNotes(user: TestUser, escrowId: string) {
   const r = expectOk(await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } }));
-  return (r as any[]).filter((n) => n.event_type === 'review_received');
+  return r.filter((n) => n.event_type === 'review_received');
 }
 
 // ---- submitting ----------------------------------------------------------------------------
@@ -113,7 +112,7 @@ describe('review-submit', () => {
     expect(after.ended_at).not.toBeNull();
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
     const [note] = await reviewNotes(deal.payee, deal.escrowId);
-    expect(note.action_label).toBeNull();
+    expect(note!.action_label).toBeNull();
     // the counterparty sees it ended too
     const seen = expectOk(
       await get(escrowGet, { token: deal.counterparty.accessToken, query: { escrow_id: deal.escrowId } }),
@@ -386,15 +385,15 @@ describe('review-list', () => {
         from public.reviews where reviewee_id = ${target.id}`;
     expect(ts).toEqual({ rows: 15, distinct: 15 });
 
-    const seen: any[] = [];
+    const seen: DataOf<typeof reviewList> = [];
     let before: string | undefined;
     for (let page = 0; page < 10; page++) {
       const items = expectOk(
         await get(reviewList, { token: target.accessToken, query: { limit: 4, ...(before ? { before } : {}) } }),
-      ) as any[];
+      );
       seen.push(...items);
       if (items.length < 4) break;
-      before = items[items.length - 1].created_at;
+      before = items[items.length - 1]!.created_at;
     }
     expect(seen).toHaveLength(15);
     expect(new Set(seen.map((r) => r.id))).toEqual(new Set(inserted));

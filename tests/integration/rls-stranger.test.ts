@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Row-level security of every table in schema public, at the database level: statements run
 // straight in the test database as role `authenticated` with a user's JWT claims, as shared/core/db.ts
 // asUser sets them for a request, inside transactions that are always rolled back.
@@ -13,7 +12,7 @@
 // Which rows are a user's is written below per table; a table without a case fails by name.
 import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { get, patch, post } from '../support/api.ts';
+import { type ApiResult, type Envelope, get, patch, post } from '../support/api.ts';
 import { asUserSql, failureOf, testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
@@ -118,7 +117,7 @@ let party: TestUser; // its counterparty
 let stranger: TestUser; // party to nothing
 let milestoneId: string;
 
-function ok(res: { status: number; body: any }, status = 200) {
+function ok<R extends ApiResult<Envelope<unknown>>>(res: R, status = 200): R['body']['data'] {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   return res.body.data;
 }

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real endpoints (dispute-raise/propose/respond/withdraw/get) and what the
 // tests read back: the escrow's stored fees, the ledger transfers that moved its hold, and the
 // "fee on X" of docs/disputes.md#money (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
@@ -44,9 +43,20 @@ export const shareOf = (fee: number, amount: number, before: number, after: numb
 
 /** The escrow's stored money, in kobo. */
 export async function stored(escrowId: string) {
-  const [e] = await testDb()<any[]>`
+  const [row] = await testDb()<
+    {
+      amount: string;
+      payer_fee: string;
+      vat: string;
+      seller_fee: string;
+      released_amount: string;
+      total_charge: string;
+      status: string;
+    }[]
+  >`
     select amount, payer_fee, vat, seller_fee, released_amount, total_charge, status
       from public.escrows where id = ${escrowId}`;
+  const e = row!;
   return {
     amount: Number(e.amount),
     payerFee: Number(e.payer_fee),
@@ -58,10 +68,34 @@ export async function stored(escrowId: string) {
   };
 }
 
+/** A row of public.disputes as postgres.js reads it (bigint as text, timestamps as Date). */
+export interface DisputeRow {
+  id: string;
+  escrow_id: string;
+  raised_by: string;
+  reason_code: string;
+  reason: string;
+  status: string;
+  previous_status: string;
+  inspection_left: string | null;
+  negotiation_deadline: Date;
+  auto_release_at: Date | null;
+  reminded_at: Date | null;
+  escalated_at: Date | null;
+  withdrawn_at: Date | null;
+  outcome: string | null;
+  payee_amount: string | null;
+  resolved_by: string | null;
+  resolution: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** The dispute's row (as the database owner), by id. */
-export async function disputeRow(id: string) {
-  const [d] = await testDb()<any[]>`select * from public.disputes where id = ${id}`;
-  return d;
+export async function disputeRow(id: string): Promise<DisputeRow> {
+  const [d] = await testDb()<DisputeRow[]>`select * from public.disputes where id = ${id}`;
+  return d!;
 }
 
 /**
@@ -133,7 +167,7 @@ export async function disputeFeed(deal: Deal, user: TestUser, disputeId: string)
     query: { conversation_id: deal.conversationId, limit: 200 },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  const items = r.body.data as any[];
+  const items = r.body.data;
   for (const item of items.filter((i) => i.source === 'notification' && String(i.event_type).startsWith('dispute_'))) {
     expect(item, `${item.event_type} in the feed`).toMatchObject({ entity_type: 'dispute', escrow_id: deal.escrowId });
     expect(item.content.length).toBeGreaterThan(0);
