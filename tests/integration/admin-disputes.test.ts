@@ -1,15 +1,20 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The admin queue through the real HTTP server: only admins see admin-dispute-list and
 // admin-dispute-resolve (404 to everyone else, whatever they send), the queue's order and cursor,
 // a resolution's money read back from the ledger, the audit row written with it, and a resolution
 // racing the parties' own settlement: exactly one outcome.
 import { describe, expect, it } from 'vitest';
-import { call, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
+import { type BodyOf, call, type DataOf, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { halfUp, stored } from '../support/disputes.ts';
 import { type Deal, fundedDeal } from '../support/escrows.ts';
 import { balances } from '../support/ledger.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import adminDisputeList from '../../supabase/functions/admin-dispute-list/handler.ts';
+import adminDisputeResolve from '../../supabase/functions/admin-dispute-resolve/handler.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import disputePropose from '../../supabase/functions/dispute-propose/handler.ts';
+import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import disputeRespond from '../../supabase/functions/dispute-respond/handler.ts';
 
 async function newAdmin(): Promise<TestUser> {
   const admin = await signUp({ first_name: 'Adaeze', last_name: 'Admin' });
@@ -20,7 +25,7 @@ async function newAdmin(): Promise<TestUser> {
 async function disputed(amount: number): Promise<{ deal: Deal; disputeId: string }> {
   const deal = await fundedDeal({ amount });
   const d = ok(
-    await post('dispute-raise', {
+    await post(disputeRaise, {
       escrow_id: deal.escrowId,
       reason_code: 'item_not_received',
       reason: 'Nothing arrived after two weeks',
@@ -30,23 +35,24 @@ async function disputed(amount: number): Promise<{ deal: Deal; disputeId: string
   return { deal, disputeId: d.id };
 }
 
-const resolve = (admin: TestUser, body: Record<string, unknown>) =>
-  post('admin-dispute-resolve', body, { token: admin.accessToken });
+const resolve = (admin: TestUser, body: BodyOf<typeof adminDisputeResolve>) =>
+  post(adminDisputeResolve, body, { token: admin.accessToken });
 
 describe('admin endpoints', () => {
   it('answer 404 to a party, a stranger and no token, whatever the request', async () => {
     const { deal, disputeId } = await disputed(2_000);
     const stranger = await signUp();
-    const body = { dispute_id: disputeId, outcome: 'refund', resolution: 'I decide this one myself' };
+    const body = { dispute_id: disputeId, outcome: 'refund', resolution: 'I decide this one myself' } as const;
     for (const token of [deal.payer.accessToken, deal.payee.accessToken, stranger.accessToken, undefined]) {
-      const list = await get('admin-dispute-list', { token });
+      const list = await get(adminDisputeList, { token });
       refused(list, 404);
       expect(list.body.error).toBe('No function named admin-dispute-list');
-      refused(await post('admin-dispute-resolve', body, { token }), 404);
-      refused(await post('admin-dispute-resolve', { nonsense: true }, { token }), 404);
-      refused(await call('admin-dispute-resolve', { method: 'DELETE', token }), 404);
+      refused(await post(adminDisputeResolve, body, { token }), 404);
+      // @ts-expect-error a body the schema refuses: hidden endpoints answer 404 before any validation
+      refused(await post(adminDisputeResolve, { nonsense: true }, { token }), 404);
+      refused(await call(adminDisputeResolve, { method: 'DELETE', token }), 404);
     }
-    expect(ok(await get('dispute-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } })))
+    expect(ok(await get(disputeGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } })))
       .toMatchObject({ status: 'negotiation' });
   });
 
@@ -55,18 +61,18 @@ describe('admin endpoints', () => {
       const admin = await newAdmin();
       const mine = [await disputed(1_000), await disputed(2_000), await disputed(3_000)];
       ok(
-        await post('dispute-propose', { escrow_id: mine[1]!.deal.escrowId, outcome: 'split', payee_amount: 500 }, {
+        await post(disputePropose, { escrow_id: mine[1]!.deal.escrowId, outcome: 'split', payee_amount: 500 }, {
           token: mine[1]!.deal.payee.accessToken,
         }),
         201,
       );
-      const all: any[] = [];
+      const all: DataOf<typeof adminDisputeList> = [];
       let after: string | undefined;
       for (;;) {
-        const page = ok(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 2, after } }));
+        const page = ok(await get(adminDisputeList, { token: admin.accessToken, query: { limit: 2, after } }));
         all.push(...page);
         if (page.length < 2) break;
-        after = page[page.length - 1].created_at;
+        after = page[page.length - 1]!.created_at;
       }
       const ids = all.map((d) => d.id);
       expect(new Set(ids).size).toBe(ids.length);
@@ -83,8 +89,8 @@ describe('admin endpoints', () => {
         payer: { id: mine[1]!.deal.payer.id, first_name: 'Ini' },
         payee: { id: mine[1]!.deal.payee.id, first_name: 'Cou' },
       });
-      expect(second.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
-      expect(refused(await get('admin-dispute-list', { token: admin.accessToken, query: { limit: 51 } }), 400))
+      expect(second!.proposals).toMatchObject([{ outcome: 'split', payee_amount: 500, status: 'open' }]);
+      expect(refused(await get(adminDisputeList, { token: admin.accessToken, query: { limit: 51 } }), 400))
         .toEqual(['limit']);
       // every list is in the audit
       const [row] = await testDb()<{ n: number }[]>`
@@ -122,13 +128,13 @@ describe('admin endpoints', () => {
       expect(after.payer - before.payer).toBe(
         amount - P + halfUp(payerFee, amount - P, amount) + halfUp(vat, amount - P, amount),
       );
-      const [audit] = await testDb()<any[]>`
+      const [audit] = await testDb()<{ target_type: string; target_id: string; details: unknown }[]>`
       select action, target_type, target_id, details from private.admin_audit
        where admin_id = ${admin.id} and action = 'dispute.resolve'`;
       expect(audit).toMatchObject({ target_type: 'dispute', target_id: disputeId });
-      expect(audit.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
+      expect(audit!.details).toMatchObject({ outcome: 'split', payee_amount: P, escrow_id: deal.escrowId });
       // the parties see the resolution
-      expect(ok(await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } })))
+      expect(ok(await get(disputeGet, { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } })))
         .toMatchObject({ status: 'resolved', resolved_by: admin.id, resolution: r.resolution });
       refused(
         await resolve(admin, { dispute_id: disputeId, outcome: 'refund', resolution: 'Changed my mind again' }),
@@ -163,7 +169,7 @@ describe('admin endpoints', () => {
         expect(own.body.error).toMatch(/own escrow/);
         expect((await balances(deal)).hold).toBeGreaterThan(0);
         const admin = await newAdmin();
-        const seen = ok(await get('dispute-get', { token: admin.accessToken, query: { escrow_id: deal.escrowId } }));
+        const seen = ok(await get(disputeGet, { token: admin.accessToken, query: { escrow_id: deal.escrowId } }));
         expect(seen).toMatchObject({ id: disputeId, status: 'negotiation' });
       });
     });
@@ -172,7 +178,7 @@ describe('admin endpoints', () => {
       const admin = await newAdmin();
       const { deal, disputeId } = await disputed(4_000);
       const p = ok(
-        await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'release' }, {
+        await post(disputePropose, { escrow_id: deal.escrowId, outcome: 'release' }, {
           token: deal.payee.accessToken,
         }),
         201,
@@ -188,7 +194,7 @@ describe('admin endpoints', () => {
                 outcome: 'refund',
                 resolution: 'Refund: nothing was delivered',
               })
-              : post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: p.id, accept: true }, {
+              : post(disputeRespond, { escrow_id: deal.escrowId, proposal_id: p!.id, accept: true }, {
                 token: deal.payer.accessToken,
               }),
         ),

@@ -17,6 +17,7 @@ import { baseUrl, post } from '../support/api.ts';
 import { failureOf, type PgFailure, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
 import { inject } from 'vitest';
+import authLogout from '../../supabase/functions/auth-logout/handler.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -491,7 +492,7 @@ describe("the endpoint builder's auth 'admin'", () => {
     const other = await signUp();
     expect((await grant(other.phone)).code).toBe(0);
     expect((await call({ token: other.accessToken })).status).toBe(200);
-    const out = await post('auth-logout', undefined, { method: 'POST', token: other.accessToken });
+    const out = await post(authLogout, undefined, { method: 'POST', token: other.accessToken });
     expect(out.status).toBe(200);
     expect(await shape(await call({ token: other.accessToken }))).toEqual(unknown);
   });

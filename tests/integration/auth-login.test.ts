@@ -2,9 +2,13 @@
 // wrong password, an unknown phone and a wrong code, validation, and the wrong password counting
 // as a failed try on the code.
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
+import { type ApiResult, type DataOf, type Envelope, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
+import authRefresh from '../../supabase/functions/auth-refresh/handler.ts';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 
 /** Moves the last send of phone more than 60 s into the past, so another code may be sent. */
 async function passResendGap(e164: string): Promise<void> {
@@ -17,7 +21,7 @@ const otherCode = (code: string, n = 1) => String((Number(code) + n) % 1_000_000
 /** Sends a login code to a user's phone and returns it. */
 async function loginCode(phone: string): Promise<string> {
   await passResendGap(phone);
-  const sent = await post('auth-send-otp', { phone, context: 'login' });
+  const sent = await post(authSendOtp, { phone, context: 'login' });
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   return lastOtp(phone);
 }
@@ -30,7 +34,13 @@ async function loginAttempts(phone: string): Promise<{ attempts: number; live: b
 
 const LOGIN_FAILED = { success: false, status: 401, error: 'Invalid phone number, code or password' };
 
-function expectSession(res: ApiResult, user: { id: string; phone: string }): void {
+/** auth-verify's answer to a login: the user and a session. */
+type Login = Extract<DataOf<typeof authVerify>, { session: unknown }>;
+
+function expectSession(
+  res: ApiResult,
+  user: { id: string; phone: string },
+): asserts res is ApiResult<Envelope<Login>> {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.success).toBe(true);
   expect(res.body.status).toBe(200);
@@ -50,7 +60,7 @@ describe('auth-verify', () => {
     it('returns 200 with the same session shape as signup, and the session works', async () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
-      const res = await post('auth-verify', {
+      const res = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -62,20 +72,20 @@ describe('auth-verify', () => {
       expect(access_token).not.toBe(user.accessToken);
       expect(refresh_token).not.toBe(user.refreshToken);
 
-      const profile = await get('profile-get', { token: access_token });
+      const profile = await get(profileGet, { token: access_token });
       expect(profile.status).toBe(200);
       expect(profile.body.data).toMatchObject({ id: user.id, phone_number: user.phone });
-      const refreshed = await post('auth-refresh', { refresh_token });
+      const refreshed = await post(authRefresh, { refresh_token });
       expect(refreshed.status).toBe(200);
       // the signup session keeps working alongside
-      expect((await get('profile-get', { token: user.accessToken })).status).toBe(200);
+      expect((await get(profileGet, { token: user.accessToken })).status).toBe(200);
     });
 
     it('accepts the phone in local format and answers with E.164', async () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
       const local = `0${user.phone.slice(4)}`;
-      const res = await post('auth-verify', {
+      const res = await post(authVerify, {
         phone: local,
         otp_code: code,
         context: 'login',
@@ -88,10 +98,10 @@ describe('auth-verify', () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
       expect(
-        (await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }))
+        (await post(authVerify, { phone: user.phone, otp_code: code, context: 'login', password: user.password }))
           .status,
       ).toBe(200);
-      const again = await post('auth-verify', {
+      const again = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -105,7 +115,7 @@ describe('auth-verify', () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
       await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'login'`;
-      const res = await post('auth-verify', {
+      const res = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -118,7 +128,7 @@ describe('auth-verify', () => {
       const user = await signUp();
 
       const code = await loginCode(user.phone);
-      const wrongPassword = await post('auth-verify', {
+      const wrongPassword = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -126,16 +136,16 @@ describe('auth-verify', () => {
       });
 
       const stranger = newPhone();
-      expect((await post('auth-send-otp', { phone: stranger.e164, context: 'login' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: stranger.e164, context: 'login' })).status).toBe(200);
       expect(await smsCount(stranger.e164)).toBe(0);
-      const unknownPhone = await post('auth-verify', {
+      const unknownPhone = await post(authVerify, {
         phone: stranger.e164,
         otp_code: code,
         context: 'login',
         password: user.password,
       });
 
-      const wrongCode = await post('auth-verify', {
+      const wrongCode = await post(authVerify, {
         phone: user.phone,
         otp_code: otherCode(code),
         context: 'login',
@@ -143,7 +153,7 @@ describe('auth-verify', () => {
       });
 
       // a phone that never asked for a code
-      const noCode = await post('auth-verify', {
+      const noCode = await post(authVerify, {
         phone: newPhone().e164,
         otp_code: code,
         context: 'login',
@@ -162,7 +172,7 @@ describe('auth-verify', () => {
     it('a wrong password counts as a failed try on the code; the right password still works after it', async () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
-      const bad = await post('auth-verify', {
+      const bad = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -170,7 +180,7 @@ describe('auth-verify', () => {
       });
       expect(bad.status).toBe(401);
       expect(await loginAttempts(user.phone)).toEqual([{ attempts: 1, live: true }]);
-      const good = await post('auth-verify', {
+      const good = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -183,7 +193,7 @@ describe('auth-verify', () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
       for (let i = 0; i < 5; i++) {
-        const bad = await post('auth-verify', {
+        const bad = await post(authVerify, {
           phone: user.phone,
           otp_code: code,
           context: 'login',
@@ -192,7 +202,7 @@ describe('auth-verify', () => {
         expect(bad.body).toEqual(LOGIN_FAILED);
       }
       expect(await loginAttempts(user.phone)).toEqual([{ attempts: 5, live: false }]);
-      const good = await post('auth-verify', {
+      const good = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -213,7 +223,7 @@ describe('auth-verify', () => {
         Array.from(
           { length: 12 },
           (_, i) =>
-            post('auth-verify', {
+            post(authVerify, {
               phone: user.phone,
               otp_code: code,
               context: 'login',
@@ -234,7 +244,7 @@ describe('auth-verify', () => {
       const results = await Promise.all(
         Array.from(
           { length: 5 },
-          () => post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: user.password }),
+          () => post(authVerify, { phone: user.phone, otp_code: code, context: 'login', password: user.password }),
         ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
@@ -248,7 +258,7 @@ describe('auth-verify', () => {
     it('missing password with context login -> 400 on password', async () => {
       const user = await signUp();
       const code = await loginCode(user.phone);
-      const res = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login' });
+      const res = await post(authVerify, { phone: user.phone, otp_code: code, context: 'login' });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         success: false,
@@ -258,10 +268,10 @@ describe('auth-verify', () => {
       });
       // validation happens before the code is looked at: the code is untouched
       expect(await loginAttempts(user.phone)).toEqual([{ attempts: 0, live: true }]);
-      const empty = await post('auth-verify', { phone: user.phone, otp_code: code, context: 'login', password: '' });
+      const empty = await post(authVerify, { phone: user.phone, otp_code: code, context: 'login', password: '' });
       expect(empty.status).toBe(400);
       expect(fieldsOf(empty)).toEqual(['password']);
-      const long = await post('auth-verify', {
+      const long = await post(authVerify, {
         phone: user.phone,
         otp_code: code,
         context: 'login',
@@ -274,9 +284,9 @@ describe('auth-verify', () => {
 
     it('a password with context signup -> 400 on password', async () => {
       const { e164 } = newPhone();
-      expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
       const code = await lastOtp(e164);
-      const res = await post('auth-verify', {
+      const res = await post(authVerify, {
         phone: e164,
         otp_code: code,
         context: 'signup',
@@ -290,18 +300,18 @@ describe('auth-verify', () => {
         details: [{ field: 'password', message: 'is only accepted when context is login' }],
       });
       // the code was not spent
-      expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
+      expect((await post(authVerify, { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
     });
 
     it('logging in twice gives two independent sessions', async () => {
       const user: TestUser = await signUp();
-      const first = await post('auth-verify', {
+      const first = await post(authVerify, {
         phone: user.phone,
         otp_code: await loginCode(user.phone),
         context: 'login',
         password: user.password,
       });
-      const second = await post('auth-verify', {
+      const second = await post(authVerify, {
         phone: user.phone,
         otp_code: await loginCode(user.phone),
         context: 'login',

@@ -2,9 +2,12 @@
 // gap, the hourly cap, concurrency, no account enumeration, expiry, single use, the attempt
 // limit, context binding and replacement of an older code by a newer one.
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectOtpCodeRejected, fieldsOf, get, post } from '../support/api.ts';
+import { type ApiResult, expectOtpCodeRejected, fieldsOf, get, post, postRaw } from '../support/api.ts';
 import { lastOtp, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
+import authForgotPassword from '../../supabase/functions/auth-forgot-password/handler.ts';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
 
 /** Moves the last send of phone more than 60 s into the past, so another code may be sent. */
 async function passResendGap(e164: string): Promise<void> {
@@ -36,7 +39,8 @@ describe('auth-send-otp', () => {
       for (
         const phone of ['+23480123', '08012345678x', '+2348012345678 ', '8012345678', '+2358012345678', '', 8012345678]
       ) {
-        const res = await post('auth-send-otp', { phone, context: 'signup' });
+        // @ts-expect-error malformed phones of every kind, a number among them
+        const res = await post(authSendOtp, { phone, context: 'signup' });
         expect(res.status, String(phone)).toBe(400);
         expect(res.body.success).toBe(false);
         expect(res.body.status).toBe(400);
@@ -48,7 +52,8 @@ describe('auth-send-otp', () => {
     it('rejects an unknown context (reset is not accepted here) with details on context', async () => {
       const { e164 } = newPhone();
       for (const context of ['reset', 'SIGNUP', '', 1, null]) {
-        const res = await post('auth-send-otp', { phone: e164, context });
+        // @ts-expect-error contexts the schema refuses, on purpose
+        const res = await post(authSendOtp, { phone: e164, context });
         expect(res.status, String(context)).toBe(400);
         expect(fieldsOf(res)).toEqual(['context']);
       }
@@ -57,11 +62,13 @@ describe('auth-send-otp', () => {
 
     it('names unknown fields and missing fields', async () => {
       const { e164 } = newPhone();
-      const extra = await post('auth-send-otp', { phone: e164, context: 'signup', channel: 'sms' });
+      // @ts-expect-error an unknown field, on purpose
+      const extra = await post(authSendOtp, { phone: e164, context: 'signup', channel: 'sms' });
       expect(extra.status).toBe(400);
       expect(extra.body.details).toEqual([{ field: 'channel', message: 'is not an accepted field' }]);
 
-      const empty = await post('auth-send-otp', {});
+      // @ts-expect-error a body missing every field, on purpose
+      const empty = await post(authSendOtp, {});
       expect(empty.status).toBe(400);
       expect(fieldsOf(empty)).toEqual(['context', 'phone']);
       expect(empty.body.details).toEqual(
@@ -71,8 +78,7 @@ describe('auth-send-otp', () => {
         ]),
       );
 
-      const notJson = await post('auth-send-otp', undefined, {
-        rawBody: '{"phone":',
+      const notJson = await postRaw(authSendOtp, '{"phone":', {
         headers: { 'Content-Type': 'application/json' },
       });
       expect(notJson.status).toBe(400);
@@ -81,7 +87,7 @@ describe('auth-send-otp', () => {
     });
 
     it('refuses GET with 405 and an Allow header', async () => {
-      const bare = await get('auth-send-otp');
+      const bare = await get(authSendOtp);
       expect(bare.status).toBe(405);
       expect(bare.headers.get('allow')).toContain('POST');
       expect(bare.body).toMatchObject({ success: false, status: 405 });
@@ -91,7 +97,7 @@ describe('auth-send-otp', () => {
   describe('sending', () => {
     it('accepts the local format 0XXXXXXXXXX and stores the code under +234...', async () => {
       const { local, e164 } = newPhone();
-      const res = await post('auth-send-otp', { phone: local, context: 'signup' });
+      const res = await post(authSendOtp, { phone: local, context: 'signup' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(SENT);
       expect(await smsCount(e164)).toBe(1);
@@ -108,9 +114,9 @@ describe('auth-send-otp', () => {
 
     it('refuses a resend within 60 s with 429 and Retry-After 1..60, for either context', async () => {
       const { e164 } = newPhone();
-      expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
-      for (const context of ['signup', 'login']) {
-        const again = await post('auth-send-otp', { phone: e164, context });
+      expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
+      for (const context of ['signup', 'login'] as const) {
+        const again = await post(authSendOtp, { phone: e164, context });
         expect(again.status).toBe(429);
         expect(again.body).toMatchObject({ success: false, status: 429 });
         expect(typeof again.body.error).toBe('string');
@@ -123,7 +129,7 @@ describe('auth-send-otp', () => {
       // 40 s later the wait is about 20 s
       await testDb()`update private.rate_limit_events set created_at = created_at - interval '40 seconds'
                    where key = ${`otp:resend:${e164}`}`;
-      const later = await post('auth-send-otp', { phone: e164, context: 'signup' });
+      const later = await post(authSendOtp, { phone: e164, context: 'signup' });
       expect(later.status).toBe(429);
       expect(retryAfter(later)).toBeGreaterThanOrEqual(18);
       expect(retryAfter(later)).toBeLessThanOrEqual(21);
@@ -134,7 +140,7 @@ describe('auth-send-otp', () => {
 
       // once 60 s have passed a new code goes out
       await passResendGap(e164);
-      expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
       expect(await smsCount(e164)).toBe(2);
     });
 
@@ -145,11 +151,11 @@ describe('auth-send-otp', () => {
         await testDb()`insert into private.rate_limit_events (key, created_at)
                      values (${`otp:hour:${e164}`}, now() - make_interval(mins => ${minutes}))`;
       }
-      const fifth = await post('auth-send-otp', { phone: e164, context: 'signup' });
+      const fifth = await post(authSendOtp, { phone: e164, context: 'signup' });
       expect(fifth.status, JSON.stringify(fifth.body)).toBe(200);
       await passResendGap(e164);
 
-      const sixth = await post('auth-send-otp', { phone: e164, context: 'signup' });
+      const sixth = await post(authSendOtp, { phone: e164, context: 'signup' });
       expect(sixth.status).toBe(429);
       expect(sixth.body).toMatchObject({ success: false, status: 429 });
       // the oldest (50 minutes ago) leaves the hour in 10 minutes
@@ -159,14 +165,14 @@ describe('auth-send-otp', () => {
       expect(await smsCount(e164)).toBe(1);
 
       // the cap also holds for the login context and for forgot-password (same phone)
-      expect((await post('auth-send-otp', { phone: e164, context: 'login' })).status).toBe(429);
-      expect((await post('auth-forgot-password', { phone: e164 })).status).toBe(429);
+      expect((await post(authSendOtp, { phone: e164, context: 'login' })).status).toBe(429);
+      expect((await post(authForgotPassword, { phone: e164 })).status).toBe(429);
 
       // when the oldest has left the hour, one more is allowed
       await testDb()`update private.rate_limit_events set created_at = now() - interval '61 minutes'
                    where key = ${`otp:hour:${e164}`}
                      and created_at = (select min(created_at) from private.rate_limit_events where key = ${`otp:hour:${e164}`})`;
-      const after = await post('auth-send-otp', { phone: e164, context: 'signup' });
+      const after = await post(authSendOtp, { phone: e164, context: 'signup' });
       expect(after.status, JSON.stringify(after.body)).toBe(200);
       expect(await smsCount(e164)).toBe(2);
     });
@@ -177,7 +183,7 @@ describe('auth-send-otp', () => {
         await testDb()`insert into private.rate_limit_events (key, created_at)
                      values (${`otp:hour:${e164}`}, now() - make_interval(mins => ${minutes}))`;
       }
-      const res = await post('auth-send-otp', { phone: e164, context: 'login' });
+      const res = await post(authSendOtp, { phone: e164, context: 'login' });
       expect(res.status).toBe(429);
       const wait = retryAfter(res);
       expect(wait).toBeGreaterThanOrEqual(598);
@@ -188,7 +194,7 @@ describe('auth-send-otp', () => {
     it('10 simultaneous sends for one phone: exactly one 200, the rest 429, exactly one SMS and one code', async () => {
       const { e164 } = newPhone();
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => post('auth-send-otp', { phone: e164, context: 'signup' })),
+        Array.from({ length: 10 }, () => post(authSendOtp, { phone: e164, context: 'signup' })),
       );
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, ...Array(9).fill(429)]);
@@ -208,12 +214,12 @@ describe('auth-send-otp', () => {
       const user = await signUp();
       await passResendGap(user.phone);
       const smsBefore = await smsCount(user.phone);
-      const real = await post('auth-send-otp', { phone: user.phone, context: 'login' });
+      const real = await post(authSendOtp, { phone: user.phone, context: 'login' });
       expect(real.status).toBe(200);
       expect(await smsCount(user.phone)).toBe(smsBefore + 1);
 
       const { local, e164 } = newPhone();
-      const ghost = await post('auth-send-otp', { phone: local, context: 'login' });
+      const ghost = await post(authSendOtp, { phone: local, context: 'login' });
       expect(ghost.status).toBe(200);
       expect(ghost.body).toEqual(real.body);
       expect(ghost.body).toEqual(SENT);
@@ -223,8 +229,8 @@ describe('auth-send-otp', () => {
       expect(await smsCount(e164)).toBe(0);
 
       // and it is rate limited exactly like a real account
-      const ghostAgain = await post('auth-send-otp', { phone: e164, context: 'login' });
-      const realAgain = await post('auth-send-otp', { phone: user.phone, context: 'login' });
+      const ghostAgain = await post(authSendOtp, { phone: e164, context: 'login' });
+      const realAgain = await post(authSendOtp, { phone: user.phone, context: 'login' });
       expect(ghostAgain.status).toBe(429);
       expect(realAgain.status).toBe(429);
       expect(ghostAgain.body).toEqual(realAgain.body);
@@ -289,17 +295,19 @@ describe('auth-verify', () => {
   describe('code checks', () => {
     async function sendSignupCode(): Promise<{ local: string; e164: string; code: string }> {
       const p = newPhone();
-      const sent = await post('auth-send-otp', { phone: p.e164, context: 'signup' });
+      const sent = await post(authSendOtp, { phone: p.e164, context: 'signup' });
       expect(sent.status).toBe(200);
       return { ...p, code: await lastOtp(p.e164) };
     }
 
     it('validates phone, code, context and unknown fields', async () => {
-      const res = await post('auth-verify', { phone: '123', otp_code: '12345', context: 'reset', extra: true });
+      // @ts-expect-error a reset context and an unknown field, on purpose
+      const res = await post(authVerify, { phone: '123', otp_code: '12345', context: 'reset', extra: true });
       expect(res.status).toBe(400);
       expect(fieldsOf(res)).toEqual(['context', 'extra', 'otp_code', 'phone']);
       for (const otp_code of ['12345', '1234567', 'abcdef', '12 456', 123456]) {
-        const bad = await post('auth-verify', { phone: newPhone().e164, otp_code, context: 'signup' });
+        // @ts-expect-error malformed codes, a number among them
+        const bad = await post(authVerify, { phone: newPhone().e164, otp_code, context: 'signup' });
         expect(bad.status, String(otp_code)).toBe(400);
         expect(fieldsOf(bad)).toEqual(['otp_code']);
       }
@@ -307,37 +315,37 @@ describe('auth-verify', () => {
 
     it('accepts the right code once, in local format too (200 {verified, expires_in})', async () => {
       const { local, code } = await sendSignupCode();
-      const ok = await post('auth-verify', { phone: local, otp_code: code, context: 'signup' });
+      const ok = await post(authVerify, { phone: local, otp_code: code, context: 'signup' });
       expect(ok.status).toBe(200);
       expect(ok.body).toEqual({ success: true, status: 200, data: { verified: true, expires_in: 1800 } });
     });
 
     it('a wrong code -> 400 on otp_code and counts one attempt; the right code still works after it', async () => {
       const { e164, code } = await sendSignupCode();
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: otherCode(code), context: 'signup' }));
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: otherCode(code), context: 'signup' }));
       expect((await otpRows(e164))[0]).toMatchObject({ attempts: 1, live: true });
-      const ok = await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' });
+      const ok = await post(authVerify, { phone: e164, otp_code: code, context: 'signup' });
       expect(ok.status).toBe(200);
     });
 
     it('an expired code -> 400', async () => {
       const { e164, code } = await sendSignupCode();
       await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${e164}`;
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' }));
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: code, context: 'signup' }));
       const [verification] = await testDb()`select 1 from private.phone_verifications where phone = ${e164}`;
       expect(verification).toBeUndefined();
     });
 
     it('a code is single use', async () => {
       const { e164, code } = await sendSignupCode();
-      expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' }));
+      expect((await post(authVerify, { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: code, context: 'signup' }));
     });
 
     it('the right code presented 5 times at once is accepted exactly once', async () => {
       const { e164, code } = await sendSignupCode();
       const results = await Promise.all(
-        Array.from({ length: 5 }, () => post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })),
+        Array.from({ length: 5 }, () => post(authVerify, { phone: e164, otp_code: code, context: 'signup' })),
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400]);
       for (const r of results.filter((x) => x.status === 400)) expectOtpCodeRejected(r);
@@ -347,11 +355,11 @@ describe('auth-verify', () => {
       const { e164, code } = await sendSignupCode();
       for (let i = 1; i <= 5; i++) {
         expectOtpCodeRejected(
-          await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
+          await post(authVerify, { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
         );
       }
       expect((await otpRows(e164))[0]).toMatchObject({ attempts: 5, consumed: true, live: false });
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' }));
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: code, context: 'signup' }));
       const [verification] = await testDb()`select 1 from private.phone_verifications where phone = ${e164}`;
       expect(verification).toBeUndefined();
     });
@@ -360,10 +368,10 @@ describe('auth-verify', () => {
       const { e164, code } = await sendSignupCode();
       for (let i = 1; i <= 4; i++) {
         expectOtpCodeRejected(
-          await post('auth-verify', { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
+          await post(authVerify, { phone: e164, otp_code: otherCode(code, i), context: 'signup' }),
         );
       }
-      expect((await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
+      expect((await post(authVerify, { phone: e164, otp_code: code, context: 'signup' })).status).toBe(200);
     });
 
     it('20 concurrent wrong guesses never record more than 5 attempts, and the code is burnt', async () => {
@@ -371,7 +379,7 @@ describe('auth-verify', () => {
       const results = await Promise.all(
         Array.from(
           { length: 20 },
-          (_, i) => post('auth-verify', { phone: e164, otp_code: otherCode(code, i + 1), context: 'signup' }),
+          (_, i) => post(authVerify, { phone: e164, otp_code: otherCode(code, i + 1), context: 'signup' }),
         ),
       );
       for (const r of results) expectOtpCodeRejected(r);
@@ -380,24 +388,24 @@ describe('auth-verify', () => {
       expect(rows[0]?.attempts).toBeLessThanOrEqual(5);
       expect(rows[0]?.attempts).toBe(5);
       expect(rows[0]?.consumed).toBe(true);
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: code, context: 'signup' }));
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: code, context: 'signup' }));
     });
 
     it('a code is bound to its context: a login code does not verify signup, a signup code does not log in', async () => {
       // a phone with an account holds a live (undelivered) signup code and a delivered login code
       const user = await signUp();
       await passResendGap(user.phone);
-      expect((await post('auth-send-otp', { phone: user.phone, context: 'signup' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: user.phone, context: 'signup' })).status).toBe(200);
       await passResendGap(user.phone);
-      expect((await post('auth-send-otp', { phone: user.phone, context: 'login' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: user.phone, context: 'login' })).status).toBe(200);
       const loginCode = await lastOtp(user.phone);
       expect((await otpRows(user.phone)).filter((r) => r.live).map((r) => r.context).sort()).toEqual([
         'login',
         'signup',
       ]);
-      expectOtpCodeRejected(await post('auth-verify', { phone: user.phone, otp_code: loginCode, context: 'signup' }));
+      expectOtpCodeRejected(await post(authVerify, { phone: user.phone, otp_code: loginCode, context: 'signup' }));
       // the login code is untouched by that try and still logs in
-      const login = await post('auth-verify', {
+      const login = await post(authVerify, {
         phone: user.phone,
         otp_code: loginCode,
         context: 'login',
@@ -407,12 +415,12 @@ describe('auth-verify', () => {
 
       // a phone without an account holds a live (undelivered) login code and a delivered signup code
       const { e164 } = newPhone();
-      expect((await post('auth-send-otp', { phone: e164, context: 'login' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: e164, context: 'login' })).status).toBe(200);
       expect(await smsCount(e164)).toBe(0);
       await passResendGap(e164);
-      expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+      expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
       const signupCode = await lastOtp(e164);
-      const asLogin = await post('auth-verify', {
+      const asLogin = await post(authVerify, {
         phone: e164,
         otp_code: signupCode,
         context: 'login',
@@ -421,17 +429,17 @@ describe('auth-verify', () => {
       expect(asLogin.status).toBe(401);
       // the signup code was not spent by that try: it still verifies the signup
       expect((await otpRows(e164)).find((r) => r.context === 'signup')).toMatchObject({ attempts: 0, live: true });
-      expect((await post('auth-verify', { phone: e164, otp_code: signupCode, context: 'signup' })).status).toBe(200);
+      expect((await post(authVerify, { phone: e164, otp_code: signupCode, context: 'signup' })).status).toBe(200);
     });
 
     it('a code is bound to its phone', async () => {
       const a = await sendSignupCode();
       const b = await sendSignupCode();
       if (a.code !== b.code) {
-        expectOtpCodeRejected(await post('auth-verify', { phone: b.e164, otp_code: a.code, context: 'signup' }));
+        expectOtpCodeRejected(await post(authVerify, { phone: b.e164, otp_code: a.code, context: 'signup' }));
       }
-      expectOtpCodeRejected(await post('auth-verify', { phone: newPhone().e164, otp_code: a.code, context: 'signup' }));
-      expect((await post('auth-verify', { phone: a.e164, otp_code: a.code, context: 'signup' })).status).toBe(200);
+      expectOtpCodeRejected(await post(authVerify, { phone: newPhone().e164, otp_code: a.code, context: 'signup' }));
+      expect((await post(authVerify, { phone: a.e164, otp_code: a.code, context: 'signup' })).status).toBe(200);
     });
 
     it('a newer code replaces the older one', async () => {
@@ -440,14 +448,14 @@ describe('auth-verify', () => {
       // codes are random: in the one-in-a-million case of a repeat, ask again
       for (let i = 0; i < 3 && second === first; i++) {
         await passResendGap(e164);
-        expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+        expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
         second = await lastOtp(e164);
       }
       expect(second).not.toBe(first);
       const rows = await otpRows(e164);
       expect(rows.filter((r) => r.live)).toHaveLength(1);
-      expectOtpCodeRejected(await post('auth-verify', { phone: e164, otp_code: first, context: 'signup' }));
-      expect((await post('auth-verify', { phone: e164, otp_code: second, context: 'signup' })).status).toBe(200);
+      expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: first, context: 'signup' }));
+      expect((await post(authVerify, { phone: e164, otp_code: second, context: 'signup' })).status).toBe(200);
     });
   });
 });

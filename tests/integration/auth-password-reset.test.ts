@@ -4,6 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectOtpCodeRejected, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, lastSms, smsCount, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
+import authForgotPassword from '../../supabase/functions/auth-forgot-password/handler.ts';
+import authRefresh from '../../supabase/functions/auth-refresh/handler.ts';
+import authResetPassword from '../../supabase/functions/auth-reset-password/handler.ts';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 
 /** Moves the last send of phone more than 60 s into the past, so another code may be sent. */
 async function passResendGap(e164: string): Promise<void> {
@@ -16,7 +22,7 @@ const otherCode = (code: string, n = 1) => String((Number(code) + n) % 1_000_000
 /** Asks for a reset code for a user's phone and returns it. */
 async function resetCode(phone: string): Promise<string> {
   await passResendGap(phone);
-  const res = await post('auth-forgot-password', { phone });
+  const res = await post(authForgotPassword, { phone });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return lastOtp(phone);
 }
@@ -24,8 +30,8 @@ async function resetCode(phone: string): Promise<string> {
 /** Tries a full login (code + password); returns the auth-verify answer. */
 async function tryLogin(phone: string, password: string): Promise<ApiResult> {
   await passResendGap(phone);
-  expect((await post('auth-send-otp', { phone, context: 'login' })).status).toBe(200);
-  return post('auth-verify', { phone, otp_code: await lastOtp(phone), context: 'login', password });
+  expect((await post(authSendOtp, { phone, context: 'login' })).status).toBe(200);
+  return post(authVerify, { phone, otp_code: await lastOtp(phone), context: 'login', password });
 }
 
 const SENT = { success: true, status: 200, data: { sent: true, expires_in: 600 } };
@@ -36,7 +42,7 @@ describe('auth-forgot-password', () => {
     const user = await signUp();
     await passResendGap(user.phone);
     const before = await smsCount(user.phone);
-    const res = await post('auth-forgot-password', { phone: user.phone });
+    const res = await post(authForgotPassword, { phone: user.phone });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(SENT);
     expect(await smsCount(user.phone)).toBe(before + 1);
@@ -50,7 +56,7 @@ describe('auth-forgot-password', () => {
   it('accepts the local format', async () => {
     const user = await signUp();
     await passResendGap(user.phone);
-    const res = await post('auth-forgot-password', { phone: `0${user.phone.slice(4)}` });
+    const res = await post(authForgotPassword, { phone: `0${user.phone.slice(4)}` });
     expect(res.body).toEqual(SENT);
     expect(await lastOtp(user.phone)).toMatch(/^[0-9]{6}$/);
   });
@@ -58,15 +64,15 @@ describe('auth-forgot-password', () => {
   it('an unknown phone gets the same 200 body and no SMS', async () => {
     const user = await signUp();
     await passResendGap(user.phone);
-    const known = await post('auth-forgot-password', { phone: user.phone });
+    const known = await post(authForgotPassword, { phone: user.phone });
     const { local, e164 } = newPhone();
-    const unknown = await post('auth-forgot-password', { phone: local });
+    const unknown = await post(authForgotPassword, { phone: local });
     expect(unknown.status).toBe(200);
     expect(unknown.body).toEqual(known.body);
     expect(await smsCount(e164)).toBe(0);
     // rate limited the same way as a known phone
-    const knownAgain = await post('auth-forgot-password', { phone: user.phone });
-    const unknownAgain = await post('auth-forgot-password', { phone: e164 });
+    const knownAgain = await post(authForgotPassword, { phone: user.phone });
+    const unknownAgain = await post(authForgotPassword, { phone: e164 });
     expect(knownAgain.status).toBe(429);
     expect(unknownAgain.status).toBe(429);
     expect(unknownAgain.body).toEqual(knownAgain.body);
@@ -75,12 +81,14 @@ describe('auth-forgot-password', () => {
   });
 
   it('validates the body', async () => {
-    const bad = await post('auth-forgot-password', { phone: '0801234' });
+    const bad = await post(authForgotPassword, { phone: '0801234' });
     expect(bad.status).toBe(400);
     expect(fieldsOf(bad)).toEqual(['phone']);
-    const empty = await post('auth-forgot-password', {});
+    // @ts-expect-error a body missing its field, on purpose
+    const empty = await post(authForgotPassword, {});
     expect(empty.body.details).toEqual([{ field: 'phone', message: 'is required' }]);
-    const extra = await post('auth-forgot-password', { phone: newPhone().e164, context: 'reset' });
+    // @ts-expect-error an unknown field, on purpose
+    const extra = await post(authForgotPassword, { phone: newPhone().e164, context: 'reset' });
     expect(extra.status).toBe(400);
     expect(fieldsOf(extra)).toEqual(['context']);
   });
@@ -90,7 +98,7 @@ describe('auth-reset-password', () => {
   it('confirm_password mismatch -> 400 on confirm_password, and the code is not spent', async () => {
     const user = await signUp();
     const code = await resetCode(user.phone);
-    const res = await post('auth-reset-password', {
+    const res = await post(authResetPassword, {
       phone: user.phone,
       otp_code: code,
       password: NEW_PASSWORD,
@@ -103,7 +111,7 @@ describe('auth-reset-password', () => {
       error: 'Validation failed',
       details: [{ field: 'confirm_password', message: 'must match password' }],
     });
-    const ok = await post('auth-reset-password', {
+    const ok = await post(authResetPassword, {
       phone: user.phone,
       otp_code: code,
       password: NEW_PASSWORD,
@@ -115,14 +123,14 @@ describe('auth-reset-password', () => {
   it('a wrong code -> 400 on otp_code and nothing changes', async () => {
     const user = await signUp();
     const code = await resetCode(user.phone);
-    const res = await post('auth-reset-password', {
+    const res = await post(authResetPassword, {
       phone: user.phone,
       otp_code: otherCode(code),
       password: NEW_PASSWORD,
       confirm_password: NEW_PASSWORD,
     });
     expectOtpCodeRejected(res);
-    expect((await get('profile-get', { token: user.accessToken })).status).toBe(200);
+    expect((await get(profileGet, { token: user.accessToken })).status).toBe(200);
     const login = await tryLogin(user.phone, user.password);
     expect(login.status).toBe(200);
   });
@@ -132,7 +140,7 @@ describe('auth-reset-password', () => {
     const code = await resetCode(user.phone);
     for (let i = 1; i <= 5; i++) {
       expectOtpCodeRejected(
-        await post('auth-reset-password', {
+        await post(authResetPassword, {
           phone: user.phone,
           otp_code: otherCode(code, i),
           password: NEW_PASSWORD,
@@ -141,7 +149,7 @@ describe('auth-reset-password', () => {
       );
     }
     expectOtpCodeRejected(
-      await post('auth-reset-password', {
+      await post(authResetPassword, {
         phone: user.phone,
         otp_code: code,
         password: NEW_PASSWORD,
@@ -155,7 +163,7 @@ describe('auth-reset-password', () => {
     const code = await resetCode(user.phone);
     await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'reset'`;
     expectOtpCodeRejected(
-      await post('auth-reset-password', {
+      await post(authResetPassword, {
         phone: user.phone,
         otp_code: code,
         password: NEW_PASSWORD,
@@ -168,18 +176,18 @@ describe('auth-reset-password', () => {
     const user = await signUp();
     const reset = await resetCode(user.phone);
     await passResendGap(user.phone);
-    expect((await post('auth-send-otp', { phone: user.phone, context: 'login' })).status).toBe(200);
+    expect((await post(authSendOtp, { phone: user.phone, context: 'login' })).status).toBe(200);
     const login = await lastOtp(user.phone);
     if (login !== reset) {
       expectOtpCodeRejected(
-        await post('auth-reset-password', {
+        await post(authResetPassword, {
           phone: user.phone,
           otp_code: login,
           password: NEW_PASSWORD,
           confirm_password: NEW_PASSWORD,
         }),
       );
-      const asLogin = await post('auth-verify', {
+      const asLogin = await post(authVerify, {
         phone: user.phone,
         otp_code: reset,
         context: 'login',
@@ -189,9 +197,9 @@ describe('auth-reset-password', () => {
     }
     // a signup code (phone without account) does not reset either
     const { e164 } = newPhone();
-    expect((await post('auth-send-otp', { phone: e164, context: 'signup' })).status).toBe(200);
+    expect((await post(authSendOtp, { phone: e164, context: 'signup' })).status).toBe(200);
     expectOtpCodeRejected(
-      await post('auth-reset-password', {
+      await post(authResetPassword, {
         phone: e164,
         otp_code: await lastOtp(e164),
         password: NEW_PASSWORD,
@@ -202,9 +210,9 @@ describe('auth-reset-password', () => {
 
   it('an unknown phone cannot be reset (400 on otp_code)', async () => {
     const { e164 } = newPhone();
-    expect((await post('auth-forgot-password', { phone: e164 })).status).toBe(200);
+    expect((await post(authForgotPassword, { phone: e164 })).status).toBe(200);
     expectOtpCodeRejected(
-      await post('auth-reset-password', {
+      await post(authResetPassword, {
         phone: e164,
         otp_code: '123456',
         password: NEW_PASSWORD,
@@ -222,12 +230,12 @@ describe('auth-reset-password', () => {
     expect(second.status).toBe(200);
     const secondAccess: string = second.body.data.session.access_token;
     const secondRefresh: string = second.body.data.session.refresh_token;
-    expect((await get('profile-get', { token: secondAccess })).status).toBe(200);
+    expect((await get(profileGet, { token: secondAccess })).status).toBe(200);
     // someone else's session must not be touched
     const bystander = await signUp();
 
     const code = await resetCode(user.phone);
-    const res = await post('auth-reset-password', {
+    const res = await post(authResetPassword, {
       phone: `0${user.phone.slice(4)}`,
       otp_code: code,
       password: NEW_PASSWORD,
@@ -237,12 +245,12 @@ describe('auth-reset-password', () => {
     expect(res.body).toEqual({ success: true, status: 200, data: { password_reset: true } });
 
     for (const token of [user.accessToken, secondAccess]) {
-      const r = await get('profile-get', { token });
+      const r = await get(profileGet, { token });
       expect(r.status).toBe(401);
       expect(r.body).toMatchObject({ success: false, status: 401 });
     }
     for (const token of [user.refreshToken, secondRefresh]) {
-      const r = await post('auth-refresh', { refresh_token: token });
+      const r = await post(authRefresh, { refresh_token: token });
       expect(r.status).toBe(401);
       expect(r.body).toMatchObject({ success: false, status: 401 });
     }
@@ -252,7 +260,7 @@ describe('auth-reset-password', () => {
 
     // the code is single use
     expectOtpCodeRejected(
-      await post('auth-reset-password', {
+      await post(authResetPassword, {
         phone: user.phone,
         otp_code: code,
         password: 'yet another passphrase',
@@ -266,15 +274,15 @@ describe('auth-reset-password', () => {
     const newPassword = await tryLogin(user.phone, NEW_PASSWORD);
     expect(newPassword.status, JSON.stringify(newPassword.body)).toBe(200);
     expect(newPassword.body.data.user).toEqual({ id: user.id, phone: user.phone });
-    expect((await get('profile-get', { token: newPassword.body.data.session.access_token })).status).toBe(200);
+    expect((await get(profileGet, { token: newPassword.body.data.session.access_token })).status).toBe(200);
 
-    expect((await get('profile-get', { token: bystander.accessToken })).status).toBe(200);
+    expect((await get(profileGet, { token: bystander.accessToken })).status).toBe(200);
   });
 
   it('password bounds: 7 and 129 characters -> 400 on password; 8 and 128 are accepted', async () => {
     for (const len of [7, 129]) {
       const p = 'p'.repeat(len);
-      const res = await post('auth-reset-password', {
+      const res = await post(authResetPassword, {
         phone: newPhone().e164,
         otp_code: '123456',
         password: p,
@@ -287,7 +295,7 @@ describe('auth-reset-password', () => {
       const user = await signUp();
       const p = 'q'.repeat(len);
       const code = await resetCode(user.phone);
-      const res = await post('auth-reset-password', {
+      const res = await post(authResetPassword, {
         phone: user.phone,
         otp_code: code,
         password: p,
@@ -299,7 +307,8 @@ describe('auth-reset-password', () => {
   });
 
   it('validates every field with details', async () => {
-    const res = await post('auth-reset-password', {
+    // @ts-expect-error every field malformed, a number among them
+    const res = await post(authResetPassword, {
       phone: '+234',
       otp_code: '12',
       password: 'short',
@@ -308,7 +317,8 @@ describe('auth-reset-password', () => {
     });
     expect(res.status).toBe(400);
     expect(fieldsOf(res)).toEqual(['confirm_password', 'extra', 'otp_code', 'password', 'phone']);
-    const empty = await post('auth-reset-password', {});
+    // @ts-expect-error a body missing every field, on purpose
+    const empty = await post(authResetPassword, {});
     expect(empty.status).toBe(400);
     expect(fieldsOf(empty)).toEqual(['confirm_password', 'otp_code', 'password', 'phone']);
   });

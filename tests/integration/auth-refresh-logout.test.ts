@@ -5,6 +5,11 @@ import { decodeJwt } from 'jose';
 import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import authLogout from '../../supabase/functions/auth-logout/handler.ts';
+import authRefresh from '../../supabase/functions/auth-refresh/handler.ts';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 
 interface Tokens {
   access: string;
@@ -19,7 +24,7 @@ const tokensOf = (res: ApiResult): Tokens => ({
 const sessionIdOf = (accessToken: string) => decodeJwt(accessToken).session_id as string;
 
 async function refresh(token: string): Promise<ApiResult> {
-  return post('auth-refresh', { refresh_token: token });
+  return post(authRefresh, { refresh_token: token });
 }
 
 async function refreshOk(token: string): Promise<Tokens> {
@@ -29,7 +34,7 @@ async function refreshOk(token: string): Promise<Tokens> {
 }
 
 async function profileStatus(accessToken: string): Promise<number> {
-  return (await get('profile-get', { token: accessToken })).status;
+  return (await get(profileGet, { token: accessToken })).status;
 }
 
 function expect401(res: ApiResult): void {
@@ -45,8 +50,8 @@ function expect401(res: ApiResult): void {
 async function loginAgain(user: TestUser): Promise<Tokens> {
   await testDb()`update private.rate_limit_events set created_at = created_at - interval '61 seconds'
                  where key = ${`otp:resend:${user.phone}`}`;
-  expect((await post('auth-send-otp', { phone: user.phone, context: 'login' })).status).toBe(200);
-  const res = await post('auth-verify', {
+  expect((await post(authSendOtp, { phone: user.phone, context: 'login' })).status).toBe(200);
+  const res = await post(authVerify, {
     phone: user.phone,
     otp_code: await lastOtp(user.phone),
     context: 'login',
@@ -75,7 +80,7 @@ describe('auth-refresh', () => {
     expect(next.refresh).not.toBe(user.refreshToken);
     // the same session continues
     expect(sessionIdOf(next.access)).toBe(sessionIdOf(user.accessToken));
-    const profile = await get('profile-get', { token: next.access });
+    const profile = await get(profileGet, { token: next.access });
     expect(profile.status).toBe(200);
     expect(profile.body.data.id).toBe(user.id);
     // and the new refresh token can be rotated in its turn
@@ -151,7 +156,7 @@ describe('auth-refresh', () => {
 
     expect401(await refresh(user.refreshToken));
     expect(await profileStatus(latest.access)).toBe(401);
-    expect401(await get('profile-get', { token: user.accessToken }));
+    expect401(await get(profileGet, { token: user.accessToken }));
     expect401(await refresh(latest.refresh));
     const [session] = await testDb()<{ revoked: boolean; reason: string | null }[]>`
       select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${
@@ -217,7 +222,8 @@ describe('auth-refresh', () => {
   });
 
   it('validation: missing, empty, non-string, too long or extra fields -> 400 naming the field', async () => {
-    const missing = await post('auth-refresh', {});
+    // @ts-expect-error a body missing its field, on purpose
+    const missing = await post(authRefresh, {});
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({
       success: false,
@@ -225,18 +231,21 @@ describe('auth-refresh', () => {
       error: 'Validation failed',
       details: [{ field: 'refresh_token', message: 'is required' }],
     });
-    const empty = await post('auth-refresh', { refresh_token: '' });
+    const empty = await post(authRefresh, { refresh_token: '' });
     expect(empty.status).toBe(400);
     expect(empty.body.details).toEqual([{ field: 'refresh_token', message: 'must not be empty' }]);
     for (const refresh_token of [123, null, ['a'], 'x'.repeat(513)]) {
-      const bad = await post('auth-refresh', { refresh_token });
+      // @ts-expect-error tokens of every wrong kind, on purpose
+      const bad = await post(authRefresh, { refresh_token });
       expect(bad.status, JSON.stringify(refresh_token)).toBe(400);
       expect(fieldsOf(bad)).toEqual(['refresh_token']);
     }
-    const extra = await post('auth-refresh', { refresh_token: 'abc', access_token: 'abc' });
+    // @ts-expect-error an unknown field, on purpose
+    const extra = await post(authRefresh, { refresh_token: 'abc', access_token: 'abc' });
     expect(extra.status).toBe(400);
     expect(fieldsOf(extra)).toEqual(['access_token']);
-    const noBody = await post('auth-refresh', undefined, { method: 'POST' });
+    // @ts-expect-error no body at all, on purpose
+    const noBody = await post(authRefresh, undefined, { method: 'POST' });
     expect(noBody.status).toBe(400);
     expect(fieldsOf(noBody)).toEqual(['refresh_token']);
   });
@@ -264,22 +273,22 @@ describe('auth-refresh', () => {
 
 describe('auth-logout', () => {
   it('needs a bearer token (401 without, or with a bad one)', async () => {
-    expect401(await post('auth-logout', undefined, { method: 'POST' }));
-    expect401(await post('auth-logout', undefined, { method: 'POST', token: 'not-a-jwt' }));
+    expect401(await post(authLogout, undefined, { method: 'POST' }));
+    expect401(await post(authLogout, undefined, { method: 'POST', token: 'not-a-jwt' }));
     expect401(
-      await post('auth-logout', undefined, { method: 'POST', headers: { Authorization: 'Basic dXNlcjpwYXNz' } }),
+      await post(authLogout, undefined, { method: 'POST', headers: { Authorization: 'Basic dXNlcjpwYXNz' } }),
     );
   });
 
   it('ends the current session: its access token and refresh token get 401', async () => {
     const user = await signUp();
-    const res = await post('auth-logout', undefined, { method: 'POST', token: user.accessToken });
+    const res = await post(authLogout, undefined, { method: 'POST', token: user.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ success: true, status: 200, data: { logged_out: true } });
-    expect401(await get('profile-get', { token: user.accessToken }));
+    expect401(await get(profileGet, { token: user.accessToken }));
     expect401(await refresh(user.refreshToken));
     // logging out again with the dead token is refused too
-    expect401(await post('auth-logout', undefined, { method: 'POST', token: user.accessToken }));
+    expect401(await post(authLogout, undefined, { method: 'POST', token: user.accessToken }));
     const [session] = await testDb()<{ reason: string | null }[]>`
       select revoked_reason as reason from private.sessions where id = ${sessionIdOf(user.accessToken)}`;
     expect(session?.reason).toBe('logout');
@@ -288,7 +297,7 @@ describe('auth-logout', () => {
   it('also ends tokens obtained by refresh in that session', async () => {
     const user = await signUp();
     const next = await refreshOk(user.refreshToken);
-    expect((await post('auth-logout', undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
+    expect((await post(authLogout, undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
     expect(await profileStatus(next.access)).toBe(401);
     expect401(await refresh(next.refresh));
     expect401(await refresh(user.refreshToken));
@@ -298,7 +307,7 @@ describe('auth-logout', () => {
     const user = await signUp();
     const second = await loginAgain(user);
     expect(sessionIdOf(second.access)).not.toBe(sessionIdOf(user.accessToken));
-    expect((await post('auth-logout', undefined, { method: 'POST', token: second.access })).status).toBe(200);
+    expect((await post(authLogout, undefined, { method: 'POST', token: second.access })).status).toBe(200);
     expect(await profileStatus(second.access)).toBe(401);
     expect401(await refresh(second.refresh));
     // the signup session is untouched
@@ -309,7 +318,8 @@ describe('auth-logout', () => {
 
   it('takes no body fields', async () => {
     const user = await signUp();
-    const res = await post('auth-logout', { everywhere: true }, { token: user.accessToken });
+    // @ts-expect-error auth-logout takes no body fields: one, on purpose
+    const res = await post(authLogout, { everywhere: true }, { token: user.accessToken });
     expect(res.status).toBe(400);
     expect(await profileStatus(user.accessToken)).toBe(200);
   });

@@ -6,6 +6,8 @@ import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT, UnsecuredJW
 import { type ApiResult, get, post } from '../support/api.ts';
 import { TEST_JWT_SECRET } from '../support/stack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import authLogout from '../../supabase/functions/auth-logout/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 
 const ISSUER = 'escrow-service';
 const AUDIENCE = 'authenticated';
@@ -52,7 +54,7 @@ function expect401(res: ApiResult, label = ''): void {
   expect(res.body.error.length, label).toBeGreaterThan(0);
 }
 
-const profile = (token: string) => get('profile-get', { token });
+const profile = (token: string) => get(profileGet, { token });
 
 describe('access tokens on a protected endpoint', () => {
   it('the real token has the documented claims and header', async () => {
@@ -179,7 +181,7 @@ describe('access tokens on a protected endpoint', () => {
     const user = await signUp();
     const fresh = await forge(user);
     expect((await profile(fresh)).status).toBe(200);
-    const out = await post('auth-logout', undefined, { method: 'POST', token: user.accessToken });
+    const out = await post(authLogout, undefined, { method: 'POST', token: user.accessToken });
     expect(out.status).toBe(200);
     expect401(await profile(fresh), 'forged before logout');
     expect401(await profile(await forge(user)), 'forged after logout');
@@ -199,8 +201,8 @@ describe('access tokens on a protected endpoint', () => {
       ['garbage', { Authorization: 'Bearer not.a.jwt' }],
       ['refresh token as bearer', { Authorization: `Bearer ${user.refreshToken}` }],
     ];
-    for (const [label, headers] of cases) expect401(await get('profile-get', { headers }), label);
+    for (const [label, headers] of cases) expect401(await get(profileGet, { headers }), label);
     // and the real token in the same form works
-    expect((await get('profile-get', { headers: { Authorization: `Bearer ${user.accessToken}` } })).status).toBe(200);
+    expect((await get(profileGet, { headers: { Authorization: `Bearer ${user.accessToken}` } })).status).toBe(200);
   });
 });

@@ -3,9 +3,13 @@
 // and must never appear in any response.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
+import { type ApiResult, type BodyOf, expectError, expectOk, get, post, postRaw } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import cardList from '../../supabase/functions/card-list/handler.ts';
+import cardRemove from '../../supabase/functions/card-remove/handler.ts';
+import cardSetDefault from '../../supabase/functions/card-set-default/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -27,12 +31,11 @@ const cardBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const addCard = (user: TestUser, body: unknown, headers?: Record<string, string>) =>
-  post('card-add', body, { token: user.accessToken, headers });
-const listCards = (user: TestUser) => get('card-list', { token: user.accessToken });
-const setDefault = (user: TestUser, card_id: unknown) =>
-  post('card-set-default', { card_id }, { token: user.accessToken });
-const removeCard = (user: TestUser, card_id: unknown) => post('card-remove', { card_id }, { token: user.accessToken });
+const addCard = (user: TestUser, body: BodyOf<typeof cardAdd>, headers?: Record<string, string>) =>
+  post(cardAdd, body, { token: user.accessToken, headers });
+const listCards = (user: TestUser) => get(cardList, { token: user.accessToken });
+const setDefault = (user: TestUser, card_id: string) => post(cardSetDefault, { card_id }, { token: user.accessToken });
+const removeCard = (user: TestUser, card_id: string) => post(cardRemove, { card_id }, { token: user.accessToken });
 
 /** Adds a card and returns the saved card object (201). */
 async function addOk(user: TestUser, over: Record<string, unknown> = {}) {
@@ -138,9 +141,10 @@ describe('card-add', () => {
       const user = await signUp();
       const body: Record<string, unknown> = cardBody();
       delete body[field];
+      // @ts-expect-error a body missing a required field, on purpose
       const res = await addCard(user, body);
       expect(expectError(res, 400)).toEqual([field]);
-      expect(res.body.details[0].message).toMatch(/required/);
+      expect(res.body.details[0]!.message).toMatch(/required/);
       expect(await cardRows(user.id)).toEqual([]);
     },
   );
@@ -166,8 +170,10 @@ describe('card-add', () => {
 
   it('rejects an unknown field with 400 naming it, and an empty or non-JSON body', async () => {
     const user = await signUp();
+    // @ts-expect-error an unknown field, on purpose
     const unknown = await addCard(user, { ...cardBody(), cvv: '123' });
     expect(expectError(unknown, 400)).toEqual(['cvv']);
+    // @ts-expect-error an empty body, on purpose
     const empty = await addCard(user, {});
     expect(expectError(empty, 400)).toEqual([
       'authorization_code',
@@ -177,9 +183,8 @@ describe('card-add', () => {
       'last4',
       'signature',
     ]);
-    const garbage = await post('card-add', undefined, {
+    const garbage = await postRaw(cardAdd, '{not json', {
       token: user.accessToken,
-      rawBody: '{not json',
       headers: { 'Content-Type': 'application/json' },
     });
     expectError(garbage, 400);
@@ -187,7 +192,7 @@ describe('card-add', () => {
   });
 
   it('needs a bearer token', async () => {
-    const res = await post('card-add', cardBody());
+    const res = await post(cardAdd, cardBody());
     expectError(res, 401);
   });
 
@@ -288,7 +293,7 @@ describe('card-list', () => {
     for (let i = 0; i < 4; i++) added.push((await addOk(user)).card);
     const res = await listCards(user);
     const data = expectOk(res) as Record<string, unknown>[];
-    expect(data.map((c) => c.id)).toEqual([added[0].id, added[3].id, added[2].id, added[1].id]);
+    expect(data.map((c) => c.id)).toEqual([added[0]!.id, added[3]!.id, added[2]!.id, added[1]!.id]);
     for (const c of data) expect(Object.keys(c).sort()).toEqual(CARD_KEYS);
     expect(data).toEqual([added[0], added[3], added[2], added[1]]);
     expectNoSecret(res);
@@ -306,7 +311,8 @@ describe('card-list', () => {
 
   it('takes no query parameters', async () => {
     const user = await signUp();
-    const res = await get('card-list', { token: user.accessToken, query: { limit: 5 } });
+    // @ts-expect-error card-list takes no query: one, on purpose
+    const res = await get(cardList, { token: user.accessToken, query: { limit: 5 } });
     expect(expectError(res, 400)).toEqual(['limit']);
   });
 });
@@ -366,11 +372,14 @@ describe('card-set-default', () => {
   it('rejects a malformed or missing card_id with 400', async () => {
     const user = await signUp();
     expect(expectError(await setDefault(user, 'not-a-uuid'), 400)).toEqual(['card_id']);
+    // @ts-expect-error a number, on purpose
     expect(expectError(await setDefault(user, 42), 400)).toEqual(['card_id']);
-    expect(expectError(await post('card-set-default', {}, { token: user.accessToken }), 400)).toEqual(['card_id']);
+    // @ts-expect-error a body missing its field, on purpose
+    expect(expectError(await post(cardSetDefault, {}, { token: user.accessToken }), 400)).toEqual(['card_id']);
     expect(
       expectError(
-        await post('card-set-default', { card_id: randomUUID(), extra: 1 }, { token: user.accessToken }),
+        // @ts-expect-error an unknown field, on purpose
+        await post(cardSetDefault, { card_id: randomUUID(), extra: 1 }, { token: user.accessToken }),
         400,
       ),
     ).toEqual(['extra']);
@@ -450,13 +459,14 @@ describe('card-remove', () => {
     const a = (await addOk(user)).card;
     expect(expectError(await removeCard(user, 'abc'), 400)).toEqual(['card_id']);
     expect(expectError(await removeCard(user, `${a.id}x`), 400)).toEqual(['card_id']);
+    // @ts-expect-error null, on purpose
     expect(expectError(await removeCard(user, null), 400)).toEqual(['card_id']);
     expect(await cardRows(user.id)).toHaveLength(1);
   });
 
   it('answers 405 to GET', async () => {
     const user = await signUp();
-    const res = await get('card-remove', { token: user.accessToken });
+    const res = await get(cardRemove, { token: user.accessToken });
     expectError(res, 405);
     expect(res.headers.get('allow')).toMatch(/POST/);
   });

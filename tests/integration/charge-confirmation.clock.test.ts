@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Value only for what the provider confirms (docs/security.md#2-value-only-for-what-the-provider-confirmed). A card charge.success whose amount
 // or currency differs from what its pending transaction expects credits nothing by itself: the
 // server asks Paystack's verify, credits the expected amount only when verify reports a success
@@ -15,6 +14,7 @@ import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -24,7 +24,7 @@ const RECEIVED = { success: true, status: 200, data: { received: true } };
 interface TxRow {
   status: string;
   amount: string;
-  metadata: Record<string, any>;
+  metadata: Record<string, unknown>;
   provider_charge_id: string | null;
 }
 
@@ -53,7 +53,7 @@ async function verifyCalls(reference: string): Promise<number> {
 }
 
 async function pendingTopup(user: TestUser, naira: number): Promise<string> {
-  const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.reference as string;
 }

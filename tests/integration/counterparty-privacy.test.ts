@@ -7,8 +7,27 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectOk, get, post } from '../support/api.ts';
 import { asUserSql, expectDenied } from '../support/db.ts';
-import { fundWallet } from '../support/escrows.ts';
+import { type Category, fundWallet } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
+import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
+import escrowCancel from '../../supabase/functions/escrow-cancel/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowDecline from '../../supabase/functions/escrow-decline/handler.ts';
+import escrowDeliver from '../../supabase/functions/escrow-deliver/handler.ts';
+import escrowFund from '../../supabase/functions/escrow-fund/handler.ts';
+import escrowGetEndpoint from '../../supabase/functions/escrow-get/handler.ts';
+import escrowListEndpoint from '../../supabase/functions/escrow-list/handler.ts';
+import escrowRefund from '../../supabase/functions/escrow-refund/handler.ts';
+import escrowRelease from '../../supabase/functions/escrow-release/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneList from '../../supabase/functions/milestone-list/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
+import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import transactionList from '../../supabase/functions/transaction-list/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -17,8 +36,8 @@ const TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2
 
 type PayerRole = 'initiator' | 'counterparty';
 
-const create = (u: TestUser, phone: string, payerRole: PayerRole, category = 'hiring') =>
-  post('escrow-create', {
+const create = (u: TestUser, phone: string, payerRole: PayerRole, category: Category = 'hiring') =>
+  post(escrowCreate, {
     category,
     payer_role: payerRole,
     title: 'Logo design',
@@ -26,8 +45,9 @@ const create = (u: TestUser, phone: string, payerRole: PayerRole, category = 'hi
     amount: 5_000,
   }, { token: u.accessToken });
 
-const escrowGet = (u: TestUser, id: string) => get('escrow-get', { token: u.accessToken, query: { escrow_id: id } });
-const escrowList = (u: TestUser) => get('escrow-list', { token: u.accessToken });
+const escrowGet = (u: TestUser, id: string) =>
+  get(escrowGetEndpoint, { token: u.accessToken, query: { escrow_id: id } });
+const escrowList = (u: TestUser) => get(escrowListEndpoint, { token: u.accessToken });
 
 /** An answer with every id (ours and the payment provider's), time, phone and token blanked: what is left must not depend on the phone. */
 function blank(value: unknown, phone: string): unknown {
@@ -47,7 +67,7 @@ const answer = (r: ApiResult) => ({ status: r.status, retryAfter: r.headers.get(
 async function signUpWithPhone(phone: string): Promise<TestUser> {
   await verifyPhone(phone);
   const password = 'a sound passphrase';
-  const res = await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password });
+  const res = await post(authSignup, { phone, first_name: 'Late', last_name: 'Comer', password });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return {
     id: res.body.data.user.id,
@@ -72,45 +92,45 @@ async function initiatorSees(payerRole: PayerRole, phone: string) {
   seen['escrow-get'] = answer(await escrowGet(me, id));
   seen['escrow-list'] = answer(await escrowList(me));
   seen['escrow-list by status'] = answer(
-    await get('escrow-list', { ...t, query: { status: payerRole === 'initiator' ? 'draft' : 'invite_pending' } }),
+    await get(escrowListEndpoint, { ...t, query: { status: payerRole === 'initiator' ? 'draft' : 'invite_pending' } }),
   );
 
   // milestones (a hiring escrow): propose, approve, complete, list
-  const m = await post('milestone-create', { escrow_id: id, title: 'Sketches', amount: 1_000 }, t);
+  const m = await post(milestoneCreate, { escrow_id: id, title: 'Sketches', amount: 1_000 }, t);
   seen['milestone-create'] = answer(m);
   const mid = m.body.data.id as string;
   seen['milestone-update'] = answer(
-    await post('milestone-update', { milestone_id: mid, amount: 1_500 }, { ...t, method: 'PATCH' }),
+    await post(milestoneUpdate, { milestone_id: mid, amount: 1_500 }, { ...t, method: 'PATCH' }),
   );
-  seen['milestone-approve'] = answer(await post('milestone-approve', { milestone_id: mid }, t));
-  seen['milestone-complete'] = answer(await post('milestone-complete', { milestone_id: mid }, t));
-  seen['milestone-release'] = answer(await post('milestone-release', { milestone_id: mid }, t));
-  seen['milestone-list'] = answer(await get('milestone-list', { ...t, query: { escrow_id: id } }));
+  seen['milestone-approve'] = answer(await post(milestoneApprove, { milestone_id: mid }, t));
+  seen['milestone-complete'] = answer(await post(milestoneComplete, { milestone_id: mid }, t));
+  seen['milestone-release'] = answer(await post(milestoneRelease, { milestone_id: mid }, t));
+  seen['milestone-list'] = answer(await get(milestoneList, { ...t, query: { escrow_id: id } }));
 
   // what only the counterparty may do, tried by the initiator
-  seen['escrow-accept'] = answer(await post('escrow-accept', { escrow_id: id }, t));
+  seen['escrow-accept'] = answer(await post(escrowAccept, { escrow_id: id }, t));
   seen['escrow-accept by token'] = answer(
-    await post('escrow-accept', { invite_token: created.body.data.invite_token }, t),
+    await post(escrowAccept, { invite_token: created.body.data.invite_token }, t),
   );
-  seen['escrow-decline'] = answer(await post('escrow-decline', { escrow_id: id }, t));
-  seen['escrow-deliver'] = answer(await post('escrow-deliver', { escrow_id: id }, t));
-  seen['escrow-refund'] = answer(await post('escrow-refund', { escrow_id: id }, t));
-  seen['escrow-release'] = answer(await post('escrow-release', { escrow_id: id }, t));
+  seen['escrow-decline'] = answer(await post(escrowDecline, { escrow_id: id }, t));
+  seen['escrow-deliver'] = answer(await post(escrowDeliver, { escrow_id: id }, t));
+  seen['escrow-refund'] = answer(await post(escrowRefund, { escrow_id: id }, t));
+  seen['escrow-release'] = answer(await post(escrowRelease, { escrow_id: id }, t));
 
   // the initiator pays: the money goes in and the invite goes out
   if (payerRole === 'initiator') {
     await fundWallet(me, created.body.data.fee_breakdown.total_charge);
-    seen['escrow-fund'] = answer(await post('escrow-fund', { escrow_id: id, method: 'wallet' }, t));
+    seen['escrow-fund'] = answer(await post(escrowFund, { escrow_id: id, method: 'wallet' }, t));
   } else {
-    seen['escrow-fund'] = answer(await post('escrow-fund', { escrow_id: id, method: 'wallet' }, t));
+    seen['escrow-fund'] = answer(await post(escrowFund, { escrow_id: id, method: 'wallet' }, t));
   }
   seen['escrow-get funded'] = answer(await escrowGet(me, id));
-  seen['notification-list'] = answer(await get('notification-list', t));
-  seen['transaction-list'] = answer(await get('transaction-list', t));
-  seen['escrow-cancel'] = answer(await post('escrow-cancel', { escrow_id: id }, t));
+  seen['notification-list'] = answer(await get(notificationList, t));
+  seen['transaction-list'] = answer(await get(transactionList, t));
+  seen['escrow-cancel'] = answer(await post(escrowCancel, { escrow_id: id }, t));
   seen['escrow-get cancelled'] = answer(await escrowGet(me, id));
   seen['escrow-list cancelled'] = answer(await escrowList(me));
-  seen['notification-list at the end'] = answer(await get('notification-list', t));
+  seen['notification-list at the end'] = answer(await get(notificationList, t));
   // the table as the Data API would read it for the initiator
   seen['public.escrows as the initiator'] = await asUserSql(me.id, (tx) =>
     tx`
@@ -145,7 +165,7 @@ describe('a registered and an unregistered counterparty phone look the same to t
           const got = expectOk(await escrowGet(run.me, run.id));
           expect(got.counterparty_id).toBeNull();
           expect(got.declined_at).toBeNull();
-          expect(expectOk(await escrowList(run.me))[0].counterparty_id).toBeNull();
+          expect(expectOk(await escrowList(run.me))[0]!.counterparty_id).toBeNull();
         }
       },
     );
@@ -173,7 +193,7 @@ describe('a registered and an unregistered counterparty phone look the same to t
     expect(before).toEqual([{ revealed_counterparty_id: null }]);
     // the invitee still reads the escrow (row-level security keeps using the link)
     expect(expectOk(await escrowGet(other, id))).toMatchObject({ id, counterparty_id: other.id });
-    expectOk(await post('escrow-accept', { escrow_id: id }, { token: other.accessToken }));
+    expectOk(await post(escrowAccept, { escrow_id: id }, { token: other.accessToken }));
     const after = await asUserSql(me.id, (tx) =>
       tx<{ revealed_counterparty_id: string | null }[]>`
       select revealed_counterparty_id from public.escrows where id = ${id}`);
@@ -190,7 +210,7 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     expect(expectOk(await escrowGet(me, id)).counterparty_id).toBeNull();
     // the invitee sees their own id all along
     expect(expectOk(await escrowGet(other, id)).counterparty_id).toBe(other.id);
-    const accepted = expectOk(await post('escrow-accept', { escrow_id: id }, { token: other.accessToken }));
+    const accepted = expectOk(await post(escrowAccept, { escrow_id: id }, { token: other.accessToken }));
     expect(accepted).toMatchObject({ id, status: 'active', counterparty_id: other.id });
     expect(expectOk(await escrowGet(me, id))).toMatchObject({
       status: 'active',
@@ -205,17 +225,17 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     const created = expectOk(await create(me, other.phone, 'initiator', 'goods_products'), 201);
     await fundWallet(me, created.fee_breakdown.total_charge);
     const funded = expectOk(
-      await post('escrow-fund', { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+      await post(escrowFund, { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }),
     );
     expect(funded).toMatchObject({ status: 'active', counterparty_id: null });
-    expectOk(await post('escrow-accept', { escrow_id: created.escrow_id }, { token: other.accessToken }));
+    expectOk(await post(escrowAccept, { escrow_id: created.escrow_id }, { token: other.accessToken }));
     expect(expectOk(await escrowGet(me, created.escrow_id))).toMatchObject({
       status: 'funded',
       counterparty_id: other.id,
     });
     // later answers to the initiator carry it too
     const released = expectOk(
-      await post('escrow-release', { escrow_id: created.escrow_id }, { token: me.accessToken }),
+      await post(escrowRelease, { escrow_id: created.escrow_id }, { token: me.accessToken }),
     );
     expect(released).toMatchObject({ status: 'released', counterparty_id: other.id });
   });
@@ -223,28 +243,28 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
   it('decline of an unfunded escrow: cancelled, declined_at set, counterparty_id filled', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const id = expectOk(await create(me, other.phone, 'initiator', 'goods_products'), 201).escrow_id;
-    const declined = expectOk(await post('escrow-decline', { escrow_id: id }, { token: other.accessToken }));
+    const declined = expectOk(await post(escrowDecline, { escrow_id: id }, { token: other.accessToken }));
     expect(declined).toMatchObject({ status: 'cancelled', counterparty_id: other.id });
     const got = expectOk(await escrowGet(me, id));
     expect(got).toMatchObject({ status: 'cancelled', counterparty_id: other.id });
-    expect(Number.isNaN(Date.parse(got.declined_at))).toBe(false);
+    expect(Number.isNaN(Date.parse(got.declined_at!))).toBe(false);
   });
 
   it('decline of a funded, unaccepted escrow: refunded, counterparty_id filled', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const created = expectOk(await create(me, other.phone, 'initiator', 'p2p_crypto'), 201);
     await fundWallet(me, created.fee_breakdown.total_charge);
-    expectOk(await post('escrow-fund', { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }));
-    expectOk(await post('escrow-decline', { escrow_id: created.escrow_id }, { token: other.accessToken }));
+    expectOk(await post(escrowFund, { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }));
+    expectOk(await post(escrowDecline, { escrow_id: created.escrow_id }, { token: other.accessToken }));
     const got = expectOk(await escrowGet(me, created.escrow_id));
     expect(got).toMatchObject({ status: 'refunded', counterparty_id: other.id });
-    expect(Number.isNaN(Date.parse(got.declined_at))).toBe(false);
+    expect(Number.isNaN(Date.parse(got.declined_at!))).toBe(false);
   });
 
   it('an escrow the initiator cancels before any answer never shows the counterparty', async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const id = expectOk(await create(me, other.phone, 'counterparty', 'goods_products'), 201).escrow_id;
-    expect(expectOk(await post('escrow-cancel', { escrow_id: id }, { token: me.accessToken }))).toMatchObject({
+    expect(expectOk(await post(escrowCancel, { escrow_id: id }, { token: me.accessToken }))).toMatchObject({
       status: 'cancelled',
       counterparty_id: null,
     });
@@ -271,7 +291,7 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
     // the initiator sees exactly what they saw before, updated_at included
     expect(expectOk(await escrowGet(me, id))).toEqual(before);
     expect(expectOk(await escrowList(me))).toEqual(listedBefore);
-    expectOk(await post('escrow-accept', { escrow_id: id }, { token: late.accessToken }));
+    expectOk(await post(escrowAccept, { escrow_id: id }, { token: late.accessToken }));
     expect(expectOk(await escrowGet(me, id))).toMatchObject({ status: 'active', counterparty_id: late.id });
   });
 });

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server and database rows are read as untyped JSON here
 // Refusals that endpoints declare (`refusals` in supabase/functions/<name>/handler.ts, rendered into
 // docs/api/openapi.json) and that no other suite produced: each one through the real server, with
 // the status and message a client depends on, and nothing moved (money, tier, rows). Every answer
@@ -12,27 +11,38 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
 import { disputeRow, raise } from '../support/disputes.ts';
 import { type Deal, escrowStatus, fundedDeal, newDeal } from '../support/escrows.ts';
 import { balances } from '../support/ledger.ts';
 import { kycFake } from '../support/kyc-fake.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import disputePropose from '../../supabase/functions/dispute-propose/handler.ts';
+import escrowFund from '../../supabase/functions/escrow-fund/handler.ts';
+import identityVerify from '../../supabase/functions/identity-verify/handler.ts';
+import kycStart from '../../supabase/functions/kyc-start/handler.ts';
+import kycStatusEndpoint from '../../supabase/functions/kyc-status/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
-const kobo = (naira: number) => Math.round(naira * 100);
 
 /** A NIN no other test sends: 11 digits, starting 7. */
 const freshNin = () => `7${String(randomInt(0, 1e9)).padStart(9, '0')}${randomInt(0, 10)}`;
 
-const kycStatus = async (u: TestUser) => expectOk(await get('kyc-status', { token: u.accessToken }));
+const kycStatus = async (u: TestUser) => expectOk(await get(kycStatusEndpoint, { token: u.accessToken }));
 
 /** The dispute of a deal with its proposals and the notifications of its escrow, as stored. */
 async function disputeState(deal: Deal, disputeId: string) {
   const [proposals, notifications] = await Promise.all([
-    testDb()<any[]>`select * from public.dispute_proposals where dispute_id = ${disputeId} order by id`,
+    testDb()<
+      Record<string, unknown>[]
+    >`select * from public.dispute_proposals where dispute_id = ${disputeId} order by id`,
     testDb()<{ n: number }[]>`select count(*)::int as n from public.notifications where escrow_id = ${deal.escrowId}`,
   ]);
   return {
@@ -68,14 +78,14 @@ describe('dispute-propose', () => {
       expect(before.proposals).toEqual([]);
 
       const stranger = await signUp({ first_name: 'Str' });
-      const byStranger = await post('dispute-propose', { escrow_id: deal.escrowId, outcome: 'refund' }, {
+      const byStranger = await post(disputePropose, { escrow_id: deal.escrowId, outcome: 'refund' }, {
         token: stranger.accessToken,
       });
       expectError(byStranger, 404);
       expect(byStranger.body).toEqual({ success: false, status: 404, error: 'escrow not found' });
 
-      const split = { outcome: 'split', payee_amount: 2_500 };
-      const unknown = await post('dispute-propose', { escrow_id: randomUUID(), ...split }, {
+      const split = { outcome: 'split', payee_amount: 2_500 } as const;
+      const unknown = await post(disputePropose, { escrow_id: randomUUID(), ...split }, {
         token: deal.payer.accessToken,
       });
       expectError(unknown, 404);
@@ -85,12 +95,12 @@ describe('dispute-propose', () => {
       // neither the dispute, its proposals, the escrow, its notifications nor any money moved
       expect(await disputeState(deal, disputeId)).toEqual(before);
       const seen = expectOk(
-        await get('dispute-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
+        await get(disputeGet, { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
       );
       expect(seen).toMatchObject({ id: disputeId, status: 'negotiation', proposals: [] });
       // the parties still negotiate as before
       expectOk(
-        await post('dispute-propose', { escrow_id: deal.escrowId, ...split }, { token: deal.payee.accessToken }),
+        await post(disputePropose, { escrow_id: deal.escrowId, ...split }, { token: deal.payee.accessToken }),
         201,
       );
       await expectLedgerInvariants();
@@ -105,7 +115,7 @@ async function cardFundingUnavailable(): Promise<{ deal: Deal; res: ApiResult }>
   const deal = await newDeal({ amount: 7_500 });
   // only the payer's charges: the e-mail Paystack is given is this new user's alone
   await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(deal.payer) }, 'unavailable');
-  const res = await post('escrow-fund', {
+  const res = await post(escrowFund, {
     escrow_id: deal.escrowId,
     method: 'card',
     callback_url: 'https://app.escrow.ng/funded',
@@ -136,7 +146,7 @@ describe('escrow-fund', () => {
       expect(transfers).toBe(0);
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
       expect(await escrowStatus(deal)).toBe('draft');
-      const wallet = expectOk(await get('wallet-get', { token: deal.payer.accessToken }));
+      const wallet = expectOk(await get(walletGet, { token: deal.payer.accessToken }));
       expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
       // and nothing waits for a charge.success that cannot come
       expect(
@@ -167,7 +177,7 @@ describe('identity-verify', () => {
       await kycFake.fail({ ...rule, mode: 'refuse' });
       let res: ApiResult;
       try {
-        res = await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken });
+        res = await post(identityVerify, { type: 'nin', id_number: nin }, { token: u.accessToken });
       } finally {
         await kycFake.clearFail(rule);
       }
@@ -187,7 +197,7 @@ describe('identity-verify', () => {
       expect(await kycStatus(u)).toEqual(before);
       // nothing was refused for good: the same check may be asked for again
       const again = expectOk(
-        await post('identity-verify', { type: 'nin', id_number: nin }, { token: u.accessToken }),
+        await post(identityVerify, { type: 'nin', id_number: nin }, { token: u.accessToken }),
         201,
       );
       expect(again).toMatchObject({ type: 'nin', status: 'pending' });
@@ -206,7 +216,7 @@ describe('kyc-start', () => {
       await kycFake.fail({ ...rule, mode: 'refuse' });
       let res: ApiResult;
       try {
-        res = await post('kyc-start', { level: 1 }, { token: u.accessToken });
+        res = await post(kycStart, { level: 1 }, { token: u.accessToken });
       } finally {
         await kycFake.clearFail(rule);
       }
@@ -223,7 +233,7 @@ describe('kyc-start', () => {
         [],
       );
       // a refusal is not a rejection: the same level starts once the provider answers
-      const started = expectOk(await post('kyc-start', { level: 1 }, { token: u.accessToken }));
+      const started = expectOk(await post(kycStart, { level: 1 }, { token: u.accessToken }));
       expect(started).toMatchObject({ level: 1 });
       expect(started.token).toMatch(/^_act-sbx-/);
       expect((await kycStatus(u)).tier).toBe(0);
@@ -237,7 +247,7 @@ describe('kyc-start', () => {
 async function assignUnavailable(): Promise<{ user: TestUser; res: ApiResult }> {
   const user = await signUp();
   await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'unavailable');
-  const res = await post('virtual-account-create', {}, { token: user.accessToken });
+  const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
   return { user, res };
 }
 
@@ -253,9 +263,9 @@ describe('virtual-account-create', () => {
       });
       expect((await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(user)))
         .toHaveLength(1);
-      const va = expectOk(await get('virtual-account-get', { token: user.accessToken }));
+      const va = expectOk(await get(virtualAccountGet, { token: user.accessToken }));
       expect(va).toMatchObject({ status: 'inactive', account_number: null });
-      const wallet = expectOk(await get('wallet-get', { token: user.accessToken }));
+      const wallet = expectOk(await get(walletGet, { token: user.accessToken }));
       expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0 });
       const [txs] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where user_id = ${user.id}`;

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // The server as a deployment runs it: `scripts/start.ts` with a DATABASE_URL it did not create
 // (here the test database), so the production rules of docs/security.md apply. It refuses published
 // secrets and sandbox providers; as a staging deployment (ALLOW_SANDBOX_PROVIDERS=true) with real
@@ -14,6 +13,7 @@ import { inject } from 'vitest';
 import { SECRET_VARIABLES } from '../../shared/core/config.ts';
 import { EXAMPLE_PLACEHOLDERS, LOCAL_SECRETS } from '../../shared/core/published-secrets.ts';
 import { type FakeTermii, startFakeTermii } from '../fakes/termii.ts';
+import type { Envelope } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
 
@@ -197,7 +197,7 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
     await termii?.close();
   });
 
-  const post = async (name: string, body: unknown, headers: Record<string, string> = {}) => {
+  const post = async <D = unknown>(name: string, body: unknown, headers: Record<string, string> = {}) => {
     // an answer that waited for a held provider would never come: give up after 10 s, clearly
     const res = await fetch(`${d.baseUrl}/${name}`, {
       method: 'POST',
@@ -205,14 +205,14 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as Envelope<D> };
   };
 
   it("jobs-run refuses a caller's now with 400 on the field; without one it runs at the current time", async () => {
     const refused = await post('jobs-run', { now: '2030-01-01T00:00:00Z' }, { 'x-jobs-secret': jobsSecret });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.details).toEqual([{ field: 'now', message: expect.stringContaining('local stack') }]);
-    const ran = await post('jobs-run', {}, { 'x-jobs-secret': jobsSecret });
+    const ran = await post<{ now: string }>('jobs-run', {}, { 'x-jobs-secret': jobsSecret });
     expect(ran.status, JSON.stringify(ran.body)).toBe(200);
     expect(Math.abs(Date.parse(ran.body.data.now) - Date.now())).toBeLessThan(60_000);
   });

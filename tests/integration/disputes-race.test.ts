@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // A dispute settles exactly once, whatever races it: 20 parallel tries on one dispute (several
 // acceptances of the same proposal, acceptances of the two parties' different open proposals, and
 // withdrawals by the raiser) through the real HTTP server leave one outcome, a settlement or a
@@ -54,20 +53,20 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
     const e = await stored(deal.escrowId);
     const d = ok(await raise(deal, raiser), 201);
     const byPayee = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 5_000.03 }), 201).proposals
-      .find((p: any) => p.proposed_by === deal.payee.id);
+      .find((p) => p.proposed_by === deal.payee.id);
     const payerOutcome = i % 3 === 0 ? 'release' : 'refund';
     const byPayer = ok(await propose(deal, 'payer', { outcome: payerOutcome }), 201).proposals
-      .find((p: any) => p.proposed_by === deal.payer.id);
+      .find((p) => p.proposed_by === deal.payer.id);
 
     type Try = { kind: string; run: () => Promise<ApiResult> };
     const tries: Try[] = [
       ...Array.from(
         { length: 8 },
-        () => ({ kind: 'accept-split', run: () => respond(deal, 'payer', byPayee.id, true) }),
+        () => ({ kind: 'accept-split', run: () => respond(deal, 'payer', byPayee!.id, true) }),
       ),
       ...Array.from({ length: 7 }, () => ({
         kind: `accept-${payerOutcome}`,
-        run: () => respond(deal, 'payee', byPayer.id, true),
+        run: () => respond(deal, 'payee', byPayer!.id, true),
       })),
       ...Array.from({ length: 5 }, () => ({ kind: 'withdraw', run: () => withdraw(deal, raiser) })),
     ];
@@ -110,7 +109,7 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
       expect(await settledSms(deal.payee.phone)).toHaveLength(1);
       const statuses = await testDb()<{ id: string; status: string }[]>`
         select id, status from public.dispute_proposals where dispute_id = ${d.id}`;
-      const accepted = outcome === 'split' ? byPayee.id : byPayer.id;
+      const accepted = outcome === 'split' ? byPayee!.id : byPayer!.id;
       for (const p of statuses) expect(p.status).toBe(p.id === accepted ? 'accepted' : 'closed');
     }
     await expectLedgerInvariants(`round ${i}`);
@@ -122,12 +121,12 @@ describe(`${TRIES} parallel tries on one dispute`, () => {
     ok(await raise(deal, 'payer'), 201);
     const p = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0];
     ok(await withdraw(deal, 'payer'));
-    refused(await respond(deal, 'payer', p.id, true), 409);
+    refused(await respond(deal, 'payer', p!.id, true), 409);
     refused(await withdraw(deal, 'payer'), 409);
     refused(await propose(deal, 'payer', { outcome: 'refund' }), 409);
     ok(await raise(deal, 'payee'), 201);
     // the proposal belongs to the withdrawn dispute, not the open one
-    refused(await respond(deal, 'payer', p.id, true), 404);
+    refused(await respond(deal, 'payer', p!.id, true), 404);
     expect(await escrowStatus(deal)).toBe('disputed');
     await expectLedgerInvariants();
   });

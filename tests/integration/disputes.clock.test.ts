@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes and the job (jobs-run), through the real HTTP server, with time driven by runJobs at
 // explicit times (never sleeping): the reminder 24 h before the negotiation deadline, what happens
 // at the deadline (released to the payee only when the payer raised it and then took no part;
@@ -28,6 +27,8 @@ import {
 } from '../support/disputes.ts';
 import { balances, holdTransfers } from '../support/ledger.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
 
 const H = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,15 +84,15 @@ async function pastDeadline(deal: Deal, disputeId: string) {
 }
 
 const send = (deal: Deal, by: Side, content: string) =>
-  post('message-send', { conversation_id: deal.conversationId, content }, { token: deal[by].accessToken });
+  post(messageSend, { conversation_id: deal.conversationId, content }, { token: deal[by].accessToken });
 
 const count = (xs: string[], x: string) => xs.filter((y) => y === x).length;
 
 /** The texts of the user's dispute_deadline_soon notifications in the escrow's feed. */
 async function reminderTexts(deal: Deal, by: Side): Promise<string[]> {
   const feed = ok(
-    await get('message-feed', { token: deal[by].accessToken, query: { conversation_id: deal.conversationId } }),
-  ) as any[];
+    await get(messageFeed, { token: deal[by].accessToken, query: { conversation_id: deal.conversationId } }),
+  );
   return feed.filter((i) => i.event_type === 'dispute_deadline_soon').map((i) => i.content as string);
 }
 
@@ -122,7 +123,7 @@ describe('the negotiation deadline', () => {
     const run = ok(await runJobs(iso(deadline - 24 * H)));
     expect(run.disputes_reminded).toBeGreaterThanOrEqual(1);
     expect(await reminders()).toEqual({ payer: 1, payee: 1 });
-    expect(ms((await disputeRow(d.id)).reminded_at)).toBe(deadline - 24 * H);
+    expect(ms((await disputeRow(d.id)).reminded_at!)).toBe(deadline - 24 * H);
     for (const side of ['payer', 'payee'] as const) {
       expect(await reminderTexts(deal, side)).toEqual([expect.stringMatching(/released to the payee/)]);
     }
@@ -142,7 +143,7 @@ describe('the negotiation deadline', () => {
       select released_at from public.escrows where id = ${deal.escrowId}`;
     expect(ms(row!.released_at)).toBe(deadline);
     expect(await disputeRow(d.id)).toMatchObject({ status: 'resolved', outcome: 'release', resolved_by: null });
-    expect(ms((await disputeRow(d.id)).resolved_at)).toBe(deadline);
+    expect(ms((await disputeRow(d.id)).resolved_at!)).toBe(deadline);
     expect(ok(await disputeOf(deal, 'payee'))).toMatchObject({ status: 'resolved', proposals: [] });
     expect(count(await disputeFeed(deal, deal.payer, d.id), 'dispute_resolved')).toBe(1);
     expect(count(await disputeFeed(deal, deal.payee, d.id), 'dispute_resolved')).toBe(1);
@@ -165,7 +166,7 @@ describe('the negotiation deadline', () => {
       const offer = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 3_000 }), 201).proposals[0];
       if (part === 'a message') ok(await send(deal, 'payer', 'I will not accept half'), 201);
       if (part === 'a proposal') ok(await propose(deal, 'payer', { outcome: 'refund' }), 201);
-      if (part === 'an answer to a proposal') ok(await respond(deal, 'payer', offer.id, false));
+      if (part === 'an answer to a proposal') ok(await respond(deal, 'payer', offer!.id, false));
       const before = await balances(deal);
       const { deadline } = await pastDeadline(deal, d.id);
 
@@ -180,7 +181,7 @@ describe('the negotiation deadline', () => {
       expect(run.disputes_escalated).toBeGreaterThanOrEqual(1);
       const row = await disputeRow(d.id);
       expect(row).toMatchObject({ status: 'escalated', outcome: null, resolved_at: null });
-      expect(ms(row.escalated_at)).toBe(deadline);
+      expect(ms(row.escalated_at!)).toBe(deadline);
       expect(await escrowStatus(deal)).toBe('disputed');
       expect(await balances(deal)).toEqual(before);
       expect(await holdTransfers(deal.escrowId)).toEqual([]);
@@ -195,7 +196,7 @@ describe('the negotiation deadline', () => {
       refused(await propose(deal, 'payer', { outcome: 'release' }), 409);
       refused(await propose(deal, 'payee', { outcome: 'split', payee_amount: 1_000 }), 409);
       refused(await withdraw(deal, 'payer'), 409);
-      refused(await respond(deal, 'payer', offer.id, true), 409);
+      refused(await respond(deal, 'payer', offer!.id, true), 409);
       refused(await raise(deal, 'payee'), 409);
       refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
       ok(await runJobs(iso(deadline + 2 * H)));
@@ -353,10 +354,10 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
       const byPayee = ok(
         await propose(deal, 'payee', silent ? { outcome: 'release' } : { outcome: 'split', payee_amount: 6_000 }),
         201,
-      ).proposals.find((p: any) => p.proposed_by === deal.payee.id);
+      ).proposals.find((p) => p.proposed_by === deal.payee.id);
       const byPayer = silent
         ? null
-        : ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals.find((p: any) =>
+        : ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals.find((p) =>
           p.proposed_by === deal.payer.id
         );
       const { deadline } = await pastDeadline(deal, d.id);
@@ -366,11 +367,11 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
         ...Array.from({ length: 5 }, () => ({ kind: 'job', run: () => runJobs(iso(deadline)) })),
         ...Array.from({ length: silent ? 12 : 7 }, () => ({
           kind: 'accept-payee',
-          run: () => respond(deal, 'payer', byPayee.id, true),
+          run: () => respond(deal, 'payer', byPayee!.id, true),
         })),
         ...(silent ? [] : Array.from({ length: 5 }, () => ({
           kind: 'accept-payer',
-          run: () => respond(deal, 'payee', byPayer.id, true),
+          run: () => respond(deal, 'payee', byPayer!.id, true),
         }))),
         ...Array.from({ length: 3 }, () => ({ kind: 'withdraw', run: () => withdraw(deal, 'payer') })),
       ];
@@ -416,7 +417,7 @@ describe(`the job at the deadline among ${TRIES} parallel tries`, () => {
         outcome === 'withdrawn'
           ? ['withdraw']
           : outcome.startsWith('settled')
-          ? [accepted[0]!.id === byPayee.id ? 'accept-payee' : 'accept-payer']
+          ? [accepted[0]!.id === byPayee!.id ? 'accept-payee' : 'accept-payer']
           : [],
       );
       if (!silent) expect(outcome).not.toBe('released by the job');

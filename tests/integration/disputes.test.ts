@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real HTTP server: raising, negotiating, settling with the exact money of
 // docs/disputes.md#money (read back from the ledger), withdrawing, and who may do what. The deadlines (the
 // job) are in disputes.clock.test.ts.
@@ -21,6 +20,15 @@ import {
 import { balances, holdTransfers, systemShares } from '../support/ledger.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 describe('dispute-raise', () => {
   it('a party of a funded escrow raises it: 201, the escrow is disputed and nothing can be released', async () => {
@@ -47,15 +55,16 @@ describe('dispute-raise', () => {
     const deal = await fundedDeal({ amount: 5_000 });
     const stranger = await signUp();
     refused(
-      await post('dispute-raise', {
+      await post(disputeRaise, {
         escrow_id: deal.escrowId,
         reason_code: 'other',
         reason: 'I am not even a party',
       }, { token: stranger.accessToken }),
       404,
     );
-    refused(await get('dispute-get', { token: stranger.accessToken, query: { escrow_id: deal.escrowId } }), 404);
+    refused(await get(disputeGet, { token: stranger.accessToken, query: { escrow_id: deal.escrowId } }), 404);
     expect(refused(await raise(deal, 'payer', { reason: 'short' }), 400)).toEqual(['reason']);
+    // @ts-expect-error a reason code the schema refuses, on purpose
     expect(refused(await raise(deal, 'payer', { reason_code: 'bored' }), 400)).toEqual(['reason_code']);
     refused(await disputeOf(deal), 404);
   });
@@ -94,8 +103,8 @@ describe('dispute-respond', () => {
       const d = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 7_000.01 }), 201);
       expect(d.proposals).toHaveLength(1);
       expect(d.proposals[0]).toMatchObject({ outcome: 'split', payee_amount: 7_000.01, status: 'open' });
-      refused(await respond(deal, 'payee', d.proposals[0].id, true), 403);
-      const settled = ok(await respond(deal, 'payer', d.proposals[0].id, true));
+      refused(await respond(deal, 'payee', d.proposals[0]!.id, true), 403);
+      const settled = ok(await respond(deal, 'payer', d.proposals[0]!.id, true));
       expect(settled).toMatchObject({ status: 'resolved', resolved_by: null, proposals: [] });
       const after = await balances(deal);
       const P = 700_001;
@@ -115,7 +124,7 @@ describe('dispute-respond', () => {
       const payerBefore = (await balances(refundDeal)).payer;
       ok(await raise(refundDeal, 'payer'), 201);
       const p = ok(await propose(refundDeal, 'payer', { outcome: 'refund' }), 201).proposals[0];
-      ok(await respond(refundDeal, 'payee', p.id, true));
+      ok(await respond(refundDeal, 'payee', p!.id, true));
       expect(await balances(refundDeal)).toMatchObject({ hold: 0, payer: payerBefore + held });
       expect(await escrowStatus(refundDeal)).toBe('refunded');
 
@@ -124,7 +133,7 @@ describe('dispute-respond', () => {
       const payeeBefore = (await balances(releaseDeal)).payee;
       ok(await raise(releaseDeal, 'payer'), 201);
       const q = ok(await propose(releaseDeal, 'payee', { outcome: 'release' }), 201).proposals[0];
-      ok(await respond(releaseDeal, 'payer', q.id, true));
+      ok(await respond(releaseDeal, 'payer', q!.id, true));
       expect(await balances(releaseDeal)).toMatchObject({ hold: 0, payee: payeeBefore + e.amount - e.sellerFee });
       expect(await escrowStatus(releaseDeal)).toBe('released');
       await expectLedgerInvariants();
@@ -161,7 +170,7 @@ describe('dispute-propose', () => {
       // the other party is not limited by it; only the latest of the payee's is open
       expect((await propose(deal, 'payer', { outcome: 'refund' })).status).toBe(201);
       const d = (await disputeOf(deal)).body.data;
-      expect(d.proposals.map((p: any) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
+      expect(d.proposals.map((p) => [p.outcome, p.payee_amount])).toEqual([['split', 20], ['refund', null]]);
     });
   });
 });
@@ -171,11 +180,11 @@ describe('dispute-withdraw', () => {
     const deal = await fundedDeal({ amount: 3_000 });
     ok(await raise(deal, 'payer'), 201);
     const p = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0];
-    refused(await post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: deal.payee.accessToken }), 403);
-    const d = ok(await post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: deal.payer.accessToken }));
+    refused(await post(disputeWithdraw, { escrow_id: deal.escrowId }, { token: deal.payee.accessToken }), 403);
+    const d = ok(await post(disputeWithdraw, { escrow_id: deal.escrowId }, { token: deal.payer.accessToken }));
     expect(d).toMatchObject({ status: 'withdrawn', proposals: [] });
     expect(await escrowStatus(deal)).toBe('funded');
-    refused(await respond(deal, 'payer', p.id, true), 409);
+    refused(await respond(deal, 'payer', p!.id, true), 409);
     // a new dispute can be raised; dispute-get answers the open one
     const again = ok(await raise(deal, 'payee'), 201);
     expect(ok(await disputeOf(deal)).id).toBe(again.id);
@@ -185,9 +194,9 @@ describe('dispute-withdraw', () => {
     const deal = await fundedDeal({ amount: 2_000 });
     ok(await raise(deal, 'payer'), 201);
     const stranger = await signUp();
-    const byStranger = await post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: stranger.accessToken });
+    const byStranger = await post(disputeWithdraw, { escrow_id: deal.escrowId }, { token: stranger.accessToken });
     refused(byStranger, 404);
-    const noSuch = await post('dispute-withdraw', { escrow_id: crypto.randomUUID() }, {
+    const noSuch = await post(disputeWithdraw, { escrow_id: crypto.randomUUID() }, {
       token: deal.payer.accessToken,
     });
     refused(noSuch, 404);
@@ -198,13 +207,18 @@ describe('dispute-withdraw', () => {
 
 // ---- while disputed ----------------------------------------------------------------------------
 
-const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
-  post(op, { milestone_id: id }, { token: user.accessToken });
+const MILESTONE_OPS = {
+  'milestone-approve': milestoneApprove,
+  'milestone-complete': milestoneComplete,
+  'milestone-release': milestoneRelease,
+};
+const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
+  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
 /** A milestone proposed by the freelancer (payee), approved by the client: accepted; completed when asked. */
-async function milestone(deal: Deal, naira: number, complete: boolean): Promise<any> {
+async function milestone(deal: Deal, naira: number, complete: boolean) {
   const m = ok(
-    await post('milestone-create', { escrow_id: deal.escrowId, title: `Part ${naira}`, amount: naira }, {
+    await post(milestoneCreate, { escrow_id: deal.escrowId, title: `Part ${naira}`, amount: naira }, {
       token: deal.payee.accessToken,
     }),
     201,
@@ -274,7 +288,7 @@ async function afterMilestone(amount: number, milestoneNaira: number) {
 }
 
 /** The released milestone is as it was: released, by its own transfer, which is still the only one with its key. */
-async function expectMilestoneKept(m: any) {
+async function expectMilestoneKept(m: { id: string }) {
   const [row] = await testDb()<{ status: string; key: string }[]>`
     select ms.status, lt.idempotency_key as key from public.milestones ms
       join private.ledger_transfers lt on lt.id = ms.release_tx_id where ms.id = ${m.id}`;
@@ -302,7 +316,7 @@ describe('settlement money after a released milestone', () => {
       const P = Math.round(share * 100);
       const d = ok(await raise(deal, 'payee'), 201);
       const p = ok(await propose(deal, 'payer', { outcome: 'split', payee_amount: share }), 201).proposals[0];
-      expect(ok(await respond(deal, 'payee', p.id, true))).toMatchObject({ status: 'resolved', proposals: [] });
+      expect(ok(await respond(deal, 'payee', p!.id, true))).toMatchObject({ status: 'resolved', proposals: [] });
 
       const after = await balances(deal);
       const payeeGets = P - halfUp(e.sellerFee, P, A);
@@ -333,7 +347,7 @@ describe('settlement money after a released milestone', () => {
       const open = await milestone(deal, Math.min(0.01, amount - milestoneNaira), false);
       ok(await raise(deal, 'payer'), 201);
       const p = ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals[0];
-      ok(await respond(deal, 'payee', p.id, true));
+      ok(await respond(deal, 'payee', p!.id, true));
       const after = await balances(deal);
       expect(after).toEqual({ payer: before.payer + before.hold, payee: before.payee, hold: 0 });
       expect((await stored(deal.escrowId)).status).toBe('refunded');
@@ -352,7 +366,7 @@ describe('settlement money after a released milestone', () => {
       const R = e.amount - e.released;
       const d = ok(await raise(deal, 'payer'), 201);
       const p = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0];
-      ok(await respond(deal, 'payer', p.id, true));
+      ok(await respond(deal, 'payer', p!.id, true));
       const after = await balances(deal);
       // the rest of the amount less the rest of the seller fee (cumulative shares: the total is exact)
       const payeeGets = R - shareOf(e.sellerFee, e.amount, e.released, e.amount);
@@ -374,7 +388,7 @@ describe('dispute events in the feed', () => {
     const deal = await fundedDeal({ amount: 8_000 });
     const first = ok(await raise(deal, 'payer'), 201);
     const split = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 4_000 }), 201).proposals[0];
-    ok(await respond(deal, 'payer', split.id, false));
+    ok(await respond(deal, 'payer', split!.id, false));
     ok(await withdraw(deal, 'payer'));
     expect(await disputeFeed(deal, deal.payer, first.id)).toEqual([
       'dispute_raised',
@@ -389,7 +403,7 @@ describe('dispute events in the feed', () => {
 
     const second = ok(await raise(deal, 'payee', { reason_code: 'payment_not_released' }), 201);
     const refund = ok(await propose(deal, 'payer', { outcome: 'refund' }), 201).proposals[0];
-    ok(await respond(deal, 'payee', refund.id, true));
+    ok(await respond(deal, 'payee', refund!.id, true));
     expect(await disputeFeed(deal, deal.payer, second.id)).toEqual(['dispute_raised', 'dispute_resolved']);
     expect(await disputeFeed(deal, deal.payee, second.id)).toEqual([
       'dispute_raised',
@@ -399,8 +413,8 @@ describe('dispute events in the feed', () => {
 
     // the action each one offers
     const feed = ok(
-      await get('message-feed', { token: deal.payee.accessToken, query: { conversation_id: deal.conversationId } }),
-    ) as any[];
+      await get(messageFeed, { token: deal.payee.accessToken, query: { conversation_id: deal.conversationId } }),
+    );
     const labels = Object.fromEntries(
       feed.filter((i) => i.entity_type === 'dispute').map((i) => [i.event_type, i.action_label]),
     );
@@ -413,8 +427,8 @@ describe('dispute events in the feed', () => {
     });
     // and the same notifications in notification-list
     const listed = ok(
-      await get('notification-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
-    ) as any[];
+      await get(notificationList, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
+    );
     expect(listed.filter((n) => n.entity_type === 'dispute').map((n) => n.event_type).sort()).toEqual(
       ['dispute_proposal', 'dispute_raised', 'dispute_raised', 'dispute_resolved', 'dispute_withdrawn'],
     );

@@ -10,28 +10,20 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectStatus, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal, newDeal } from '../support/escrows.ts';
 import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const kobo = (naira: number) => Math.round(naira * 100);
 const DAY = 86_400_000;
-
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-  }[];
-}
 
 async function job(at: Date) {
   const r = await runJobs(at.toISOString());
@@ -80,7 +72,7 @@ const escrowTimes = async (id: string) => {
 async function addPayout(user: TestUser): Promise<string> {
   const number = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', number, 'ADA OBI');
-  const res = await post('payout-add', {
+  const res = await post(payoutAdd, {
     bank_code: '058',
     bank_name: 'GTBank',
     account_number: number,
@@ -121,9 +113,9 @@ describe('goods_products: delivery opens a 1-day inspection that ends in an auto
 
     const ran = await job(ends);
     expect(ran.released).toBeGreaterThanOrEqual(1);
-    const got = await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
+    const got = await get(escrowGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
     expect(got.body.data.status).toBe('released');
-    expect(Date.parse(got.body.data.released_at)).toBe(ends.getTime());
+    expect(Date.parse(got.body.data.released_at!)).toBe(ends.getTime());
     expect(await balances(deal)).toEqual({ payer: 0, payee: kobo(deal.feeBreakdown.seller_payout), hold: 0 });
     const payerNote = (await notes(deal.payer, deal.escrowId)).find((n) => n.event_type === 'released');
     expect(payerNote?.content).toMatch(/automatically/);
@@ -257,7 +249,7 @@ describe('released / refunded -> ended, 14 days later', () => {
     expectStatus(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
     expectStatus(await escrowOp('escrow-refund', deal.payee, deal.escrowId), 409);
     // it is still listed for both parties, as ended
-    const listed = await get('escrow-list', { token: deal.payee.accessToken, query: { status: 'ended' } });
+    const listed = await get(escrowList, { token: deal.payee.accessToken, query: { status: 'ended' } });
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([deal.escrowId]);
   });
 

@@ -2,16 +2,25 @@
 // bound of the create body, the invite SMS, a counterparty who signs up later, what each party
 // (and a stranger) can read, and cursor paging that neither loses nor repeats an escrow.
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
+import { type ApiResult, type BodyOf, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
+import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const body = (counterpartyPhone: string, over: Record<string, unknown> = {}) => ({
+const body = (
+  counterpartyPhone: string,
+  over: Partial<BodyOf<typeof escrowCreate>> = {},
+): BodyOf<typeof escrowCreate> => ({
   category: 'goods_products',
   payer_role: 'initiator',
   title: 'Used laptop',
@@ -20,7 +29,7 @@ const body = (counterpartyPhone: string, over: Record<string, unknown> = {}) => 
   ...over,
 });
 
-const create = (u: TestUser, b: unknown) => post('escrow-create', b, { token: u.accessToken });
+const create = (u: TestUser, b: BodyOf<typeof escrowCreate>) => post(escrowCreate, b, { token: u.accessToken });
 
 function expect400(r: ApiResult, field: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(400);
@@ -42,7 +51,7 @@ const smsTo = smsMatching;
 async function signUpWithPhone(phone: string): Promise<TestUser> {
   await verifyPhone(phone);
   const password = 'a sound passphrase';
-  const res = await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password });
+  const res = await post(authSignup, { phone, first_name: 'Late', last_name: 'Comer', password });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return {
     id: res.body.data.user.id,
@@ -54,7 +63,7 @@ async function signUpWithPhone(phone: string): Promise<TestUser> {
 }
 
 const list = (u: TestUser, query: Record<string, string | number | undefined> = {}) =>
-  get('escrow-list', { token: u.accessToken, query });
+  get(escrowList, { token: u.accessToken, query });
 
 // ---- escrow-create ---------------------------------------------------------------------------
 
@@ -94,7 +103,7 @@ describe('escrow-create', () => {
       >`select escrow_id from public.conversations where id = ${res.body.data.conversation_id}`;
       expect(conv?.escrow_id).toBe(res.body.data.escrow_id);
       // the stored escrow carries the same breakdown
-      const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
+      const got = await get(escrowGet, { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
       expect(got.body.data.fee_breakdown).toEqual(res.body.data.fee_breakdown);
       // counterparty_id stays null to the initiator until the counterparty accepts or declines, so
       // it never tells whether the phone has an account (counterparty-privacy.test.ts)
@@ -130,7 +139,7 @@ describe('escrow-create', () => {
       ) {
         const res = await create(me, body(other.phone, { category, payer_role: 'counterparty' }));
         expect(res.status, JSON.stringify(res.body)).toBe(201);
-        const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
+        const got = await get(escrowGet, { token: me.accessToken, query: { escrow_id: res.body.data.escrow_id } });
         expect(got.body.data).toMatchObject({
           category,
           payer_role: 'counterparty',
@@ -149,6 +158,7 @@ describe('escrow-create', () => {
       expect400(await create(me, body(other.phone, { title: '' })), 'title');
       expect400(await create(me, body(other.phone, { title: '   ' })), 'title');
       expect400(await create(me, body(other.phone, { title: 'x'.repeat(201) })), 'title');
+      // @ts-expect-error a number for a title, on purpose
       expect400(await create(me, body(other.phone, { title: 42 })), 'title');
     });
 
@@ -167,6 +177,7 @@ describe('escrow-create', () => {
       expect((await create(me, body(other.phone, { amount: 0.01 }))).status).toBe(201);
       expect((await create(me, body(other.phone, { amount: 1234.56 }))).status).toBe(201);
       for (const amount of [0, 0.001, 10.005, -1, -0.01, '100', null]) {
+        // @ts-expect-error amounts the schema refuses, on purpose
         expect400(await create(me, body(other.phone, { amount })), 'amount');
       }
       expect(
@@ -184,7 +195,7 @@ describe('escrow-create', () => {
       expect(byLocal.status, JSON.stringify(byLocal.body)).toBe(201);
       const row = await escrowRow(byLocal.body.data.escrow_id);
       expect(row).toMatchObject({ counterparty_phone: other.phone, counterparty_id: other.id });
-      const got = await get('escrow-get', { token: me.accessToken, query: { escrow_id: byLocal.body.data.escrow_id } });
+      const got = await get(escrowGet, { token: me.accessToken, query: { escrow_id: byLocal.body.data.escrow_id } });
       expect(got.body.data.counterparty_phone).toBe(other.phone);
       for (
         const phone of [
@@ -211,15 +222,21 @@ describe('escrow-create', () => {
 
     it('category and payer_role must be one of their values', async () => {
       const [me, other] = await Promise.all([signUp(), signUp()]);
+      // @ts-expect-error an unknown category, on purpose
       expect400(await create(me, body(other.phone, { category: 'cars' })), 'category');
+      // @ts-expect-error a category in the wrong case, on purpose
       expect400(await create(me, body(other.phone, { category: 'GOODS_PRODUCTS' })), 'category');
+      // @ts-expect-error an unknown payer role, on purpose
       expect400(await create(me, body(other.phone, { payer_role: 'buyer' })), 'payer_role');
+      // @ts-expect-error a null payer role, on purpose
       expect400(await create(me, body(other.phone, { payer_role: null })), 'payer_role');
     });
 
     it('an unknown field is 400 and named', async () => {
       const [me, other] = await Promise.all([signUp(), signUp()]);
+      // @ts-expect-error an unknown field, on purpose
       expect400(await create(me, body(other.phone, { currency: 'NGN' })), 'currency');
+      // @ts-expect-error a field a client may not set, on purpose
       expect400(await create(me, body(other.phone, { status: 'funded' })), 'status');
     });
 
@@ -229,10 +246,12 @@ describe('escrow-create', () => {
       for (const field of ['category', 'payer_role', 'title', 'counterparty_phone', 'amount']) {
         const partial: Record<string, unknown> = { ...full };
         delete partial[field];
+        // @ts-expect-error a body missing a required field, on purpose
         const r = await create(me, partial);
         expect400(r, field);
         expect(fieldsOf(r)).toEqual([field]);
       }
+      // @ts-expect-error an empty body, on purpose
       const empty = await create(me, {});
       expect(empty.status).toBe(400);
       expect(fieldsOf(empty)).toEqual(['amount', 'category', 'counterparty_phone', 'payer_role', 'title']);
@@ -257,7 +276,7 @@ describe('escrow-create', () => {
     });
 
     it('without a bearer token it is 401', async () => {
-      const res = await post('escrow-create', body(newPhone().e164));
+      const res = await post(escrowCreate, body(newPhone().e164));
       expect(res.status).toBe(401);
     });
   });
@@ -272,7 +291,7 @@ describe('escrow-create', () => {
       // the SMS names the inviter's first name, the category and the amount, never the title
       expect(await smsTo(other.phone, 'Bola invited you to a goods escrow of NGN 10,000.00 as the Buyer.%')).toBe(1);
       expect(await smsTo(other.phone, '%Generator%')).toBe(0);
-      const notes = await get('notification-list', {
+      const notes = await get(notificationList, {
         token: other.accessToken,
         query: { escrow_id: res.body.data.escrow_id },
       });
@@ -284,7 +303,7 @@ describe('escrow-create', () => {
       const res = await create(me, body(other.phone, { title: 'Camera lens', amount: 500 }));
       expect(res.status).toBe(201);
       expect(await smsTo(other.phone, '%invited you%')).toBe(0);
-      const notes = await get('notification-list', {
+      const notes = await get(notificationList, {
         token: other.accessToken,
         query: { escrow_id: res.body.data.escrow_id },
       });
@@ -312,12 +331,12 @@ describe('escrow-create', () => {
 
       const late = await signUpWithPhone(phone.e164);
       expect((await escrowRow(id))?.counterparty_id).toBe(late.id);
-      const seen = await get('escrow-get', { token: late.accessToken, query: { escrow_id: id } });
+      const seen = await get(escrowGet, { token: late.accessToken, query: { escrow_id: id } });
       expect(seen.status, JSON.stringify(seen.body)).toBe(200);
       expect(seen.body.data).toMatchObject({ counterparty_id: late.id, status: 'invite_pending' });
       expect((await list(late)).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
 
-      const accepted = await post('escrow-accept', { invite_token: res.body.data.invite_token }, {
+      const accepted = await post(escrowAccept, { invite_token: res.body.data.invite_token }, {
         token: late.accessToken,
       });
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
@@ -352,7 +371,7 @@ describe('escrow-get', () => {
   it('returns every spec field to both parties, and no conversation_id (counterparty_id: null to the initiator before acceptance)', async () => {
     const deal = await newDeal({ category: 'hiring', amount: 2_500.5, title: 'Logo design' });
     for (const who of [deal.initiator, deal.counterparty]) {
-      const res = await get('escrow-get', { token: who.accessToken, query: { escrow_id: deal.escrowId } });
+      const res = await get(escrowGet, { token: who.accessToken, query: { escrow_id: deal.escrowId } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ success: true, status: 200 });
       const e = res.body.data;
@@ -384,10 +403,10 @@ describe('escrow-get', () => {
 
   it("another user's escrow is 404, exactly like one that does not exist", async () => {
     const [deal, stranger] = await Promise.all([newDeal(), signUp()]);
-    const theirs = await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: deal.escrowId } });
+    const theirs = await get(escrowGet, { token: stranger.accessToken, query: { escrow_id: deal.escrowId } });
     expect(theirs.status).toBe(404);
     expect(theirs.body).toMatchObject({ success: false, status: 404 });
-    const none = await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: crypto.randomUUID() } });
+    const none = await get(escrowGet, { token: stranger.accessToken, query: { escrow_id: crypto.randomUUID() } });
     expect(none.status).toBe(404);
     expect(none.body.error).toBe(theirs.body.error);
   });
@@ -395,10 +414,11 @@ describe('escrow-get', () => {
   it('a malformed or missing escrow_id is 400; an extra parameter is 400', async () => {
     const deal = await newDeal();
     const t = deal.initiator.accessToken;
-    expect400(await get('escrow-get', { token: t, query: { escrow_id: 'not-a-uuid' } }), 'escrow_id');
-    expect400(await get('escrow-get', { token: t }), 'escrow_id');
-    expect400(await get('escrow-get', { token: t, query: { escrow_id: deal.escrowId, extra: 1 } }), 'extra');
-    expect((await get('escrow-get', { query: { escrow_id: deal.escrowId } })).status).toBe(401);
+    expect400(await get(escrowGet, { token: t, query: { escrow_id: 'not-a-uuid' } }), 'escrow_id');
+    expect400(await get(escrowGet, { token: t }), 'escrow_id');
+    // @ts-expect-error an unknown query parameter, on purpose
+    expect400(await get(escrowGet, { token: t, query: { escrow_id: deal.escrowId, extra: 1 } }), 'extra');
+    expect((await get(escrowGet, { query: { escrow_id: deal.escrowId } })).status).toBe(401);
   });
 });
 

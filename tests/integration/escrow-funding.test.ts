@@ -7,14 +7,20 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import { type Deal, escrowOp, escrowStatus, fundWallet, newDeal } from '../support/escrows.ts';
 import { balances, holdKobo } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const kobo = (naira: number) => Math.round(naira * 100);
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 
 function expectStatus(r: ApiResult, status: number) {
@@ -54,18 +60,6 @@ const depositsOf = (userId: string) =>
 
 const smsTo = smsMatching;
 
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-  }[];
-}
-
 /** Starts a card charge and checks what the fake was asked; returns the reference. */
 async function startCardCharge(deal: Deal): Promise<string> {
   const res = await fund(deal, { method: 'card', callback_url: 'https://app.escrow.ng/funded' });
@@ -97,7 +91,7 @@ async function startCardCharge(deal: Deal): Promise<string> {
 let cardSeq = 0;
 async function addCard(user: TestUser, authorizationCode: string): Promise<string> {
   const res = await post(
-    'card-add',
+    cardAdd,
     {
       authorization_code: authorizationCode,
       last4: '4081',
@@ -117,12 +111,12 @@ const uniqueCode = (prefix: string) => `${prefix}${Date.now()}${Math.random().to
 
 /** Gives the user an active virtual account; returns its number. */
 async function activeVirtualAccount(user: TestUser): Promise<string> {
-  const created = await post('virtual-account-create', {}, { token: user.accessToken });
+  const created = await post(virtualAccountCreate, {}, { token: user.accessToken });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const number = `66${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
   const assigned = await paystack.assignOutcome(emailOf(user), true, { account_number: number });
   expect(assigned.responses[0]?.status).toBe(200);
-  const va = await get('virtual-account-get', { token: user.accessToken });
+  const va = await get(virtualAccountGet, { token: user.accessToken });
   expect(va.body.data).toMatchObject({ status: 'active', account_number: number });
   return number;
 }
@@ -144,7 +138,7 @@ describe('escrow-fund', () => {
         status: 200,
         body: { success: true, status: 200, data: { received: true } },
       }]);
-      const got = await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
+      const got = await get(escrowGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } });
       expect(got.body.data.status).toBe('active');
       expect(got.body.data.funded_at).not.toBeNull();
       const total = kobo(deal.feeBreakdown.total_charge);
@@ -223,7 +217,7 @@ describe('escrow-fund', () => {
       expect(await escrowStatus(deal)).toBe('cancelled');
       expect(await balances(deal)).toEqual({ payer: total, payee: 0, hold: 0 });
       // the money is spendable: it can fund something else
-      const wallet = await get('wallet-get', { token: deal.payer.accessToken });
+      const wallet = await get(walletGet, { token: deal.payer.accessToken });
       expect(wallet.body.data.balance).toBe(deal.feeBreakdown.total_charge);
     });
 
@@ -360,7 +354,7 @@ describe('escrow-fund', () => {
     it('needs an active virtual account: none, or a pending one, is 409', async () => {
       const deal = await newDeal();
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
-      expect((await post('virtual-account-create', {}, { token: deal.payer.accessToken })).status).toBe(200);
+      expect((await post(virtualAccountCreate, {}, { token: deal.payer.accessToken })).status).toBe(200);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
       const [row] = await testDb()<
         { awaiting: string | null }[]

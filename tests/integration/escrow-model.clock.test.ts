@@ -23,6 +23,7 @@
 // one second after it (the transition must happen). No other escrow has a deadline that far back.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ESCROW_CATEGORIES } from '../../shared/escrow/enums.ts';
 import {
   type EscrowFacts,
   type Operation,
@@ -38,6 +39,8 @@ import { type Category, type Deal, fundWallet, newDeal, payerCanFund } from '../
 import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 
 // ---- the model and the system under test ---------------------------------------------------
 
@@ -122,7 +125,7 @@ const ENDPOINT: Record<UserOp, string> = {
   'dispute-respond': 'dispute-respond',
   'dispute-withdraw': 'dispute-withdraw',
 };
-const CATEGORIES: readonly Category[] = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'];
+const CATEGORIES: readonly Category[] = ESCROW_CATEGORIES;
 const PARKED = '2200-01-01T00:00:00Z';
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -272,7 +275,7 @@ async function holdTransfers(r: Real): Promise<Record<string, Entries>> {
 async function checkDispute(m: Model, r: Real) {
   const { deal } = r;
   for (const user of [deal.initiator, deal.counterparty]) {
-    const res = await get('dispute-get', { token: user.accessToken, query: { escrow_id: deal.escrowId } });
+    const res = await get(disputeGet, { token: user.accessToken, query: { escrow_id: deal.escrowId } });
     if (r.disputeIds.length === 0) {
       expectRefusal(res, 404, r, 'dispute-get before any dispute');
       continue;
@@ -323,7 +326,7 @@ async function checkEverything(m: Model, r: Real) {
   const { deal, fees } = r;
   // the server's status, as both parties see it
   for (const user of [deal.initiator, deal.counterparty]) {
-    const res = await get('escrow-get', { token: user.accessToken, query: { escrow_id: deal.escrowId } });
+    const res = await get(escrowGet, { token: user.accessToken, query: { escrow_id: deal.escrowId } });
     expect(res.status, context(r, 'escrow-get', res)).toBe(200);
     expect(res.body.data.status, context(r, `escrow-get: model says ${describeModel(m)}`, res)).toBe(m.status);
     expect(res.body.data.funded_at !== null, context(r, 'funded_at', res)).toBe(m.funded);
@@ -664,9 +667,9 @@ class StrangerOp implements fc.AsyncCommand<Model, Real> {
     }
     const res = await post(ENDPOINT[this.op], body, { token: r.stranger.accessToken });
     expectRefusal(res, 404, r, what);
-    const seen = await get('escrow-get', { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
+    const seen = await get(escrowGet, { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
     expectRefusal(seen, 404, r, `${what}; escrow-get`);
-    const dispute = await get('dispute-get', { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
+    const dispute = await get(disputeGet, { token: r.stranger.accessToken, query: { escrow_id: deal.escrowId } });
     expectRefusal(dispute, 404, r, `${what}; dispute-get`);
     r.trace[r.trace.length - 1] += ' -> 404';
     await checkEverything(m, r);
@@ -691,7 +694,7 @@ class JobOp implements fc.AsyncCommand<Model, Real> {
       // both parties are told)
       const early = await runJobs(new Date(deadline - 1000).toISOString());
       expect(early.status, context(r, `${what}; early run`, early)).toBe(200);
-      const still = await get('escrow-get', {
+      const still = await get(escrowGet, {
         token: r.deal.initiator.accessToken,
         query: { escrow_id: r.deal.escrowId },
       });

@@ -1,9 +1,9 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 import { describe, expect, it } from 'vitest';
 import { get } from '../support/api.ts';
 import { escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
 import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 describe('escrow smoke: goods_products from creation to auto-release', () => {
   it('funds, accepts, delivers, and the job releases after the inspection day', async () => {
@@ -21,10 +21,10 @@ describe('escrow smoke: goods_products from creation to auto-release', () => {
     expect(await escrowStatus(deal)).toBe('released');
     expect(await holdKobo(deal.escrowId)).toBe(0);
     expect(await walletKobo(deal.payee.id)).toBe(992_500);
-    const notes = await get('notification-list', {
+    const notes = await get(notificationList, {
       token: deal.payee.accessToken,
       query: { escrow_id: deal.escrowId },
     });
-    expect(notes.body.data.map((n: any) => n.event_type)).toContain('released');
+    expect(notes.body.data.map((n) => n.event_type)).toContain('released');
   });
 });

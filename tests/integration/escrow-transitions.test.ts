@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, fieldsOf, get, post } from '../support/api.ts';
 import { smsMatching, testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
+import { notes } from '../support/notifications.ts';
 import {
   type Category,
   type Deal,
@@ -15,11 +17,13 @@ import {
   newDeal,
 } from '../support/escrows.ts';
 import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
-import { signUp, type TestUser } from '../support/users.ts';
+import { signUp } from '../support/users.ts';
+import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
+import escrowDecline from '../../supabase/functions/escrow-decline/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import transactionList from '../../supabase/functions/transaction-list/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
-
-const kobo = (naira: number) => Math.round(naira * 100);
 
 /** What this escrow's ledger transfers booked to the platform fee and VAT accounts (kobo). */
 async function feesBooked(escrowId: string) {
@@ -54,20 +58,6 @@ const fundingTxs = (escrowId: string) =>
     select id, user_id, status::text, amount::text, metadata from public.transactions
      where escrow_id = ${escrowId} and type = 'escrow_funding' order by created_at`;
 
-async function notes(user: TestUser, escrowId: string) {
-  const r = await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as {
-    event_type: string;
-    content: string;
-    entity_type: string;
-    entity_id: string;
-    action_label: string | null;
-    user_id: string;
-    escrow_id: string;
-  }[];
-}
-
 const smsTo = smsMatching;
 
 /** draft -> active (funded, awaiting acceptance), paid from the payer's wallet (topped up by `extra` more). */
@@ -92,7 +82,7 @@ describe('escrow-create', () => {
   describe('(new) -> draft / invite_pending', () => {
     it('payer_role initiator: draft, fee breakdown stored, conversation created, nobody invited yet', async () => {
       const deal = await newDeal({ amount: 10_000 });
-      const got = await get('escrow-get', { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
+      const got = await get(escrowGet, { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
       expect(got.body.data).toMatchObject({ status: 'draft', funded_at: null, fee_breakdown: deal.feeBreakdown });
       const [conv] = await testDb()<
         { id: string }[]
@@ -272,7 +262,7 @@ describe('escrow-accept', () => {
       expect(asked[0]?.action_label?.length).toBeGreaterThan(0);
 
       // the pending request is visible to the payer in transaction-list
-      const listed = await get('transaction-list', {
+      const listed = await get(transactionList, {
         token: deal.payer.accessToken,
         query: { escrow_id: deal.escrowId },
       });
@@ -332,7 +322,7 @@ describe('escrow-accept', () => {
   describe('by invite token', () => {
     it('the invited counterparty accepts with {invite_token}', async () => {
       const deal = await newDeal({ payerRole: 'counterparty' });
-      const res = await post('escrow-accept', { invite_token: deal.inviteToken }, {
+      const res = await post(escrowAccept, { invite_token: deal.inviteToken }, {
         token: deal.counterparty.accessToken,
       });
       expectStatus(res, 200);
@@ -356,7 +346,7 @@ describe('escrow-accept / escrow-decline by invite token', () => {
     >`select status, counterparty_id from public.escrows where id = ${deal.escrowId}`;
     expect(row[0]).toMatchObject({ status: 'invite_pending', counterparty_id: deal.counterparty.id });
     // the stranger still cannot read it
-    expect((await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: deal.escrowId } })).status).toBe(
+    expect((await get(escrowGet, { token: stranger.accessToken, query: { escrow_id: deal.escrowId } })).status).toBe(
       404,
     );
   });
@@ -384,7 +374,7 @@ describe('escrow-decline', () => {
   describe('by invite token', () => {
     it('the invited counterparty declines with {invite_token}', async () => {
       const deal = await newDeal({ payerRole: 'counterparty' });
-      const res = await post('escrow-decline', { invite_token: deal.inviteToken }, {
+      const res = await post(escrowDecline, { invite_token: deal.inviteToken }, {
         token: deal.counterparty.accessToken,
       });
       expectStatus(res, 200);
@@ -564,7 +554,7 @@ describe('escrow-deliver', () => {
         // a second delivery is 409 and changes nothing
         const again = await escrowOp('escrow-deliver', deal.payee, deal.escrowId);
         expectStatus(again, 409);
-        const after = await get('escrow-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } });
+        const after = await get(escrowGet, { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } });
         expect(after.body.data.delivered_at).toBe(res.body.data.delivered_at);
         expect((await notes(deal.payer, deal.escrowId)).filter((n) => n.event_type === 'delivered')).toHaveLength(1);
       }

@@ -1,27 +1,37 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Idempotency-Key on the POSTs that move money or create resources: the same key with the same
 // body replays the first answer byte for byte (Idempotent-Replayed: true) with no second effect;
 // another body is 409; a key whose first request is still running is 409; keys are per user and
 // operation and live 24 hours.
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { baseUrl, get, post } from '../support/api.ts';
+import { baseUrl, type BodyOf, type DataOf, type Endpoint, type Envelope, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { checkSuccessBody } from '../support/responses.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-interface RawResult {
+interface RawResult<D = unknown> {
   status: number;
   replayed: string | null;
   text: string;
-  body: any;
+  body: Envelope<D>;
 }
 
 /** POST with an Idempotency-Key, keeping the exact response bytes. */
-async function send(name: string, user: TestUser, body: unknown, key?: string): Promise<RawResult> {
+async function send<E extends Endpoint>(
+  endpoint: E,
+  user: TestUser,
+  body: BodyOf<E>,
+  key?: string,
+): Promise<RawResult<DataOf<E>>> {
+  const name = endpoint.meta.name;
   const headers: Record<string, string> = {
     Authorization: `Bearer ${user.accessToken}`,
     'Content-Type': 'application/json',
@@ -43,11 +53,10 @@ const transactionsOf = (userId: string, type: string) =>
   testDb()<{ id: string; status: string }[]>`
     select id, status::text from public.transactions where user_id = ${userId} and type = ${type} order by created_at`;
 
-const balanceOf = async (u: TestUser) =>
-  (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
+const balanceOf = async (u: TestUser) => (await get(walletGet, { token: u.accessToken })).body.data.balance as number;
 
 async function fund(user: TestUser, naira: number) {
-  const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(res.status).toBe(200);
   await paystack.chargeSuccess(res.body.data.reference);
 }
@@ -78,7 +87,7 @@ async function backdate(userId: string, key: string, hours: number) {
 }
 
 /** Checks a burst of same-key requests: one original, the rest replays of it or "still processing" 409s. */
-function expectOneEffect(results: RawResult[], okStatus: number) {
+function expectOneEffect<D>(results: RawResult<D>[], okStatus: number) {
   const originals = results.filter((r) => r.replayed === null && r.status === okStatus);
   expect(originals, results.map((r) => `${r.status} ${r.replayed} ${r.text}`).join('\n')).toHaveLength(1);
   for (const r of results) {
@@ -101,11 +110,11 @@ describe('wallet-topup', () => {
     it('the same key and body replays the first response byte for byte, with no second charge', async () => {
       const user = await signUp();
       const key = randomUUID();
-      const first = await send('wallet-topup', user, { amount: 1500 }, key);
+      const first = await send(walletTopup, user, { amount: 1500 }, key);
       expect(first.status, first.text).toBe(200);
       expect(first.replayed).toBeNull();
 
-      const second = await send('wallet-topup', user, { amount: 1500 }, key);
+      const second = await send(walletTopup, user, { amount: 1500 }, key);
       expect(second.status).toBe(200);
       expect(second.replayed).toBe('true');
       expect(second.text).toBe(first.text);
@@ -115,12 +124,12 @@ describe('wallet-topup', () => {
 
       // even after the charge completed, the replay is the first answer (pending), not a new state
       await paystack.chargeSuccess(first.body.data.reference);
-      const third = await send('wallet-topup', user, { amount: 1500 }, key);
+      const third = await send(walletTopup, user, { amount: 1500 }, key);
       expect(third.text).toBe(first.text);
       expect(await balanceOf(user)).toBe(1500);
 
       // without a key the same body is a new top-up
-      const fresh = await send('wallet-topup', user, { amount: 1500 });
+      const fresh = await send(walletTopup, user, { amount: 1500 });
       expect(fresh.status).toBe(200);
       expect(fresh.body.data.reference).not.toBe(first.body.data.reference);
       expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
@@ -129,9 +138,9 @@ describe('wallet-topup', () => {
     it('the same key with another body is 409 and does nothing', async () => {
       const user = await signUp();
       const key = `topup-${randomUUID()}`;
-      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      const first = await send(walletTopup, user, { amount: 1000 }, key);
       expect(first.status).toBe(200);
-      const other = await send('wallet-topup', user, { amount: 2000 }, key);
+      const other = await send(walletTopup, user, { amount: 2000 }, key);
       expect(other.status).toBe(409);
       expect(other.body).toMatchObject({ success: false, status: 409 });
       expect(other.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
@@ -139,14 +148,14 @@ describe('wallet-topup', () => {
       expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
       expect(await initializeCalls(user)).toHaveLength(1);
       // and the original is still replayable
-      expect((await send('wallet-topup', user, { amount: 1000 }, key)).text).toBe(first.text);
+      expect((await send(walletTopup, user, { amount: 1000 }, key)).text).toBe(first.text);
     });
 
     it('5 concurrent requests with one key: one charge; the others replay it or are told it is still being processed', async () => {
       const user = await signUp();
       const key = randomUUID();
       const results = await Promise.all(
-        Array.from({ length: 5 }, () => send('wallet-topup', user, { amount: 3000 }, key)),
+        Array.from({ length: 5 }, () => send(walletTopup, user, { amount: 3000 }, key)),
       );
       expectOneEffect(results, 200);
       expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(1);
@@ -157,22 +166,22 @@ describe('wallet-topup', () => {
       const a = await signUp();
       const b = await signUp();
       const key = `shared-${randomUUID()}`;
-      const ra = await send('wallet-topup', a, { amount: 1000 }, key);
-      const rb = await send('wallet-topup', b, { amount: 1000 }, key);
+      const ra = await send(walletTopup, a, { amount: 1000 }, key);
+      const rb = await send(walletTopup, b, { amount: 1000 }, key);
       expect([ra.status, rb.status]).toEqual([200, 200]);
       expect(rb.replayed).toBeNull();
       expect(rb.body.data.reference).not.toBe(ra.body.data.reference);
       expect(await transactionsOf(a.id, 'wallet_topup')).toHaveLength(1);
       expect(await transactionsOf(b.id, 'wallet_topup')).toHaveLength(1);
       // b's own first request is what b's key replays
-      expect((await send('wallet-topup', b, { amount: 1000 }, key)).replayed).toBe('true');
+      expect((await send(walletTopup, b, { amount: 1000 }, key)).replayed).toBe('true');
     });
 
     it('keys are per operation: the same key on card-add is a separate request', async () => {
       const user = await signUp();
       const key = randomUUID();
-      expect((await send('wallet-topup', user, { amount: 1000 }, key)).status).toBe(200);
-      const card = await send('card-add', user, cardBody(), key);
+      expect((await send(walletTopup, user, { amount: 1000 }, key)).status).toBe(200);
+      const card = await send(cardAdd, user, cardBody(), key);
       expect(card.status, card.text).toBe(201);
       expect(card.replayed).toBeNull();
     });
@@ -180,22 +189,22 @@ describe('wallet-topup', () => {
     it('a key older than 24 hours is forgotten: the request runs again, even with another body', async () => {
       const user = await signUp();
       const key = randomUUID();
-      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      const first = await send(walletTopup, user, { amount: 1000 }, key);
       expect(first.status).toBe(200);
 
       await backdate(user.id, key, 23);
-      const stillKnown = await send('wallet-topup', user, { amount: 1000 }, key);
+      const stillKnown = await send(walletTopup, user, { amount: 1000 }, key);
       expect(stillKnown.replayed).toBe('true');
 
       await backdate(user.id, key, 25);
-      const again = await send('wallet-topup', user, { amount: 1000 }, key);
+      const again = await send(walletTopup, user, { amount: 1000 }, key);
       expect(again.status).toBe(200);
       expect(again.replayed).toBeNull();
       expect(again.body.data.reference).not.toBe(first.body.data.reference);
       expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(2);
 
       await backdate(user.id, key, 25);
-      const otherBody = await send('wallet-topup', user, { amount: 5000 }, key);
+      const otherBody = await send(walletTopup, user, { amount: 5000 }, key);
       expect(otherBody.status).toBe(200);
       expect(otherBody.replayed).toBeNull();
       expect(await transactionsOf(user.id, 'wallet_topup')).toHaveLength(3);
@@ -205,9 +214,9 @@ describe('wallet-topup', () => {
       const user = await signUp();
       await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(user) }, 'unavailable');
       const key = randomUUID();
-      const first = await send('wallet-topup', user, { amount: 1000 }, key);
+      const first = await send(walletTopup, user, { amount: 1000 }, key);
       expect(first.status).toBe(503);
-      const retry = await send('wallet-topup', user, { amount: 1000 }, key);
+      const retry = await send(walletTopup, user, { amount: 1000 }, key);
       expect(retry.status).toBe(503);
       expect(retry.replayed).toBeNull();
       const [row] = await testDb()<{ n: number }[]>`
@@ -218,7 +227,7 @@ describe('wallet-topup', () => {
     it('rejects a malformed Idempotency-Key with 400', async () => {
       const user = await signUp();
       for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
-        const res = await send('wallet-topup', user, { amount: 1000 }, key);
+        const res = await send(walletTopup, user, { amount: 1000 }, key);
         expect(res.status, key).toBe(400);
         expect(res.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
       }
@@ -234,13 +243,13 @@ describe('wallet-withdraw', () => {
     it('replays the first withdrawal: one transaction, one /transfer, the balance debited once', async () => {
       const user = await signUp();
       await fund(user, 5000);
-      const payout = await send('payout-add', user, await payoutBody());
+      const payout = await send(payoutAdd, user, await payoutBody());
       expect(payout.status, payout.text).toBe(201);
       const key = randomUUID();
 
-      const first = await send('wallet-withdraw', user, { amount: 2000 }, key);
+      const first = await send(walletWithdraw, user, { amount: 2000 }, key);
       expect(first.status, first.text).toBe(200);
-      const second = await send('wallet-withdraw', user, { amount: 2000 }, key);
+      const second = await send(walletWithdraw, user, { amount: 2000 }, key);
       expect(second.status).toBe(200);
       expect(second.replayed).toBe('true');
       expect(second.text).toBe(first.text);
@@ -252,7 +261,7 @@ describe('wallet-withdraw', () => {
         );
       expect(await balanceOf(user)).toBe(3000);
 
-      const other = await send('wallet-withdraw', user, { amount: 2500 }, key);
+      const other = await send(walletWithdraw, user, { amount: 2500 }, key);
       expect(other.status).toBe(409);
       expect(await balanceOf(user)).toBe(3000);
     });
@@ -260,10 +269,10 @@ describe('wallet-withdraw', () => {
     it('5 concurrent withdrawals with one key move the money once', async () => {
       const user = await signUp();
       await fund(user, 5000);
-      expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
+      expect((await send(payoutAdd, user, await payoutBody())).status).toBe(201);
       const key = randomUUID();
       const results = await Promise.all(
-        Array.from({ length: 5 }, () => send('wallet-withdraw', user, { amount: 1000 }, key)),
+        Array.from({ length: 5 }, () => send(walletWithdraw, user, { amount: 1000 }, key)),
       );
       const original = expectOneEffect(results, 200);
       expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(1);
@@ -274,18 +283,18 @@ describe('wallet-withdraw', () => {
 
     it('a refusal (409 insufficient funds) is remembered too: the same key replays it', async () => {
       const user = await signUp();
-      expect((await send('payout-add', user, await payoutBody())).status).toBe(201);
+      expect((await send(payoutAdd, user, await payoutBody())).status).toBe(201);
       const key = randomUUID();
-      const first = await send('wallet-withdraw', user, { amount: 1000 }, key);
+      const first = await send(walletWithdraw, user, { amount: 1000 }, key);
       expect(first.status).toBe(409);
       await fund(user, 2000);
-      const replay = await send('wallet-withdraw', user, { amount: 1000 }, key);
+      const replay = await send(walletWithdraw, user, { amount: 1000 }, key);
       expect(replay.status).toBe(409);
       expect(replay.replayed).toBe('true');
       expect(replay.text).toBe(first.text);
       expect(await transactionsOf(user.id, 'withdrawal')).toHaveLength(0);
       // a new key does the withdrawal
-      expect((await send('wallet-withdraw', user, { amount: 1000 }, randomUUID())).status).toBe(200);
+      expect((await send(walletWithdraw, user, { amount: 1000 }, randomUUID())).status).toBe(200);
       expect(await balanceOf(user)).toBe(1000);
     });
   });
@@ -299,9 +308,9 @@ describe('card-add', () => {
       const user = await signUp();
       const body = cardBody();
       const key = randomUUID();
-      const first = await send('card-add', user, body, key);
+      const first = await send(cardAdd, user, body, key);
       expect(first.status, first.text).toBe(201);
-      const second = await send('card-add', user, body, key);
+      const second = await send(cardAdd, user, body, key);
       expect(second.status).toBe(201);
       expect(second.replayed).toBe('true');
       expect(second.text).toBe(first.text);
@@ -310,11 +319,11 @@ describe('card-add', () => {
       >`select count(*)::int as n from public.saved_cards where user_id = ${user.id}`;
       expect(n?.n).toBe(1);
 
-      const unkeyed = await send('card-add', user, body);
+      const unkeyed = await send(cardAdd, user, body);
       expect(unkeyed.status).toBe(200);
       expect(unkeyed.replayed).toBeNull();
 
-      const changed = await send('card-add', user, { ...body, last4: '9999' }, key);
+      const changed = await send(cardAdd, user, { ...body, last4: '9999' }, key);
       expect(changed.status).toBe(409);
     });
 
@@ -322,7 +331,7 @@ describe('card-add', () => {
       const user = await signUp();
       const body = cardBody();
       const key = randomUUID();
-      const results = await Promise.all(Array.from({ length: 5 }, () => send('card-add', user, body, key)));
+      const results = await Promise.all(Array.from({ length: 5 }, () => send(cardAdd, user, body, key)));
       expectOneEffect(results, 201);
       const [n] = await testDb()<
         { n: number }[]
@@ -338,9 +347,9 @@ describe('payout-add', () => {
       const user = await signUp();
       const body = await payoutBody();
       const key = randomUUID();
-      const first = await send('payout-add', user, body, key);
+      const first = await send(payoutAdd, user, body, key);
       expect(first.status, first.text).toBe(201);
-      const second = await send('payout-add', user, body, key);
+      const second = await send(payoutAdd, user, body, key);
       expect(second.status).toBe(201);
       expect(second.replayed).toBe('true');
       expect(second.text).toBe(first.text);
@@ -355,9 +364,9 @@ describe('payout-add', () => {
       >`select count(*)::int as n from public.payout_accounts where user_id = ${user.id}`;
       expect(n?.n).toBe(1);
 
-      const unkeyed = await send('payout-add', user, body);
+      const unkeyed = await send(payoutAdd, user, body);
       expect(unkeyed.status).toBe(409);
-      const changed = await send('payout-add', user, { ...body, bank_name: 'GTBank' }, key);
+      const changed = await send(payoutAdd, user, { ...body, bank_name: 'GTBank' }, key);
       expect(changed.status).toBe(409);
       expect(changed.body.details?.map((d: { field: string }) => d.field)).toEqual(['Idempotency-Key']);
     });
@@ -366,7 +375,7 @@ describe('payout-add', () => {
       const user = await signUp();
       const body = await payoutBody();
       const key = randomUUID();
-      const results = await Promise.all(Array.from({ length: 5 }, () => send('payout-add', user, body, key)));
+      const results = await Promise.all(Array.from({ length: 5 }, () => send(payoutAdd, user, body, key)));
       expectOneEffect(results, 201);
       const [n] = await testDb()<
         { n: number }[]
@@ -382,8 +391,8 @@ describe('payout-add', () => {
       const a = await signUp();
       const b = await signUp();
       const key = randomUUID();
-      const ra = await send('payout-add', a, await payoutBody(), key);
-      const rb = await send('payout-add', b, await payoutBody(), key);
+      const ra = await send(payoutAdd, a, await payoutBody(), key);
+      const rb = await send(payoutAdd, b, await payoutBody(), key);
       expect([ra.status, rb.status]).toEqual([201, 201]);
       expect(rb.replayed).toBeNull();
       expect(rb.body.data.id).not.toBe(ra.body.data.id);
@@ -405,10 +414,10 @@ describe('Idempotency-Key claimed by a request that died', () => {
     };
     // a claim with no answer, as a crashed request leaves it
     await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash) values (${user.id}, 'card-add', ${key}, 'x')`;
-    const blocked = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    const blocked = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
     expect(blocked.status).toBe(409);
     await testDb()`update private.idempotency_keys set created_at = now() - interval '301 seconds' where key = ${key}`;
-    const retried = await post('card-add', body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    const retried = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
   });
 });

@@ -10,10 +10,15 @@
 // users and phones.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectOk, get, post } from '../support/api.ts';
+import { type ApiResult, type BodyOf, expectOk, get, post } from '../support/api.ts';
 import { lastSms, smsCount, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
+import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowFund from '../../supabase/functions/escrow-fund/handler.ts';
+import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -23,7 +28,7 @@ const PER_PHONE = 3;
 
 const create = (u: TestUser, phone: string, over: Record<string, unknown> = {}) =>
   post(
-    'escrow-create',
+    escrowCreate,
     {
       category: 'goods_products',
       payer_role: 'counterparty',
@@ -77,7 +82,7 @@ function expect429(r: ApiResult, maxWaitSeconds: number) {
 async function signUpWithPhone(phone: string, firstName = 'Late'): Promise<TestUser> {
   await verifyPhone(phone);
   const password = 'a sound passphrase';
-  const res = await post('auth-signup', { phone, first_name: firstName, last_name: 'Comer', password });
+  const res = await post(authSignup, { phone, first_name: firstName, last_name: 'Comer', password });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return {
     id: res.body.data.user.id,
@@ -178,7 +183,7 @@ describe('a limited request with an Idempotency-Key', () => {
     await testDb()`
       insert into private.rate_limit_events (key, created_at)
       select ${`invite:day:${me.id}`}, now() - interval '2 hours' - make_interval(secs => g) from generate_series(1, ${DAILY}) g`;
-    const body = {
+    const body: BodyOf<typeof escrowCreate> = {
       category: 'goods_products',
       payer_role: 'counterparty',
       title: 'Generator',
@@ -186,19 +191,19 @@ describe('a limited request with an Idempotency-Key', () => {
       amount: 5_000,
     };
     const headers = { 'Idempotency-Key': `invite-${randomBytes(8).toString('hex')}` };
-    const limited = await post('escrow-create', body, { token: me.accessToken, headers });
+    const limited = await post(escrowCreate, body, { token: me.accessToken, headers });
     expect429(limited, 86_400);
     expect(limited.headers.get('idempotent-replayed')).toBeNull();
     // the day's earlier invitations age out
     await testDb()`delete from private.rate_limit_events where key = ${`invite:day:${me.id}`}`;
-    const again = await post('escrow-create', body, { token: me.accessToken, headers });
+    const again = await post(escrowCreate, body, { token: me.accessToken, headers });
     expect(again.status, JSON.stringify(again.body)).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     // and now that answer is the key's: replayed
-    const replay = await post('escrow-create', body, { token: me.accessToken, headers });
+    const replay = await post(escrowCreate, body, { token: me.accessToken, headers });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body.data.id).toBe(again.body.data.id);
+    expect(replay.body.data.escrow_id).toBe(again.body.data.escrow_id);
   });
 });
 
@@ -232,7 +237,7 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
       expect(fifth.status).toBe(201);
       ids.push(fifth.body.data.escrow_id);
       await fundWallet(initiators[4]!, fifth.body.data.fee_breakdown.total_charge);
-      const funded = await post('escrow-fund', { escrow_id: fifth.body.data.escrow_id, method: 'wallet' }, {
+      const funded = await post(escrowFund, { escrow_id: fifth.body.data.escrow_id, method: 'wallet' }, {
         token: initiators[4]!.accessToken,
       });
       expect(expectOk(funded).status).toBe('active');
@@ -248,7 +253,7 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
 
       // the invitee signs up with that phone and finds every invitation in the app
       const invitee = await signUpWithPhone(phone);
-      const listed = expectOk(await get('escrow-list', { token: invitee.accessToken }));
+      const listed = expectOk(await get(escrowList, { token: invitee.accessToken }));
       expect(listed.map((e: { id: string }) => e.id).sort()).toEqual([...ids].sort());
     },
   );
@@ -272,7 +277,7 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
       // all at once: three counterparty-paid creations and three fundings inviting the same phone
       const results = await Promise.all([
         ...initiators.slice(0, 3).map((u) => create(u, phone)),
-        ...drafts.map((d) => post('escrow-fund', { escrow_id: d.id, method: 'wallet' }, { token: d.user.accessToken })),
+        ...drafts.map((d) => post(escrowFund, { escrow_id: d.id, method: 'wallet' }, { token: d.user.accessToken })),
       ]);
       for (const r of results) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
       expect(await escrowsTo(phone)).toBe(6);
@@ -327,7 +332,7 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
     expect(await lastSms(phone)).toBeUndefined();
     await fundWallet(me, r.body.data.fee_breakdown.total_charge);
     expectOk(
-      await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+      await post(escrowFund, { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
     );
     const sms = await lastSms(phone);
     expectClean(sms);
@@ -363,14 +368,14 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
     const phone = newPhone().e164;
     const r = await create(me, phone, { title, payer_role: 'initiator', amount: 500 });
     expect(r.status).toBe(201);
-    const renamed = await post('profile-update', { first_name: 'Code 482913 https://x.example' }, {
+    const renamed = await post(profileUpdate, { first_name: 'Code 482913 https://x.example' }, {
       token: me.accessToken,
       method: 'PATCH',
     });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     await fundWallet(me, r.body.data.fee_breakdown.total_charge);
     expectOk(
-      await post('escrow-fund', { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
+      await post(escrowFund, { escrow_id: r.body.data.escrow_id, method: 'wallet' }, { token: me.accessToken }),
     );
     const sms = await lastSms(phone);
     expectClean(sms);

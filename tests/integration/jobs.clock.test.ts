@@ -16,6 +16,9 @@ import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp } from '../support/users.ts';
 import { TEST_JOBS_SECRET } from '../support/stack.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -154,7 +157,7 @@ describe('jobs-run', () => {
       const due = ok(await runJobs(iso(ends + 1)));
       expect(due.released).toBeGreaterThanOrEqual(1);
       const escrow = ok(
-        await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
+        await get(escrowGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
       );
       expect(escrow.status).toBe('released');
       expect(Date.parse(escrow.released_at)).toBe(ends + 1);
@@ -162,7 +165,7 @@ describe('jobs-run', () => {
       expect(await holdKobo(deal.escrowId)).toBe(0);
       expect(await releaseCount(deal.escrowId)).toBe(1);
       const notes = ok(
-        await get('notification-list', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
+        await get(notificationList, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }),
       );
       expect(notes[0]).toMatchObject({ event_type: 'released', entity_type: 'escrow', entity_id: deal.escrowId });
       expect(notes[0].content).toMatch(/automatically/);
@@ -175,7 +178,7 @@ describe('jobs-run', () => {
       expect(await releaseCount(deal.escrowId)).toBe(1);
       expect(
         Date.parse(
-          ok(await get('escrow-get', { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }))
+          ok(await get(escrowGet, { token: deal.payer.accessToken, query: { escrow_id: deal.escrowId } }))
             .released_at,
         ),
       ).toBe(ends + 1);
@@ -287,7 +290,7 @@ describe('jobs-run', () => {
       const account = `2${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
       await paystack.registerAccount('058', account, 'COU OBI');
       ok(
-        await post('payout-add', {
+        await post(payoutAdd, {
           bank_code: '058',
           bank_name: 'GTBank',
           account_number: account,
@@ -336,7 +339,7 @@ describe('jobs-run', () => {
       expect(settled!.status).toBe('succeeded');
       expect(await walletKobo(deal.payee.id)).toBe(0);
       const [note] = ok(
-        await get('notification-list', {
+        await get(notificationList, {
           token: deal.payee.accessToken,
           query: { escrow_id: deal.escrowId, limit: 1 },
         }),

@@ -11,8 +11,15 @@ import { walletKobo } from '../support/ledger.ts';
 import { raiseTier } from '../support/kyc.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import kycStatus from '../../supabase/functions/kyc-status/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
-const topup = (u: TestUser, amount: number) => post('wallet-topup', { amount }, { token: u.accessToken });
+const topup = (u: TestUser, amount: number) => post(walletTopup, { amount }, { token: u.accessToken });
 
 /** A 403 over a limit: the detail names `field`, and the message the tier that allows it. */
 function expectOverLimit(r: ApiResult, field: string, allowedTier: number | null) {
@@ -46,7 +53,7 @@ async function creditOverDays(u: TestUser, naira: number): Promise<void> {
 async function addPayout(u: TestUser): Promise<void> {
   const accountNumber = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999)).slice(0, 10);
   await paystack.registerAccount('058', accountNumber, 'ADA OBI');
-  const r = await post('payout-add', {
+  const r = await post(payoutAdd, {
     bank_code: '058',
     bank_name: 'Guaranty Trust Bank',
     account_number: accountNumber,
@@ -72,7 +79,7 @@ describe('the tiers table', () => {
   describe('kyc-status', () => {
     it('kyc-status shows a new user at tier 0 with its limits, nothing used and what tier 1 needs', async () => {
       const u = await signUp();
-      const s = expectOk(await get('kyc-status', { token: u.accessToken }));
+      const s = expectOk(await get(kycStatus, { token: u.accessToken }));
       expect(s).toEqual({
         tier: 0,
         limits: { single: 20_000, daily: 50_000, balance: 100_000 },
@@ -80,7 +87,7 @@ describe('the tiers table', () => {
         checks: [],
         next_tier: { tier: 1, needs: ['kyc_basic'] },
       });
-      expect((await get('kyc-status')).status).toBe(401);
+      expect((await get(kycStatus)).status).toBe(401);
     });
   });
 });
@@ -111,7 +118,7 @@ describe('single limit', () => {
     await creditOverDays(u, 60_000);
     await addPayout(u);
     const before = await walletKobo(u.id);
-    expectOverLimit(await post('wallet-withdraw', { amount: 20_000.01 }, { token: u.accessToken }), 'amount', 1);
+    expectOverLimit(await post(walletWithdraw, { amount: 20_000.01 }, { token: u.accessToken }), 'amount', 1);
     expect(await walletKobo(u.id)).toBe(before);
   });
 
@@ -145,7 +152,7 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
     expectOk(await topup(u, 10_000));
     const msg = expectOverLimit(await topup(u, 0.01 + 100), 'amount', 1);
     expect(msg).toContain('daily limit of NGN 50,000.00');
-    const s = expectOk(await get('kyc-status', { token: u.accessToken }));
+    const s = expectOk(await get(kycStatus, { token: u.accessToken }));
     expect(s.used_today).toBe(50_000);
   });
 
@@ -158,7 +165,7 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
     await testDb()`select private.topup_fail(${third.transaction_id}, 'declined')`;
     expectOk(await topup(u, 20_000));
     expectOk(await topup(u, 20_000));
-    expect(expectOk(await get('kyc-status', { token: u.accessToken })).used_today).toBe(40_000);
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(40_000);
   });
 
   it('counts the day in Lagos: 23:30 UTC is already the next day there', async () => {
@@ -171,11 +178,11 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
     await testDb()`update public.transactions set created_at = ${new Date(
       start.getTime() + 30 * 60_000,
     )} where user_id = ${u.id}`;
-    expect(expectOk(await get('kyc-status', { token: u.accessToken })).used_today).toBe(20_000);
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(20_000);
     await testDb()`update public.transactions set created_at = ${new Date(
       start.getTime() - 30 * 60_000,
     )} where user_id = ${u.id}`;
-    expect(expectOk(await get('kyc-status', { token: u.accessToken })).used_today).toBe(0);
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(0);
   });
 
   it('a wallet funding is checked against the single limit only: the money was counted when it came in', async () => {
@@ -194,7 +201,7 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
     const refused = results.filter((r) => r.status === 403);
     expect(ok).toHaveLength(10);
     expect(refused).toHaveLength(10);
-    for (const r of refused) expect(r.body.details[0].field).toBe('amount');
+    for (const r of refused) expect(r.body.details[0]!.field).toBe('amount');
     const [sum] = await testDb()<{ total: string }[]>`
       select coalesce(sum(amount), 0)::text as total from public.transactions where user_id = ${u.id} and status = 'pending'`;
     expect(Number(sum?.total)).toBe(50_000_00);
@@ -209,7 +216,7 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
     await fundWallet(u, 50_000); // 250,000 moved in: 50,000 of the day is left
     await addPayout(u);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => post('wallet-withdraw', { amount: 10_000 }, { token: u.accessToken })),
+      Array.from({ length: 20 }, () => post(walletWithdraw, { amount: 10_000 }, { token: u.accessToken })),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     expect(results.filter((r) => r.status === 403)).toHaveLength(15);
@@ -232,14 +239,14 @@ describe('balance limit', () => {
 describe('money that arrives is never refused', () => {
   it('a bank transfer above the balance limit is credited; the user is told to verify, once a day', async () => {
     const u = await signUp();
-    expectOk(await post('virtual-account-create', {}, { token: u.accessToken }));
+    expectOk(await post(virtualAccountCreate, {}, { token: u.accessToken }));
     await paystack.assignOutcome(`${u.id}@customers.escrow.ng`, true);
-    const va = expectOk(await get('virtual-account-get', { token: u.accessToken }));
-    const first = await paystack.dvaDeposit(va.account_number, 150_000_00);
+    const va = expectOk(await get(virtualAccountGet, { token: u.accessToken }));
+    const first = await paystack.dvaDeposit(va.account_number!, 150_000_00);
     expect(first.responses[0]?.status).toBe(200);
-    await paystack.dvaDeposit(va.account_number, 1_000_00);
+    await paystack.dvaDeposit(va.account_number!, 1_000_00);
     expect(await walletKobo(u.id)).toBe(151_000_00);
-    const notes = expectOk(await get('notification-list', { token: u.accessToken }));
+    const notes = expectOk(await get(notificationList, { token: u.accessToken }));
     const needed = notes.filter((n: { event_type: string }) => n.event_type === 'verification_needed');
     expect(needed).toHaveLength(1);
     expect(needed[0]).toMatchObject({
@@ -249,10 +256,10 @@ describe('money that arrives is never refused', () => {
       entity_id: u.id,
       action_label: 'Verify identity',
     });
-    expect(needed[0].content).toContain('NGN 100,000.00');
+    expect(needed[0]!.content).toContain('NGN 100,000.00');
     expect(await lastSms(u.phone)).toContain('Verify your identity');
     // and the over-limit money still moves out and into escrows within the single limit
-    expect(expectOk(await get('kyc-status', { token: u.accessToken })).used_today).toBe(151_000);
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(151_000);
   });
 
   it('releases into a wallet above the balance limit are credited', async () => {

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- captured webhook bodies are read as untyped JSON here
 // The KYC-side adapters called directly (under Node), not through the server: the Sumsub adapter
 // and the http identity adapter against the stack's KYC fake (tests/fakes/kyc.ts), which checks
 // Sumsub's request signature itself; a few answers the fake never gives against a local stub; and
@@ -13,6 +12,9 @@ import { validIdentityToken, verifyKycDigest } from '../../shared/kyc/signature.
 import { isFinalRejection, SumsubError, sumsubProvider } from '../../shared/kyc/sumsub.ts';
 import { kycFake } from '../support/kyc-fake.ts';
 import { TEST_IDENTITY_API_KEY, TEST_SUMSUB_APP_TOKEN, TEST_SUMSUB_SECRET_KEY } from '../support/stack.ts';
+
+/** A Sumsub webhook body as the sandbox sends it (the fields these tests read). */
+type SumsubEvent = { applicantId: string; correlationId: string; createdAtMs: string } & Record<string, unknown>;
 
 const TOKEN_PATH = '/resources/accessTokens/sdk';
 const VERIFY_PATH = '/identity/verifications';
@@ -366,13 +368,13 @@ describe('sandboxes', () => {
     expect(t).toMatch(/^_act-sandbox-[0-9a-f-]{36}$/);
     const events = await caughtAt(path, 2);
     expect(events).toHaveLength(2);
-    const bodies = events.map((e) => JSON.parse(e.raw.toString('utf8')) as any);
+    const bodies = events.map((e) => JSON.parse(e.raw.toString('utf8')) as SumsubEvent);
     for (const e of events) {
       expect(e.headers['x-payload-digest-alg']).toBe('HMAC_SHA512_HEX');
       const digest = e.headers['x-payload-digest'] as string;
       expect(await verifyKycDigest(secret, new Uint8Array(e.raw), digest, 'HMAC_SHA512_HEX')).toBe(true);
     }
-    const [pending, reviewed] = bodies;
+    const [pending, reviewed] = bodies as [SumsubEvent, SumsubEvent];
     expect(pending).toMatchObject({
       type: 'applicantPending',
       reviewStatus: 'pending',
@@ -411,7 +413,9 @@ describe('sandboxes', () => {
       expect(validIdentityToken(token, r.headers['x-identity-webhook-token'] as string)).toBe(true);
     }
     const bodies = Object.fromEntries(
-      results.map((r) => JSON.parse(r.raw.toString('utf8'))).map((b: any) => [b.reference, b]),
+      results
+        .map((r) => JSON.parse(r.raw.toString('utf8')) as { reference: string; completedAt: string })
+        .map((b) => [b.reference, b]),
     );
     expect(bodies['ref-found']).toMatchObject({
       verificationType: 'NIN',
@@ -420,7 +424,7 @@ describe('sandboxes', () => {
       provider: 'sandbox',
     });
     expect(bodies['ref-missing']).toMatchObject({ verificationType: 'BVN', status: 'not_found', idLast4: '8900' });
-    expect(Number.isNaN(Date.parse(bodies['ref-found'].completedAt))).toBe(false);
+    expect(Number.isNaN(Date.parse(bodies['ref-found']!.completedAt))).toBe(false);
     expect(results.some((r) => r.raw.toString('utf8').includes('12345678901'))).toBe(false);
   });
 });

@@ -19,6 +19,12 @@ import { accountKobo, walletKobo } from '../support/ledger.ts';
 import { escrowsDisagreeing, transactionsDisagreeing } from '../support/ledger-checks.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 /**
  * The user's transactions, read as the ledger should see them (support/ledger-checks.ts): the
@@ -210,7 +216,7 @@ describe('a random storm through the real server', () => {
         const u = await signUp({ tier: 2 });
         const account = `7${String(Math.floor(rnd() * 1e9)).padStart(9, '0')}`;
         await paystack.registerAccount('058', account, 'OBI ADA');
-        const added = await post('payout-add', {
+        const added = await post(payoutAdd, {
           bank_code: '058',
           bank_name: 'GTBank',
           account_number: account,
@@ -227,7 +233,7 @@ describe('a random storm through the real server', () => {
       }, 'refuse');
       // two users get a virtual account
       for (const u of users.slice(0, 2)) {
-        expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
+        expect((await post(virtualAccountCreate, {}, { token: u.accessToken })).status).toBe(200);
         const number = `55${String(Math.floor(rnd() * 1e8)).padStart(8, '0')}`;
         await paystack.assignOutcome(`${u.id}@customers.escrow.ng`, true, { account_number: number });
         u.va = number;
@@ -237,7 +243,7 @@ describe('a random storm through the real server', () => {
 
       const topup = async (u: TestUser) => {
         const amount = pick([100, 250.5, 1000, 5000, 12_000.75]);
-        const r = await post('wallet-topup', { amount }, { token: u.accessToken });
+        const r = await post(walletTopup, { amount }, { token: u.accessToken });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         const ref = r.body.data.reference as string;
         const fate = rnd();
@@ -251,7 +257,7 @@ describe('a random storm through the real server', () => {
       };
       const withdraw = async (u: TestUser) => {
         const amount = pick([100, 300, 1500, 4000, 20_000]);
-        const r = await post('wallet-withdraw', { amount }, { token: u.accessToken });
+        const r = await post(walletWithdraw, { amount }, { token: u.accessToken });
         log.push(`withdraw ${amount} -> ${r.status}`);
         if (r.status !== 200) {
           expect([409, 502]).toContain(r.status);
@@ -319,7 +325,7 @@ describe('a random storm through the real server', () => {
         const [a = 0, b = 0, c = 0, d = 0] = x;
         const party = (v: number) => (v < 0.5 ? e.payer : e.payee);
         const other = (u: TestUser) => (u === e.payer ? e.payee : e.payer);
-        const seen = await get('dispute-get', { token: e.payer.accessToken, query: { escrow_id: e.id } });
+        const seen = await get(disputeGet, { token: e.payer.accessToken, query: { escrow_id: e.id } });
         const open = seen.status === 200 && seen.body.data.status === 'negotiation' ? seen.body.data : null;
         const id = { escrow_id: e.id };
         if (!open) {
@@ -426,7 +432,7 @@ describe('a random storm through the real server', () => {
         }
         for (const u of users) {
           await transactionsAgreeWithLedger(u.id);
-          const wallet = await get('wallet-get', { token: u.accessToken });
+          const wallet = await get(walletGet, { token: u.accessToken });
           expect(Math.round(wallet.body.data.balance * 100)).toBe(await walletKobo(u.id));
         }
         await expectLedgerInvariants();

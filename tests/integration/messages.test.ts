@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { nairaEn } from '../../shared/core/money.ts';
 import { NOTIFICATION_KINDS, SMS_KINDS, TRANSACTION_KINDS } from '../../shared/messages/catalog.ts';
 import { renderNotification, renderSms, renderTransaction } from '../../shared/messages/texts.ts';
+import { ESCROW_CATEGORIES } from '../../shared/escrow/enums.ts';
 import { KYC_CHECK_TYPES } from '../../shared/kyc/enums.ts';
 import { testDb } from '../support/db.ts';
 
@@ -96,7 +97,7 @@ const AMOUNTS = [
   100_000_000_000_000,
   7,
 ];
-const CATEGORIES = ['goods_products', 'hiring', 'auto_dealership', 'p2p_crypto'];
+const CATEGORIES = ESCROW_CATEGORIES;
 const DAYS = [1, 0, 2, 7, 30];
 const BANKS = ['GTBank', 'First Bank of Nigeria', 'Access Bank (Diamond)', "Bank 'quoted' %s"];
 const ACCOUNTS = ['0123456789', '9876543210', '01234567890123456789', '00000000001234'];

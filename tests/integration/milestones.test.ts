@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Milestones of hiring escrows through the real HTTP server: milestone-create, milestone-update,
 // milestone-list, and the rest of their life (milestone-approve, milestone-complete,
 // milestone-release), with the money checked in the ledger: every release pays the payee the
@@ -6,8 +5,9 @@
 // concurrency releases more than the escrow holds.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
+import { type BodyOf, type DataOf, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
+import { kobo } from '../support/money.ts';
 import { paystack } from '../support/paystack.ts';
 import {
   type Deal,
@@ -20,6 +20,16 @@ import {
 } from '../support/escrows.ts';
 import { holdKobo, systemShares, walletKobo } from '../support/ledger.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
+import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneList from '../../supabase/functions/milestone-list/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
+import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -45,16 +55,22 @@ const MILESTONE_KEYS = [
   'updated_at',
 ];
 
-const createM = (user: TestUser, body: Record<string, unknown>) =>
-  post('milestone-create', body, { token: user.accessToken });
-const updateM = (user: TestUser, body: Record<string, unknown>) =>
-  patch('milestone-update', body, { token: user.accessToken });
+const createM = (user: TestUser, body: BodyOf<typeof milestoneCreate>) =>
+  post(milestoneCreate, body, { token: user.accessToken });
+const updateM = (user: TestUser, body: BodyOf<typeof milestoneUpdate>) =>
+  patch(milestoneUpdate, body, { token: user.accessToken });
 const listM = (user: TestUser, escrowId: string) =>
-  get('milestone-list', { token: user.accessToken, query: { escrow_id: escrowId } });
-const opM = (op: 'milestone-approve' | 'milestone-complete' | 'milestone-release', user: TestUser, id: string) =>
-  post(op, { milestone_id: id }, { token: user.accessToken });
+  get(milestoneList, { token: user.accessToken, query: { escrow_id: escrowId } });
+const MILESTONE_OPS = {
+  'milestone-approve': milestoneApprove,
+  'milestone-complete': milestoneComplete,
+  'milestone-release': milestoneRelease,
+};
+const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
+  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
-const kobo = (naira: number) => Math.round(naira * 100);
+/** A milestone as the endpoints answer it. */
+type Milestone = DataOf<typeof milestoneCreate>;
 
 /** floor(fee * after / amount) - floor(fee * before / amount): a release's cumulative share of a fee. */
 function shareOf(feeKobo: number, amountKobo: number, beforeKobo: number, afterKobo: number): number {
@@ -83,7 +99,7 @@ async function fundedSmallHiring(amount: number): Promise<Deal> {
 }
 
 /** Proposed by the freelancer, approved by the client: accepted. */
-async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<any> {
+async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<Milestone> {
   const created = ok(await createM(deal.payee, { escrow_id: deal.escrowId, title, amount }), 201);
   const accepted = ok(await opM('milestone-approve', deal.payer, created.id));
   expect(accepted.status).toBe('accepted');
@@ -91,7 +107,7 @@ async function acceptedMilestone(deal: Deal, amount: number, title = 'Milestone'
 }
 
 /** ... and marked complete by the freelancer. */
-async function completedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<any> {
+async function completedMilestone(deal: Deal, amount: number, title = 'Milestone'): Promise<Milestone> {
   const m = await acceptedMilestone(deal, amount, title);
   const done = ok(await opM('milestone-complete', deal.payee, m.id));
   expect(done.status).toBe('completed');
@@ -153,7 +169,9 @@ describe('milestone-create', () => {
     expect(m.accepted_at).toBeNull();
     expect(m.completed_at).toBeNull();
     expect(m.released_at).toBeNull();
-    for (const k of ['created_at', 'updated_at']) expect(Number.isNaN(Date.parse(m[k])), `${k}: ${m[k]}`).toBe(false);
+    for (const k of ['created_at', 'updated_at'] as const) {
+      expect(Number.isNaN(Date.parse(m[k])), `${k}: ${m[k]}`).toBe(false);
+    }
 
     // stored exactly as answered
     const [row] = await testDb()<
@@ -201,7 +219,7 @@ describe('milestone-create', () => {
     const initiator = await signUp();
     const phone = newPhone().e164;
     const created = await post(
-      'escrow-create',
+      escrowCreate,
       { category: 'hiring', payer_role: 'initiator', title: 'Copywriting', counterparty_phone: phone, amount: 5_000 },
       { token: initiator.accessToken },
     );
@@ -216,13 +234,13 @@ describe('milestone-create', () => {
     // the invited freelancer signs up with that number and agrees
     await verifyPhone(phone);
     const signed = ok(
-      await post('auth-signup', { phone, first_name: 'Late', last_name: 'Comer', password: 'a sound passphrase' }),
+      await post(authSignup, { phone, first_name: 'Late', last_name: 'Comer', password: 'a sound passphrase' }),
       201,
     );
     const token = signed.session.access_token as string;
-    const [seen] = ok(await get('milestone-list', { token, query: { escrow_id: escrowId } }));
-    expect(seen.id).toBe(m.id);
-    const accepted = ok(await post('milestone-approve', { milestone_id: m.id }, { token }));
+    const [seen] = ok(await get(milestoneList, { token, query: { escrow_id: escrowId } }));
+    expect(seen!.id).toBe(m.id);
+    const accepted = ok(await post(milestoneApprove, { milestone_id: m.id }, { token }));
     expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true });
   });
 
@@ -253,6 +271,7 @@ describe('milestone-create', () => {
       [{ ...base, status: 'accepted' }, 'status'],
     ];
     for (const [body, field] of bad) {
+      // @ts-expect-error the table holds bodies the schema refuses, on purpose
       const res = await createM(deal.initiator, body);
       expect(refused(res, 400), JSON.stringify(body).slice(0, 120)).toEqual([field]);
     }
@@ -304,7 +323,7 @@ describe('milestone-create', () => {
     ok(await createM(deal.counterparty, { escrow_id: deal.escrowId, title: 'Two', amount: 4_000 }), 201);
     refused(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'Three', amount: 0.01 }), 409);
     const list = ok(await listM(deal.initiator, deal.escrowId));
-    expect(list.map((m: any) => m.amount)).toEqual([6_000, 4_000]);
+    expect(list.map((m) => m.amount)).toEqual([6_000, 4_000]);
   });
 
   it('keeps the sum within the escrow amount and the numbering unique under 10 concurrent creations', async () => {
@@ -323,8 +342,8 @@ describe('milestone-create', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 409, 409, 409, 409]);
     const list = ok(await listM(deal.counterparty, deal.escrowId));
-    expect(list.map((m: any) => m.milestone_index)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(list.reduce((s: number, m: any) => s + kobo(m.amount), 0)).toBe(900_000);
+    expect(list.map((m) => m.milestone_index)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(list.reduce((s: number, m) => s + kobo(m.amount), 0)).toBe(900_000);
   });
 
   it('is refused once the escrow is over (cancelled: 409)', async () => {
@@ -416,6 +435,7 @@ describe('milestone-update', () => {
     ];
     for (const [body, field] of bad) {
       // an unknown field is reported as such (and, when it is the only change, as no change at all)
+      // @ts-expect-error the table holds bodies the schema refuses, on purpose
       expect(refused(await updateM(deal.initiator, body), 400), JSON.stringify(body).slice(0, 120)).toContain(field);
     }
     const [row] = await testDb()<
@@ -439,6 +459,7 @@ describe('milestone-update', () => {
     const deal = await hiringDeal();
     const m = ok(await createM(deal.initiator, { escrow_id: deal.escrowId, title: 'Draft', amount: 1_000 }), 201);
     refused(await updateM(deal.initiator, { milestone_id: m.id }), 400);
+    // @ts-expect-error an empty body, on purpose
     refused(await updateM(deal.initiator, {}), 400);
     const [row] = await testDb()<{ updated_at: Date }[]>`select updated_at from public.milestones where id = ${m.id}`;
     expect(row!.updated_at.toISOString().slice(0, 23)).toBe(m.updated_at.slice(0, 23));
@@ -489,7 +510,7 @@ describe('milestone-update', () => {
     refused(await updateM(stranger, { milestone_id: m.id, title: 'Mine now' }), 404);
     refused(await updateM(deal.initiator, { milestone_id: '00000000-0000-4000-8000-000000000000', title: 'x' }), 404);
     const [after] = ok(await listM(deal.initiator, deal.escrowId));
-    expect(after.title).toBe('Draft');
+    expect(after!.title).toBe('Draft');
   });
 });
 
@@ -500,7 +521,7 @@ describe('milestone-list', () => {
     const deal = await hiringDeal(10_000);
     const stranger = await signUp({ first_name: 'Str' });
     expect(ok(await listM(deal.initiator, deal.escrowId))).toEqual([]);
-    const made: any[] = [];
+    const made: Milestone[] = [];
     for (const [i, title] of ['One', 'Two', 'Three', 'Four'].entries()) {
       made.push(
         ok(
@@ -514,19 +535,19 @@ describe('milestone-list', () => {
       );
     }
     // an edit of the first one (a later updated_at) does not move it
-    ok(await updateM(deal.initiator, { milestone_id: made[0].id, title: 'One, edited' }));
+    ok(await updateM(deal.initiator, { milestone_id: made[0]!.id, title: 'One, edited' }));
     const byInitiator = ok(await listM(deal.initiator, deal.escrowId));
-    expect(byInitiator.map((m: any) => m.milestone_index)).toEqual([1, 2, 3, 4]);
-    expect(byInitiator.map((m: any) => m.title)).toEqual(['One, edited', 'Two', 'Three', 'Four']);
-    expect(byInitiator.map((m: any) => m.id)).toEqual(made.map((m) => m.id));
+    expect(byInitiator.map((m) => m.milestone_index)).toEqual([1, 2, 3, 4]);
+    expect(byInitiator.map((m) => m.title)).toEqual(['One, edited', 'Two', 'Three', 'Four']);
+    expect(byInitiator.map((m) => m.id)).toEqual(made.map((m) => m.id));
     for (const m of byInitiator) expect(Object.keys(m).sort()).toEqual(MILESTONE_KEYS);
     expect(ok(await listM(deal.counterparty, deal.escrowId))).toEqual(byInitiator);
 
     refused(await listM(stranger, deal.escrowId), 404);
     refused(await listM(deal.initiator, '00000000-0000-4000-8000-000000000000'), 404);
     expect(refused(await listM(deal.initiator, 'nope'), 400)).toEqual(['escrow_id']);
-    expect(refused(await get('milestone-list', { token: deal.initiator.accessToken }), 400)).toEqual(['escrow_id']);
-    refused(await get('milestone-list', { query: { escrow_id: deal.escrowId } }), 401);
+    expect(refused(await get(milestoneList, { token: deal.initiator.accessToken }), 400)).toEqual(['escrow_id']);
+    refused(await get(milestoneList, { query: { escrow_id: deal.escrowId } }), 401);
   });
 });
 
@@ -549,7 +570,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       refused(await opM('milestone-approve', deal.payer, '00000000-0000-4000-8000-000000000000'), 404);
       const accepted = ok(await opM('milestone-approve', deal.payer, m.id));
       expect(accepted).toMatchObject({ status: 'accepted', initiator_approved: true, counterparty_approved: true });
-      expect(Number.isNaN(Date.parse(accepted.accepted_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(accepted.accepted_at!))).toBe(false);
       refused(await opM('milestone-approve', deal.payer, m.id), 409);
       refused(await opM('milestone-approve', deal.payee, m.id), 409);
     });
@@ -566,7 +587,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       refused(await opM('milestone-complete', stranger, m.id), 404);
       const done = ok(await opM('milestone-complete', deal.payee, m.id));
       expect(done.status).toBe('completed');
-      expect(Number.isNaN(Date.parse(done.completed_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(done.completed_at!))).toBe(false);
       expect(done.released_at).toBeNull();
       refused(await opM('milestone-complete', deal.payee, m.id), 409);
     });
@@ -620,7 +641,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const released = ok(await opM('milestone-release', deal.payer, done.id));
       expect(released.status).toBe('released');
       expect(released.release_tx_id).toMatch(UUID);
-      expect(Number.isNaN(Date.parse(released.released_at))).toBe(false);
+      expect(Number.isNaN(Date.parse(released.released_at!))).toBe(false);
       expect(released.completed_at).toBe(done.completed_at);
 
       const [transfer] = await testDb()<{ idempotency_key: string; kind: string }[]>`
@@ -662,7 +683,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const e = await escrowRow(deal.escrowId);
       expect(e.amount).toBe(1_000_003);
       const parts = [333_301, 333_301, 333_401];
-      const ms: any[] = [];
+      const ms: Milestone[] = [];
       for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
 
       let released = 0;
@@ -684,7 +705,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       expect(wallet).toBe(kobo(deal.feeBreakdown.seller_payout));
       expect(await holdKobo(deal.escrowId)).toBe(0);
       const escrow = ok(
-        await get('escrow-get', { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
+        await get(escrowGet, { token: deal.payee.accessToken, query: { escrow_id: deal.escrowId } }),
       );
       expect(escrow.status).toBe('released');
       expect(escrow.released_at).not.toBeNull();
@@ -709,7 +730,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       for (const [amount, parts] of cases) {
         const deal = await fundedSmallHiring(amount);
         const e = await escrowRow(deal.escrowId);
-        const ms: any[] = [];
+        const ms: Milestone[] = [];
         for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p, `Part ${i + 1}`));
         let released = 0;
         let wallet = 0;
@@ -730,7 +751,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const deal = await fundedHiring(10_000.03);
       const e = await escrowRow(deal.escrowId);
       const parts = [333_301, 333_301, 333_401];
-      const ms: any[] = [];
+      const ms: Milestone[] = [];
       for (const [i, p] of parts.entries()) ms.push(await completedMilestone(deal, p / 100, `Part ${i + 1}`));
       const calls = Array.from({ length: 10 }, (_, i) => ms[i % 3]!.id as string);
       const results = await Promise.all(calls.map((id) => opM('milestone-release', deal.payer, id)));
@@ -745,8 +766,8 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       expect(await holdKobo(deal.escrowId)).toBe(0);
       expect(await walletKobo(deal.payee.id)).toBe(e.amount - e.sellerFee);
       const list = ok(await listM(deal.payer, deal.escrowId));
-      expect(list.map((m: any) => m.status)).toEqual(['released', 'released', 'released']);
-      expect(new Set(list.map((m: any) => m.release_tx_id)).size).toBe(3);
+      expect(list.map((m) => m.status)).toEqual(['released', 'released', 'released']);
+      expect(new Set(list.map((m) => m.release_tx_id)).size).toBe(3);
       const [n] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.transactions where escrow_id = ${deal.escrowId} and type = 'escrow_release'`;
       expect(n!.n).toBe(3);
@@ -760,7 +781,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       await paystack.registerAccount('058', acct, 'COU OBI');
       ok(
         await post(
-          'payout-add',
+          payoutAdd,
           { bank_code: '058', bank_name: 'GTBank', account_number: acct, account_name: 'Cou Obi' },
           { token: deal.payee.accessToken },
         ),
@@ -784,8 +805,8 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     const deal = await fundedHiring(10_000);
     const body = { escrow_id: deal.escrowId, title: 'Once', amount: 2_000 };
     const headers = { 'Idempotency-Key': `create-${randomInt(0, 1e9)}` };
-    const first = await post('milestone-create', body, { token: deal.payee.accessToken, headers });
-    const replay = await post('milestone-create', body, { token: deal.payee.accessToken, headers });
+    const first = await post(milestoneCreate, body, { token: deal.payee.accessToken, headers });
+    const replay = await post(milestoneCreate, body, { token: deal.payee.accessToken, headers });
     expect(ok(first, 201).id).toBe(ok(replay, 201).id);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(ok(await listM(deal.payer, deal.escrowId))).toHaveLength(1);
@@ -794,8 +815,8 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     ok(await opM('milestone-approve', deal.payer, m.id));
     ok(await opM('milestone-complete', deal.payee, m.id));
     const key = { 'Idempotency-Key': `release-${randomInt(0, 1e9)}` };
-    const r1 = await post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken, headers: key });
-    const r2 = await post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken, headers: key });
+    const r1 = await post(milestoneRelease, { milestone_id: m.id }, { token: deal.payer.accessToken, headers: key });
+    const r2 = await post(milestoneRelease, { milestone_id: m.id }, { token: deal.payer.accessToken, headers: key });
     expect(ok(r1).status).toBe('released');
     expect(ok(r2)).toEqual(r1.body.data);
     expect(r2.headers.get('idempotent-replayed')).toBe('true');
@@ -806,7 +827,7 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
   it('concurrent releases of different milestones and an escrow-release never pay out past the escrow amount', async () => {
     const deal = await fundedHiring(9_000);
     const e = await escrowRow(deal.escrowId);
-    const ms: any[] = [];
+    const ms: Milestone[] = [];
     for (let i = 0; i < 3; i++) ms.push(await completedMilestone(deal, 3_000, `Part ${i + 1}`));
     const results = await Promise.all([
       ...ms.flatMap((m) => [opM('milestone-release', deal.payer, m.id), opM('milestone-release', deal.payer, m.id)]),
@@ -884,9 +905,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     expect(refund).toEqual({ amount: String(left), user_id: deal.payer.id });
     // the milestone that was never released closes with the escrow, and nothing else moves
     const after = ok(await listM(deal.payer, deal.escrowId));
-    expect(after.map((m: any) => m.status)).toEqual(['released', 'cancelled']);
-    const rest = after.find((m: any) => m.status === 'cancelled');
-    refused(await opM('milestone-release', deal.payer, rest.id), 409);
+    expect(after.map((m) => m.status)).toEqual(['released', 'cancelled']);
+    const rest = after.find((m) => m.status === 'cancelled');
+    refused(await opM('milestone-release', deal.payer, rest!.id), 409);
     refused(await escrowOp('escrow-release', deal.payer, deal.escrowId), 409);
   });
 });
@@ -896,22 +917,22 @@ describe('milestones close with their escrow', () => {
     const deal = await fundedHiring(10_000);
     const agreed = await completedMilestone(deal, 3_000, 'Design');
     const proposed = ok(
-      await post('milestone-create', { escrow_id: deal.escrowId, title: 'Extra', amount: 1_000 }, {
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Extra', amount: 1_000 }, {
         token: deal.payee.accessToken,
       }),
       201,
     );
     ok(await escrowOp('escrow-release', deal.payer, deal.escrowId));
     const after = ok(await listM(deal.payer, deal.escrowId));
-    const byId = Object.fromEntries(after.map((m: any) => [m.id, m]));
+    const byId = Object.fromEntries(after.map((m) => [m.id, m]));
     expect(byId[agreed.id]).toMatchObject({ status: 'released' });
     expect(byId[proposed.id]).toMatchObject({ status: 'cancelled', release_tx_id: null });
     const [release] = await testDb()<{ id: string }[]>`
       select lt.id from private.ledger_transfers lt where lt.idempotency_key = ${`escrow-release:${deal.escrowId}`}`;
-    expect(byId[agreed.id].release_tx_id).toBe(release?.id);
+    expect(byId[agreed.id]!.release_tx_id).toBe(release?.id);
     refused(await opM('milestone-approve', deal.payer, proposed.id), 409);
     refused(
-      await patch('milestone-update', { milestone_id: proposed.id, title: 'Changed' }, {
+      await patch(milestoneUpdate, { milestone_id: proposed.id, title: 'Changed' }, {
         token: deal.payee.accessToken,
       }),
       409,

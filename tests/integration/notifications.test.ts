@@ -1,14 +1,29 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Notifications through the real HTTP server: every transition writes notifications to the
 // parties it concerns (checked along whole paths), notification-list (filters, limits, exact
 // newest-first paging with the before cursor, isolation between users) and notification-read
 // (one, or all of an escrow's, for the caller only).
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectError as refused, expectOk as ok, get, patch, post } from '../support/api.ts';
+import {
+  type ApiResult,
+  type DataOf,
+  expectError as refused,
+  expectOk as ok,
+  get,
+  patch,
+  post,
+} from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import { micros } from '../support/time.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
+import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import notificationRead from '../../supabase/functions/notification-read/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -28,12 +43,15 @@ const NOTIFICATION_KEYS = [
 ];
 
 const list = (user: TestUser, query: Record<string, string | number | boolean | undefined> = {}) =>
-  get('notification-list', { token: user.accessToken, query });
+  get(notificationList, { token: user.accessToken, query });
 const markRead = (user: TestUser, body: Record<string, unknown>) =>
-  post('notification-read', body, { token: user.accessToken });
+  post(notificationRead, body, { token: user.accessToken });
 
 /** Every notification of the user (limit 100, newest first). */
-async function all(user: TestUser, query: Record<string, string> = {}): Promise<any[]> {
+/** A notification as notification-list answers it. */
+type Notification = DataOf<typeof notificationList>[number];
+
+async function all(user: TestUser, query: Record<string, string> = {}): Promise<Notification[]> {
   return ok(await list(user, { limit: 100, ...query }));
 }
 
@@ -43,7 +61,7 @@ async function events(user: TestUser, escrowId: string): Promise<string[]> {
 }
 
 /** Asserts a notification has every field, belonging to user about the deal. */
-function expectShape(n: any, user: TestUser, deal: Deal) {
+function expectShape(n: Notification, user: TestUser, deal: Deal) {
   expect(Object.keys(n).sort()).toEqual(NOTIFICATION_KEYS);
   expect(n.id).toMatch(UUID);
   expect(n.user_id).toBe(user.id);
@@ -56,7 +74,7 @@ function expectShape(n: any, user: TestUser, deal: Deal) {
   expect(['escrow', 'transaction', 'milestone']).toContain(n.entity_type);
   expect(n.entity_id).toMatch(UUID);
   expect(typeof n.action_label).toBe('string');
-  expect(n.action_label.length).toBeGreaterThan(0);
+  expect(n.action_label!.length).toBeGreaterThan(0);
   expect(Number.isNaN(Date.parse(n.created_at))).toBe(false);
 }
 
@@ -64,7 +82,11 @@ function expectShape(n: any, user: TestUser, deal: Deal) {
  * Runs a step and returns what it added to each user's notifications for the escrow (oldest first),
  * checking the shape of each new notification.
  */
-async function step(deal: Deal, users: [TestUser, TestUser], run: () => Promise<ApiResult>): Promise<[any[], any[]]> {
+async function step(
+  deal: Deal,
+  users: [TestUser, TestUser],
+  run: () => Promise<ApiResult>,
+): Promise<[Notification[], Notification[]]> {
   const before = await Promise.all(
     users.map(async (u) => new Set((await all(u, { escrow_id: deal.escrowId })).map((n) => n.id))),
   );
@@ -81,7 +103,7 @@ async function step(deal: Deal, users: [TestUser, TestUser], run: () => Promise<
   return [added[0]!, added[1]!];
 }
 
-const types = (ns: any[]) => ns.map((n) => n.event_type);
+const types = (ns: Notification[]) => ns.map((n) => n.event_type);
 
 // ---- written by the transitions ------------------------------------------------------------
 
@@ -91,7 +113,7 @@ describe('notifications written by transitions', () => {
     const initiator = await signUp({ first_name: 'Ini', tier: 1 });
     const counterparty = await signUp({ first_name: 'Cou' });
     const created = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'initiator',
         title: 'Generator',
@@ -116,7 +138,7 @@ describe('notifications written by transitions', () => {
       await all(counterparty, { escrow_id: deal.escrowId }),
     ];
     expect(types(ini0)).toEqual(['escrow_created']);
-    expectShape(ini0[0], initiator, deal);
+    expectShape(ini0[0]!, initiator, deal);
     expect(ini0[0]).toMatchObject({ entity_type: 'escrow', entity_id: deal.escrowId, is_read: false });
     expect(cou0).toEqual([]);
 
@@ -132,7 +154,7 @@ describe('notifications written by transitions', () => {
 
     const [ini2, cou2] = await step(deal, parties, () => escrowOp('escrow-accept', counterparty, deal.escrowId));
     expect(types(ini2)).toEqual(['active']);
-    expect(ini2[0].content).toMatch(/accepted/);
+    expect(ini2[0]!.content).toMatch(/accepted/);
     expect(cou2).toEqual([]);
 
     const [ini3, cou3] = await step(deal, parties, () => escrowOp('escrow-deliver', counterparty, deal.escrowId));
@@ -166,18 +188,18 @@ describe('notifications written by transitions', () => {
     const parties: [TestUser, TestUser] = [deal.initiator, deal.counterparty];
     expect(await events(deal.initiator, deal.escrowId)).toEqual(['escrow_created']);
     const [invite] = await all(deal.counterparty, { escrow_id: deal.escrowId });
-    expectShape(invite, deal.counterparty, deal);
+    expectShape(invite!, deal.counterparty, deal);
     expect(invite).toMatchObject({ event_type: 'invite_received', entity_type: 'escrow', entity_id: deal.escrowId });
 
     const [ini, cou] = await step(deal, parties, () => escrowOp('escrow-accept', deal.counterparty, deal.escrowId));
     expect(types(ini)).toEqual(['active']);
     expect(ini[0]).toMatchObject({ entity_type: 'escrow', entity_id: deal.escrowId });
-    expect(ini[0].content).toMatch(/accepted/);
+    expect(ini[0]!.content).toMatch(/accepted/);
     expect(types(cou)).toEqual(['payment_requested']);
-    expect(cou[0].entity_type).toBe('transaction');
-    expect(cou[0].action_label).toMatch(/fund/i);
+    expect(cou[0]!.entity_type).toBe('transaction');
+    expect(cou[0]!.action_label).toMatch(/fund/i);
     const [tx] = await testDb()<{ type: string; status: string; user_id: string; escrow_id: string }[]>`
-      select type, status::text, user_id, escrow_id from public.transactions where id = ${cou[0].entity_id}`;
+      select type, status::text, user_id, escrow_id from public.transactions where id = ${cou[0]!.entity_id}`;
     expect(tx).toEqual({
       type: 'escrow_funding',
       status: 'pending',
@@ -200,7 +222,7 @@ describe('notifications written by transitions', () => {
     const parties: [TestUser, TestUser] = [deal.payer, deal.payee];
     let milestoneId = '';
     const [p0, f0] = await step(deal, parties, async () => {
-      const r = await post('milestone-create', { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, {
+      const r = await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Screens', amount: 4_000 }, {
         token: deal.payee.accessToken,
       });
       milestoneId = r.body.data?.id;
@@ -211,21 +233,21 @@ describe('notifications written by transitions', () => {
     const [p1, f1] = await step(
       deal,
       parties,
-      () => post('milestone-approve', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+      () => post(milestoneApprove, { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
     );
     expect(types(p1)).toEqual(['milestone_accepted']);
     expect(types(f1)).toEqual(['milestone_accepted']);
     const [p2, f2] = await step(
       deal,
       parties,
-      () => post('milestone-complete', { milestone_id: milestoneId }, { token: deal.payee.accessToken }),
+      () => post(milestoneComplete, { milestone_id: milestoneId }, { token: deal.payee.accessToken }),
     );
     expect(types(p2)).toEqual(['milestone_completed']);
     expect(f2).toEqual([]);
     const [p3, f3] = await step(
       deal,
       parties,
-      () => post('milestone-release', { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
+      () => post(milestoneRelease, { milestone_id: milestoneId }, { token: deal.payer.accessToken }),
     );
     expect(p3).toEqual([]);
     expect(types(f3)).toEqual(['milestone_released']);
@@ -238,7 +260,7 @@ describe('notifications written by transitions', () => {
     const deal = await newDeal({ category: 'hiring', amount: 10_000 });
     const parties: [TestUser, TestUser] = [deal.initiator, deal.counterparty];
     const m = ok(
-      await post('milestone-create', { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, {
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Logo', amount: 2_000 }, {
         token: deal.initiator.accessToken,
       }),
       201,
@@ -246,7 +268,7 @@ describe('notifications written by transitions', () => {
     const [ini, cou] = await step(
       deal,
       parties,
-      () => patch('milestone-update', { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }),
+      () => patch(milestoneUpdate, { milestone_id: m.id, amount: 2_500 }, { token: deal.counterparty.accessToken }),
     );
     expect(ini.map((n) => [n.event_type, n.entity_type, n.entity_id])).toEqual([[
       'milestone_updated',
@@ -259,17 +281,17 @@ describe('notifications written by transitions', () => {
   it('the last milestone release releases the escrow, and both parties are told', async () => {
     const deal = await fundedDeal({ category: 'hiring', amount: 5_000, title: 'Translation' });
     const m = ok(
-      await post('milestone-create', { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, {
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'All of it', amount: 5_000 }, {
         token: deal.payee.accessToken,
       }),
       201,
     );
-    ok(await post('milestone-approve', { milestone_id: m.id }, { token: deal.payer.accessToken }));
-    ok(await post('milestone-complete', { milestone_id: m.id }, { token: deal.payee.accessToken }));
+    ok(await post(milestoneApprove, { milestone_id: m.id }, { token: deal.payer.accessToken }));
+    ok(await post(milestoneComplete, { milestone_id: m.id }, { token: deal.payee.accessToken }));
     const [payer, payee] = await step(
       deal,
       [deal.payer, deal.payee],
-      () => post('milestone-release', { milestone_id: m.id }, { token: deal.payer.accessToken }),
+      () => post(milestoneRelease, { milestone_id: m.id }, { token: deal.payer.accessToken }),
     );
     expect(types(payer)).toEqual(['released']);
     expect(types(payee)).toEqual(['milestone_released', 'released']);
@@ -303,7 +325,7 @@ describe('notification-list', () => {
     const one = await newDeal({ payerRole: 'counterparty', title: 'First' });
     const initiator = one.initiator;
     const two = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'counterparty',
         title: 'Second',
@@ -324,15 +346,15 @@ describe('notification-list', () => {
 
     // unread_only
     expect(await all(initiator, { unread_only: 'true' })).toEqual(everything);
-    ok(await markRead(initiator, { notification_id: first[0].id }));
+    ok(await markRead(initiator, { notification_id: first[0]!.id }));
     const unread = await all(initiator, { unread_only: 'true' });
-    expect(unread.map((n) => n.id)).toEqual(everything.filter((n) => n.id !== first[0].id).map((n) => n.id));
+    expect(unread.map((n) => n.id)).toEqual(everything.filter((n) => n.id !== first[0]!.id).map((n) => n.id));
     expect(unread.every((n) => n.is_read === false)).toBe(true);
     const withRead = await all(initiator, { unread_only: 'false' });
     expect(withRead.map((n) => n.id)).toEqual(everything.map((n) => n.id));
-    expect(withRead.find((n) => n.id === first[0].id).is_read).toBe(true);
+    expect(withRead.find((n) => n.id === first[0]!.id)!.is_read).toBe(true);
     expect((await all(initiator, { unread_only: 'true', escrow_id: one.escrowId })).map((n) => n.id)).toEqual([
-      first[1].id,
+      first[1]!.id,
     ]);
   });
 
@@ -350,7 +372,7 @@ describe('notification-list', () => {
     }
     expect(refused(await list(u, { escrow_id: 'nope' }), 400)).toEqual(['escrow_id']);
     expect(refused(await list(u, { page: '2' }), 400)).toEqual(['page']);
-    refused(await get('notification-list', {}), 401);
+    refused(await get(notificationList, {}), 401);
     expect(ok(await list(u, { limit: 1 }))).toHaveLength(1);
     expect(ok(await list(u, { limit: 100 }))).toHaveLength(1);
     expect(ok(await list(u, { unread_only: 'false', before: new Date(Date.now() + 60_000).toISOString() })))
@@ -362,11 +384,11 @@ describe('notification-list', () => {
     const deal = await newDeal({ category: 'hiring', amount: 100_000, title: 'Big project' });
     const u = deal.initiator;
     // many transitions: each proposal by the freelancer notifies the client, each acceptance both
-    const ms: any[] = [];
+    const ms: DataOf<typeof milestoneCreate>[] = [];
     for (let i = 0; i < 10; i++) {
       ms.push(
         ok(
-          await post('milestone-create', { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, {
+          await post(milestoneCreate, { escrow_id: deal.escrowId, title: `M${i}`, amount: 100 }, {
             token: deal.counterparty.accessToken,
           }),
           201,
@@ -374,7 +396,7 @@ describe('notification-list', () => {
       );
     }
     for (const m of ms.slice(0, 5)) {
-      ok(await post('milestone-approve', { milestone_id: m.id }, { token: u.accessToken }));
+      ok(await post(milestoneApprove, { milestone_id: m.id }, { token: u.accessToken }));
     }
     // 45 notifications written by one transaction: they share now(), and still page exactly
     await testDb()`
@@ -390,31 +412,31 @@ describe('notification-list', () => {
     // default limit 50, newest first
     const first = ok(await list(u));
     expect(first).toHaveLength(50);
-    expect(first.map((n: any) => n.id)).toEqual(stored.slice(0, 50).map((r) => r.id));
+    expect(first.map((n) => n.id)).toEqual(stored.slice(0, 50).map((r) => r.id));
 
     for (const limit of [7, 10, 61, 1]) {
-      const seen: any[] = [];
+      const seen: Notification[] = [];
       let before: string | undefined;
       for (let pages = 0; pages < 100; pages++) {
         const page = ok(await list(u, { limit, before }));
         seen.push(...page);
         if (page.length < limit) break;
-        before = page[page.length - 1].created_at;
+        before = page[page.length - 1]!.created_at;
       }
       expect(seen.map((n) => n.id), `limit ${limit}`).toEqual(stored.map((r) => r.id));
       for (let i = 1; i < seen.length; i++) {
-        expect(micros(seen[i - 1].created_at) > micros(seen[i].created_at)).toBe(true);
+        expect(micros(seen[i - 1]!.created_at) > micros(seen[i]!.created_at)).toBe(true);
       }
     }
 
     // the same with the escrow filter, and only the bulk ones (the only completions) are newer than the last acceptance
-    const filtered: any[] = [];
+    const filtered: Notification[] = [];
     let before: string | undefined;
     for (;;) {
       const page = ok(await list(u, { escrow_id: deal.escrowId, limit: 9, before }));
       filtered.push(...page);
       if (page.length < 9) break;
-      before = page[page.length - 1].created_at;
+      before = page[page.length - 1]!.created_at;
     }
     expect(filtered.map((n) => n.id)).toEqual(stored.map((r) => r.id));
     expect(types(filtered.slice(0, 45)).every((t) => t === 'milestone_completed')).toBe(true);
@@ -447,26 +469,26 @@ describe('notification-read', () => {
   it("marks one notification read; another user's id or an unknown id is 404", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
     const [newest, older] = await all(deal.initiator);
-    const res = ok(await markRead(deal.initiator, { notification_id: newest.id }));
+    const res = ok(await markRead(deal.initiator, { notification_id: newest!.id }));
     expect(res).toEqual({ updated: 1 });
     const after = await all(deal.initiator);
-    expect(after.find((n) => n.id === newest.id).is_read).toBe(true);
-    expect(after.find((n) => n.id === older.id).is_read).toBe(false);
+    expect(after.find((n) => n.id === newest!.id)!.is_read).toBe(true);
+    expect(after.find((n) => n.id === older!.id)!.is_read).toBe(false);
     // again: still read, still one
-    expect(ok(await markRead(deal.initiator, { notification_id: newest.id }))).toEqual({ updated: 1 });
+    expect(ok(await markRead(deal.initiator, { notification_id: newest!.id }))).toEqual({ updated: 1 });
 
     const [theirs] = await all(deal.counterparty);
-    refused(await markRead(deal.initiator, { notification_id: theirs.id }), 404);
+    refused(await markRead(deal.initiator, { notification_id: theirs!.id }), 404);
     const stranger = await signUp({ first_name: 'Str' });
-    refused(await markRead(stranger, { notification_id: theirs.id }), 404);
-    expect((await all(deal.counterparty)).find((n) => n.id === theirs.id).is_read).toBe(false);
+    refused(await markRead(stranger, { notification_id: theirs!.id }), 404);
+    expect((await all(deal.counterparty)).find((n) => n.id === theirs!.id)!.is_read).toBe(false);
     refused(await markRead(deal.initiator, { notification_id: '00000000-0000-4000-8000-000000000000' }), 404);
   });
 
   it("with escrow_id marks every one of that escrow's notifications of the caller, and answers {updated: n}", async () => {
     const deal = await fundedDeal({ amount: 2_000 });
     const other = ok(
-      await post('escrow-create', {
+      await post(escrowCreate, {
         category: 'goods_products',
         payer_role: 'initiator',
         title: 'Other',
@@ -478,7 +500,7 @@ describe('notification-read', () => {
     const mineBefore = await all(deal.initiator, { escrow_id: deal.escrowId });
     expect(mineBefore.length).toBeGreaterThanOrEqual(3);
     const theirsBefore = await all(deal.counterparty, { escrow_id: deal.escrowId });
-    ok(await markRead(deal.initiator, { notification_id: mineBefore[0].id }));
+    ok(await markRead(deal.initiator, { notification_id: mineBefore[0]!.id }));
 
     const res = ok(await markRead(deal.initiator, { escrow_id: deal.escrowId }));
     expect(res).toEqual({ updated: mineBefore.length - 1 });
@@ -497,14 +519,14 @@ describe('notification-read', () => {
     const deal = await newDeal();
     const stranger = await signUp({ first_name: 'Str' });
     const [n] = await all(deal.initiator);
-    refused(await markRead(deal.initiator, { notification_id: n.id, escrow_id: deal.escrowId }), 400);
+    refused(await markRead(deal.initiator, { notification_id: n!.id, escrow_id: deal.escrowId }), 400);
     refused(await markRead(deal.initiator, {}), 400);
     expect(refused(await markRead(deal.initiator, { notification_id: 'nope' }), 400)).toContain('notification_id');
     expect(refused(await markRead(deal.initiator, { escrow_id: 'nope' }), 400)).toContain('escrow_id');
     expect(refused(await markRead(deal.initiator, { escrow_id: deal.escrowId, all: true }), 400)).toContain('all');
     refused(await markRead(stranger, { escrow_id: deal.escrowId }), 404);
     refused(await markRead(deal.initiator, { escrow_id: '00000000-0000-4000-8000-000000000000' }), 404);
-    refused(await post('notification-read', { escrow_id: deal.escrowId }), 401);
+    refused(await post(notificationRead, { escrow_id: deal.escrowId }), 401);
     expect((await all(deal.initiator)).every((x) => x.is_read === false)).toBe(true);
   });
 });

@@ -3,10 +3,14 @@
 // payout-remove. Account numbers leave the service masked only.
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
+import { type ApiResult, type BodyOf, expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import payoutList from '../../supabase/functions/payout-list/handler.ts';
+import payoutRemove from '../../supabase/functions/payout-remove/handler.ts';
+import payoutSetDefault from '../../supabase/functions/payout-set-default/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -35,12 +39,13 @@ const payoutBody = (acct: { bank_code: string; account_number: string }, over: R
   ...over,
 });
 
-const addPayout = (user: TestUser, body: unknown) => post('payout-add', body, { token: user.accessToken });
-const listPayouts = (user: TestUser) => get('payout-list', { token: user.accessToken });
-const setDefault = (user: TestUser, id: unknown) =>
-  post('payout-set-default', { payout_account_id: id }, { token: user.accessToken });
-const removePayout = (user: TestUser, id: unknown) =>
-  post('payout-remove', { payout_account_id: id }, { token: user.accessToken });
+const addPayout = (user: TestUser, body: BodyOf<typeof payoutAdd>) =>
+  post(payoutAdd, body, { token: user.accessToken });
+const listPayouts = (user: TestUser) => get(payoutList, { token: user.accessToken });
+const setDefault = (user: TestUser, id: string) =>
+  post(payoutSetDefault, { payout_account_id: id }, { token: user.accessToken });
+const removePayout = (user: TestUser, id: string) =>
+  post(payoutRemove, { payout_account_id: id }, { token: user.accessToken });
 
 /** Every spec field is there (extra fields such as created_at are allowed), the number masked. */
 function expectPayoutObject(p: Record<string, unknown>, fullNumber: string) {
@@ -220,7 +225,7 @@ describe('payout-add', () => {
         expect(p.account_number).toBe(`${'*'.repeat(length - 4)}${acct.account_number.slice(-4)}`);
         expectNoFullNumber(res, acct.account_number);
         const list = await listPayouts(user);
-        expect(expectOk(list)[0].account_number).toBe(p.account_number);
+        expect(expectOk(list)[0]!.account_number).toBe(p.account_number);
         expectNoFullNumber(list, acct.account_number);
       },
     );
@@ -246,6 +251,7 @@ describe('payout-add', () => {
       const user = await signUp();
       const res = await addPayout(user, {
         ...payoutBody({ bank_code: '058', account_number: '1234567890' }),
+        // @ts-expect-error a number for the account number, on purpose
         account_number: 1234567890,
       });
       expect(expectError(res, 400)).toEqual(['account_number']);
@@ -266,6 +272,7 @@ describe('payout-add', () => {
         const user = await signUp();
         const body: Record<string, unknown> = payoutBody(await knownAccount());
         delete body[field];
+        // @ts-expect-error a body missing a required field, on purpose
         const res = await addPayout(user, body);
         expect(expectError(res, 400)).toEqual([field]);
         expect(await payoutRows(user.id)).toEqual([]);
@@ -393,10 +400,12 @@ describe('payout-set-default', () => {
   it('rejects a malformed or missing payout_account_id with 400', async () => {
     const user = await signUp();
     expect(expectError(await setDefault(user, 'nope'), 400)).toEqual(['payout_account_id']);
-    expect(expectError(await post('payout-set-default', {}, { token: user.accessToken }), 400)).toEqual([
+    // @ts-expect-error a body missing its field, on purpose
+    expect(expectError(await post(payoutSetDefault, {}, { token: user.accessToken }), 400)).toEqual([
       'payout_account_id',
     ]);
-    expect(expectError(await post('payout-set-default', { card_id: randomUUID() }, { token: user.accessToken }), 400))
+    // @ts-expect-error another endpoint's field, on purpose
+    expect(expectError(await post(payoutSetDefault, { card_id: randomUUID() }, { token: user.accessToken }), 400))
       .toEqual([
         'card_id',
         'payout_account_id',
@@ -457,12 +466,13 @@ describe('payout-remove', () => {
     const user = await signUp();
     await addOk(user);
     expect(expectError(await removePayout(user, '1234'), 400)).toEqual(['payout_account_id']);
+    // @ts-expect-error a number for the id, on purpose
     expect(expectError(await removePayout(user, 7), 400)).toEqual(['payout_account_id']);
     expect(await payoutRows(user.id)).toHaveLength(1);
   });
 
   it('needs a bearer token', async () => {
-    expectError(await post('payout-remove', { payout_account_id: randomUUID() }), 401);
-    expectError(await get('payout-list'), 401);
+    expectError(await post(payoutRemove, { payout_account_id: randomUUID() }), 401);
+    expectError(await get(payoutList), 401);
   });
 });

@@ -12,6 +12,9 @@ import { type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.
 import { balances } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 afterAll(() => closeDb());
 
@@ -20,7 +23,7 @@ const newAccountNumber = () => `3${String(randomInt(0, 1_000_000_000)).padStart(
 async function addPayout(user: TestUser, accountNumber = newAccountNumber()): Promise<string> {
   await paystack.registerAccount('058', accountNumber, 'COU OBI');
   const res = await post(
-    'payout-add',
+    payoutAdd,
     { bank_code: '058', bank_name: 'GTBank', account_number: accountNumber, account_name: 'Cou Obi' },
     { token: user.accessToken },
   );
@@ -72,7 +75,7 @@ describe('the payments provider a payout names', () => {
     expect(await payoutRow(payout!.id)).toMatchObject({ status: 'pending', provider: configured, attempted: true });
 
     await fundWallet(deal.payee, 500);
-    const w = await post('wallet-withdraw', { amount: 500 }, { token: deal.payee.accessToken });
+    const w = await post(walletWithdraw, { amount: 500 }, { token: deal.payee.accessToken });
     expect(w.status, JSON.stringify(w.body)).toBe(200);
     expect(w.body.data).toMatchObject({ type: 'withdrawal', provider: configured });
   });
@@ -141,7 +144,7 @@ describe('an escrow payout that cannot get a transfer recipient', () => {
     const payoutKobo = Math.round(deal.feeBreakdown.seller_payout * 100);
     expect(await balances(deal)).toEqual({ payer: 0, payee: payoutKobo, hold: 0 });
     const query = { escrow_id: deal.escrowId };
-    const notes = await get('notification-list', { token: deal.payee.accessToken, query });
+    const notes = await get(notificationList, { token: deal.payee.accessToken, query });
     const failed = (notes.body.data as { event_type: string }[]).filter((n) => n.event_type === 'payout_failed');
     expect(failed).toHaveLength(1);
   });

@@ -2,8 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResult, baseUrl, call, fieldsOf, get, patch, post } from '../support/api.ts';
+import { type ApiResult, baseUrl, type BodyOf, call, fieldsOf, get, patch, post, postRaw } from '../support/api.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import authLogout from '../../supabase/functions/auth-logout/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
+import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -29,13 +33,15 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const uniqueName = (prefix = 'u_') => `${prefix}${randomBytes(6).toString('base64url').replace(/[^a-zA-Z0-9]/g, 'x')}`;
 
 const profileOf = async (user: TestUser) => {
-  const res = await get('profile-get', { token: user.accessToken });
+  const res = await get(profileGet, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 };
 
-const update = (user: TestUser, body: unknown) => patch('profile-update', body, { token: user.accessToken });
-const nok = (user: TestUser, body: unknown) => patch('profile-nok-update', body, { token: user.accessToken });
+const update = (user: TestUser, body: BodyOf<typeof profileUpdate>) =>
+  patch(profileUpdate, body, { token: user.accessToken });
+const nok = (user: TestUser, body: BodyOf<typeof profileNokUpdate>) =>
+  patch(profileNokUpdate, body, { token: user.accessToken });
 
 /** The error envelope every failure must have; returns the fields named in details. */
 function expectError(res: ApiResult, status: number): string[] {
@@ -68,7 +74,7 @@ const validNok = () => ({
 describe('profile-get', () => {
   it('returns exactly the profile shape of the spec for a new account', async () => {
     const user = await signUp({ first_name: 'Chinedu', last_name: 'Okeke' });
-    const res = await get('profile-get', { token: user.accessToken });
+    const res = await get(profileGet, { token: user.accessToken });
     const data = expectOk(res);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'status', 'success']);
     expect(Object.keys(data).sort()).toEqual(PROFILE_KEYS);
@@ -98,7 +104,8 @@ describe('profile-get', () => {
 
   it('refuses query parameters', async () => {
     const user = await signUp();
-    const res = await get('profile-get', { token: user.accessToken, query: { user_id: user.id } });
+    // @ts-expect-error profile-get takes no query: one, on purpose
+    const res = await get(profileGet, { token: user.accessToken, query: { user_id: user.id } });
     expect(expectError(res, 400)).toEqual(['user_id']);
   });
 });
@@ -182,7 +189,7 @@ describe('profile endpoints: authentication, methods and CORS', () => {
 
   it('a token of a logged-out session is refused by all three', async () => {
     const u = await signUp();
-    expect((await post('auth-logout', undefined, { token: u.accessToken })).status).toBe(200);
+    expect((await post(authLogout, undefined, { token: u.accessToken })).status).toBe(200);
     for (const { name, method, body } of endpoints) {
       expectError(await call(name, { method, body, token: u.accessToken }), 401);
     }
@@ -250,7 +257,7 @@ describe('profile-update', () => {
         const data = expectOk(res);
         expect(Object.keys(data).sort()).toEqual(PROFILE_KEYS);
         expect(data[field]).toBe(value);
-        expect((await profileOf(user))[field]).toBe(value);
+        expect(((await profileOf(user)) as Record<string, unknown>)[field]).toBe(value);
       } else {
         expect(expectError(res, 400)).toEqual([field]);
         expect(await profileOf(user)).toEqual(before);
@@ -349,13 +356,17 @@ describe('profile-update', () => {
     it('an unknown field is 400 naming it, and nothing changes', async () => {
       const u = await signUp();
       const before = await profileOf(u);
+      // @ts-expect-error an unknown field, on purpose
       expect(expectError(await update(u, { nickname: 'Ace' }), 400)).toEqual(['nickname']);
+      // @ts-expect-error a field a client may not set, on purpose
       expect(expectError(await update(u, { bio: 'ok', id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
         'id',
       ]);
+      // @ts-expect-error a field a client may not set, on purpose
       expect(expectError(await update(u, { bio: 'ok', avatar: { avatar_url: 'https://x.ng/a.png' } }), 400)).toEqual([
         'avatar',
       ]);
+      // @ts-expect-error a field a client may not set, on purpose
       expect(expectError(await update(u, { bio: 'ok', created_at: '2020-01-01T00:00:00Z' }), 400)).toEqual([
         'created_at',
       ]);
@@ -366,9 +377,11 @@ describe('profile-update', () => {
       const u = await signUp();
       const before = await profileOf(u);
       expectError(await update(u, {}), 400);
-      expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken }), 400);
-      expectError(await call('profile-update', { method: 'PATCH', token: u.accessToken, rawBody: '{"bio":' }), 400);
+      expectError(await call(profileUpdate, { method: 'PATCH', token: u.accessToken }), 400);
+      expectError(await postRaw(profileUpdate, '{"bio":', { method: 'PATCH', token: u.accessToken }), 400);
+      // @ts-expect-error an array for a body, on purpose
       expectError(await update(u, []), 400);
+      // @ts-expect-error null for a body, on purpose
       expectError(await update(u, null), 400);
       expect(await profileOf(u)).toEqual(before);
     });
@@ -379,6 +392,7 @@ describe('profile-update', () => {
         first_name: '',
         username: 'x',
         bio: 'b'.repeat(301),
+        // @ts-expect-error a marital status the schema refuses, on purpose
         marital_status: 'other',
         extra: 1,
       });
@@ -460,17 +474,19 @@ describe('profile-nok-update', () => {
       const u = await signUp();
       const body: Record<string, unknown> = validNok();
       delete body[field];
+      // @ts-expect-error a body missing a required field, on purpose
       const res = await nok(u, body);
       expect(expectError(res, 400)).toEqual([field]);
-      expect(res.body.details[0].message).toBe('is required');
+      expect(res.body.details[0]!.message).toBe('is required');
       expect((await profileOf(u)).next_of_kin).toBeNull();
     },
   );
 
   it('an empty body names all five fields', async () => {
     const u = await signUp();
+    // @ts-expect-error an empty body, on purpose
     expect(expectError(await nok(u, {}), 400)).toEqual(['address', 'first_name', 'last_name', 'phone', 'relationship']);
-    expect(expectError(await call('profile-nok-update', { method: 'PATCH', token: u.accessToken }), 400)).toEqual([
+    expect(expectError(await call(profileNokUpdate, { method: 'PATCH', token: u.accessToken }), 400)).toEqual([
       'address',
       'first_name',
       'last_name',
@@ -505,7 +521,7 @@ describe('profile-nok-update', () => {
       if (ok) {
         const data = expectOk(res);
         expect(data[field]).toBe(value);
-        expect((await profileOf(u)).next_of_kin[field]).toBe(value);
+        expect(((await profileOf(u)).next_of_kin as Record<string, unknown>)[field]).toBe(value);
       } else {
         expect(expectError(res, 400)).toEqual([field]);
         expect((await profileOf(u)).next_of_kin).toBeNull();
@@ -522,8 +538,8 @@ describe('profile-nok-update', () => {
     const ids = new Set(results.map((r) => r.body.data.id));
     expect(ids.size).toBe(1);
     const stored = (await profileOf(u)).next_of_kin;
-    expect(ids.has(stored.id)).toBe(true);
-    expect(['One', 'Two', 'Three', 'Four', 'Five']).toContain(stored.first_name);
+    expect(ids.has(stored!.id)).toBe(true);
+    expect(['One', 'Two', 'Three', 'Four', 'Five']).toContain(stored!.first_name);
   });
 
   it('values are trimmed of surrounding spaces, and a blank value counts as missing', async () => {
@@ -539,13 +555,16 @@ describe('profile-nok-update', () => {
     const u = await signUp();
     const created = expectOk(await nok(u, validNok()));
     expectError(await nok(u, { ...validNok(), relationship: 'r'.repeat(101) }), 400);
+    // @ts-expect-error a body missing required fields, on purpose
     expectError(await nok(u, { first_name: 'Only' }), 400);
     expect((await profileOf(u)).next_of_kin).toEqual(created);
   });
 
   it('unknown fields are refused (user_id cannot be chosen)', async () => {
     const [u, other] = await Promise.all([signUp(), signUp()]);
+    // @ts-expect-error a field a client may not set, on purpose
     expect(expectError(await nok(u, { ...validNok(), user_id: other.id }), 400)).toEqual(['user_id']);
+    // @ts-expect-error a field a client may not set, on purpose
     expect(expectError(await nok(u, { ...validNok(), id: '11111111-2222-4333-8444-555555555555' }), 400)).toEqual([
       'id',
     ]);

@@ -8,6 +8,10 @@ import { walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 const minutesFromNow = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
 
@@ -20,7 +24,7 @@ async function withPayoutAccount(tier = 0): Promise<TestUser> {
   const user = await signUp({ tier });
   const account = `6${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'OBI ADA');
-  const r = await post('payout-add', {
+  const r = await post(payoutAdd, {
     bank_code: '058',
     bank_name: 'GTBank',
     account_number: account,
@@ -33,7 +37,7 @@ async function withPayoutAccount(tier = 0): Promise<TestUser> {
 describe('reconciliation of pending top-ups', () => {
   it('credits a top-up Paystack says succeeded when its webhook never came, and a late webhook adds nothing', async () => {
     const user = await signUp();
-    const r = await post('wallet-topup', { amount: 1200 }, { token: user.accessToken });
+    const r = await post(walletTopup, { amount: 1200 }, { token: user.accessToken });
     const ref = r.body.data.reference as string;
     await paystack.chargeStatus(ref, 'success');
     await runJobs(minutesFromNow(5)); // too soon: not asked yet
@@ -48,7 +52,7 @@ describe('reconciliation of pending top-ups', () => {
 
   it('leaves an unfinished checkout pending for a day, then fails it; a failed charge fails at once', async () => {
     const user = await signUp();
-    const a = (await post('wallet-topup', { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
+    const a = (await post(walletTopup, { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
     await runJobs(minutesFromNow(60));
     expect(await statusOf(a)).toBe('pending');
     // a day later: failed as abandoned (each run asks about 50, those not asked yet first, and
@@ -57,7 +61,7 @@ describe('reconciliation of pending top-ups', () => {
       await runJobs(minutesFromNow(25 * 60 + run));
     }
     expect(await statusOf(a)).toBe('failed');
-    const b = (await post('wallet-topup', { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
+    const b = (await post(walletTopup, { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
     await paystack.chargeStatus(b, 'failed');
     await runJobs(minutesFromNow(31));
     expect(await statusOf(b)).toBe('failed');
@@ -69,7 +73,7 @@ describe('reconciliation of pending withdrawals', () => {
   it('returns the money once for a transfer Paystack says failed, whatever webhooks follow', async () => {
     const user = await withPayoutAccount();
     await fundWallet(user, 3000);
-    const w = await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken });
+    const w = await post(walletWithdraw, { amount: 1000 }, { token: user.accessToken });
     expect(w.status, JSON.stringify(w.body)).toBe(200);
     expect(await walletKobo(user.id)).toBe(200_000);
     await paystack.transferStatus(w.body.data.id, 'failed');
@@ -88,12 +92,12 @@ describe('reconciliation of pending withdrawals', () => {
     await fundWallet(user, 60_000);
     const stuck: string[] = [];
     for (let i = 0; i < 50; i++) {
-      const w = await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken });
+      const w = await post(walletWithdraw, { amount: 1000 }, { token: user.accessToken });
       expect(w.status, JSON.stringify(w.body)).toBe(200);
       stuck.push(w.body.data.id);
     }
     for (const id of stuck) await paystack.transferStatus(id, 'pending');
-    const w = await post('wallet-withdraw', { amount: 500 }, { token: user.accessToken });
+    const w = await post(walletWithdraw, { amount: 500 }, { token: user.accessToken });
     const newer = w.body.data.id as string;
     await paystack.transferStatus(newer, 'success');
     // each run asks about 50; the ones still pending go behind those not asked about yet
@@ -113,7 +117,7 @@ describe('reconciliation of pending withdrawals', () => {
   it('marks a transfer Paystack says succeeded, and fails one Paystack never received', async () => {
     const user = await withPayoutAccount();
     await fundWallet(user, 3000);
-    const ok = (await post('wallet-withdraw', { amount: 1000 }, { token: user.accessToken })).body.data.id as string;
+    const ok = (await post(walletWithdraw, { amount: 1000 }, { token: user.accessToken })).body.data.id as string;
     await paystack.transferStatus(ok, 'success');
     // a withdrawal whose transfer call never reached Paystack (the request died after the debit)
     const [lost] = await testDb()<{ id: string }[]>`
@@ -124,7 +128,7 @@ describe('reconciliation of pending withdrawals', () => {
     expect(await statusOf(ok)).toBe('succeeded');
     expect(await statusOf(lost?.id as string)).toBe('failed');
     expect(await walletKobo(user.id)).toBe(200_000);
-    const wallet = await get('wallet-get', { token: user.accessToken });
+    const wallet = await get(walletGet, { token: user.accessToken });
     expect(wallet.body.data).toMatchObject({ balance: 2000, pending_withdrawals: 0 });
   });
 });

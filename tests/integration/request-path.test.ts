@@ -11,6 +11,11 @@ import { type RequestSession, withRequestSession } from '../../shared/core/reque
 import { get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import authLogout from '../../supabase/functions/auth-logout/handler.ts';
+import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 afterAll(() => closeDb());
 
@@ -29,7 +34,7 @@ const scopeOf = (user: TestUser): RequestSession => ({
 
 async function loggedOut(): Promise<TestUser> {
   const user = await signUp();
-  expect((await post('auth-logout', undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
+  expect((await post(authLogout, undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
   return user;
 }
 
@@ -41,7 +46,7 @@ describe('an ended session through the server', () => {
       expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(401);
       expect(res.body.error).toBe('Session has ended, log in again');
     }
-    const feed = await get('message-feed', {
+    const feed = await get(messageFeed, {
       token: user.accessToken,
       query: { conversation_id: crypto.randomUUID() },
     });
@@ -50,20 +55,22 @@ describe('an ended session through the server', () => {
 
   it('is a 401 before any other refusal: a bad body or query still says the session ended', async () => {
     const user = await loggedOut();
-    const badBody = await patch('profile-update', { first_name: 7 }, { token: user.accessToken });
+    // @ts-expect-error a number for a name, on purpose
+    const badBody = await patch(profileUpdate, { first_name: 7 }, { token: user.accessToken });
     expect(badBody.status, JSON.stringify(badBody.body)).toBe(401);
-    const badQuery = await get('escrow-list', { token: user.accessToken, query: { limit: 'many' } });
+    const badQuery = await get(escrowList, { token: user.accessToken, query: { limit: 'many' } });
     expect(badQuery.status, JSON.stringify(badQuery.body)).toBe(401);
     // and a live session with the same bad input gets the validation error
     const live = await signUp();
-    expect((await patch('profile-update', { first_name: 7 }, { token: live.accessToken })).status).toBe(400);
+    // @ts-expect-error a number for a name, on purpose
+    expect((await patch(profileUpdate, { first_name: 7 }, { token: live.accessToken })).status).toBe(400);
   });
 
   it('a write with an ended session changes nothing', async () => {
     const user = await signUp();
-    const before = await get('profile-get', { token: user.accessToken });
-    expect((await post('auth-logout', undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
-    const res = await patch('profile-update', { first_name: 'Changed' }, { token: user.accessToken });
+    const before = await get(profileGet, { token: user.accessToken });
+    expect((await post(authLogout, undefined, { method: 'POST', token: user.accessToken })).status).toBe(200);
+    const res = await patch(profileUpdate, { first_name: 'Changed' }, { token: user.accessToken });
     expect(res.status).toBe(401);
     const [after] = await testDb()<{ first_name: string }[]>`
       select first_name from public.profiles where id = ${user.id}`;

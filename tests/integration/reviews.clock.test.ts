@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Reviews and the job (a clock suite: it runs jobs-run, tests/README.md). An escrow the job ended
 // 14 days after its release may still be reviewed by both parties, and a review keeps the time it
 // ended; a review racing the job that ends the same escrow leaves it ended once.
@@ -8,9 +7,11 @@ import { runJobs } from '../support/clock.ts';
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import type { TestUser } from '../support/users.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
 
 const review = (user: TestUser, escrowId: string, rating: number) =>
-  post('review-submit', { escrow_id: escrowId, rating }, { token: user.accessToken });
+  post(reviewSubmit, { escrow_id: escrowId, rating }, { token: user.accessToken });
 
 async function releasedDeal(): Promise<Deal> {
   const deal = await fundedDeal();
@@ -32,8 +33,8 @@ const endedAt = async (escrowId: string) => {
 };
 
 async function reviewLabels(user: TestUser, escrowId: string) {
-  const r = expectOk(await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } }));
-  return (r as any[]).filter((n) => n.event_type === 'review_received').map((n) => n.action_label);
+  const r = expectOk(await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } }));
+  return r.filter((n) => n.event_type === 'review_received').map((n) => n.action_label);
 }
 
 describe('reviews of escrows the job ended', () => {

@@ -1,18 +1,25 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Reviews and the public profile (docs/reviews.md) through the real server: who may
 // review (the two parties of a deal that took place, once each, after it closed), the bounds of a
 // review, the escrow ending when both have reviewed (also under concurrency), review-list's paging
 // with many reviews sharing a created_at, and what profile-public-get reveals and what it never does.
 import { describe, expect, it } from 'vitest';
-import { call, expectError, expectOk, get, patch, post } from '../support/api.ts';
+import { type BodyOf, call, type DataOf, expectError, expectOk, get, patch, post } from '../support/api.ts';
 import { asUserSql, testDb } from '../support/db.ts';
 import { type Deal, escrowOp, escrowStatus, fundedDeal, fundWallet, newDeal } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import notificationList from '../../supabase/functions/notification-list/handler.ts';
+import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
+import profilePublicGet from '../../supabase/functions/profile-public-get/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
+import reviewList from '../../supabase/functions/review-list/handler.ts';
+import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const review = (user: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  post('review-submit', body, { token: user.accessToken, headers });
+const review = (user: TestUser, body: BodyOf<typeof reviewSubmit>, headers: Record<string, string> = {}) =>
+  post(reviewSubmit, body, { token: user.accessToken, headers });
 
 /** A goods deal funded by the payer's wallet, accepted and released by the payer. */
 async function releasedDeal(opts: Parameters<typeof fundedDeal>[0] = {}): Promise<Deal> {
@@ -25,7 +32,7 @@ async function releasedDeal(opts: Parameters<typeof fundedDeal>[0] = {}): Promis
 async function releasedBetween(payer: TestUser, payee: TestUser, amount = 5_000): Promise<string> {
   const created = expectOk(
     await post(
-      'escrow-create',
+      escrowCreate,
       {
         category: 'p2p_crypto',
         payer_role: 'initiator',
@@ -56,8 +63,8 @@ const reviewsOf = (escrowId: string) =>
     select id, reviewer_id, reviewee_id, rating, feedback from public.reviews where escrow_id = ${escrowId}`;
 
 async function reviewNotes(user: TestUser, escrowId: string) {
-  const r = expectOk(await get('notification-list', { token: user.accessToken, query: { escrow_id: escrowId } }));
-  return (r as any[]).filter((n) => n.event_type === 'review_received');
+  const r = expectOk(await get(notificationList, { token: user.accessToken, query: { escrow_id: escrowId } }));
+  return r.filter((n) => n.event_type === 'review_received');
 }
 
 // ---- submitting ----------------------------------------------------------------------------
@@ -105,10 +112,10 @@ describe('review-submit', () => {
     expect(after.ended_at).not.toBeNull();
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
     const [note] = await reviewNotes(deal.payee, deal.escrowId);
-    expect(note.action_label).toBeNull();
+    expect(note!.action_label).toBeNull();
     // the counterparty sees it ended too
     const seen = expectOk(
-      await get('escrow-get', { token: deal.counterparty.accessToken, query: { escrow_id: deal.escrowId } }),
+      await get(escrowGet, { token: deal.counterparty.accessToken, query: { escrow_id: deal.escrowId } }),
     );
     expect(seen.status).toBe('ended');
   });
@@ -203,22 +210,26 @@ describe('review-submit', () => {
     const deal = await releasedDeal();
     const id = deal.escrowId;
     for (const rating of [0, 6, 2.5, '5', -1, null, true]) {
+      // @ts-expect-error ratings the schema refuses, on purpose
       const r = await review(deal.payer, { escrow_id: id, rating });
       expect(expectError(r, 400), JSON.stringify(rating)).toEqual(['rating']);
     }
+    // @ts-expect-error a body without its rating, on purpose
     expect(expectError(await review(deal.payer, { escrow_id: id }), 400)).toEqual(['rating']);
     const long = await review(deal.payer, { escrow_id: id, rating: 3, feedback: 'x'.repeat(2001) });
     expect(expectError(long, 400)).toEqual(['feedback']);
-    expect(long.body.details[0].message).toBe('must be at most 2000 characters');
+    expect(long.body.details[0]!.message).toBe('must be at most 2000 characters');
     expect(expectError(await review(deal.payer, { escrow_id: id, rating: 3, feedback: 'bad\u0000byte' }), 400))
       .toEqual(['feedback']);
+    // @ts-expect-error a number for the feedback, on purpose
     expect(expectError(await review(deal.payer, { escrow_id: id, rating: 3, feedback: 12 }), 400)).toEqual([
       'feedback',
     ]);
     expect(expectError(await review(deal.payer, { escrow_id: 'nope', rating: 3 }), 400)).toEqual(['escrow_id']);
+    // @ts-expect-error a field a client may not set, on purpose
     expect(expectError(await review(deal.payer, { escrow_id: id, rating: 3, reviewee_id: deal.payer.id }), 400))
       .toEqual(['reviewee_id']);
-    expectError(await call('review-submit', { method: 'POST', body: { escrow_id: id, rating: 3 } }), 401);
+    expectError(await call(reviewSubmit, { method: 'POST', body: { escrow_id: id, rating: 3 } }), 401);
     expect(await reviewsOf(id)).toEqual([]);
     // the bounds themselves are accepted: 2000 characters after trimming, a blank one is no feedback
     const max = expectOk(
@@ -302,21 +313,21 @@ describe('review-list', () => {
     const outsider = await signUp({ first_name: 'Out', last_name: 'Sider' });
     const written = expectOk(await review(deal.payer, { escrow_id: deal.escrowId, rating: 4, feedback: 'Good' }), 201);
     // the reviewee, by default their own
-    const mine = expectOk(await get('review-list', { token: deal.payee.accessToken }));
+    const mine = expectOk(await get(reviewList, { token: deal.payee.accessToken }));
     expect(mine).toEqual([written]);
     // anyone signed in, by user_id: the reviewer's last name as its initial
     const theirs = expectOk(
-      await get('review-list', { token: outsider.accessToken, query: { user_id: deal.payee.id } }),
+      await get(reviewList, { token: outsider.accessToken, query: { user_id: deal.payee.id } }),
     );
     expect(theirs).toEqual([{ ...written, reviewer_last_name: 'O' }]);
     // the payer has no reviews yet
-    expect(expectOk(await get('review-list', { token: outsider.accessToken, query: { user_id: deal.payer.id } })))
+    expect(expectOk(await get(reviewList, { token: outsider.accessToken, query: { user_id: deal.payer.id } })))
       .toEqual([]);
   });
 
   it('an unknown user is 404; bad parameters are 400 naming them; no token is 401', async () => {
     const user = await signUp();
-    expectError(await get('review-list', { token: user.accessToken, query: { user_id: crypto.randomUUID() } }), 404);
+    expectError(await get(reviewList, { token: user.accessToken, query: { user_id: crypto.randomUUID() } }), 404);
     for (
       const [query, field] of [
         [{ limit: 0 }, 'limit'],
@@ -327,9 +338,10 @@ describe('review-list', () => {
         [{ sort: 'asc' }, 'sort'],
       ] as const
     ) {
-      expect(expectError(await get('review-list', { token: user.accessToken, query }), 400)).toEqual([field]);
+      // @ts-expect-error the table holds a query parameter review-list does not take, on purpose
+      expect(expectError(await get(reviewList, { token: user.accessToken, query }), 400)).toEqual([field]);
     }
-    expectError(await get('review-list', {}), 401);
+    expectError(await get(reviewList, {}), 401);
   });
 
   it('pages newest first with `before` and loses or repeats nothing when many reviews were written in one transaction', async () => {
@@ -341,7 +353,7 @@ describe('review-list', () => {
       for (let i = 0; i < 5; i++) {
         const created = expectOk(
           await post(
-            'escrow-create',
+            escrowCreate,
             {
               category: 'goods_products',
               payer_role: 'initiator',
@@ -373,15 +385,15 @@ describe('review-list', () => {
         from public.reviews where reviewee_id = ${target.id}`;
     expect(ts).toEqual({ rows: 15, distinct: 15 });
 
-    const seen: any[] = [];
+    const seen: DataOf<typeof reviewList> = [];
     let before: string | undefined;
     for (let page = 0; page < 10; page++) {
       const items = expectOk(
-        await get('review-list', { token: target.accessToken, query: { limit: 4, ...(before ? { before } : {}) } }),
-      ) as any[];
+        await get(reviewList, { token: target.accessToken, query: { limit: 4, ...(before ? { before } : {}) } }),
+      );
       seen.push(...items);
       if (items.length < 4) break;
-      before = items[items.length - 1].created_at;
+      before = items[items.length - 1]!.created_at;
     }
     expect(seen).toHaveLength(15);
     expect(new Set(seen.map((r) => r.id))).toEqual(new Set(inserted));
@@ -395,8 +407,8 @@ describe('review-list', () => {
     const times = seen.map((r) => micros(r.created_at));
     expect(times.every((t, i) => i === 0 || t < (times[i - 1] as bigint))).toBe(true);
     // the default limit is 20, the largest 50
-    expect(expectOk(await get('review-list', { token: target.accessToken }))).toHaveLength(15);
-    expect(expectOk(await get('review-list', { token: target.accessToken, query: { limit: 50 } }))).toHaveLength(15);
+    expect(expectOk(await get(reviewList, { token: target.accessToken }))).toHaveLength(15);
+    expect(expectOk(await get(reviewList, { token: target.accessToken, query: { limit: 50 } }))).toHaveLength(15);
   });
 });
 
@@ -421,7 +433,7 @@ describe('profile-public-get', () => {
       signUp({ first_name: 'Chioma', last_name: 'eze' }),
       signUp({ first_name: 'View' }),
     ]);
-    const p = expectOk(await get('profile-public-get', { token: viewer.accessToken, query: { user_id: user.id } }));
+    const p = expectOk(await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: user.id } }));
     expect(Object.keys(p).sort()).toEqual(FIELDS);
     expect(p).toEqual({
       id: user.id,
@@ -441,7 +453,7 @@ describe('profile-public-get', () => {
     const [user, viewer] = await Promise.all([signUp({ last_name: 'Okonkwo' }), signUp()]);
     expectOk(
       await patch(
-        'profile-update',
+        profileUpdate,
         {
           username: `pub_${user.id.slice(0, 8)}`,
           address: '12 Secret Close, Ikoyi',
@@ -453,7 +465,7 @@ describe('profile-public-get', () => {
     );
     expectOk(
       await patch(
-        'profile-nok-update',
+        profileNokUpdate,
         {
           first_name: 'Kin',
           last_name: 'Hidden',
@@ -465,7 +477,7 @@ describe('profile-public-get', () => {
       ),
     );
     await fundWallet(user, 7_777);
-    const r = await get('profile-public-get', { token: viewer.accessToken, query: { user_id: user.id } });
+    const r = await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: user.id } });
     const p = expectOk(r);
     expect(Object.keys(p).sort()).toEqual(FIELDS);
     expect(p).toMatchObject({
@@ -495,7 +507,7 @@ describe('profile-public-get', () => {
     // a refunded one does not count
     const refunded = expectOk(
       await post(
-        'escrow-create',
+        escrowCreate,
         {
           category: 'hiring',
           payer_role: 'initiator',
@@ -517,21 +529,21 @@ describe('profile-public-get', () => {
     expectOk(await review(b, { escrow_id: e2, rating: 4 }), 201);
     expectOk(await review(c, { escrow_id: e3, rating: 4 }), 201);
     expect((await escrowRow(e1)).status).toBe('ended');
-    const p = expectOk(await get('profile-public-get', { token: a.accessToken, query: { user_id: user.id } }));
+    const p = expectOk(await get(profilePublicGet, { token: a.accessToken, query: { user_id: user.id } }));
     expect(p).toMatchObject({ completed_deals: 3, rating_average: 4.33, rating_count: 3 });
-    const pa = expectOk(await get('profile-public-get', { token: user.accessToken, query: { user_id: a.id } }));
+    const pa = expectOk(await get(profilePublicGet, { token: user.accessToken, query: { user_id: a.id } }));
     expect(pa).toMatchObject({ completed_deals: 1, rating_average: 2, rating_count: 1 });
   });
 
   it('an unknown user is 404, a malformed id 400, no token 401', async () => {
     const viewer = await signUp();
-    const r = await get('profile-public-get', { token: viewer.accessToken, query: { user_id: crypto.randomUUID() } });
+    const r = await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: crypto.randomUUID() } });
     expectError(r, 404);
     expect(r.body.error).toBe('User not found');
-    expect(expectError(await get('profile-public-get', { token: viewer.accessToken, query: { user_id: 'x' } }), 400))
+    expect(expectError(await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: 'x' } }), 400))
       .toEqual(['user_id']);
-    expect(expectError(await get('profile-public-get', { token: viewer.accessToken }), 400)).toEqual(['user_id']);
-    expectError(await get('profile-public-get', { query: { user_id: viewer.id } }), 401);
+    expect(expectError(await get(profilePublicGet, { token: viewer.accessToken }), 400)).toEqual(['user_id']);
+    expectError(await get(profilePublicGet, { query: { user_id: viewer.id } }), 401);
   });
 });
 

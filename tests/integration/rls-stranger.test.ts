@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Row-level security of every table in schema public, at the database level: statements run
 // straight in the test database as role `authenticated` with a user's JWT claims, as shared/core/db.ts
 // asUser sets them for a request, inside transactions that are always rolled back.
@@ -13,11 +12,22 @@
 // Which rows are a user's is written below per table; a table without a case fails by name.
 import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { get, patch, post } from '../support/api.ts';
+import { type ApiResult, type Envelope, get, patch, post } from '../support/api.ts';
 import { asUserSql, failureOf, testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import disputePropose from '../../supabase/functions/dispute-propose/handler.ts';
+import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
+import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
@@ -107,7 +117,7 @@ let party: TestUser; // its counterparty
 let stranger: TestUser; // party to nothing
 let milestoneId: string;
 
-function ok(res: { status: number; body: any }, status = 200) {
+function ok<R extends ApiResult<Envelope<unknown>>>(res: R, status = 200): R['body']['data'] {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   return res.body.data;
 }
@@ -121,7 +131,7 @@ beforeAll(async () => {
   owner = deal.initiator;
   party = deal.counterparty;
   const milestone = { escrow_id: deal.escrowId, title: 'Home page', amount: 5_000 };
-  milestoneId = ok(await post('milestone-create', milestone, { token: party.accessToken }), 201).id;
+  milestoneId = ok(await post(milestoneCreate, milestone, { token: party.accessToken }), 201).id;
   // the wallet: a top-up (transactions), then the escrow funded from it and accepted (notifications)
   await fundWallet(owner, deal.feeBreakdown.total_charge);
   ok(await escrowOp('escrow-fund', owner, deal.escrowId, { method: 'wallet' }));
@@ -129,7 +139,7 @@ beforeAll(async () => {
   // a message from each party in the escrow's conversation
   for (const [sender, content] of [[owner, 'Deposit sent'], [party, 'Starting Monday']] as const) {
     ok(
-      await post('message-send', { conversation_id: deal.conversationId, content }, { token: sender.accessToken }),
+      await post(messageSend, { conversation_id: deal.conversationId, content }, { token: sender.accessToken }),
       201,
     );
   }
@@ -140,7 +150,7 @@ beforeAll(async () => {
     address: '1 Broad Street, Lagos',
     relationship: 'Parent',
   };
-  ok(await patch('profile-nok-update', nok, { token: owner.accessToken }));
+  ok(await patch(profileNokUpdate, nok, { token: owner.accessToken }));
   const suffix = `${Date.now()}${randomInt(0, 1_000_000)}`;
   const card = {
     authorization_code: `AUTH_st_${suffix}`,
@@ -150,18 +160,18 @@ beforeAll(async () => {
     exp_year: '2030',
     signature: `SIG_st_${suffix}`,
   };
-  ok(await post('card-add', card, { token: owner.accessToken }), 201);
+  ok(await post(cardAdd, card, { token: owner.accessToken }), 201);
   const account = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'COU OBI');
   const payout = { bank_code: '058', bank_name: 'GTBank', account_number: account, account_name: 'Cou Obi' };
-  ok(await post('payout-add', payout, { token: party.accessToken }), 201);
-  ok(await post('virtual-account-create', {}, { token: owner.accessToken }));
+  ok(await post(payoutAdd, payout, { token: party.accessToken }), 201);
+  ok(await post(virtualAccountCreate, {}, { token: owner.accessToken }));
   // the deal done: released by the owner (the payer), who then reviews the party (reviews)
   ok(await escrowOp('escrow-release', owner, deal.escrowId));
-  ok(await post('review-submit', { escrow_id: deal.escrowId, rating: 4 }, { token: owner.accessToken }), 201);
+  ok(await post(reviewSubmit, { escrow_id: deal.escrowId, rating: 4 }, { token: owner.accessToken }), 201);
   // a second escrow between them, funded and accepted, then disputed by the party, with the owner's proposal
   const second = ok(
-    await post('escrow-create', {
+    await post(escrowCreate, {
       category: 'goods_products',
       payer_role: 'initiator',
       title: 'Shop shelves',
@@ -173,12 +183,16 @@ beforeAll(async () => {
   await fundWallet(owner, second.fee_breakdown.total_charge);
   ok(await escrowOp('escrow-fund', owner, second.escrow_id, { method: 'wallet' }));
   ok(await escrowOp('escrow-accept', party, second.escrow_id));
-  const dispute = { escrow_id: second.escrow_id, reason_code: 'item_damaged', reason: 'Two shelves arrived broken' };
-  ok(await post('dispute-raise', dispute, { token: party.accessToken }), 201);
-  const proposal = { escrow_id: second.escrow_id, outcome: 'split', payee_amount: 2_000 };
-  ok(await post('dispute-propose', proposal, { token: owner.accessToken }), 201);
+  const dispute = {
+    escrow_id: second.escrow_id,
+    reason_code: 'item_damaged',
+    reason: 'Two shelves arrived broken',
+  } as const;
+  ok(await post(disputeRaise, dispute, { token: party.accessToken }), 201);
+  const proposal = { escrow_id: second.escrow_id, outcome: 'split', payee_amount: 2_000 } as const;
+  ok(await post(disputePropose, proposal, { token: owner.accessToken }), 201);
   // what the stranger may do: read their own things (none of which is the owners')
-  ok(await get('escrow-list', { token: stranger.accessToken }));
+  ok(await get(escrowList, { token: stranger.accessToken }));
 });
 
 // ---- the checks ----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { patch } from '../support/api.ts';
 import { asAnonSql, asUserSql, expectDenied, failureOf, testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -92,7 +93,7 @@ beforeAll(async () => {
     signUp({ first_name: 'Chi' }),
   ]);
   for (const [u, name] of [[a, 'KinOfA'], [b, 'KinOfB']] as const) {
-    const res = await patch('profile-nok-update', nokBody(name), { token: u.accessToken });
+    const res = await patch(profileNokUpdate, nokBody(name), { token: u.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
 });

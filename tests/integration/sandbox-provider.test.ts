@@ -6,6 +6,9 @@ import { baseUrl, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../support/stack.ts';
 import { signUp } from '../support/users.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 const sandbox = () =>
   sandboxProvider({ webhookUrl: `${baseUrl()}/webhook-payments`, secret: TEST_PAYMENTS_WEBHOOK_SECRET, delayMs: 0 });
@@ -22,7 +25,7 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean): Promise
 describe('sandbox payments provider', () => {
   it('a top-up initialised with the sandbox completes through its charge.success webhook', async () => {
     const user = await signUp();
-    const pending = await post('wallet-topup', { amount: 750 }, { token: user.accessToken });
+    const pending = await post(walletTopup, { amount: 750 }, { token: user.accessToken });
     expect(pending.status).toBe(200);
     const reference = pending.body.data.reference as string;
     const init = await sandbox().initializeCharge({
@@ -33,7 +36,7 @@ describe('sandbox payments provider', () => {
     });
     expect(init.reference).toBe(reference);
     const wallet = await until(
-      () => get('wallet-get', { token: user.accessToken }),
+      () => get(walletGet, { token: user.accessToken }),
       (r) => r.body.data.balance === 750,
     );
     expect(wallet.body.data.balance).toBe(750);
@@ -41,16 +44,16 @@ describe('sandbox payments provider', () => {
 
   it('a withdrawal settled by the sandbox transfer.success webhook', async () => {
     const user = await signUp();
-    const pending = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
+    const pending = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
     await sandbox().initializeCharge({
       reference: pending.body.data.reference,
       amountKobo: 100_000,
       email: 'x@y.z',
       metadata: {},
     });
-    await until(() => get('wallet-get', { token: user.accessToken }), (r) => r.body.data.balance === 1000);
+    await until(() => get(walletGet, { token: user.accessToken }), (r) => r.body.data.balance === 1000);
     await testDb()`select private.payout_add(${user.id}, '058', 'GTBank', '0123456789', 'Ada Obi', false, null)`;
-    const w = await post('wallet-withdraw', { amount: 400 }, { token: user.accessToken });
+    const w = await post(walletWithdraw, { amount: 400 }, { token: user.accessToken });
     expect(w.status, JSON.stringify(w.body)).toBe(200);
     await sandbox().initiateTransfer({
       reference: w.body.data.id,

@@ -7,6 +7,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -34,8 +36,8 @@ function smsCode(phone: string, env: Record<string, string> = {}): Promise<Run> 
   });
 }
 
-async function sendOtp(phone: string, context: 'signup' | 'login' | 'reset'): Promise<void> {
-  const res = await post('auth-send-otp', { phone, context });
+async function sendOtp(phone: string, context: 'signup' | 'login'): Promise<void> {
+  const res = await post(authSendOtp, { phone, context });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
@@ -58,7 +60,7 @@ describe('scripts/sms-code.ts', () => {
     expect(printed.stdout).toMatch(/^\d{6}$/);
     expect((await smsCode(e164)).stdout, 'the +234 form of the phone').toBe(printed.stdout);
 
-    const verified = await post('auth-verify', { phone: local, context: 'signup', otp_code: printed.stdout });
+    const verified = await post(authVerify, { phone: local, context: 'signup', otp_code: printed.stdout });
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     const used = await smsCode(local);
     expect(used.code).toBe(1);

@@ -8,6 +8,11 @@ import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import { micros } from '../support/time.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import transactionList from '../../supabase/functions/transaction-list/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -41,14 +46,14 @@ interface Tx {
   [k: string]: unknown;
 }
 
-const list = (user: TestUser, query: Query = {}) => get('transaction-list', { token: user.accessToken, query });
+const list = (user: TestUser, query: Query = {}) => get(transactionList, { token: user.accessToken, query });
 
 /** One page: {data, next_cursor} and nothing else. */
 async function page(user: TestUser, query: Query = {}): Promise<{ data: Tx[]; next_cursor: string | null }> {
   const out = expectOk(await list(user, query));
   expect(Object.keys(out).sort()).toEqual(['data', 'next_cursor']);
   expect(Array.isArray(out.data)).toBe(true);
-  if (out.data.length > 0) expect(out.next_cursor).toBe(out.data[out.data.length - 1].created_at);
+  if (out.data.length > 0) expect(out.next_cursor).toBe(out.data[out.data.length - 1]!.created_at);
   else expect(out.next_cursor).toBeNull();
   return out;
 }
@@ -81,7 +86,7 @@ function expectStrictlyNewestFirst(rows: Tx[]) {
 
 /** A card top-up, completed by the provider's charge.success unless `complete` is false. */
 async function topup(user: TestUser, amount: number, complete = true): Promise<string> {
-  const res = await post('wallet-topup', { amount }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const reference = res.body.data.reference as string;
   if (complete) {
@@ -95,7 +100,7 @@ async function addPayoutAccount(user: TestUser): Promise<string> {
   const number = `${randomInt(1, 10)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', number, 'OBI ADA');
   const res = await post(
-    'payout-add',
+    payoutAdd,
     { bank_code: '058', bank_name: 'Guaranty Trust Bank', account_number: number, account_name: 'Ada Obi' },
     { token: user.accessToken },
   );
@@ -108,7 +113,7 @@ async function withdraw(
   amount: number,
   outcome: 'transfer.success' | 'transfer.failed',
 ): Promise<string> {
-  const res = await post('wallet-withdraw', { amount }, { token: user.accessToken });
+  const res = await post(walletWithdraw, { amount }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const id = res.body.data.id as string;
   const d = await paystack.transferOutcome(id, outcome);
@@ -213,7 +218,7 @@ describe('transaction-list', () => {
       });
       // the wallet agrees with the API movements: 1000 + 2000.50 - 500 (the failed withdrawal came
       // back); the raw escrow row above has no ledger posting
-      const wallet = await get('wallet-get', { token: user.accessToken });
+      const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 2500.5, pending_deposits: 3000, pending_withdrawals: 0 });
     });
 
@@ -364,8 +369,8 @@ describe('transaction-list', () => {
     });
 
     it('needs a bearer token and GET', async () => {
-      expectError(await get('transaction-list'), 401);
-      expectError(await post('transaction-list', {}, { token: user.accessToken }), 405);
+      expectError(await get(transactionList), 401);
+      expectError(await post(transactionList, {}, { token: user.accessToken }), 405);
     });
   });
 
@@ -468,7 +473,7 @@ describe('transaction-list', () => {
     it('are naira, like amount: an escrow funding carries the escrow amount, payer fee and VAT in naira', async () => {
       const { fundedDeal } = await import('../support/escrows.ts');
       const deal = await fundedDeal({ amount: 12_345.67 });
-      const res = await get('transaction-list', {
+      const res = await get(transactionList, {
         token: deal.payer.accessToken,
         query: { escrow_id: deal.escrowId, category: 'escrow' },
       });

@@ -6,6 +6,10 @@ import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import transactionList from '../../supabase/functions/transaction-list/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -14,18 +18,17 @@ const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 const assignCalls = async (u: TestUser) =>
   (await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(u));
 
-const balanceOf = async (u: TestUser) =>
-  (await get('wallet-get', { token: u.accessToken })).body.data.balance as number;
+const balanceOf = async (u: TestUser) => (await get(walletGet, { token: u.accessToken })).body.data.balance as number;
 
 /** A user with an active virtual account; returns its number. */
 async function activeAccount(u: TestUser): Promise<string> {
-  const created = await post('virtual-account-create', {}, { token: u.accessToken });
+  const created = await post(virtualAccountCreate, {}, { token: u.accessToken });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const assigned = await paystack.assignOutcome(emailOf(u), true);
   expect(assigned.responses[0]?.status).toBe(200);
-  const va = await get('virtual-account-get', { token: u.accessToken });
+  const va = await get(virtualAccountGet, { token: u.accessToken });
   expect(va.body.data.status).toBe('active');
-  return va.body.data.account_number;
+  return va.body.data.account_number!;
 }
 
 const deposits = (userId: string) =>
@@ -49,10 +52,10 @@ describe('virtual-account-create and virtual-account-get', () => {
   describe('virtual-account-get', () => {
     it('virtual-account-get before any request is 404', async () => {
       const user = await signUp();
-      const res = await get('virtual-account-get', { token: user.accessToken });
+      const res = await get(virtualAccountGet, { token: user.accessToken });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ success: false, status: 404 });
-      const wallet = await get('wallet-get', { token: user.accessToken });
+      const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data.virtual_account).toBeNull();
     });
   });
@@ -60,7 +63,7 @@ describe('virtual-account-create and virtual-account-get', () => {
   describe('virtual-account-create', () => {
     it('requests a dedicated account for <userId>@customers.escrow.ng and is pending until assign.success', async () => {
       const user = await signUp({ first_name: 'Chidi', last_name: 'Eze' });
-      const res = await post('virtual-account-create', {}, { token: user.accessToken });
+      const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ success: true, status: 200 });
       expect(res.body.data).toMatchObject({ status: 'pending', account_number: null, failure_reason: null });
@@ -76,14 +79,14 @@ describe('virtual-account-create and virtual-account-get', () => {
       });
       expect(typeof calls[0]?.body.preferred_bank).toBe('string');
 
-      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('pending');
+      expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('pending');
 
       const assigned = await paystack.assignOutcome(emailOf(user), true);
       expect(assigned.responses[0]).toEqual({
         status: 200,
         body: { success: true, status: 200, data: { received: true } },
       });
-      const va = await get('virtual-account-get', { token: user.accessToken });
+      const va = await get(virtualAccountGet, { token: user.accessToken });
       expect(va.status).toBe(200);
       expect(va.body.data).toMatchObject({
         status: 'active',
@@ -95,7 +98,7 @@ describe('virtual-account-create and virtual-account-get', () => {
       const [row] = await testDb()<{ provider_customer_code: string }[]>`
       select provider_customer_code from public.virtual_accounts where user_id = ${user.id}`;
       expect(row?.provider_customer_code).toBe(assigned.customer_code);
-      const wallet = await get('wallet-get', { token: user.accessToken });
+      const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data.virtual_account).toMatchObject({
         status: 'active',
         account_number: va.body.data.account_number,
@@ -104,15 +107,15 @@ describe('virtual-account-create and virtual-account-get', () => {
 
     it('a pending or active account is returned as it is, with no second assign call', async () => {
       const user = await signUp();
-      const first = await post('virtual-account-create', {}, { token: user.accessToken });
+      const first = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(first.body.data.status).toBe('pending');
-      const again = await post('virtual-account-create', {}, { token: user.accessToken });
+      const again = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(again.status).toBe(200);
       expect(again.body.data).toMatchObject({ status: 'pending' });
       expect(await assignCalls(user)).toHaveLength(1);
 
       await paystack.assignOutcome(emailOf(user), true);
-      const active = await post('virtual-account-create', {}, { token: user.accessToken });
+      const active = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(active.status).toBe(200);
       expect(active.body.data).toMatchObject({ status: 'active' });
       expect(active.body.data.account_number).toMatch(/^\d{10}$/);
@@ -122,7 +125,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     it('concurrent creates ask Paystack once', async () => {
       const user = await signUp();
       const all = await Promise.all(
-        Array.from({ length: 5 }, () => post('virtual-account-create', {}, { token: user.accessToken })),
+        Array.from({ length: 5 }, () => post(virtualAccountCreate, {}, { token: user.accessToken })),
       );
       expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       expect(all.every((r) => r.body.data.status === 'pending')).toBe(true);
@@ -131,39 +134,39 @@ describe('virtual-account-create and virtual-account-get', () => {
 
     it('assign.failed makes it inactive with a reason, and the user may retry (a new assign call)', async () => {
       const user = await signUp();
-      await post('virtual-account-create', {}, { token: user.accessToken });
+      await post(virtualAccountCreate, {}, { token: user.accessToken });
       const failed = await paystack.assignOutcome(emailOf(user), false);
       expect(failed.responses[0]?.status).toBe(200);
-      const va = await get('virtual-account-get', { token: user.accessToken });
+      const va = await get(virtualAccountGet, { token: user.accessToken });
       expect(va.body.data).toMatchObject({ status: 'inactive', account_number: null });
       expect(typeof va.body.data.failure_reason).toBe('string');
 
-      const retry = await post('virtual-account-create', {}, { token: user.accessToken });
+      const retry = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(retry.status).toBe(200);
       expect(retry.body.data).toMatchObject({ status: 'pending', failure_reason: null });
       expect(await assignCalls(user)).toHaveLength(2);
 
       await paystack.assignOutcome(emailOf(user), true);
-      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('active');
+      expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('active');
     });
 
     it('a second failure after a retry (same Paystack customer) is not mistaken for a duplicate', async () => {
       const user = await signUp();
-      await post('virtual-account-create', {}, { token: user.accessToken });
+      await post(virtualAccountCreate, {}, { token: user.accessToken });
       const first = await paystack.assignOutcome(emailOf(user), false);
-      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+      expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('inactive');
 
-      expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
+      expect((await post(virtualAccountCreate, {}, { token: user.accessToken })).body.data.status).toBe('pending');
       const second = await paystack.assignOutcome(emailOf(user), false);
       expect(second.customer_code).toBe(first.customer_code);
       expect(second.responses[0]?.status).toBe(200);
-      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+      expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('inactive');
 
       // so the user can still retry, and a success then activates it
-      expect((await post('virtual-account-create', {}, { token: user.accessToken })).body.data.status).toBe('pending');
+      expect((await post(virtualAccountCreate, {}, { token: user.accessToken })).body.data.status).toBe('pending');
       expect(await assignCalls(user)).toHaveLength(3);
       await paystack.assignOutcome(emailOf(user), true);
-      const va = await get('virtual-account-get', { token: user.accessToken });
+      const va = await get(virtualAccountGet, { token: user.accessToken });
       expect(va.body.data).toMatchObject({ status: 'active', failure_reason: null });
     });
 
@@ -172,17 +175,17 @@ describe('virtual-account-create and virtual-account-get', () => {
       const number = await activeAccount(user);
       const late = await paystack.assignOutcome(emailOf(user), false);
       expect(late.responses[0]?.status).toBe(200);
-      const va = await get('virtual-account-get', { token: user.accessToken });
+      const va = await get(virtualAccountGet, { token: user.accessToken });
       expect(va.body.data).toMatchObject({ status: 'active', account_number: number });
     });
 
     it('a provider refusal of the assign request is 502 and leaves it inactive for a retry', async () => {
       const user = await signUp();
       await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'refuse');
-      const res = await post('virtual-account-create', {}, { token: user.accessToken });
+      const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(502);
       expect(res.body).toMatchObject({ success: false, status: 502 });
-      expect((await get('virtual-account-get', { token: user.accessToken })).body.data.status).toBe('inactive');
+      expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('inactive');
     });
   });
 
@@ -198,7 +201,7 @@ describe('virtual-account-create and virtual-account-get', () => {
       },
     });
     expect(res.responses[0]?.status).toBe(200);
-    expect((await get('virtual-account-get', { token: stranger.accessToken })).status).toBe(404);
+    expect((await get(virtualAccountGet, { token: stranger.accessToken })).status).toBe(404);
     const [flag] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.payment_flags
        where reason = 'unknown_customer' and payload -> 'data' -> 'customer' ->> 'email' = ${emailOf(stranger)}`;
@@ -206,8 +209,8 @@ describe('virtual-account-create and virtual-account-get', () => {
   });
 
   it('needs a bearer token', async () => {
-    expect((await post('virtual-account-create', {})).status).toBe(401);
-    expect((await get('virtual-account-get')).status).toBe(401);
+    expect((await post(virtualAccountCreate, {})).status).toBe(401);
+    expect((await get(virtualAccountGet)).status).toBe(401);
   });
 });
 
@@ -233,7 +236,7 @@ describe('bank transfer into the virtual account', () => {
       amount: '2500000',
       provider_charge_id: String(out.data.id),
     });
-    const list = await get('transaction-list', { token: user.accessToken, query: { category: 'deposit' } });
+    const list = await get(transactionList, { token: user.accessToken, query: { category: 'deposit' } });
     expect(list.body.data.data).toHaveLength(1);
     expect(list.body.data.data[0]).toMatchObject({
       id: rows[0]!.id,

@@ -4,6 +4,10 @@ import { fieldsOf, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp } from '../support/users.ts';
+import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import transactionList from '../../supabase/functions/transaction-list/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -16,7 +20,7 @@ const txRow = async (id: string) => {
 };
 
 const balanceOf = async (token: string): Promise<number> => {
-  const w = await get('wallet-get', { token });
+  const w = await get(walletGet, { token });
   expect(w.status, JSON.stringify(w.body)).toBe(200);
   return w.body.data.balance;
 };
@@ -28,7 +32,7 @@ const userTransactions = async (userId: string) =>
 let cardSeq = 0;
 async function addCard(token: string, authorization_code: string) {
   const res = await post(
-    'card-add',
+    cardAdd,
     {
       authorization_code,
       last4: '4081',
@@ -49,7 +53,7 @@ describe('wallet-topup', () => {
   describe('with a new card, completed by charge.success', () => {
     it('initialises the charge with our transaction id as reference and credits the wallet once', async () => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amount: 2500.75 }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 2500.75 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const { reference, transaction_id, authorization_url, amount, status } = res.body.data;
       expect(reference).toBe(transaction_id);
@@ -63,16 +67,16 @@ describe('wallet-topup', () => {
       expect(init?.body.amount).toBe('250075');
       expect(init?.body.email).toBe(`${user.id}@customers.escrow.ng`);
 
-      let wallet = await get('wallet-get', { token: user.accessToken });
+      let wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 0, pending_deposits: 2500.75, currency: 'NGN' });
 
       const delivered = await paystack.chargeSuccess(reference, { times: 3 });
       expect(delivered.responses.map((r) => r.status)).toEqual([200, 200, 200]);
       expect(delivered.responses[0]?.body).toEqual({ success: true, status: 200, data: { received: true } });
 
-      wallet = await get('wallet-get', { token: user.accessToken });
+      wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 2500.75, pending_deposits: 0 });
-      const list = await get('transaction-list', { token: user.accessToken });
+      const list = await get(transactionList, { token: user.accessToken });
       expect(list.body.data.data).toHaveLength(1);
       expect(list.body.data.data[0]).toMatchObject({
         id: reference,
@@ -95,7 +99,7 @@ describe('wallet-topup', () => {
       const code = `AUTH_ok${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
       const cardId = await addCard(user.accessToken, code);
 
-      const res = await post('wallet-topup', { amount: 1500, card_id: cardId }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1500, card_id: cardId }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ success: true, status: 200 });
       const { reference, transaction_id, authorization_url, status, amount } = res.body.data;
@@ -121,12 +125,12 @@ describe('wallet-topup', () => {
       // the synchronous "success" of charge_authorization does not complete it: only the webhook does
       expect((await txRow(reference))?.status).toBe('pending');
       expect((await txRow(reference))?.metadata).toMatchObject({ card_id: cardId });
-      let wallet = await get('wallet-get', { token: user.accessToken });
+      let wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 0, pending_deposits: 1500 });
 
       const delivered = await paystack.chargeSuccess(reference);
       expect(delivered.responses[0]?.status).toBe(200);
-      wallet = await get('wallet-get', { token: user.accessToken });
+      wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 1500, pending_deposits: 0 });
       expect((await txRow(reference))?.status).toBe('succeeded');
     });
@@ -135,7 +139,7 @@ describe('wallet-topup', () => {
       const user = await signUp();
       const cardId = await addCard(user.accessToken, `AUTH_decline${Date.now()}`);
 
-      const res = await post('wallet-topup', { amount: 1000, card_id: cardId }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(402);
       expect(res.body).toMatchObject({ success: false, status: 402 });
       expect(typeof res.body.error).toBe('string');
@@ -147,13 +151,13 @@ describe('wallet-topup', () => {
       expect(row?.completed_at).not.toBeNull();
       expect(row?.metadata).toHaveProperty('failure_reason');
       expect(await balanceOf(user.accessToken)).toBe(0);
-      const wallet = await get('wallet-get', { token: user.accessToken });
+      const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data.pending_deposits).toBe(0);
     });
 
     it('an unknown card_id is 404 and creates no transaction', async () => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amount: 1000, card_id: randomUUID() }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1000, card_id: randomUUID() }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(res.body).toMatchObject({ success: false, status: 404 });
       expect(await userTransactions(user.id)).toHaveLength(0);
@@ -163,7 +167,7 @@ describe('wallet-topup', () => {
       const owner = await signUp();
       const cardId = await addCard(owner.accessToken, `AUTH_ok_other${Date.now()}`);
       const thief = await signUp();
-      const res = await post('wallet-topup', { amount: 1000, card_id: cardId }, { token: thief.accessToken });
+      const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: thief.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(await userTransactions(thief.id)).toHaveLength(0);
       const calls = (await paystack.requests('/transaction/charge_authorization')).filter((r) =>
@@ -182,7 +186,7 @@ describe('wallet-topup', () => {
         { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
         'refuse',
       );
-      const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(402);
       expect(res.body).toMatchObject({ success: false, status: 402 });
       const txs = await userTransactions(user.id);
@@ -197,13 +201,13 @@ describe('wallet-topup', () => {
         { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
         'unavailable',
       );
-      const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(503);
       expect(res.body).toMatchObject({ success: false, status: 503 });
       const txs = await userTransactions(user.id);
       expect(txs).toHaveLength(1);
       expect(txs[0]?.status).toBe('failed');
-      const wallet = await get('wallet-get', { token: user.accessToken });
+      const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data).toMatchObject({ balance: 0, pending_deposits: 0 });
       const [transfers] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.ledger_transfers where transaction_id = ${txs[0]!.id}`;
@@ -226,7 +230,8 @@ describe('wallet-topup', () => {
     ];
     it.each(bad)('rejects an amount that is %s with 400 naming amount, creating nothing', async (_label, amount) => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amount }, { token: user.accessToken });
+      // @ts-expect-error amounts of every wrong kind, on purpose
+      const res = await post(walletTopup, { amount }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toMatchObject({ success: false, status: 400 });
       expect(fieldsOf(res).length).toBeGreaterThan(0);
@@ -236,33 +241,34 @@ describe('wallet-topup', () => {
 
     it('accepts the bounds NGN 100 and NGN 100,000,000; above NGN 50,000,000 the KYC limits refuse what it accepts', async () => {
       const user = await signUp();
-      const low = await post('wallet-topup', { amount: 100 }, { token: user.accessToken });
+      const low = await post(walletTopup, { amount: 100 }, { token: user.accessToken });
       expect(low.status, JSON.stringify(low.body)).toBe(200);
       // NGN 50,000,000 is the most any tier allows at once (tier 4's single limit)
       const business = await signUp({ tier: 4 });
-      const high = await post('wallet-topup', { amount: 50_000_000 }, { token: business.accessToken });
+      const high = await post(walletTopup, { amount: 50_000_000 }, { token: business.accessToken });
       expect(high.status, JSON.stringify(high.body)).toBe(200);
       const [init] = (await paystack.requests('/transaction/initialize')).filter((r) =>
         r.body?.reference === high.body.data.reference
       );
       expect(Number(init?.body.amount)).toBe(5_000_000_000);
       // the schema's upper bound still passes validation (not 400): no tier allows it (403)
-      const top = await post('wallet-topup', { amount: 100_000_000 }, { token: business.accessToken });
+      const top = await post(walletTopup, { amount: 100_000_000 }, { token: business.accessToken });
       expect(top.status, JSON.stringify(top.body)).toBe(403);
     });
 
     it('rejects a missing amount and unknown fields', async () => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amout: 1000 }, { token: user.accessToken });
+      // @ts-expect-error a misspelt field, on purpose
+      const res = await post(walletTopup, { amout: 1000 }, { token: user.accessToken });
       expect(res.status).toBe(400);
       expect(fieldsOf(res)).toEqual(['amount', 'amout']);
     });
 
     it('needs a bearer token (401)', async () => {
-      const res = await post('wallet-topup', { amount: 1000 });
+      const res = await post(walletTopup, { amount: 1000 });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false, status: 401 });
-      const bad = await post('wallet-topup', { amount: 1000 }, { token: 'not-a-jwt' });
+      const bad = await post(walletTopup, { amount: 1000 }, { token: 'not-a-jwt' });
       expect(bad.status).toBe(401);
     });
   });
@@ -272,7 +278,7 @@ describe('wallet-topup', () => {
   describe('charge.success with an amount other than the pending one', () => {
     it('credits nothing when Paystack confirms that other amount: the top-up stays pending, flagged for review', async () => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amount: 5000 }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 5000 }, { token: user.accessToken });
       expect(res.status).toBe(200);
       const reference = res.body.data.reference as string;
 
@@ -308,7 +314,7 @@ describe('wallet-topup', () => {
 
     it('an event claiming more than Paystack charged credits only the verified, expected amount (and is flagged)', async () => {
       const user = await signUp();
-      const res = await post('wallet-topup', { amount: 1000 }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       const reference = res.body.data.reference as string;
       // Paystack charged the NGN 1,000 asked for; the event says NGN 1,500.50
       await paystack.chargeSuccess(reference, { amount: 150_050 });
@@ -324,7 +330,7 @@ describe('wallet-topup', () => {
     it('is neither credited nor silently dropped: the money that arrived is flagged for an operator', async () => {
       const user = await signUp();
       const cardId = await addCard(user.accessToken, `AUTH_decline_late${Date.now()}`);
-      const res = await post('wallet-topup', { amount: 2000, card_id: cardId }, { token: user.accessToken });
+      const res = await post(walletTopup, { amount: 2000, card_id: cardId }, { token: user.accessToken });
       expect(res.status).toBe(402);
       const [tx] = await userTransactions(user.id);
       expect(tx?.status).toBe('failed');

@@ -2,11 +2,18 @@
 // every valid event answered 200 {received: true}, each event taking effect exactly once.
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, get, post } from '../support/api.ts';
+import { call, get, post, postRaw } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../support/stack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
+import webhookPayments from '../../supabase/functions/webhook-payments/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -15,11 +22,7 @@ const sign = (body: string, secret = TEST_PAYMENTS_WEBHOOK_SECRET) =>
 
 /** Posts raw bytes to webhook-payments with the given headers (no bearer: providers have none). */
 const sendRaw = (body: string, headers: Record<string, string> = {}) =>
-  call('webhook-payments', {
-    method: 'POST',
-    rawBody: body,
-    headers: { 'Content-Type': 'application/json', ...headers },
-  });
+  postRaw(webhookPayments, body, { headers: { 'Content-Type': 'application/json', ...headers } });
 
 const sendSigned = (body: string, header = 'x-payments-signature') => sendRaw(body, { [header]: sign(body) });
 
@@ -58,13 +61,13 @@ async function flagsFor(reference: string) {
 }
 
 async function pendingTopup(user: TestUser, naira: number): Promise<string> {
-  const res = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const res = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.reference;
 }
 
 const balanceOf = async (user: TestUser) =>
-  (await get('wallet-get', { token: user.accessToken })).body.data.balance as number;
+  (await get(walletGet, { token: user.accessToken })).body.data.balance as number;
 
 // ---- signatures ----------------------------------------------------------------------------
 
@@ -142,10 +145,10 @@ describe('webhook-payments', () => {
     });
 
     it('only POST is accepted (405 with Allow), and preflight answers', async () => {
-      const res = await call('webhook-payments', { method: 'GET' });
+      const res = await call(webhookPayments, { method: 'GET' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toContain('POST');
-      const pre = await call('webhook-payments', { method: 'OPTIONS' });
+      const pre = await call(webhookPayments, { method: 'OPTIONS' });
       expect(pre.status).toBe(204);
     });
   });
@@ -218,14 +221,14 @@ describe('webhook-payments', () => {
       await paystack.chargeSuccess(reference);
       const acct = `0${String(randomInt(0, 1e9)).padStart(9, '0')}`;
       await paystack.registerAccount('058', acct, 'ADA OBI');
-      const pa = await post('payout-add', {
+      const pa = await post(payoutAdd, {
         bank_code: '058',
         bank_name: 'GTB',
         account_number: acct,
         account_name: 'Ada Obi',
       }, { token: user.accessToken });
       expect(pa.status).toBe(201);
-      const w = await post('wallet-withdraw', { amount: 2000 }, { token: user.accessToken });
+      const w = await post(walletWithdraw, { amount: 2000 }, { token: user.accessToken });
       expect(w.status).toBe(200);
       const res = await sendSigned(chargeEvent(w.body.data.id, 200000));
       expect(res.status).toBe(200);
@@ -313,11 +316,11 @@ describe('webhook-payments', () => {
       const a = await signUp();
       const b = await signUp();
       for (const u of [a, b]) {
-        expect((await post('virtual-account-create', {}, { token: u.accessToken })).status).toBe(200);
+        expect((await post(virtualAccountCreate, {}, { token: u.accessToken })).status).toBe(200);
       }
       const assigned = await paystack.assignOutcome(`${a.id}@customers.escrow.ng`, true);
       expect(assigned.responses[0]?.status).toBe(200);
-      const number = (await get('virtual-account-get', { token: a.accessToken })).body.data.account_number as string;
+      const number = (await get(virtualAccountGet, { token: a.accessToken })).body.data.account_number as string;
 
       const clash = JSON.stringify({
         event: 'dedicatedaccount.assign.success',
@@ -341,7 +344,7 @@ describe('webhook-payments', () => {
       const [inbox] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from private.webhook_inbox where payload -> 'data' -> 'customer' ->> 'email' = ${`${b.id}@customers.escrow.ng`}`;
       expect(inbox?.n).toBe(0); // rolled back with the effect, so a redelivery is not taken for a duplicate
-      expect((await get('virtual-account-get', { token: b.accessToken })).body.data.status).toBe('pending');
+      expect((await get(virtualAccountGet, { token: b.accessToken })).body.data.status).toBe('pending');
 
       const again = await sendSigned(clash);
       expect(again.status).toBe(200);

@@ -1,32 +1,37 @@
-// deno-lint-ignore-file no-explicit-any -- answers of the real server are read as untyped JSON here
 // Disputes through the real endpoints (dispute-raise/propose/respond/withdraw/get) and what the
 // tests read back: the escrow's stored fees, the ledger transfers that moved its hold, and the
 // "fee on X" of docs/disputes.md#money (half-up). Shared by disputes*.test.ts and disputes.clock.test.ts.
 import { expect } from 'vitest';
-import { get, post } from './api.ts';
+import { type BodyOf, get, post } from './api.ts';
 import { testDb } from './db.ts';
 import { type Category, type Deal, escrowOp, escrowStatus, fundWallet, newDeal, payerCanFund } from './escrows.ts';
 import type { TestUser } from './users.ts';
+import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
+import disputePropose from '../../supabase/functions/dispute-propose/handler.ts';
+import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import disputeRespond from '../../supabase/functions/dispute-respond/handler.ts';
+import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
 
 export type Side = 'payer' | 'payee';
 
-export const raise = (deal: Deal, by: Side, extra: Record<string, unknown> = {}) =>
-  post('dispute-raise', {
+export const raise = (deal: Deal, by: Side, extra: Partial<BodyOf<typeof disputeRaise>> = {}) =>
+  post(disputeRaise, {
     escrow_id: deal.escrowId,
     reason_code: 'item_not_as_described',
     reason: 'The phone has a cracked screen',
     ...extra,
   }, { token: deal[by].accessToken });
-export const propose = (deal: Deal, by: Side, body: Record<string, unknown>) =>
-  post('dispute-propose', { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
+export const propose = (deal: Deal, by: Side, body: Omit<BodyOf<typeof disputePropose>, 'escrow_id'>) =>
+  post(disputePropose, { escrow_id: deal.escrowId, ...body }, { token: deal[by].accessToken });
 export const respond = (deal: Deal, by: Side, proposalId: string, accept: boolean) =>
-  post('dispute-respond', { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
+  post(disputeRespond, { escrow_id: deal.escrowId, proposal_id: proposalId, accept }, {
     token: deal[by].accessToken,
   });
 export const withdraw = (deal: Deal, by: Side) =>
-  post('dispute-withdraw', { escrow_id: deal.escrowId }, { token: deal[by].accessToken });
+  post(disputeWithdraw, { escrow_id: deal.escrowId }, { token: deal[by].accessToken });
 export const disputeOf = (deal: Deal, by: Side = 'payer') =>
-  get('dispute-get', { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
+  get(disputeGet, { token: deal[by].accessToken, query: { escrow_id: deal.escrowId } });
 
 /** half-up of total * part / whole, in kobo (the "fee on X" of docs/disputes.md#money); exact in BigInt. */
 export const halfUp = (total: number, part: number, whole: number) =>
@@ -38,9 +43,20 @@ export const shareOf = (fee: number, amount: number, before: number, after: numb
 
 /** The escrow's stored money, in kobo. */
 export async function stored(escrowId: string) {
-  const [e] = await testDb()<any[]>`
+  const [row] = await testDb()<
+    {
+      amount: string;
+      payer_fee: string;
+      vat: string;
+      seller_fee: string;
+      released_amount: string;
+      total_charge: string;
+      status: string;
+    }[]
+  >`
     select amount, payer_fee, vat, seller_fee, released_amount, total_charge, status
       from public.escrows where id = ${escrowId}`;
+  const e = row!;
   return {
     amount: Number(e.amount),
     payerFee: Number(e.payer_fee),
@@ -52,10 +68,34 @@ export async function stored(escrowId: string) {
   };
 }
 
+/** A row of public.disputes as postgres.js reads it (bigint as text, timestamps as Date). */
+export interface DisputeRow {
+  id: string;
+  escrow_id: string;
+  raised_by: string;
+  reason_code: string;
+  reason: string;
+  status: string;
+  previous_status: string;
+  inspection_left: string | null;
+  negotiation_deadline: Date;
+  auto_release_at: Date | null;
+  reminded_at: Date | null;
+  escalated_at: Date | null;
+  withdrawn_at: Date | null;
+  outcome: string | null;
+  payee_amount: string | null;
+  resolved_by: string | null;
+  resolution: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** The dispute's row (as the database owner), by id. */
-export async function disputeRow(id: string) {
-  const [d] = await testDb()<any[]>`select * from public.disputes where id = ${id}`;
-  return d;
+export async function disputeRow(id: string): Promise<DisputeRow> {
+  const [d] = await testDb()<DisputeRow[]>`select * from public.disputes where id = ${id}`;
+  return d!;
 }
 
 /**
@@ -97,12 +137,12 @@ export async function fundedAny(
 
 /** The notifications of the user about this dispute (event types, oldest first), from their message-feed. */
 export async function disputeFeed(deal: Deal, user: TestUser, disputeId: string): Promise<string[]> {
-  const r = await get('message-feed', {
+  const r = await get(messageFeed, {
     token: user.accessToken,
     query: { conversation_id: deal.conversationId, limit: 200 },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  const items = r.body.data as any[];
+  const items = r.body.data;
   for (const item of items.filter((i) => i.source === 'notification' && String(i.event_type).startsWith('dispute_'))) {
     expect(item, `${item.event_type} in the feed`).toMatchObject({ entity_type: 'dispute', escrow_id: deal.escrowId });
     expect(item.content.length).toBeGreaterThan(0);

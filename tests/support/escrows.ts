@@ -1,12 +1,17 @@
 // Escrow scenarios built through the real endpoints (and the Paystack fake where money arrives).
 import { expect } from 'vitest';
+import type { EscrowCategory } from '../../shared/escrow/enums.ts';
 import { KYC_TIERS } from './seeds.ts';
 import { get, post } from './api.ts';
 import { raiseTier } from './kyc.ts';
 import { paystack } from './paystack.ts';
 import { signUp, type TestUser } from './users.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
-export type Category = 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+/** An escrow category: the closed list of shared/escrow/enums.ts. */
+export type Category = EscrowCategory;
 
 export interface Deal {
   initiator: TestUser;
@@ -28,7 +33,7 @@ export interface Deal {
 
 /** Credits a user's wallet through the real path: a top-up completed by charge.success. */
 export async function fundWallet(user: TestUser, naira: number): Promise<void> {
-  const r = await post('wallet-topup', { amount: naira }, { token: user.accessToken });
+  const r = await post(walletTopup, { amount: naira }, { token: user.accessToken });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const d = await paystack.chargeSuccess(r.body.data.reference);
   expect(d.responses[0]?.status).toBe(200);
@@ -77,7 +82,7 @@ export async function newDeal(opts: DealOptions = {}): Promise<Deal> {
     signUp({ first_name: 'Cou', tier: payerTier('counterparty') }),
   ]);
   const res = await post(
-    'escrow-create',
+    escrowCreate,
     {
       category: opts.category ?? 'goods_products',
       payer_role: payerRole,
@@ -104,7 +109,7 @@ export const escrowOp = (op: string, user: TestUser, escrowId: string, extra: Re
   post(op, { escrow_id: escrowId, ...extra }, { token: user.accessToken });
 
 export async function escrowStatus(deal: Deal): Promise<string> {
-  const r = await get('escrow-get', { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
+  const r = await get(escrowGet, { token: deal.initiator.accessToken, query: { escrow_id: deal.escrowId } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data.status;
 }

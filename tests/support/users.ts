@@ -5,6 +5,9 @@ import { lastOtp } from './db.ts';
 import { raiseTier } from './kyc.ts';
 
 import { randomInt } from 'node:crypto';
+import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
+import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import authVerify from '../../supabase/functions/auth-verify/handler.ts';
 
 /** A fresh random phone number (0 + 10 digits) and its E.164 form. */
 export function newPhone(): { local: string; e164: string } {
@@ -21,10 +24,10 @@ export interface TestUser {
 }
 
 export async function verifyPhone(phone: string): Promise<void> {
-  const sent = await post('auth-send-otp', { phone, context: 'signup' });
+  const sent = await post(authSendOtp, { phone, context: 'signup' });
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   const code = await lastOtp(phone.startsWith('+') ? phone : `+234${phone.slice(1)}`);
-  const verified = await post('auth-verify', { phone, context: 'signup', otp_code: code });
+  const verified = await post(authVerify, { phone, context: 'signup', otp_code: code });
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
 }
 
@@ -39,7 +42,7 @@ export async function signUp(
   const { e164 } = newPhone();
   const password = opts.password ?? 'a sound passphrase';
   await verifyPhone(e164);
-  const res = await post('auth-signup', {
+  const res = await post(authSignup, {
     phone: e164,
     first_name: opts.first_name ?? 'Ada',
     last_name: opts.last_name ?? 'Obi',

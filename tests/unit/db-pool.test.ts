@@ -1,32 +1,10 @@
 // DB_POOL_MAX: how many connections one function instance may hold. A deployment runs many
 // instances, each with its own pool, through Supabase's transaction pooler: 2 unless set. The
 // local stack serves every function from one process: 10 unless set.
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DB_POOL_DEFAULT, parseConfig } from '../../shared/core/config.ts';
 import { TEST_SECRETS } from '../../shared/core/published-secrets.ts';
-
-const strong = () => randomBytes(32).toString('base64url');
-
-const deployment = (): Record<string, string | undefined> => ({
-  DATABASE_URL: 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres',
-  AUTH_JWT_SECRET: strong(),
-  PAYMENTS_WEBHOOK_SECRET: strong(),
-  KYC_WEBHOOK_SECRET: strong(),
-  IDENTITY_WEBHOOK_SECRET: strong(),
-  IDENTITY_HASH_KEY: strong(),
-  JOBS_SECRET: strong(),
-  PAYMENTS_PROVIDER: 'paystack',
-  PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
-  SMS_PROVIDER: 'termii',
-  TERMII_API_KEY: `TL${randomBytes(24).toString('hex')}`,
-  KYC_PROVIDER: 'sumsub',
-  SUMSUB_APP_TOKEN: `prd:${randomBytes(24).toString('hex')}`,
-  SUMSUB_SECRET_KEY: randomBytes(24).toString('hex'),
-  IDENTITY_PROVIDER: 'http',
-  IDENTITY_BASE_URL: 'https://identity.example.com/v1',
-  IDENTITY_API_KEY: randomBytes(24).toString('hex'),
-});
+import { deployment } from '../support/deployment.ts';
 
 const localStack = (): Record<string, string | undefined> => ({
   ...TEST_SECRETS,

@@ -11,30 +11,7 @@ import {
   LOCAL_SECRETS,
   TEST_SECRETS,
 } from '../../shared/core/published-secrets.ts';
-
-const strong = () => randomBytes(32).toString('base64url');
-const PROD_DB = 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres';
-
-/** A deployment's environment that passes every rule. */
-const deployment = (): Record<string, string | undefined> => ({
-  DATABASE_URL: PROD_DB,
-  AUTH_JWT_SECRET: strong(),
-  PAYMENTS_WEBHOOK_SECRET: strong(),
-  KYC_WEBHOOK_SECRET: strong(),
-  IDENTITY_WEBHOOK_SECRET: strong(),
-  IDENTITY_HASH_KEY: strong(),
-  JOBS_SECRET: strong(),
-  PAYMENTS_PROVIDER: 'paystack',
-  PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
-  SMS_PROVIDER: 'termii',
-  TERMII_API_KEY: `TL${randomBytes(24).toString('hex')}`,
-  KYC_PROVIDER: 'sumsub',
-  SUMSUB_APP_TOKEN: `prd:${randomBytes(24).toString('hex')}`,
-  SUMSUB_SECRET_KEY: randomBytes(24).toString('hex'),
-  IDENTITY_PROVIDER: 'http',
-  IDENTITY_BASE_URL: 'https://identity.example.com/v1',
-  IDENTITY_API_KEY: randomBytes(24).toString('hex'),
-});
+import { deployment, PROD_DB } from '../support/deployment.ts';
 
 /** The provider choices: their values are words the problems may name, not secrets. */
 const PROVIDER_NAMES = new Set(['PAYMENTS_PROVIDER', 'SMS_PROVIDER', 'KYC_PROVIDER', 'IDENTITY_PROVIDER']);

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { endpoint, type EndpointMeta, Reply } from '../../shared/core/endpoint.ts';
 import { get, post } from '../support/api.ts';
 import { checkAgainstDocument, checkResponseData, endpointMeta, ResponseShapeError } from '../support/responses.ts';
+import escrowCancel from '../../supabase/functions/escrow-cancel/handler.ts';
+import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 const FUNCTIONS = readdirSync(new URL('../../supabase/functions/', import.meta.url), { withFileTypes: true })
   .filter((e) => e.isDirectory())
@@ -191,14 +193,14 @@ describe('checkResponseData (run by call(), the webhook deliveries and the e2e i
     const answer = (data: unknown) => async () =>
       new Response(JSON.stringify({ success: true, status: 200, data }), { status: 200 });
     vi.stubGlobal('fetch', vi.fn(answer({ ...wallet, virtual_account: { status: 'frozen' } })));
-    await expect(get('wallet-get', { token: 't' })).rejects.toThrow(ResponseShapeError);
-    await expect(get('wallet-get', { token: 't' })).rejects.toThrow(/wallet-get[\s\S]*data\.virtual_account\.status/);
+    await expect(get(walletGet, { token: 't' })).rejects.toThrow(ResponseShapeError);
+    await expect(get(walletGet, { token: 't' })).rejects.toThrow(/wallet-get[\s\S]*data\.virtual_account\.status/);
     vi.stubGlobal('fetch', vi.fn(answer(wallet)));
-    expect((await get('wallet-get', { token: 't' })).body.data).toEqual(wallet);
+    expect((await get(walletGet, { token: 't' })).body.data).toEqual(wallet);
     // error envelopes are not success answers: left to the test that asked
     const refused = { success: false, status: 409, error: 'No' };
     vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(refused), { status: 409 })));
-    expect((await post('escrow-cancel', { escrow_id: escrow.id }, { token: 't' })).body).toEqual(refused);
+    expect((await post(escrowCancel, { escrow_id: escrow.id }, { token: 't' })).body).toEqual(refused);
   });
 });
 
