@@ -94,6 +94,7 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
 ];
 
 const stale: string[] = [];
+let written = 0;
 for (const t of targets) {
   const wanted = await t.make();
   const current = await read(t.file);
@@ -104,6 +105,7 @@ for (const t of targets) {
     console.log(`  ✘ ${t.file}: not what \`npm run gen\` makes`);
   } else {
     await Deno.writeTextFile(`${root}${t.file}`, wanted);
+    written++;
     console.log(`  ✎ ${t.file} written`);
   }
 }
@@ -114,4 +116,8 @@ if (stale.length > 0) {
   );
   Deno.exit(1);
 }
-console.log(`${targets.length} generated files ${check ? 'current' : 'up to date'} (${took})`);
+console.log(
+  check
+    ? `${targets.length} generated files current (${took})`
+    : `${written} written, ${targets.length - written} already up to date (${took})`,
+);
