@@ -18,16 +18,13 @@ import {
   withdraw,
 } from '../support/disputes.ts';
 import { balances, holdTransfers, systemShares } from '../support/ledger.ts';
-import { type Deal, escrowOp, escrowStatus, fundedDeal } from '../support/escrows.ts';
-import { signUp, type TestUser } from '../support/users.ts';
+import { type Deal, escrowOp, escrowStatus, fundedDeal, milestoneOp as opM } from '../support/escrows.ts';
+import { signUp } from '../support/users.ts';
 import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
 import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
 import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
 import messageFeed from '../../supabase/functions/message-feed/handler.ts';
-import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
-import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
-import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
 import notificationList from '../../supabase/functions/notification-list/handler.ts';
 
 describe('dispute-raise', () => {
@@ -206,14 +203,6 @@ describe('dispute-withdraw', () => {
 });
 
 // ---- while disputed ----------------------------------------------------------------------------
-
-const MILESTONE_OPS = {
-  'milestone-approve': milestoneApprove,
-  'milestone-complete': milestoneComplete,
-  'milestone-release': milestoneRelease,
-};
-const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
-  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
 /** A milestone proposed by the freelancer (payee), approved by the client: accepted; completed when asked. */
 async function milestone(deal: Deal, naira: number, complete: boolean) {

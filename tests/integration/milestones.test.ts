@@ -15,6 +15,7 @@ import {
   escrowStatus,
   fundedDeal,
   fundWallet,
+  milestoneOp as opM,
   newDeal,
   payerCanFund,
 } from '../support/escrows.ts';
@@ -24,7 +25,6 @@ import authSignup from '../../supabase/functions/auth-signup/handler.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
-import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
 import milestoneList from '../../supabase/functions/milestone-list/handler.ts';
 import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
@@ -61,13 +61,6 @@ const updateM = (user: TestUser, body: BodyOf<typeof milestoneUpdate>) =>
   patch(milestoneUpdate, body, { token: user.accessToken });
 const listM = (user: TestUser, escrowId: string) =>
   get(milestoneList, { token: user.accessToken, query: { escrow_id: escrowId } });
-const MILESTONE_OPS = {
-  'milestone-approve': milestoneApprove,
-  'milestone-complete': milestoneComplete,
-  'milestone-release': milestoneRelease,
-};
-const opM = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
-  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
 /** A milestone as the endpoints answer it. */
 type Milestone = DataOf<typeof milestoneCreate>;

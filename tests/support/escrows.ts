@@ -9,6 +9,9 @@ import { signUp, type TestUser } from './users.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import milestoneApprove from '../../supabase/functions/milestone-approve/handler.ts';
+import milestoneComplete from '../../supabase/functions/milestone-complete/handler.ts';
+import milestoneRelease from '../../supabase/functions/milestone-release/handler.ts';
 
 /** An escrow category: the closed list of shared/escrow/enums.ts. */
 export type Category = EscrowCategory;
@@ -104,6 +107,16 @@ export async function newDeal(opts: DealOptions = {}): Promise<Deal> {
     feeBreakdown: res.body.data.fee_breakdown,
   };
 }
+
+const MILESTONE_OPS = {
+  'milestone-approve': milestoneApprove,
+  'milestone-complete': milestoneComplete,
+  'milestone-release': milestoneRelease,
+};
+
+/** One of the transitions that take only a milestone_id, by the user. */
+export const milestoneOp = (op: keyof typeof MILESTONE_OPS, user: TestUser, id: string) =>
+  post(MILESTONE_OPS[op], { milestone_id: id }, { token: user.accessToken });
 
 export const escrowOp = (op: string, user: TestUser, escrowId: string, extra: Record<string, unknown> = {}) =>
   post(op, { escrow_id: escrowId, ...extra }, { token: user.accessToken });
