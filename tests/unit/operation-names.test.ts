@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { importSpecifiers } from '../../scripts/lib/imports.ts';
+import { serviceNameOf } from '../../scripts/lib/spec/operation-map.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const functions = readdirSync(`${root}supabase/functions`)
@@ -43,7 +44,6 @@ const AREAS: readonly [prefix: string, area: string][] = [
 const NO_SERVICE = new Set(['openapi']);
 
 const areaOf = (op: string) => AREAS.find(([prefix]) => op.startsWith(prefix))?.[1];
-const camel = (op: string) => op.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** What is wrong with a handler's names, given its operation and source text (empty: nothing). */
 function problems(op: string, handler: string): string[] {
@@ -56,7 +56,7 @@ function problems(op: string, handler: string): string[] {
     path: posix.normalize(posix.join(dir, m[2] as string)),
   }));
   const out: string[] = [];
-  const service = camel(op);
+  const service = serviceNameOf(op);
   const from = imports.find((i) => i.names.includes(service))?.path;
   if (!from) out.push(`${op}: import its service function ${service} (the operation's name in camelCase)`);
   else if (!from.startsWith(`shared/${area}/`)) out.push(`${op}: ${service} comes from ${from}, not shared/${area}/`);

@@ -19,7 +19,8 @@ export interface OperationRow {
   tests: string[];
 }
 
-const camel = (op: string) => op.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+/** An operation's service function: its name in camelCase (`escrow-release` -> `escrowRelease`). */
+export const serviceNameOf = (op: string) => op.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 function parse(root: string, file: string): ts.SourceFile {
   return ts.createSourceFile(file, readFileSync(`${root}${file}`, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -106,7 +107,7 @@ export function operationRows(root: string, names: readonly string[]): Operation
   return names.map((name) => {
     const dir = `supabase/functions/${name}`;
     const handler = parse(root, `${dir}/handler.ts`);
-    const serviceName = camel(name);
+    const serviceName = serviceNameOf(name);
     const file = importedFrom(handler, dir, serviceName);
     let sql: string[] = [];
     if (file) {
