@@ -3,6 +3,7 @@
 // secrets and sandbox providers; as a staging deployment (ALLOW_SANDBOX_PROVIDERS=true) with real
 // secrets it serves, refuses a caller's `now` on jobs-run, sends OTP SMS through Termii (a local
 // fake) only after answering, and spends no password hash on unverified sign-ups.
+import { strong, strongSecrets } from '../support/deployment.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -75,8 +76,6 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
-const strong = () => randomBytes(32).toString('base64url'); // 43 characters
-
 /**
  * Runs a deployment that must refuse to start: resolves with its exit code and output as soon as
  * it exits, or fails at once if it says ready (and is stopped either way, so its port is free).
@@ -131,12 +130,7 @@ describe('a deployment on local defaults', () => {
 
   it('refuses the sandbox payments, KYC and identity providers and the SMS outbox without ALLOW_SANDBOX_PROVIDERS, even with strong secrets', async () => {
     const env = {
-      AUTH_JWT_SECRET: strong(),
-      PAYMENTS_WEBHOOK_SECRET: strong(),
-      KYC_WEBHOOK_SECRET: strong(),
-      IDENTITY_WEBHOOK_SECRET: strong(),
-      IDENTITY_HASH_KEY: strong(),
-      JOBS_SECRET: strong(),
+      ...strongSecrets(),
       PAYMENTS_PROVIDER: 'sandbox',
       SMS_PROVIDER: 'outbox',
       KYC_PROVIDER: 'sandbox',
@@ -161,11 +155,7 @@ describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Term
     termii = await startFakeTermii();
     d = deploy(
       {
-        AUTH_JWT_SECRET: strong(),
-        PAYMENTS_WEBHOOK_SECRET: strong(),
-        KYC_WEBHOOK_SECRET: strong(),
-        IDENTITY_WEBHOOK_SECRET: strong(),
-        IDENTITY_HASH_KEY: strong(),
+        ...strongSecrets(),
         JOBS_SECRET: jobsSecret,
         ALLOW_SANDBOX_PROVIDERS: 'true',
         // staging runs the KYC and identity sandboxes (they answer locally)

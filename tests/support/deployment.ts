@@ -8,15 +8,20 @@ export const strong = () => randomBytes(32).toString('base64url');
 /** A deployment's database: Supabase's transaction pooler, not a loopback address. */
 export const PROD_DB = 'postgres://postgres.abcdefgh:pw-value-123@aws-0-eu-west-2.pooler.supabase.com:6543/postgres';
 
-/** A deployment's environment that passes every rule. */
-export const deployment = (): Record<string, string | undefined> => ({
-  DATABASE_URL: PROD_DB,
+/** Every secret a deployment needs, each fresh and strong. */
+export const strongSecrets = () => ({
   AUTH_JWT_SECRET: strong(),
   PAYMENTS_WEBHOOK_SECRET: strong(),
   KYC_WEBHOOK_SECRET: strong(),
   IDENTITY_WEBHOOK_SECRET: strong(),
   IDENTITY_HASH_KEY: strong(),
   JOBS_SECRET: strong(),
+});
+
+/** A deployment's environment that passes every rule. */
+export const deployment = (): Record<string, string | undefined> => ({
+  DATABASE_URL: PROD_DB,
+  ...strongSecrets(),
   PAYMENTS_PROVIDER: 'paystack',
   PAYSTACK_SECRET_KEY: `sk_live_${randomBytes(20).toString('hex')}`,
   SMS_PROVIDER: 'termii',
