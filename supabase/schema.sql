@@ -295,14 +295,14 @@ create table private.kyc_tiers (
   balance_limit bigint,
   checks text[] not null
 );
-alter table private.kyc_tiers add constraint kyc_tiers_balance_limit_check CHECK (balance_limit > 0);
-alter table private.kyc_tiers add constraint kyc_tiers_daily_limit_check CHECK (daily_limit > 0);
+alter table private.kyc_tiers add constraint kyc_tiers_balance_limit_check CHECK (balance_limit >= 0);
+alter table private.kyc_tiers add constraint kyc_tiers_daily_limit_check CHECK (daily_limit >= 0);
 alter table private.kyc_tiers add constraint kyc_tiers_pkey PRIMARY KEY (tier);
-alter table private.kyc_tiers add constraint kyc_tiers_single_limit_check CHECK (single_limit > 0);
+alter table private.kyc_tiers add constraint kyc_tiers_single_limit_check CHECK (single_limit >= 0);
 alter table private.kyc_tiers add constraint kyc_tiers_tier_check CHECK (tier >= 0 AND tier <= 4);
 alter table private.kyc_tiers enable row level security;
 create policy "Service role manages KYC tiers" on private.kyc_tiers as permissive for all to service_role using (true) with check (true);
-comment on table private.kyc_tiers is 'KYC tiers 0-4: the checks each adds and its limits in kobo (single, daily since 00:00 Africa/Lagos, wallet balance; null = none). Operators may change the limits; shared/kyc.ts holds the defaults.';
+comment on table private.kyc_tiers is 'KYC tiers 0-4: the checks each adds and its limits in kobo (single, daily since 00:00 Africa/Lagos, wallet balance; null = none). A tier whose single limit is 0 moves no money (the identity floor; tier 0 by default). Operators may change the limits.';
 grant select, insert, update, delete on table private.kyc_tiers to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1455,6 +1455,7 @@ AS $function$
 declare
   v_id uuid;
 begin
+  perform private.kyc_floor_check(p_user, 'card', 'kyc_tier');
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cards:' || p_user, 0));
   select c.id into v_id from public.saved_cards c where c.user_id = p_user and c.signature = p_signature;
   if found then
@@ -1474,7 +1475,7 @@ begin
   return query select v_id, true;
 end
 $function$;
-comment on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) is 'Saves a card (deduplicated by signature per user, the first becomes the default) with its provider authorization.';
+comment on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) is 'Saves a card (deduplicated by signature per user, the first becomes the default) with its provider authorization; refused below the identity floor (kyc_tier_required).';
 revoke all on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) from public;
 grant execute on function private.card_add(p_user uuid, p_authorization_code text, p_last4 text, p_brand text, p_exp_month text, p_exp_year text, p_bank text, p_signature text) to service_role;
 
@@ -2996,8 +2997,16 @@ declare
   pa public.payout_accounts;
   v_tx uuid;
 begin
+  if p_amount <= 0 then
+    return null;
+  end if;
+  -- below the identity floor the money stays in the wallet, and the payee is told what lets it out
+  if private.kyc_floor_tier(v_payee) is not null then
+    perform private.kyc_balance_notice(v_payee);
+    return null;
+  end if;
   select * into pa from public.payout_accounts where user_id = v_payee and is_default;
-  if not found or p_amount <= 0 then
+  if not found then
     return null;
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
@@ -3014,7 +3023,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account; returns the pending transaction.';
+comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account and their tier moves money (else the money stays in the wallet and, below the identity floor, they are told to verify); returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
@@ -3236,15 +3245,20 @@ CREATE OR REPLACE FUNCTION private.kyc_balance_notice(p_user uuid)
 AS $function$
 declare
   l private.kyc_tiers%rowtype;
+  v_required smallint := private.kyc_floor_tier(p_user);
   v_balance bigint;
   v_phone text;
 begin
   select t.* into l from private.kyc_tiers t join private.users u on u.kyc_tier = t.tier where u.id = p_user;
-  if not found or l.balance_limit is null then
+  if not found then
     return;
   end if;
-  select balance into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
-  if coalesce(v_balance, 0) <= l.balance_limit then
+  select coalesce(balance, 0) into v_balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = p_user;
+  v_balance := coalesce(v_balance, 0);
+  if v_required is null and (l.balance_limit is null or v_balance <= l.balance_limit) then
+    return;
+  end if;
+  if v_balance <= 0 then
     return;
   end if;
   -- once a day (Lagos) is enough
@@ -3253,16 +3267,24 @@ begin
                 and created_at >= private.lagos_day_start(now())) then
     return;
   end if;
+  select phone into v_phone from private.users where id = p_user;
+  if v_required is not null then
+    perform private.notify_account(p_user, 'verification_needed',
+      pg_catalog.jsonb_build_object('kind', 'verify_to_move_money', 'tier', v_required, 'balance', v_balance),
+      'Verify identity');
+    perform private.queue_sms(v_phone,
+      pg_catalog.jsonb_build_object('kind', 'verify_to_move_money', 'tier', v_required, 'balance', v_balance));
+    return;
+  end if;
   perform private.notify_account(p_user, 'verification_needed',
     pg_catalog.jsonb_build_object('kind', 'verification_needed', 'tier', l.tier, 'balance', v_balance,
                                   'limit', l.balance_limit),
     'Verify identity');
-  select phone into v_phone from private.users where id = p_user;
   perform private.queue_sms(v_phone,
     pg_catalog.jsonb_build_object('kind', 'verification_needed', 'tier', l.tier, 'limit', l.balance_limit));
 end
 $function$;
-comment on function private.kyc_balance_notice(p_user uuid) is 'After money arrived that is never refused: when the wallet is above the tier''s balance limit, tells the user (notification verification_needed and an SMS, at most once a day) to verify.';
+comment on function private.kyc_balance_notice(p_user uuid) is 'After money arrived that is never refused: tells the user to verify (notification verification_needed and an SMS, at most once a Lagos day) when their tier moves no money (naming the tier that does) or the wallet is above the tier''s balance limit.';
 revoke all on function private.kyc_balance_notice(p_user uuid) from public;
 grant execute on function private.kyc_balance_notice(p_user uuid) to service_role;
 
@@ -3289,6 +3311,56 @@ revoke all on function private.kyc_check_may_start(p_user uuid, p_check text) fr
 grant execute on function private.kyc_check_may_start(p_user uuid, p_check text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.kyc_floor_check(p_user uuid, p_action text, p_field text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_floor_check(p_user uuid, p_action text, p_field text)
+ RETURNS void
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_required smallint := private.kyc_floor_tier(p_user);
+begin
+  if p_action not in ('topup', 'withdrawal', 'escrow_charge', 'escrow_transfer', 'escrow_wallet',
+                      'virtual_account', 'card') then
+    raise exception 'unknown action %', p_action;
+  end if;
+  if v_required is null then
+    return;
+  end if;
+  -- the refusal's facts, for the message the API writes (shared/kyc/tiers.ts tierRequiredRefusal)
+  raise exception 'kyc tier required' using errcode = 'ES403', detail = pg_catalog.jsonb_build_object(
+    'code', 'kyc_tier_required', 'action', p_action, 'field', p_field,
+    'tier', (select kyc_tier from private.users where id = p_user), 'required_tier', v_required)::text;
+end
+$function$;
+comment on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) is 'Refuses (ES403, facts {code: kyc_tier_required, action, field, tier, required_tier} in DETAIL) an action that moves money, or prepares to, while the user''s tier moves none.';
+revoke all on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) from public;
+grant execute on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_floor_tier(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_floor_tier(p_user uuid)
+ RETURNS smallint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select case when l.single_limit > 0 then null
+              else coalesce((select min(t.tier) from private.kyc_tiers t where t.tier > l.tier and t.single_limit > 0),
+                            4::smallint)
+         end
+    from private.users u
+    join private.kyc_tiers l on l.tier = u.kyc_tier
+   where u.id = p_user;
+$function$;
+comment on function private.kyc_floor_tier(p_user uuid) is 'Null when the user''s tier lets money move (its single limit is above 0); else the lowest tier that does.';
+revoke all on function private.kyc_floor_tier(p_user uuid) from public;
+grant execute on function private.kyc_floor_tier(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text)
@@ -3308,6 +3380,7 @@ begin
   if p_movement not in ('topup', 'withdrawal', 'escrow_charge', 'escrow_transfer', 'escrow_wallet') then
     raise exception 'unknown movement %', p_movement;
   end if;
+  perform private.kyc_floor_check(p_user, p_movement, p_field);
   -- requests of one user one at a time, until commit: the movement this request creates is
   -- counted by the next one (every caller creates it in the same transaction)
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc-limit:' || p_user::text, 0));
@@ -3338,14 +3411,14 @@ begin
      and t.single_limit >= p_amount
      and (not v_daily or t.daily_limit >= v_used + p_amount)
      and (p_movement <> 'topup' or t.balance_limit is null or t.balance_limit >= v_balance + p_amount);
-  -- the refusal's facts, for the message the API writes (shared/kyc.ts limitRefusal)
+  -- the refusal's facts, for the message the API writes (shared/kyc/tiers.ts limitRefusal)
   raise exception 'over the KYC tier limit' using errcode = 'ES403', detail = pg_catalog.jsonb_build_object(
     'kyc_limit', v_limit, 'field', p_field, 'movement', p_movement, 'tier', l.tier, 'amount', p_amount,
     'limit', case v_limit when 'single' then l.single_limit when 'daily' then l.daily_limit else l.balance_limit end,
     'used_today', v_used, 'balance', v_balance, 'allowed_tier', v_allowed)::text;
 end
 $function$;
-comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses (ES403, the facts as JSON in DETAIL) a movement over the user''s tier limits: single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
+comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses (ES403, the facts as JSON in DETAIL) a movement below the identity floor (kyc_floor_check) or over the user''s tier limits: single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
 revoke all on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) from public;
 grant execute on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) to service_role;
 
@@ -4834,6 +4907,28 @@ $function$;
 comment on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'Completes a pending top-up crediting exactly its amount; any other received amount credits nothing and is held for review.';
 revoke all on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.virtual_account_claim(p_user uuid, p_provider text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.virtual_account_claim(p_user uuid, p_provider text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  perform private.kyc_floor_check(p_user, 'virtual_account', 'kyc_tier');
+  insert into public.virtual_accounts (user_id, status, provider)
+  values (p_user, 'pending', p_provider)
+  on conflict (user_id) do update set status = 'pending', failure_reason = null, provider = excluded.provider,
+                                      updated_at = now()
+    where public.virtual_accounts.status = 'inactive';
+  return found;
+end
+$function$;
+comment on function private.virtual_account_claim(p_user uuid, p_provider text) is 'virtual-account-create: a pending request for a dedicated account (true), or false when one is already pending or active; refused below the identity floor (kyc_tier_required).';
+revoke all on function private.virtual_account_claim(p_user uuid, p_provider text) from public;
+grant execute on function private.virtual_account_claim(p_user uuid, p_provider text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.virtual_account_deposit(p_user uuid, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb)

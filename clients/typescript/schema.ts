@@ -2324,6 +2324,20 @@ export interface operations {
           };
         };
       };
+      /** @description The account's tier moves no money (phone only): the message names the tier to verify to */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
@@ -5117,7 +5131,7 @@ export interface operations {
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing); or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing); or: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9377,6 +9391,20 @@ export interface operations {
           };
         };
       };
+      /** @description The account's tier moves no money (phone only): the message names the tier to verify to */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
       409: {
         headers: {
@@ -9726,7 +9754,7 @@ export interface operations {
           };
         };
       };
-      /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9912,7 +9940,7 @@ export interface operations {
           };
         };
       };
-      /** @description Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */

@@ -26,29 +26,85 @@ const MOVEMENT_WORDS: Record<LimitFacts['movement'], string> = {
   escrow_wallet: "escrow's total charge",
 };
 
-/** The facts of a KYC limit refusal, when a database error is one (else null). */
-export function limitFacts(err: unknown): LimitFacts | null {
+/**
+ * What private.kyc_floor_check puts in DETAIL when it refuses: the user's tier moves no money
+ * (the identity floor, docs/compliance.md), and `required_tier` is the lowest tier that does.
+ */
+export interface TierRequiredFacts {
+  code: 'kyc_tier_required';
+  action: LimitFacts['movement'] | 'virtual_account' | 'card';
+  field: string;
+  tier: number;
+  required_tier: number;
+}
+
+/** The JSON facts a database refusal of status 403 carries in DETAIL, else null. */
+function forbiddenFacts(err: unknown): Record<string, unknown> | null {
   const e = err as { code?: string; detail?: string } | null;
   if (e?.code !== 'ES403' || typeof e.detail !== 'string' || !e.detail.startsWith('{')) return null;
   try {
-    const facts = JSON.parse(e.detail) as Partial<LimitFacts>;
-    return typeof facts.kyc_limit === 'string' ? (facts as LimitFacts) : null;
+    const facts: unknown = JSON.parse(e.detail);
+    return facts && typeof facts === 'object' ? facts as Record<string, unknown> : null;
   } catch {
     return null;
   }
+}
+
+/** The facts of a KYC limit refusal, when a database error is one (else null). */
+export function limitFacts(err: unknown): LimitFacts | null {
+  const facts = forbiddenFacts(err);
+  return typeof facts?.kyc_limit === 'string' ? (facts as unknown as LimitFacts) : null;
+}
+
+/** The facts of a refusal below the identity floor, when a database error is one (else null). */
+export function tierRequiredFacts(err: unknown): TierRequiredFacts | null {
+  const facts = forbiddenFacts(err);
+  return facts?.code === 'kyc_tier_required' ? (facts as unknown as TierRequiredFacts) : null;
 }
 
 /** A request's refusal over a KYC limit, as endpoints declare it (`refusals` of endpoint({...})). */
 export const OVER_KYC_LIMIT =
   'Over a KYC tier limit: the message names the limit, the amount and the tier that allows it';
 
+/** A request's refusal below the identity floor, as endpoints declare it. */
+export const KYC_TIER_REQUIRED =
+  "The account's tier moves no money (phone only): the message names the tier to verify to";
+
 /**
- * What a service that calls a limit-checked SQL function (private.kyc_limit_check) throws when
- * that function failed: the 403 of a refusal over a KYC limit, or the error as it was.
+ * What a service that calls a limit-checked SQL function (private.kyc_limit_check, or
+ * private.kyc_floor_check) throws when that function failed: the 403 of a refusal below the
+ * identity floor or over a KYC limit, or the error as it was.
  */
 export function overLimitOr(err: unknown): unknown {
+  const required = tierRequiredFacts(err);
+  if (required) return tierRequiredRefusal(required);
   const facts = limitFacts(err);
   return facts ? limitRefusal(facts) : err;
+}
+
+const ACTION_WORDS: Record<TierRequiredFacts['action'], string> = {
+  topup: 'top up a wallet',
+  withdrawal: 'withdraw',
+  escrow_charge: 'fund an escrow',
+  escrow_transfer: 'fund an escrow',
+  escrow_wallet: 'fund an escrow',
+  virtual_account: 'get a virtual account',
+  card: 'save a card',
+};
+
+/**
+ * The 403 of a request below the identity floor: which tier the account is at, what it cannot do
+ * and the tier that lets money move; the detail names the request's money field (or `kyc_tier`
+ * when the request has none).
+ */
+export function tierRequiredRefusal(f: TierRequiredFacts): HttpError {
+  const need = `tier ${f.required_tier} is required: verify your identity (kyc-status shows what tier ${f.required_tier} needs)`;
+  return new HttpError(
+    403,
+    `An account at tier ${f.tier} cannot ${ACTION_WORDS[f.action]}: money moves only once your identity is ` +
+      `checked; ${need}`,
+    [{ field: f.field, message: need }],
+  );
 }
 
 /**

@@ -70,6 +70,11 @@ export interface NotificationParams {
   verification_failed: { check_type: KycCheckType; can_retry: boolean };
   /** A bank transfer took the wallet above the tier's balance limit: credited, verify to hold more. */
   verification_needed: { tier: number; balance: Kobo; limit: Kobo };
+  /**
+   * Money arrived (a release, a settlement, a bank transfer) while the account's tier moves none:
+   * credited and held; tier: the tier that lets it out.
+   */
+  verify_to_move_money: { tier: number; balance: Kobo };
 }
 
 export interface SmsParams {
@@ -91,6 +96,8 @@ export interface SmsParams {
   kyc_tier_changed: { tier: number; raised: boolean };
   /** A bank transfer took the wallet above the tier's balance limit. */
   verification_needed: { tier: number; limit: Kobo };
+  /** Money arrived while the account's tier moves none; tier: the tier that lets it out. */
+  verify_to_move_money: { tier: number; balance: Kobo };
 }
 
 export interface TransactionParams {
@@ -128,6 +135,7 @@ const SMS_KIND_LIST = {
   dispute_settled: true,
   kyc_tier_changed: true,
   verification_needed: true,
+  verify_to_move_money: true,
 } as const satisfies { [K in SmsKind]: true };
 export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
 
@@ -496,6 +504,22 @@ export const NOTIFICATIONS = {
     to:
       "the user, when a bank transfer took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
     operations: ['webhook-payments'],
+    sql: ['private.kyc_balance_notice'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
+  },
+  verify_to_move_money: {
+    events: ['verification_needed'],
+    to:
+      'the user at a tier that moves no money, when a release, a settlement or a bank transfer was credited to the wallet and held: the tier that lets it out (also by SMS; once a day); no escrow',
+    operations: [
+      'escrow-release',
+      'milestone-release',
+      'dispute-respond',
+      'admin-dispute-resolve',
+      'jobs-run',
+      'webhook-payments',
+    ],
     sql: ['private.kyc_balance_notice'],
     entity_type: 'account',
     action_labels: ['Verify identity'],

@@ -169,6 +169,9 @@ const en: Language = {
     verification_needed: (p) =>
       `Your wallet holds ${naira(p.balance)}, above the ${naira(p.limit)} tier ${p.tier} allows. ` +
       'The money is yours; verify your identity to raise the limit.',
+    verify_to_move_money: (p) =>
+      `Your wallet holds ${naira(p.balance)}. Money leaves a wallet only once your identity is verified: ` +
+      `verify to tier ${p.tier} to withdraw it or pay with it.`,
   },
   sms: {
     escrow_invite: (p) =>
@@ -200,6 +203,9 @@ const en: Language = {
     verification_needed: (p) =>
       `Your Escrow wallet is above the ${naira(p.limit)} your verification level allows. ` +
       'Verify your identity in the app to raise it.',
+    verify_to_move_money: (p) =>
+      `Your Escrow wallet holds ${naira(p.balance)}. To withdraw it, verify your identity in the app ` +
+      `(tier ${p.tier}).`,
   },
   transaction: {
     escrow_funding: (p) => `Escrow funding: ${p.title}`,

@@ -7,6 +7,7 @@ import { HttpError, notFound } from '../core/http.ts';
 import { Reply } from '../core/endpoint.ts';
 import { type CardRemovedResponse, type CardResponse, cardResponse } from './schema.ts';
 import { columnsOf } from '../core/rows.ts';
+import { overLimitOr } from '../kyc/tiers.ts';
 
 /** A saved card as answered: exactly the response's columns (never the authorization code). */
 const CARD_COLUMNS = columnsOf(cardResponse);
@@ -27,7 +28,9 @@ export async function cardAdd(
     tx<{ card_id: string; created: boolean }[]>`
     select * from private.card_add(${user.id}, ${input.authorization_code}, ${input.last4}, ${input.brand},
                                    ${input.exp_month}, ${input.exp_year}, ${input.bank ?? null}, ${input.signature})`
-  );
+  ).catch((err) => {
+    throw overLimitOr(err);
+  });
   const card = await asUser(
     user.claims,
     (tx) => tx<CardResponse[]>`select ${tx(CARD_COLUMNS)} from public.saved_cards where id = ${row?.card_id ?? null}`,

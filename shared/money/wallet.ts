@@ -119,16 +119,13 @@ export async function virtualAccountGet({ claims }: AuthUser) {
 export async function virtualAccountCreate(user: AuthUser) {
   const provider = payments();
   const claimed = await asService(async (tx) => {
-    const rows = await tx<VirtualAccountResponse[]>`
-      insert into public.virtual_accounts (user_id, status, provider)
-      values (${user.id}, 'pending', ${provider.name})
-      on conflict (user_id) do update set status = 'pending', failure_reason = null, provider = excluded.provider, updated_at = now()
-        where public.virtual_accounts.status = 'inactive'
-      returning ${tx(VA_COLUMNS)}`;
-    if (rows[0]) return { row: rows[0], mine: true };
+    const [claim] = await tx<{ mine: boolean }[]>`
+      select private.virtual_account_claim(${user.id}, ${provider.name}) as mine`;
     const [current] = await tx<VirtualAccountResponse[]>`
       select ${tx(VA_COLUMNS)} from public.virtual_accounts where user_id = ${user.id}`;
-    return { row: current as VirtualAccountResponse, mine: false };
+    return { row: current as VirtualAccountResponse, mine: claim?.mine === true };
+  }).catch((err) => {
+    throw overLimitOr(err);
   });
   if (!claimed.mine) return virtualAccountView(claimed.row);
 

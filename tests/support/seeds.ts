@@ -17,7 +17,7 @@ export interface TierDefaults {
 }
 
 export const KYC_TIERS: readonly TierDefaults[] = [
-  { tier: 0, checks: [], single: 2000000, daily: 5000000, balance: 10000000 },
+  { tier: 0, checks: [], single: 0, daily: 0, balance: 0 },
   { tier: 1, checks: ['kyc_basic'], single: 5000000, daily: 30000000, balance: 30000000 },
   { tier: 2, checks: ['kyc_address'], single: 20000000, daily: 50000000, balance: 50000000 },
   { tier: 3, checks: ['nin', 'bvn'], single: 500000000, daily: 500000000, balance: null },

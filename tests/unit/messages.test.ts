@@ -67,6 +67,7 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   kyc_tier_lowered: { tier: 1 },
   verification_failed: { check_type: 'kyc_basic', can_retry: true },
   verification_needed: { tier: 0, balance: N, limit: N },
+  verify_to_move_money: { tier: 1, balance: N },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },
@@ -77,6 +78,7 @@ const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   dispute_settled: { outcome: 'split', amount: N },
   kyc_tier_changed: { tier: 3, raised: true },
   verification_needed: { tier: 0, limit: N },
+  verify_to_move_money: { tier: 1, balance: N },
 };
 const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   escrow_funding: { title: S },
