@@ -98,7 +98,8 @@ const ACTION_WORDS: Record<TierRequiredFacts['action'], string> = {
  * when the request has none).
  */
 export function tierRequiredRefusal(f: TierRequiredFacts): HttpError {
-  const need = `tier ${f.required_tier} is required: verify your identity (kyc-status shows what tier ${f.required_tier} needs)`;
+  const need =
+    `tier ${f.required_tier} is required: verify your identity (kyc-status shows what tier ${f.required_tier} needs)`;
   return new HttpError(
     403,
     `An account at tier ${f.tier} cannot ${ACTION_WORDS[f.action]}: money moves only once your identity is ` +
