@@ -324,11 +324,12 @@ async function moneyRuns() {
   });
   show(http, rate(direct));
 
-  // escrow-release: one payer and one payee per client, escrows funded, accepted and delivered
+  // escrow-release: one payer and one payee per client, escrows funded, accepted and delivered; the
+  // payees at tier 1, past the identity floor (below it a release is held and the payee told)
   console.log(`\nmoney: escrow-release, ${releases} releases each way (${clients} clients; setting up...)`);
   const pairs: { payer: BenchUser; payee: BenchUser }[] = [];
   for (let c = 0; c < clients; c++) {
-    pairs.push({ payer: await benchUser(stack.baseUrl, sql, 4), payee: await benchUser(stack.baseUrl, sql, 0) });
+    pairs.push({ payer: await benchUser(stack.baseUrl, sql, 4), payee: await benchUser(stack.baseUrl, sql, 1) });
   }
   const per = Math.ceil(releases / clients);
   const sqlIds: string[][] = [];
@@ -420,7 +421,7 @@ async function profileRuns() {
   Deno.env.set('ESCROW_LOCAL_STACK', '1');
   const reader = await seedReader(stack.baseUrl, sql);
   const payer = await benchUser(stack.baseUrl, sql, 4);
-  const payee = await benchUser(stack.baseUrl, sql, 0);
+  const payee = await benchUser(stack.baseUrl, sql, 1);
   const escrows = await releasableEscrows(sql, payer, payee, 40, 1);
   await creditWallet(sql, payer.id, 1);
   // BENCH_PROFILE_ROOT: another checkout's handlers (the figures before a change), same database

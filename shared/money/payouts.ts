@@ -27,13 +27,20 @@ export type PayoutSent =
   /** /transfer gave no usable answer: the payout stays pending and its webhook settles it. */
   | { status: 'unknown' };
 
-/** The user's payout account `id`, or their default one; 404 / 400 naming payout_account_id. */
+/**
+ * The account a withdrawal pays: the user's payout account `id`, or their default one; 404 / 400
+ * naming payout_account_id. Below the identity floor the 403 of kyc_tier_required comes first, so
+ * that a phone-only account learns what it needs before it adds an account it could not use yet.
+ */
 export async function payoutAccountOf(userId: string, id?: string): Promise<PayoutAccountForTransfer> {
-  const [account] = await asService((tx) =>
-    tx<PayoutAccountForTransfer[]>`
-    select ${tx(TRANSFER_ACCOUNT_COLUMNS)} from public.payout_accounts
-     where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`
-  );
+  const [account] = await asService(async (tx) => {
+    await tx`select private.kyc_floor_check(${userId}, 'withdrawal', 'amount')`;
+    return tx<PayoutAccountForTransfer[]>`
+      select ${tx(TRANSFER_ACCOUNT_COLUMNS)} from public.payout_accounts
+       where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`;
+  }).catch((err) => {
+    throw overLimitOr(err);
+  });
   if (account) return account;
   if (id) {
     throw new HttpError(404, 'Payout account not found', [
