@@ -99,7 +99,7 @@ beforeAll(async () => {
 
 describe('charge.success for a top-up with figures other than the pending ones', () => {
   it('an event claiming more than was asked, which Paystack confirms, credits nothing: pending, flagged, under review', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const ref = await pendingTopup(user, 100); // 10,000 kobo expected
     await paystack.chargeStatus(ref, 'success', 1_000_000); // Paystack itself reports NGN 10,000
     const d = await paystack.chargeSuccess(ref, { amount: 1_000_000 });
@@ -141,7 +141,7 @@ describe('charge.success for a top-up with figures other than the pending ones',
   });
 
   it('a charge in another currency credits nothing, and neither does one whose currency is missing and unconfirmed', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const usd = await pendingTopup(user, 100);
     await paystack.chargeStatus(usd, 'success', 10_000, 'USD');
     const d = await paystack.chargeSuccess(usd, { currency: 'USD' }); // the same number, in cents
@@ -172,7 +172,7 @@ describe('charge.success for a top-up with figures other than the pending ones',
   });
 
   it('when verify confirms a success of the expected amount, exactly that amount is credited, once, and the event is flagged', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const ref = await pendingTopup(user, 100);
     // Paystack charged the NGN 100 asked for; the event claims NGN 10,000
     const d = await paystack.chargeSuccess(ref, { amount: 1_000_000 });
@@ -215,7 +215,7 @@ describe('charge.success for a top-up with figures other than the pending ones',
 
 describe('charge.success for an escrow card charge with figures other than the total', () => {
   it('a wrong amount Paystack does not confirm funds nothing and credits nothing: flagged, pending, under review', async () => {
-    const deal = await newDeal({ amount: 4_000 });
+    const deal = await newDeal({ amount: 4_000, payerTier: 1 });
     const ref = await startCardCharge(deal);
     const total = Math.round(deal.feeBreakdown.total_charge * 100);
     const received = total + 50_000;
@@ -256,7 +256,7 @@ describe('charge.success for an escrow card charge with figures other than the t
   });
 
   it('a wrong amount in the event that verify corrects funds the escrow with exactly the total', async () => {
-    const deal = await newDeal({ amount: 3_000 });
+    const deal = await newDeal({ amount: 3_000, payerTier: 1 });
     const ref = await startCardCharge(deal);
     const total = Math.round(deal.feeBreakdown.total_charge * 100);
     // Paystack charged the total; the event says less
@@ -278,7 +278,7 @@ describe('charge.success for an escrow card charge with figures other than the t
 
 describe('reconciliation of a charge held for review', () => {
   it("settles it from Paystack's later answer: a success of the expected amount is credited, once", async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const ref = await pendingTopup(user, 100);
     // a disagreeing event while the checkout is still open: verify says abandoned
     await paystack.deliver('charge.success', chargeEvent(ref, 1_000_000));
@@ -303,7 +303,7 @@ describe('reconciliation of a charge held for review', () => {
   });
 
   it('a success of another amount found by reconciliation is flagged once and never credited or failed', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const ref = await pendingTopup(user, 100);
     await paystack.chargeStatus(ref, 'success', 5_000); // the webhook was lost; Paystack says NGN 50
     await runJobs(minutesFromNow(31));
@@ -330,7 +330,7 @@ describe('reconciliation of a charge held for review', () => {
     expect(await walletKobo(user.id)).toBe(0);
 
     // an escrow charge whose webhook never came, reported as a success of the total: funded
-    const deal = await newDeal({ amount: 2_000 });
+    const deal = await newDeal({ amount: 2_000, payerTier: 1 });
     const eref = await startCardCharge(deal);
     await paystack.chargeStatus(eref, 'success');
     await runJobs(minutesFromNow(31));
@@ -344,7 +344,7 @@ describe('reconciliation of a charge held for review', () => {
 
 describe('the SQL functions credit only the expected amount, whoever calls them', () => {
   it('topup_succeed and escrow_charge_succeed with another amount return flagged and credit nothing', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const ref = await pendingTopup(user, 100);
     const [t] = await testDb()<
       { outcome: string }[]
@@ -361,7 +361,7 @@ describe('the SQL functions credit only the expected amount, whoever calls them'
     expect(await walletKobo(user.id)).toBe(10_000);
     expect((await txRow(ref)).metadata.review).toBeUndefined();
 
-    const deal = await newDeal({ amount: 1_500 });
+    const deal = await newDeal({ amount: 1_500, payerTier: 1 });
     const eref = await startCardCharge(deal);
     const total = Math.round(deal.feeBreakdown.total_charge * 100);
     const [e] = await testDb()<{ outcome: string }[]>`select private.escrow_charge_succeed(${eref}, ${

@@ -16,6 +16,7 @@ import { type Deal, escrowOp, escrowStatus, fundedDeal, newDeal } from '../suppo
 import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
+import { raiseTier } from '../support/kyc.ts';
 import type { TestUser } from '../support/users.ts';
 import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
 import escrowList from '../../supabase/functions/escrow-list/handler.ts';
@@ -69,7 +70,12 @@ const escrowTimes = async (id: string) => {
 };
 
 /** A default payout account for the user, with the name the fake bank confirms. */
+/**
+ * A default payout account for `user`, raised to tier 1 (tests/support/kyc.ts) so that releases are
+ * paid out: below the identity floor a release stays in the wallet.
+ */
 async function addPayout(user: TestUser): Promise<string> {
+  expect(await raiseTier(user.id, 1)).toBe(1);
   const number = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', number, 'ADA OBI');
   const res = await post(payoutAdd, {

@@ -20,7 +20,7 @@ async function statusOf(id: string): Promise<string> {
   return row?.status ?? 'missing';
 }
 
-async function withPayoutAccount(tier = 0): Promise<TestUser> {
+async function withPayoutAccount(tier = 1): Promise<TestUser> {
   const user = await signUp({ tier });
   const account = `6${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'OBI ADA');
@@ -36,7 +36,7 @@ async function withPayoutAccount(tier = 0): Promise<TestUser> {
 
 describe('reconciliation of pending top-ups', () => {
   it('credits a top-up Paystack says succeeded when its webhook never came, and a late webhook adds nothing', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const r = await post(walletTopup, { amount: 1200 }, { token: user.accessToken });
     const ref = r.body.data.reference as string;
     await paystack.chargeStatus(ref, 'success');
@@ -51,7 +51,7 @@ describe('reconciliation of pending top-ups', () => {
   });
 
   it('leaves an unfinished checkout pending for a day, then fails it; a failed charge fails at once', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const a = (await post(walletTopup, { amount: 500 }, { token: user.accessToken })).body.data.reference as string;
     await runJobs(minutesFromNow(60));
     expect(await statusOf(a)).toBe('pending');

@@ -58,7 +58,7 @@ describe('reviews of escrows the job ended', () => {
   });
 
   it('an escrow refunded because the counterparty declined, then ended by the job, is still not reviewable', async () => {
-    const deal = await newDeal();
+    const deal = await newDeal({ payerTier: 1 });
     await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
     expectOk(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
     expectOk(await escrowOp('escrow-decline', deal.counterparty, deal.escrowId));
