@@ -83,3 +83,18 @@ __signup_step() {
   fi
   field "$4" <<< "$answer" || { echo "signup $1: $2 failed" >&2; return 1; }
 }
+
+# verify_tier1 TOKEN: takes the new account of TOKEN (at tier 0) to KYC tier 1 through npm start's
+# KYC sandbox (KYC_PROVIDER=sandbox), as step 6 of the README's first session does by hand:
+# kyc-start at level 1, then, as wait_for, until kyc-status shows tier 1 (the sandbox's GREEN review
+# arrives at webhook-kyc a moment later). Money moves only from tier 1 (docs/kyc.md, "The identity
+# floor"). Prints nothing; a refused kyc-start or no tier 1 within 30 s stops it (exit status 1).
+verify_tier1() {
+  local answer
+  answer=$(curl -s -X POST "$B/kyc-start" -H "Authorization: Bearer $1" -H "$J" -d '{"level":1}') || {
+    echo "verify_tier1: kyc-start: curl failed; is npm start running at $B?" >&2
+    return 1
+  }
+  field token <<< "$answer" > /dev/null || { echo 'verify_tier1: kyc-start failed' >&2; return 1; }
+  wait_for 'the account to reach tier 1' '"data":{"tier":1,' curl -s "$B/kyc-status" -H "Authorization: Bearer $1"
+}
