@@ -68,7 +68,7 @@ export interface NotificationParams {
   kyc_tier_lowered: { tier: number };
   /** A check failed; can_retry: RETRY (the user may try again), else FINAL. */
   verification_failed: { check_type: KycCheckType; can_retry: boolean };
-  /** A bank transfer took the wallet above the tier's balance limit: credited, verify to hold more. */
+  /** Money arrived (a bank transfer, a release) above the tier's balance limit: credited, verify to hold more. */
   verification_needed: { tier: number; balance: Kobo; limit: Kobo };
   /**
    * Money arrived (a release, a settlement, a bank transfer) while the account's tier moves none:
@@ -94,7 +94,7 @@ export interface SmsParams {
   dispute_settled: { outcome: DisputeOutcome; amount: Kobo };
   /** The account's KYC tier changed (raised or lowered). */
   kyc_tier_changed: { tier: number; raised: boolean };
-  /** A bank transfer took the wallet above the tier's balance limit. */
+  /** Money arrived (a bank transfer, a release) above the tier's balance limit. */
   verification_needed: { tier: number; limit: Kobo };
   /** Money arrived while the account's tier moves none; tier: the tier that lets it out. */
   verify_to_move_money: { tier: number; balance: Kobo };
@@ -502,8 +502,15 @@ export const NOTIFICATIONS = {
   verification_needed: {
     events: ['verification_needed'],
     to:
-      "the user, when a bank transfer took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
-    operations: ['webhook-payments'],
+      "the user, when a bank transfer, or a release or settlement that started no payout, took the wallet above the tier's balance limit (also by SMS; once a day); no escrow",
+    operations: [
+      'webhook-payments',
+      'escrow-release',
+      'milestone-release',
+      'dispute-respond',
+      'admin-dispute-resolve',
+      'jobs-run',
+    ],
     sql: ['private.kyc_balance_notice'],
     entity_type: 'account',
     action_labels: ['Verify identity'],

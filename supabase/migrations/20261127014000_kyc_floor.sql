@@ -255,6 +255,8 @@ begin
   end if;
   select * into pa from public.payout_accounts where user_id = v_payee and is_default;
   if not found then
+    -- the money stays in the wallet: above the tier's balance limit, the payee is told to verify
+    perform private.kyc_balance_notice(v_payee);
     return null;
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
@@ -272,7 +274,7 @@ begin
 end
 $$;
 comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is
-  'Starts the payee''s bank payout of a release when they have a default payout account and their tier moves money (else the money stays in the wallet and, below the identity floor, they are told to verify); returns the pending transaction.';
+  'Starts the payee''s bank payout of a release when they have a default payout account and their tier moves money; else the money stays in the wallet, and the payee is told to verify when it is below the identity floor or above the tier''s balance limit (kyc_balance_notice). Returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 

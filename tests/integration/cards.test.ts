@@ -1,6 +1,8 @@
 // Saved cards through the real HTTP server: card-add, card-list, card-set-default, card-remove.
 // The provider's authorization code is stored server-side only (private.card_authorizations)
-// and must never appear in any response.
+// and must never appear in any response. Saving a card needs tier 1 (the identity floor: card-add
+// refuses a tier-0 account, tests/integration/kyc-floor.test.ts), so the users here who save or
+// try to save cards are at tier 1.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, type BodyOf, expectError, expectOk, get, post, postRaw } from '../support/api.ts';
@@ -12,6 +14,9 @@ import cardRemove from '../../supabase/functions/card-remove/handler.ts';
 import cardSetDefault from '../../supabase/functions/card-set-default/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
+
+/** A new user at tier 1, the lowest tier that may save a card. */
+const cardHolder = () => signUp({ tier: 1 });
 
 const CARD_KEYS = ['bank', 'brand', 'created_at', 'exp_month', 'exp_year', 'id', 'is_default', 'last4', 'signature'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -71,7 +76,7 @@ async function listIds(user: TestUser): Promise<{ id: string; is_default: boolea
 
 describe('card-add', () => {
   it('answers 201 with exactly the saved card object and keeps the authorization code server-side', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const body = cardBody({
       last4: '1234',
       brand: 'mastercard',
@@ -105,7 +110,7 @@ describe('card-add', () => {
   });
 
   it('makes the first card the default and later cards not', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const { card: first } = await addOk(user);
     const { card: second } = await addOk(user);
     const { card: third } = await addOk(user);
@@ -115,7 +120,7 @@ describe('card-add', () => {
   });
 
   it('accepts a card without the optional bank (null)', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const { bank: _bank, ...body } = cardBody();
     const res = await addCard(user, body);
     const card = expectOk(res, 201);
@@ -123,14 +128,14 @@ describe('card-add', () => {
   });
 
   it.each(['408', '40812', '40a1', '', '    ', '４０８１'])('rejects last4 %j with 400 naming last4', async (last4) => {
-    const user = await signUp();
+    const user = await cardHolder();
     const res = await addCard(user, cardBody({ last4 }));
     expect(expectError(res, 400)).toEqual(['last4']);
     expect(await cardRows(user.id)).toEqual([]);
   });
 
   it('rejects last4 that is not a string', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const res = await addCard(user, cardBody({ last4: 4081 }));
     expect(expectError(res, 400)).toEqual(['last4']);
   });
@@ -138,7 +143,7 @@ describe('card-add', () => {
   it.each(['authorization_code', 'last4', 'brand', 'exp_month', 'exp_year', 'signature'])(
     'rejects a body without %s with 400 naming it',
     async (field) => {
-      const user = await signUp();
+      const user = await cardHolder();
       const body: Record<string, unknown> = cardBody();
       delete body[field];
       // @ts-expect-error a body missing a required field, on purpose
@@ -150,7 +155,7 @@ describe('card-add', () => {
   );
 
   it.each(['authorization_code', 'brand', 'signature'])('rejects a blank %s', async (field) => {
-    const user = await signUp();
+    const user = await cardHolder();
     const res = await addCard(user, cardBody({ [field]: '   ' }));
     expect(expectError(res, 400)).toEqual([field]);
   });
@@ -163,13 +168,13 @@ describe('card-add', () => {
     ['exp_year', '20300'],
     ['exp_year', 'year'],
   ])('rejects %s = %j', async (field, value) => {
-    const user = await signUp();
+    const user = await cardHolder();
     const res = await addCard(user, cardBody({ [field]: value }));
     expect(expectError(res, 400)).toEqual([field]);
   });
 
   it('rejects an unknown field with 400 naming it, and an empty or non-JSON body', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     // @ts-expect-error an unknown field, on purpose
     const unknown = await addCard(user, { ...cardBody(), cvv: '123' });
     expect(expectError(unknown, 400)).toEqual(['cvv']);
@@ -197,7 +202,7 @@ describe('card-add', () => {
   });
 
   it('deduplicates by signature: 200 with the same id, one row, refreshed details and authorization', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const { card: first, body } = await addOk(user, { exp_year: '2029' });
     const { card: other } = await addOk(user);
     const again = { ...body, authorization_code: `AUTH_new_${rand()}`, exp_year: '2033' };
@@ -216,7 +221,7 @@ describe('card-add', () => {
   });
 
   it('keeps signatures per user: the same signature for another user is another card', async () => {
-    const [a, b] = await Promise.all([signUp(), signUp()]);
+    const [a, b] = await Promise.all([cardHolder(), cardHolder()]);
     const signature = `SIG_shared_${rand()}`;
     const { card: ca } = await addOk(a, { signature });
     const { card: cb } = await addOk(b, { signature });
@@ -227,7 +232,7 @@ describe('card-add', () => {
   });
 
   it('10 concurrent card-adds of the same signature leave exactly one row', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const signature = `SIG_race_${rand()}`;
     const bodies = Array.from({ length: 10 }, () => cardBody({ signature }));
     const results = await Promise.all(bodies.map((b) => addCard(user, b)));
@@ -254,7 +259,7 @@ describe('card-add', () => {
   });
 
   it('10 concurrent card-adds of different cards leave 10 rows and exactly one default', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const results = await Promise.all(Array.from({ length: 10 }, () => addCard(user, cardBody())));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     const rows = await cardRows(user.id);
@@ -264,7 +269,7 @@ describe('card-add', () => {
   });
 
   it('replays the first answer for the same Idempotency-Key and body', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const body = cardBody();
     const key = randomUUID();
     const first = await addCard(user, body, { 'Idempotency-Key': key });
@@ -288,7 +293,7 @@ describe('card-list', () => {
   });
 
   it('lists the default first, then newest first, each exactly the saved card object', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const added = [];
     for (let i = 0; i < 4; i++) added.push((await addOk(user)).card);
     const res = await listCards(user);
@@ -302,7 +307,7 @@ describe('card-list', () => {
   });
 
   it("never shows another user's cards", async () => {
-    const [a, b] = await Promise.all([signUp(), signUp()]);
+    const [a, b] = await Promise.all([cardHolder(), cardHolder()]);
     const { card: ca } = await addOk(a);
     const { card: cb } = await addOk(b);
     expect((await listIds(a)).map((c) => c.id)).toEqual([ca.id]);
@@ -321,7 +326,7 @@ describe('card-list', () => {
 
 describe('card-set-default', () => {
   it('moves the default: exactly one default, the list reorders', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const a = (await addOk(user)).card;
     const b = (await addOk(user)).card;
     const c = (await addOk(user)).card;
@@ -347,7 +352,7 @@ describe('card-set-default', () => {
   });
 
   it('concurrent set-defaults leave exactly one default', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const cards = [];
     for (let i = 0; i < 5; i++) cards.push((await addOk(user)).card);
     const results = await Promise.all(cards.flatMap((c) => [setDefault(user, c.id), setDefault(user, c.id)]));
@@ -356,7 +361,7 @@ describe('card-set-default', () => {
   });
 
   it("answers 404 for another user's card or an unknown id, and changes nothing", async () => {
-    const [owner, intruder] = await Promise.all([signUp(), signUp()]);
+    const [owner, intruder] = await Promise.all([cardHolder(), cardHolder()]);
     const mine = (await addOk(intruder)).card;
     const x = (await addOk(owner)).card;
     const y = (await addOk(owner)).card;
@@ -390,7 +395,7 @@ describe('card-set-default', () => {
 
 describe('card-remove', () => {
   it('removing the default makes the newest remaining card the default', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const a = (await addOk(user)).card;
     const b = (await addOk(user)).card;
     const c = (await addOk(user)).card;
@@ -429,14 +434,14 @@ describe('card-remove', () => {
   });
 
   it('a removed card answers 404 the second time', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const a = (await addOk(user)).card;
     expectOk(await removeCard(user, a.id));
     expectError(await removeCard(user, a.id), 404);
   });
 
   it("answers 404 for another user's card or an unknown id, and changes nothing", async () => {
-    const [owner, intruder] = await Promise.all([signUp(), signUp()]);
+    const [owner, intruder] = await Promise.all([cardHolder(), cardHolder()]);
     await addOk(intruder);
     const x = (await addOk(owner)).card;
     await addOk(owner);
@@ -455,7 +460,7 @@ describe('card-remove', () => {
   });
 
   it('rejects a malformed card_id with 400', async () => {
-    const user = await signUp();
+    const user = await cardHolder();
     const a = (await addOk(user)).card;
     expect(expectError(await removeCard(user, 'abc'), 400)).toEqual(['card_id']);
     expect(expectError(await removeCard(user, `${a.id}x`), 400)).toEqual(['card_id']);

@@ -110,9 +110,12 @@ describe('dispute-propose', () => {
 
 // ---- escrow-fund 503 -----------------------------------------------------------------------
 
-/** escrow-fund by card for a deal while Paystack does not answer this payer's charges. */
+/**
+ * escrow-fund by card for a deal while Paystack does not answer this payer's charges. The payer is
+ * at tier 1: at tier 0 no money moves (the identity floor), and the funding would be refused first.
+ */
 async function cardFundingUnavailable(): Promise<{ deal: Deal; res: ApiResult }> {
-  const deal = await newDeal({ amount: 7_500 });
+  const deal = await newDeal({ amount: 7_500, payerTier: 1 });
   // only the payer's charges: the e-mail Paystack is given is this new user's alone
   await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(deal.payer) }, 'unavailable');
   const res = await post(escrowFund, {
@@ -243,9 +246,12 @@ describe('kyc-start', () => {
 
 // ---- virtual-account-create 503 ------------------------------------------------------------
 
-/** virtual-account-create while Paystack does not answer this user's assign request. */
+/**
+ * virtual-account-create while Paystack does not answer this user's assign request. The user is at
+ * tier 1: tier 0 gets no virtual account (the identity floor), so Paystack would not be asked.
+ */
 async function assignUnavailable(): Promise<{ user: TestUser; res: ApiResult }> {
-  const user = await signUp();
+  const user = await signUp({ tier: 1 });
   await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'unavailable');
   const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
   return { user, res };

@@ -2,7 +2,9 @@
 // fake: the charge carries our funding transaction id as its reference, the webhooks complete it
 // exactly once, the expected money that can no longer fund the escrow lands in the payer's wallet,
 // a wrong amount credits nothing (flagged, held for review), and transfers into the virtual
-// account fund the escrow once they cover it.
+// account fund the escrow once they cover it. Tier 0 moves no money (the identity floor,
+// tests/integration/kyc-floor.test.ts), so every payer who funds, and every user who saves a card
+// or gets a virtual account, is raised to tier 1 (single limit NGN 50,000, above every total here).
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, fieldsOf, get, post } from '../support/api.ts';
@@ -126,7 +128,7 @@ async function activeVirtualAccount(user: TestUser): Promise<string> {
 describe('escrow-fund', () => {
   describe('method card', () => {
     it('initializes a charge whose reference is the funding transaction; charge.success funds the escrow', async () => {
-      // a total charge above tier 0's NGN 20,000 for one funding: the payer is at tier 1
+      // a total charge above NGN 25,000 in one funding: within tier 1's single limit of NGN 50,000
       const deal = await newDeal({ amount: 25_000, title: 'Card funded', payerTier: 1 });
       const ref = await startCardCharge(deal);
       // nothing moves before the webhook
@@ -154,7 +156,10 @@ describe('escrow-fund', () => {
     });
 
     it('redelivered and concurrent charge.success have one effect', async () => {
-      const [a, b] = await Promise.all([newDeal({ title: 'Dup seq' }), newDeal({ title: 'Dup conc' })]);
+      const [a, b] = await Promise.all([
+        newDeal({ title: 'Dup seq', payerTier: 1 }),
+        newDeal({ title: 'Dup conc', payerTier: 1 }),
+      ]);
       const refA = await startCardCharge(a);
       const refB = await startCardCharge(b);
 
@@ -180,7 +185,7 @@ describe('escrow-fund', () => {
 
     it('charge.success for a different amount, confirmed by Paystack, funds nothing and credits nothing: flagged, pending', async () => {
       for (const delta of [-100, +500]) {
-        const deal = await newDeal({ amount: 4_000 });
+        const deal = await newDeal({ amount: 4_000, payerTier: 1 });
         const ref = await startCardCharge(deal);
         const total = kobo(deal.feeBreakdown.total_charge);
         const received = total + delta;
@@ -207,7 +212,7 @@ describe('escrow-fund', () => {
     });
 
     it("a charge that arrives after the escrow was cancelled is credited to the payer's wallet", async () => {
-      const deal = await newDeal({ amount: 2_000 });
+      const deal = await newDeal({ amount: 2_000, payerTier: 1 });
       const ref = await startCardCharge(deal);
       expectStatus(await escrowOp('escrow-cancel', deal.initiator, deal.escrowId), 200);
       expect((await txRow(ref))?.status).toBe('canceled');
@@ -225,7 +230,7 @@ describe('escrow-fund', () => {
       "charge.success racing the payer's cancel: both take effect, in either order, and the money is never lost (8 rounds)",
       { timeout: 120_000 },
       async () => {
-        const deals = await Promise.all(Array.from({ length: 8 }, () => newDeal({ amount: 1_000 })));
+        const deals = await Promise.all(Array.from({ length: 8 }, () => newDeal({ amount: 1_000, payerTier: 1 })));
         const refs: string[] = [];
         for (const deal of deals) refs.push(await startCardCharge(deal));
         for (const [i, deal] of deals.entries()) {
@@ -247,7 +252,7 @@ describe('escrow-fund', () => {
     );
 
     it('a card charge for an escrow already funded from the wallet is credited back to the wallet, not locked twice', async () => {
-      const deal = await newDeal({ amount: 1_500 });
+      const deal = await newDeal({ amount: 1_500, payerTier: 1 });
       const ref = await startCardCharge(deal);
       await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
       expectStatus(await fund(deal, { method: 'wallet' }), 200);
@@ -259,7 +264,7 @@ describe('escrow-fund', () => {
     });
 
     it('for an accepted escrow the charge pays the payment request, which becomes succeeded', async () => {
-      const deal = await newDeal({ payerRole: 'counterparty', amount: 3_000 });
+      const deal = await newDeal({ payerRole: 'counterparty', amount: 3_000, payerTier: 1 });
       expectStatus(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId), 200);
       const requested = (await notes(deal.payer, deal.escrowId)).find((n) => n.event_type === 'payment_requested');
       expect(requested?.entity_type).toBe('transaction');
@@ -289,7 +294,7 @@ describe('escrow-fund', () => {
 
   describe('method saved_card', () => {
     it('charges the saved authorization with the funding transaction as reference; charge.success funds it', async () => {
-      const deal = await newDeal({ amount: 6_000 });
+      const deal = await newDeal({ amount: 6_000, payerTier: 1 });
       const code = uniqueCode('AUTH_ok');
       const cardId = await addCard(deal.payer, code);
       const res = await fund(deal, { method: 'saved_card', card_id: cardId });
@@ -316,7 +321,7 @@ describe('escrow-fund', () => {
     });
 
     it("a declined card ('AUTH_decline...') is 402: the funding transaction fails and the escrow stays draft", async () => {
-      const deal = await newDeal({ amount: 6_000 });
+      const deal = await newDeal({ amount: 6_000, payerTier: 1 });
       const cardId = await addCard(deal.payer, uniqueCode('AUTH_decline'));
       const res = await fund(deal, { method: 'saved_card', card_id: cardId });
       expectStatus(res, 402);
@@ -330,7 +335,7 @@ describe('escrow-fund', () => {
     });
 
     it("someone else's card is 404; card_id is required for saved_card and refused for other methods", async () => {
-      const [deal, other] = await Promise.all([newDeal(), signUp()]);
+      const [deal, other] = await Promise.all([newDeal({ payerTier: 1 }), signUp({ tier: 1 })]);
       const theirs = await addCard(other, uniqueCode('AUTH_ok'));
       expectStatus(await fund(deal, { method: 'saved_card', card_id: theirs }), 404);
       const missing = await fund(deal, { method: 'saved_card' });
@@ -352,7 +357,7 @@ describe('escrow-fund', () => {
 
   describe('method bank_transfer', () => {
     it('needs an active virtual account: none, or a pending one, is 409', async () => {
-      const deal = await newDeal();
+      const deal = await newDeal({ payerTier: 1 });
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
       expect((await post(virtualAccountCreate, {}, { token: deal.payer.accessToken })).status).toBe(200);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 409);
@@ -363,7 +368,7 @@ describe('escrow-fund', () => {
     });
 
     it('who may ask comes first: a stranger gets 404 and the payee 403, virtual account or not; a funded escrow 409', async () => {
-      const [deal, stranger] = await Promise.all([newDeal(), signUp()]);
+      const [deal, stranger] = await Promise.all([newDeal({ payerTier: 1 }), signUp({ tier: 1 })]);
       expectStatus(await escrowOp('escrow-fund', stranger, deal.escrowId, { method: 'bank_transfer' }), 404);
       expectStatus(await escrowOp('escrow-fund', stranger, crypto.randomUUID(), { method: 'bank_transfer' }), 404);
       expectStatus(await escrowOp('escrow-fund', deal.payee, deal.escrowId, { method: 'bank_transfer' }), 403);
@@ -380,7 +385,7 @@ describe('escrow-fund', () => {
     });
 
     it('returns the account and the amount; a deposit of exactly the total funds the escrow (draft -> active)', async () => {
-      const deal = await newDeal({ amount: 12_345.67, title: 'By transfer' });
+      const deal = await newDeal({ amount: 12_345.67, title: 'By transfer', payerTier: 1 });
       const account = await activeVirtualAccount(deal.payer);
       const res = await fund(deal, { method: 'bank_transfer' });
       expectStatus(res, 200);
@@ -405,7 +410,7 @@ describe('escrow-fund', () => {
     });
 
     it('a smaller deposit keeps it draft, credits the wallet and tells the payer the shortfall by SMS; the rest funds it', async () => {
-      const deal = await newDeal({ amount: 8_000, title: 'Short transfer' });
+      const deal = await newDeal({ amount: 8_000, title: 'Short transfer', payerTier: 1 });
       const account = await activeVirtualAccount(deal.payer);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
       const total = kobo(deal.feeBreakdown.total_charge);
@@ -431,7 +436,7 @@ describe('escrow-fund', () => {
     });
 
     it('a redelivered deposit is credited once and funds nothing twice', async () => {
-      const deal = await newDeal({ amount: 1_000 });
+      const deal = await newDeal({ amount: 1_000, payerTier: 1 });
       const account = await activeVirtualAccount(deal.payer);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
       const total = kobo(deal.feeBreakdown.total_charge);
@@ -443,7 +448,7 @@ describe('escrow-fund', () => {
     });
 
     it('for an accepted escrow (payer_role counterparty) a covering deposit takes it to funded and pays the payment request', async () => {
-      const deal = await newDeal({ payerRole: 'counterparty', amount: 2_500 });
+      const deal = await newDeal({ payerRole: 'counterparty', amount: 2_500, payerTier: 1 });
       expectStatus(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId), 200);
       const account = await activeVirtualAccount(deal.payer);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
@@ -459,7 +464,7 @@ describe('escrow-fund', () => {
       { timeout: 120_000 },
       async () => {
         for (let round = 0; round < 6; round++) {
-          const deal = await newDeal({ amount: 1_000 });
+          const deal = await newDeal({ amount: 1_000, payerTier: 1 });
           const account = await activeVirtualAccount(deal.payer);
           expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
           const total = kobo(deal.feeBreakdown.total_charge);
@@ -481,7 +486,7 @@ describe('escrow-fund', () => {
     );
 
     it('a deposit with no escrow waiting is just a wallet credit', async () => {
-      const deal = await newDeal({ amount: 1_000 });
+      const deal = await newDeal({ amount: 1_000, payerTier: 1 });
       const account = await activeVirtualAccount(deal.payer);
       await paystack.dvaDeposit(account, kobo(deal.feeBreakdown.total_charge));
       expect(await escrowStatus(deal)).toBe('draft');
@@ -489,7 +494,7 @@ describe('escrow-fund', () => {
     });
 
     it('a cancelled escrow no longer waits for the transfer', async () => {
-      const deal = await newDeal({ amount: 1_000 });
+      const deal = await newDeal({ amount: 1_000, payerTier: 1 });
       const account = await activeVirtualAccount(deal.payer);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
       expectStatus(await escrowOp('escrow-cancel', deal.counterparty, deal.escrowId), 200);

@@ -1,7 +1,8 @@
 // Idempotency-Key on the POSTs that move money or create resources: the same key with the same
 // body replays the first answer byte for byte (Idempotent-Replayed: true) with no second effect;
 // another body is 409; a key whose first request is still running is 409; keys are per user and
-// operation and live 24 hours.
+// operation and live 24 hours. Users who top up, withdraw or save a card are at tier 1: tier 0
+// moves no money (the identity floor, tests/integration/kyc-floor.test.ts).
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { baseUrl, type BodyOf, type DataOf, type Endpoint, type Envelope, get, post } from '../support/api.ts';
@@ -108,7 +109,7 @@ function expectOneEffect<D>(results: RawResult<D>[], okStatus: number) {
 describe('wallet-topup', () => {
   describe('Idempotency-Key', () => {
     it('the same key and body replays the first response byte for byte, with no second charge', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const key = randomUUID();
       const first = await send(walletTopup, user, { amount: 1500 }, key);
       expect(first.status, first.text).toBe(200);
@@ -136,7 +137,7 @@ describe('wallet-topup', () => {
     });
 
     it('the same key with another body is 409 and does nothing', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const key = `topup-${randomUUID()}`;
       const first = await send(walletTopup, user, { amount: 1000 }, key);
       expect(first.status).toBe(200);
@@ -152,7 +153,7 @@ describe('wallet-topup', () => {
     });
 
     it('5 concurrent requests with one key: one charge; the others replay it or are told it is still being processed', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const key = randomUUID();
       const results = await Promise.all(
         Array.from({ length: 5 }, () => send(walletTopup, user, { amount: 3000 }, key)),
@@ -163,8 +164,8 @@ describe('wallet-topup', () => {
     });
 
     it('another user may use the same key independently', async () => {
-      const a = await signUp();
-      const b = await signUp();
+      const a = await signUp({ tier: 1 });
+      const b = await signUp({ tier: 1 });
       const key = `shared-${randomUUID()}`;
       const ra = await send(walletTopup, a, { amount: 1000 }, key);
       const rb = await send(walletTopup, b, { amount: 1000 }, key);
@@ -178,7 +179,7 @@ describe('wallet-topup', () => {
     });
 
     it('keys are per operation: the same key on card-add is a separate request', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const key = randomUUID();
       expect((await send(walletTopup, user, { amount: 1000 }, key)).status).toBe(200);
       const card = await send(cardAdd, user, cardBody(), key);
@@ -187,7 +188,7 @@ describe('wallet-topup', () => {
     });
 
     it('a key older than 24 hours is forgotten: the request runs again, even with another body', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const key = randomUUID();
       const first = await send(walletTopup, user, { amount: 1000 }, key);
       expect(first.status).toBe(200);
@@ -211,7 +212,7 @@ describe('wallet-topup', () => {
     });
 
     it('a 5xx answer is not remembered: the same key can be retried', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(user) }, 'unavailable');
       const key = randomUUID();
       const first = await send(walletTopup, user, { amount: 1000 }, key);
@@ -225,7 +226,7 @@ describe('wallet-topup', () => {
     });
 
     it('rejects a malformed Idempotency-Key with 400', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
         const res = await send(walletTopup, user, { amount: 1000 }, key);
         expect(res.status, key).toBe(400);
@@ -241,7 +242,7 @@ describe('wallet-topup', () => {
 describe('wallet-withdraw', () => {
   describe('Idempotency-Key', () => {
     it('replays the first withdrawal: one transaction, one /transfer, the balance debited once', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       await fund(user, 5000);
       const payout = await send(payoutAdd, user, await payoutBody());
       expect(payout.status, payout.text).toBe(201);
@@ -267,7 +268,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('5 concurrent withdrawals with one key move the money once', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       await fund(user, 5000);
       expect((await send(payoutAdd, user, await payoutBody())).status).toBe(201);
       const key = randomUUID();
@@ -282,7 +283,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('a refusal (409 insufficient funds) is remembered too: the same key replays it', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       expect((await send(payoutAdd, user, await payoutBody())).status).toBe(201);
       const key = randomUUID();
       const first = await send(walletWithdraw, user, { amount: 1000 }, key);
@@ -305,7 +306,7 @@ describe('wallet-withdraw', () => {
 describe('card-add', () => {
   describe('Idempotency-Key', () => {
     it('card-add replays the 201 with one card saved (without a key, the same card again is a 200)', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const body = cardBody();
       const key = randomUUID();
       const first = await send(cardAdd, user, body, key);
@@ -328,7 +329,7 @@ describe('card-add', () => {
     });
 
     it('card-add: 5 concurrent with one key save one card', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const body = cardBody();
       const key = randomUUID();
       const results = await Promise.all(Array.from({ length: 5 }, () => send(cardAdd, user, body, key)));
@@ -402,7 +403,7 @@ describe('payout-add', () => {
 
 describe('Idempotency-Key claimed by a request that died', () => {
   it('is free again after five minutes without an answer (and not before)', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const key = `died-${crypto.randomUUID()}`;
     const body = {
       authorization_code: 'AUTH_died',

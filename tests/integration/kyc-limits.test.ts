@@ -2,10 +2,14 @@
 // limits on wallet-topup, escrow-fund and wallet-withdraw, refused with 403 naming the money field
 // and the tier that would allow it; concurrent requests never pass a daily limit together; money
 // that arrives is never refused, and above the balance limit the user is told to verify.
+// Tier 0 moves no money at all (the identity floor: tests/integration/kyc-floor.test.ts), so the
+// stories here run at tier 1, the first tier that moves money: NGN 50,000 at once, NGN 300,000 a
+// day and NGN 300,000 in the wallet (with pending top-ups); a refusal there names tier 2.
 import { describe, expect, it } from 'vitest';
+import { nairaEn } from '../../shared/core/money.ts';
 import { KYC_TIERS } from '../support/seeds.ts';
 import { type ApiResult, expectOk, get, post } from '../support/api.ts';
-import { expectLedgerInvariants, lastSms, testDb } from '../support/db.ts';
+import { expectLedgerInvariants, lastSms, smsMatching, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { walletKobo } from '../support/ledger.ts';
 import { raiseTier } from '../support/kyc.ts';
@@ -36,17 +40,26 @@ async function aDayLater(userId: string) {
   await testDb()`update public.transactions set created_at = created_at - interval '1 day' where user_id = ${userId}`;
 }
 
+/** Tier 1's limits in naira, as seeded (tests/support/seeds.ts). */
+const TIER_1 = {
+  single: KYC_TIERS[1]!.single / 100,
+  daily: KYC_TIERS[1]!.daily / 100,
+  balance: KYC_TIERS[1]!.balance! / 100,
+};
+
 /**
- * Credits a tier-0 user's wallet with `naira` in top-ups of at most NGN 20,000, two a day (the
- * single and daily limits), moving each day's top-ups to the day before so today is left unused.
+ * Credits a tier-1 user's wallet with `naira` in top-ups of at most NGN 50,000 (the single limit),
+ * then moves them to yesterday so today's daily limit is left unused. At tier 1 the balance limit
+ * (NGN 300,000) equals the daily one, so whatever the wallet may hold fits one day.
  */
-async function creditOverDays(u: TestUser, naira: number): Promise<void> {
-  for (let left = naira, n = 0; left > 0; n++) {
-    const part = Math.min(20_000, left);
+async function creditYesterday(u: TestUser, naira: number): Promise<void> {
+  expect(naira).toBeLessThanOrEqual(Math.min(TIER_1.daily, TIER_1.balance));
+  for (let left = naira; left > 0;) {
+    const part = Math.min(TIER_1.single, left);
     await fundWallet(u, part);
     left -= part;
-    if (n % 2 === 1 || left === 0) await aDayLater(u.id);
   }
+  await aDayLater(u.id);
 }
 
 /** Saves a payout account the fake bank knows (wallet-withdraw pays the default one). */
@@ -77,27 +90,29 @@ describe('the tiers table', () => {
   });
 
   describe('kyc-status', () => {
-    it('kyc-status shows a new user at tier 0 with its limits, nothing used and what tier 1 needs', async () => {
-      const u = await signUp();
+    // a new user's (tier 0, limits of 0, tier 1 next) is shown in kyc-floor.test.ts
+    it('kyc-status shows a user at tier 1 with its limits, nothing used, its check and what tier 2 needs', async () => {
+      const u = await signUp({ tier: 1 });
       const s = expectOk(await get(kycStatus, { token: u.accessToken }));
       expect(s).toEqual({
-        tier: 0,
-        limits: { single: 20_000, daily: 50_000, balance: 100_000 },
+        tier: 1,
+        limits: { single: 50_000, daily: 300_000, balance: 300_000 },
         used_today: 0,
-        checks: [],
-        next_tier: { tier: 1, needs: ['kyc_basic'] },
+        checks: [{ type: 'kyc_basic', status: 'passed', updated_at: expect.any(String) }],
+        next_tier: { tier: 2, needs: ['kyc_address'] },
       });
+      expect(s.limits).toEqual(TIER_1);
       expect((await get(kycStatus)).status).toBe(401);
     });
   });
 });
 
 describe('single limit', () => {
-  it('wallet-topup: NGN 20,000 is allowed at tier 0, a kobo more is 403 on amount naming tier 1', async () => {
-    const u = await signUp();
-    expectOk(await topup(u, 20_000));
-    const msg = expectOverLimit(await topup(u, 20_000.01), 'amount', 1);
-    expect(msg).toContain('NGN 20,000.00');
+  it('wallet-topup: NGN 50,000 is allowed at tier 1, a kobo more is 403 on amount naming tier 2', async () => {
+    const u = await signUp({ tier: 1 });
+    expectOk(await topup(u, 50_000));
+    const msg = expectOverLimit(await topup(u, 50_000.01), 'amount', 2);
+    expect(msg).toContain('over the tier 1 limit of NGN 50,000.00');
     // nothing was created for the refused request
     const [n] = await testDb()<
       { n: number }[]
@@ -114,30 +129,32 @@ describe('single limit', () => {
   });
 
   it('wallet-withdraw: over the single limit is 403 on amount, and the wallet is untouched', async () => {
-    const u = await signUp();
-    await creditOverDays(u, 60_000);
+    const u = await signUp({ tier: 1 });
+    await creditYesterday(u, 60_000);
     await addPayout(u);
     const before = await walletKobo(u.id);
-    expectOverLimit(await post(walletWithdraw, { amount: 20_000.01 }, { token: u.accessToken }), 'amount', 1);
+    expect(before).toBe(60_000_00);
+    expectOverLimit(await post(walletWithdraw, { amount: 50_000.01 }, { token: u.accessToken }), 'amount', 2);
     expect(await walletKobo(u.id)).toBe(before);
   });
 
   it('escrow-fund: the total charge is what counts, by card, by bank transfer and from the wallet (403 on escrow_id)', async () => {
-    // NGN 19,900 plus fee and VAT is over NGN 20,000
-    const deal = await newDeal({ amount: 19_900 });
-    expect(deal.feeBreakdown.total_charge).toBeGreaterThan(20_000);
+    // NGN 49,700 plus fee and VAT is over tier 1's NGN 50,000
+    const deal = await newDeal({ amount: 49_700, payerTier: 1 });
+    expect(deal.feeBreakdown.total_charge).toBeGreaterThan(50_000);
     for (const method of ['card', 'bank_transfer', 'wallet']) {
       const r = await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method });
-      const msg = expectOverLimit(r, 'escrow_id', 1);
+      const msg = expectOverLimit(r, 'escrow_id', 2);
       expect(msg).toContain("escrow's total charge");
     }
-    // a smaller escrow passes at tier 0
-    const small = await newDeal({ amount: 10_000 });
+    // a smaller escrow passes at tier 1
+    const small = await newDeal({ amount: 10_000, payerTier: 1 });
     expectOk(await escrowOp('escrow-fund', small.payer, small.escrowId, { method: 'card' }));
   });
 
   it('a wrong party or state is still 403 / 409 of its own, not a limit', async () => {
-    const deal = await newDeal({ amount: 19_900 });
+    // an escrow over the payer's limit, asked for by the payee
+    const deal = await newDeal({ amount: 49_700, payerTier: 1 });
     const r = await escrowOp('escrow-fund', deal.counterparty, deal.escrowId, { method: 'card' });
     expect(r.status).toBe(403);
     expect(r.body.details).toBeUndefined();
@@ -145,31 +162,34 @@ describe('single limit', () => {
 });
 
 describe('daily limit (since 00:00 Africa/Lagos)', () => {
-  it('counts pending top-ups: 20k + 20k + 10k fit tier 0, then a kobo more is 403 naming the total', async () => {
-    const u = await signUp();
-    expectOk(await topup(u, 20_000));
-    expectOk(await topup(u, 20_000));
-    expectOk(await topup(u, 10_000));
-    const msg = expectOverLimit(await topup(u, 0.01 + 100), 'amount', 1);
-    expect(msg).toContain('daily limit of NGN 50,000.00');
+  it('counts pending top-ups: six of NGN 50,000 fit tier 1, then NGN 100.01 more is 403 naming the total', async () => {
+    const u = await signUp({ tier: 1 });
+    for (let i = 0; i < 6; i++) expectOk(await topup(u, 50_000)); // NGN 300,000 pending: the day is used up
+    // the smallest top-up (NGN 100) and a kobo; the daily limit is checked before the balance
+    const msg = expectOverLimit(await topup(u, 0.01 + 100), 'amount', 2);
+    expect(msg).toContain('from NGN 300,000.00 to NGN 300,100.01, over the tier 1 daily limit of NGN 300,000.00');
     const s = expectOk(await get(kycStatus, { token: u.accessToken }));
-    expect(s.used_today).toBe(50_000);
+    expect(s.used_today).toBe(300_000);
   });
 
   it("yesterday's movements do not count; a failed top-up does not either", async () => {
-    const u = await signUp();
-    expectOk(await topup(u, 20_000));
-    expectOk(await topup(u, 20_000));
+    const u = await signUp({ tier: 1 });
+    await addPayout(u);
+    // yesterday: NGN 150,000 in and the same out, a full day's NGN 300,000, and an empty wallet
+    // (the balance limit counts pending top-ups whatever their day, so what came in left again)
+    for (let i = 0; i < 3; i++) await fundWallet(u, 50_000);
+    for (let i = 0; i < 3; i++) expectOk(await post(walletWithdraw, { amount: 50_000 }, { token: u.accessToken }));
+    expect(await walletKobo(u.id)).toBe(0);
     await aDayLater(u.id);
-    const third = expectOk(await topup(u, 20_000));
-    await testDb()`select private.topup_fail(${third.transaction_id}, 'declined')`;
-    expectOk(await topup(u, 20_000));
-    expectOk(await topup(u, 20_000));
-    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(40_000);
+    // today: a failed NGN 50,000, then six of NGN 50,000 (the whole day's limit, and the balance's)
+    const failed = expectOk(await topup(u, 50_000));
+    await testDb()`select private.topup_fail(${failed.transaction_id}, 'declined')`;
+    for (let i = 0; i < 6; i++) expectOk(await topup(u, 50_000));
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(300_000);
   });
 
   it('counts the day in Lagos: 23:30 UTC is already the next day there', async () => {
-    const u = await signUp();
+    const u = await signUp({ tier: 1 });
     // 23:30 UTC yesterday is 00:30 today in Lagos (UTC+1): it counts today
     const [row] = await testDb()<{ start: Date }[]>`select private.lagos_day_start(now()) as start`;
     const start = row?.start as Date;
@@ -186,25 +206,26 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
   });
 
   it('a wallet funding is checked against the single limit only: the money was counted when it came in', async () => {
-    const deal = await newDeal({ amount: 10_000 });
-    await fundWallet(deal.payer, 20_000);
-    await fundWallet(deal.payer, 20_000);
-    await fundWallet(deal.payer, 10_000); // 50,000 moved in today: the daily limit is used up
-    expectOverLimit(await topup(deal.payer, 100), 'amount', 1);
+    const deal = await newDeal({ amount: 10_000, payerTier: 1 });
+    for (let i = 0; i < 6; i++) await fundWallet(deal.payer, 50_000); // 300,000 moved in today: the daily limit is used up
+    expect(expectOverLimit(await topup(deal.payer, 100), 'amount', 2)).toContain('daily limit');
     expectOk(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
   });
 
-  it('20 top-ups in parallel cannot together pass the daily limit: exactly 10 of NGN 5,000 pass', async () => {
-    const u = await signUp();
-    const results = await Promise.all(Array.from({ length: 20 }, () => topup(u, 5_000)));
+  it('20 top-ups in parallel cannot together pass the daily limit: exactly 10 of NGN 30,000 pass', async () => {
+    const u = await signUp({ tier: 1 });
+    const results = await Promise.all(Array.from({ length: 20 }, () => topup(u, 30_000)));
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 403);
     expect(ok).toHaveLength(10);
     expect(refused).toHaveLength(10);
-    for (const r of refused) expect(r.body.details[0]!.field).toBe('amount');
+    for (const r of refused) {
+      expect(r.body.details[0]!.field).toBe('amount');
+      expect(r.body.error).toContain('daily limit of NGN 300,000.00');
+    }
     const [sum] = await testDb()<{ total: string }[]>`
       select coalesce(sum(amount), 0)::text as total from public.transactions where user_id = ${u.id} and status = 'pending'`;
-    expect(Number(sum?.total)).toBe(50_000_00);
+    expect(Number(sum?.total)).toBe(300_000_00);
   });
 
   it('20 withdrawals in parallel cannot pass it either, and the ledger stays whole', async () => {
@@ -227,25 +248,26 @@ describe('daily limit (since 00:00 Africa/Lagos)', () => {
 
 describe('balance limit', () => {
   it('a top-up that would take the wallet (with pending top-ups) over the tier balance is 403 on amount', async () => {
-    const u = await signUp();
-    await creditOverDays(u, 80_000); // 80,000 held, none of it today
-    expectOk(await topup(u, 15_000)); // pending: 95,000 with the wallet
-    const msg = expectOverLimit(await topup(u, 5_000.01), 'amount', 1);
-    expect(msg).toContain('balance limit of NGN 100,000.00');
+    const u = await signUp({ tier: 1 });
+    await creditYesterday(u, 280_000); // 280,000 held, none of it today
+    expectOk(await topup(u, 15_000)); // pending: 295,000 with the wallet
+    const msg = expectOverLimit(await topup(u, 5_000.01), 'amount', 2);
+    expect(msg).toContain('from NGN 295,000.00 to NGN 300,000.01, over the tier 1 balance limit of NGN 300,000.00');
     expectOk(await topup(u, 5_000));
   });
 });
 
 describe('money that arrives is never refused', () => {
   it('a bank transfer above the balance limit is credited; the user is told to verify, once a day', async () => {
-    const u = await signUp();
+    const u = await signUp({ tier: 1 });
     expectOk(await post(virtualAccountCreate, {}, { token: u.accessToken }));
     await paystack.assignOutcome(`${u.id}@customers.escrow.ng`, true);
     const va = expectOk(await get(virtualAccountGet, { token: u.accessToken }));
-    const first = await paystack.dvaDeposit(va.account_number!, 150_000_00);
+    // above the tier 1 balance (and daily) limit of NGN 300,000, in one transfer and then another
+    const first = await paystack.dvaDeposit(va.account_number!, 350_000_00);
     expect(first.responses[0]?.status).toBe(200);
     await paystack.dvaDeposit(va.account_number!, 1_000_00);
-    expect(await walletKobo(u.id)).toBe(151_000_00);
+    expect(await walletKobo(u.id)).toBe(351_000_00);
     const notes = expectOk(await get(notificationList, { token: u.accessToken }));
     const needed = notes.filter((n: { event_type: string }) => n.event_type === 'verification_needed');
     expect(needed).toHaveLength(1);
@@ -256,29 +278,43 @@ describe('money that arrives is never refused', () => {
       entity_id: u.id,
       action_label: 'Verify identity',
     });
-    expect(needed[0]!.content).toContain('NGN 100,000.00');
+    // the wallet as the first transfer left it, and the tier 1 balance limit it is above
+    expect(needed[0]!.content).toContain('NGN 350,000.00, above the NGN 300,000.00 tier 1 allows');
     expect(await lastSms(u.phone)).toContain('Verify your identity');
-    // and the over-limit money still moves out and into escrows within the single limit
-    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(151_000);
+    expect(await smsMatching(u.phone, '%above the NGN 300,000.00%')).toBe(1);
+    // both transfers count toward today's total, though it passes the daily limit: neither was refused
+    expect(expectOk(await get(kycStatus, { token: u.accessToken })).used_today).toBe(351_000);
   });
 
-  it('releases into a wallet above the balance limit are credited', async () => {
-    const deal = await newDeal({ amount: 10_000 });
+  it('releases into a wallet above the balance limit are credited; the payee is told to verify, once a day', async () => {
+    const deal = await newDeal({ amount: 10_000, payerTier: 1 });
     const payee = deal.payee;
-    await creditOverDays(payee, 100_000); // the tier 0 balance, full
+    // the payee at tier 1 (at tier 0 the release is held by the identity floor instead) and its
+    // NGN 300,000 balance, full; with no payout account saved the release stays in the wallet
+    expect(await raiseTier(payee.id, 1)).toBe(1);
+    await creditYesterday(payee, 300_000);
     await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
     expectOk(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
     expectOk(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId));
     expectOk(await escrowOp('escrow-deliver', payee, deal.escrowId));
     expectOk(await escrowOp('escrow-release', deal.payer, deal.escrowId));
-    expect(await walletKobo(payee.id)).toBe(100_000_00 + Math.round(deal.feeBreakdown.seller_payout * 100));
+    const balance = 300_000_00 + Math.round(deal.feeBreakdown.seller_payout * 100);
+    expect(await walletKobo(payee.id)).toBe(balance);
+    const notes = expectOk(await get(notificationList, { token: payee.accessToken }));
+    const needed = notes.filter((n: { event_type: string }) => n.event_type === 'verification_needed');
+    expect(needed).toHaveLength(1);
+    expect(needed[0]!.content).toBe(
+      `Your wallet holds ${nairaEn(balance)}, above the NGN 300,000.00 tier 1 allows. ` +
+        'The money is yours; verify your identity to raise the limit.',
+    );
+    expect(await lastSms(payee.phone)).toContain('above the NGN 300,000.00 your verification level allows');
     await expectLedgerInvariants();
   });
 
   it('raising the tier lifts the limit at once', async () => {
-    const u = await signUp();
-    expectOverLimit(await topup(u, 30_000), 'amount', 1);
-    expect(await raiseTier(u.id, 1)).toBe(1);
-    expectOk(await topup(u, 30_000));
+    const u = await signUp({ tier: 1 });
+    expectOverLimit(await topup(u, 60_000), 'amount', 2);
+    expect(await raiseTier(u.id, 2)).toBe(2);
+    expectOk(await topup(u, 60_000));
   });
 });

@@ -77,9 +77,13 @@ interface Fixture {
   transferId: string;
 }
 
-/** One user with a card, a payout account, a completed top-up (with ledger entries) and a virtual account. */
+/**
+ * One user with a card, a payout account, a completed top-up (with ledger entries) and a virtual
+ * account. The user is at tier 1: at tier 0 (phone only) the identity floor refuses card_add and
+ * topup_create (tests/integration/kyc-floor.test.ts).
+ */
 async function fixture(): Promise<Fixture> {
-  const user = await signUp();
+  const user = await signUp({ tier: 1 });
   const sql = testDb();
   const suffix = digits(8);
   const [card] = await sql<{ card_id: string }[]>`

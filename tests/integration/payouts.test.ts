@@ -1,6 +1,8 @@
 // One payout path (shared/money/payouts.ts) for withdrawals and escrow payouts: both name the configured
 // payments provider, both are handed to the provider the same way, and an escrow payout that
 // cannot even get a transfer recipient fails at once (money back in the wallet), as a withdrawal does.
+// The payees are at tier 1: a release to a tier-0 payee stays in the wallet and starts no payout
+// (the identity floor, tests/integration/kyc-floor.test.ts).
 import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getConfig } from '../../shared/core/config.ts';
@@ -9,6 +11,7 @@ import { startEscrowPayout } from '../../shared/money/payouts.ts';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { type Deal, escrowOp, fundedDeal, fundWallet } from '../support/escrows.ts';
+import { raiseTier } from '../support/kyc.ts';
 import { balances } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import type { TestUser } from '../support/users.ts';
@@ -40,6 +43,13 @@ interface PayoutRow {
   provider_transfer_id: string | null;
 }
 
+/** A funded deal whose payee is at tier 1, so that a release pays out to the payee's bank. */
+async function payingOutDeal(amount: number): Promise<Deal> {
+  const deal = await fundedDeal({ category: 'p2p_crypto', amount });
+  expect(await raiseTier(deal.payee.id, 1)).toBe(1);
+  return deal;
+}
+
 const payoutRow = async (id: string) =>
   (await testDb()<PayoutRow[]>`
     select id, type, status::text, provider, metadata ? 'transfer_attempted_at' as attempted, provider_transfer_id
@@ -67,7 +77,7 @@ async function releaseConfiguredWith(deal: Deal, provider: string): Promise<stri
 describe('the payments provider a payout names', () => {
   it('is the configured one, for a withdrawal and for an escrow payout alike', async () => {
     const configured = getConfig().PAYMENTS_PROVIDER; // the test stack runs the Paystack adapter
-    const deal = await fundedDeal({ category: 'p2p_crypto', amount: 20_000 });
+    const deal = await payingOutDeal(20_000);
     await addPayout(deal.payee);
     expect((await escrowOp('escrow-release', deal.payer, deal.escrowId)).status).toBe(200);
     const [payout] = await testDb()<{ id: string }[]>`
@@ -81,7 +91,7 @@ describe('the payments provider a payout names', () => {
   });
 
   it('is what the transaction was told (escrow.payments_provider): the release does not hard-code one', async () => {
-    const deal = await fundedDeal({ category: 'p2p_crypto', amount: 15_000 });
+    const deal = await payingOutDeal(15_000);
     await addPayout(deal.payee);
     for (const provider of ['sandbox', 'paystack']) {
       // released and looked at inside one transaction, then rolled back: the escrow stays funded
@@ -113,7 +123,7 @@ describe('the payments provider a payout names', () => {
 
   it('is, once sent, the provider the payout module sent it through', async () => {
     // created by a transaction configured for the sandbox; sent by functions configured for Paystack
-    const deal = await fundedDeal({ category: 'p2p_crypto', amount: 12_000 });
+    const deal = await payingOutDeal(12_000);
     await addPayout(deal.payee);
     const ref = await releaseConfiguredWith(deal, 'sandbox');
 
@@ -129,7 +139,7 @@ describe('the payments provider a payout names', () => {
 
 describe('an escrow payout that cannot get a transfer recipient', () => {
   it("fails at once: nothing sent, the money back in the payee's wallet, the payee told", async () => {
-    const deal = await fundedDeal({ category: 'p2p_crypto', amount: 20_000 });
+    const deal = await payingOutDeal(20_000);
     const accountNumber = newAccountNumber();
     // Paystack is down for this account's recipient: payout-add keeps it without a recipient code
     await paystack.fail({ path: '/transferrecipient', field: 'account_number', value: accountNumber }, 'unavailable');

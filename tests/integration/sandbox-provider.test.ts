@@ -1,5 +1,6 @@
 // The sandbox provider (PAYMENTS_PROVIDER=sandbox, local work without keys) delivers signed,
-// Paystack-shaped webhooks that our own webhook-payments accepts and applies.
+// Paystack-shaped webhooks that our own webhook-payments accepts and applies. Its users are at
+// tier 1: at tier 0 (phone only) the identity floor refuses top-ups and withdrawals.
 import { describe, expect, it } from 'vitest';
 import { sandboxProvider } from '../../shared/money/payments/sandbox.ts';
 import { baseUrl, get, post } from '../support/api.ts';
@@ -24,7 +25,7 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean): Promise
 
 describe('sandbox payments provider', () => {
   it('a top-up initialised with the sandbox completes through its charge.success webhook', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const pending = await post(walletTopup, { amount: 750 }, { token: user.accessToken });
     expect(pending.status).toBe(200);
     const reference = pending.body.data.reference as string;
@@ -43,7 +44,7 @@ describe('sandbox payments provider', () => {
   });
 
   it('a withdrawal settled by the sandbox transfer.success webhook', async () => {
-    const user = await signUp();
+    const user = await signUp({ tier: 1 });
     const pending = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
     await sandbox().initializeCharge({
       reference: pending.body.data.reference,

@@ -1,6 +1,8 @@
 // transaction-list through the real HTTP server, with transactions made the real way (card
 // top-ups completed by the Paystack fake's charge.success, withdrawals settled by transfer
 // webhooks) and, for the pagination edge cases, rows written straight into the test database.
+// The users who top up and withdraw through the API are at tier 1: at tier 0 (phone only) the
+// identity floor refuses both (tests/integration/kyc-floor.test.ts).
 import { randomInt, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectOk, get, post } from '../support/api.ts';
@@ -140,7 +142,7 @@ describe('transaction-list', () => {
     let escrowTx: string;
 
     beforeAll(async () => {
-      [user, other] = await Promise.all([signUp(), signUp()]);
+      [user, other] = await Promise.all([signUp({ tier: 1 }), signUp({ tier: 1 })]);
       made.t1 = await topup(user, 1000);
       made.t2 = await topup(user, 2000.5);
       made.t3 = await topup(user, 3000, false); // stays pending
@@ -441,7 +443,7 @@ describe('transaction-list', () => {
     });
 
     it('concurrent top-ups through the API get distinct created_at and page exactly', async () => {
-      const user = await signUp();
+      const user = await signUp({ tier: 1 });
       const refs = await Promise.all(Array.from({ length: 10 }, (_, i) => topup(user, 100 + i, i % 2 === 0)));
       const { rows, pages } = await walk(user, 3);
       expect(pages).toEqual([3, 3, 3, 1]);

@@ -1,5 +1,8 @@
 // The dedicated virtual account: requested from Paystack, activated (or not) by the
 // dedicatedaccount.assign.* webhooks, and bank transfers into it credited to the wallet once.
+// The users who request an account are at tier 1: at tier 0 (phone only) the identity floor refuses
+// virtual-account-create (tests/integration/kyc-floor.test.ts, which also shows a deposit to a
+// tier-0 user's account).
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { get, post } from '../support/api.ts';
@@ -12,6 +15,9 @@ import virtualAccountGet from '../../supabase/functions/virtual-account-get/hand
 import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
+
+/** A new user at tier 1, the lowest tier that may get a virtual account. */
+const verified = (names: { first_name?: string; last_name?: string } = {}) => signUp({ ...names, tier: 1 });
 
 const emailOf = (u: TestUser) => `${u.id}@customers.escrow.ng`;
 
@@ -62,7 +68,7 @@ describe('virtual-account-create and virtual-account-get', () => {
 
   describe('virtual-account-create', () => {
     it('requests a dedicated account for <userId>@customers.escrow.ng and is pending until assign.success', async () => {
-      const user = await signUp({ first_name: 'Chidi', last_name: 'Eze' });
+      const user = await verified({ first_name: 'Chidi', last_name: 'Eze' });
       const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ success: true, status: 200 });
@@ -106,7 +112,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('a pending or active account is returned as it is, with no second assign call', async () => {
-      const user = await signUp();
+      const user = await verified();
       const first = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(first.body.data.status).toBe('pending');
       const again = await post(virtualAccountCreate, {}, { token: user.accessToken });
@@ -123,7 +129,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('concurrent creates ask Paystack once', async () => {
-      const user = await signUp();
+      const user = await verified();
       const all = await Promise.all(
         Array.from({ length: 5 }, () => post(virtualAccountCreate, {}, { token: user.accessToken })),
       );
@@ -133,7 +139,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('assign.failed makes it inactive with a reason, and the user may retry (a new assign call)', async () => {
-      const user = await signUp();
+      const user = await verified();
       await post(virtualAccountCreate, {}, { token: user.accessToken });
       const failed = await paystack.assignOutcome(emailOf(user), false);
       expect(failed.responses[0]?.status).toBe(200);
@@ -151,7 +157,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('a second failure after a retry (same Paystack customer) is not mistaken for a duplicate', async () => {
-      const user = await signUp();
+      const user = await verified();
       await post(virtualAccountCreate, {}, { token: user.accessToken });
       const first = await paystack.assignOutcome(emailOf(user), false);
       expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('inactive');
@@ -171,7 +177,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('a late assign.failed does not deactivate an active account', async () => {
-      const user = await signUp();
+      const user = await verified();
       const number = await activeAccount(user);
       const late = await paystack.assignOutcome(emailOf(user), false);
       expect(late.responses[0]?.status).toBe(200);
@@ -180,7 +186,7 @@ describe('virtual-account-create and virtual-account-get', () => {
     });
 
     it('a provider refusal of the assign request is 502 and leaves it inactive for a retry', async () => {
-      const user = await signUp();
+      const user = await verified();
       await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'refuse');
       const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(502);
@@ -218,7 +224,7 @@ describe('virtual-account-create and virtual-account-get', () => {
 
 describe('bank transfer into the virtual account', () => {
   it('credits the wallet once even when delivered 5 times concurrently, as a succeeded virtual_account_deposit', async () => {
-    const user = await signUp();
+    const user = await verified();
     const number = await activeAccount(user);
 
     const out = await paystack.dvaDeposit(number, 2_500_000, { times: 5, concurrent: true }); // NGN 25,000
@@ -262,7 +268,7 @@ describe('bank transfer into the virtual account', () => {
   });
 
   it('is matched by customer_code when the account number is missing from the event', async () => {
-    const user = await signUp();
+    const user = await verified();
     await activeAccount(user);
     const [va] = await testDb()<{ provider_customer_code: string }[]>`
       select provider_customer_code from public.virtual_accounts where user_id = ${user.id}`;
@@ -282,7 +288,7 @@ describe('bank transfer into the virtual account', () => {
   });
 
   it('a deposit to an account number nobody has is answered 200, flagged and credits nothing', async () => {
-    const user = await signUp();
+    const user = await verified();
     await activeAccount(user);
     const unknown = `88${String(randomInt(0, 1e8)).padStart(8, '0')}`;
     const out = await paystack.dvaDeposit(unknown, 700_000);

@@ -11,6 +11,12 @@ import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
+/**
+ * A new user at tier 1: below it (tier 0, phone only) wallet-topup and card-add are refused by the
+ * identity floor (tests/integration/kyc-floor.test.ts), and tier 1 allows NGN 50,000 at once.
+ */
+const verified = () => signUp({ tier: 1 });
+
 const txRow = async (id: string) => {
   const [row] = await testDb()<
     { status: string; amount: string; metadata: Record<string, unknown>; completed_at: Date | null }[]
@@ -52,7 +58,7 @@ async function addCard(token: string, authorization_code: string) {
 describe('wallet-topup', () => {
   describe('with a new card, completed by charge.success', () => {
     it('initialises the charge with our transaction id as reference and credits the wallet once', async () => {
-      const user = await signUp();
+      const user = await verified();
       const res = await post(walletTopup, { amount: 2500.75 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const { reference, transaction_id, authorization_url, amount, status } = res.body.data;
@@ -95,7 +101,7 @@ describe('wallet-topup', () => {
 
   describe('with a saved card', () => {
     it('charges the saved authorization with our transaction id as reference and stays pending until charge.success', async () => {
-      const user = await signUp();
+      const user = await verified();
       const code = `AUTH_ok${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
       const cardId = await addCard(user.accessToken, code);
 
@@ -136,7 +142,7 @@ describe('wallet-topup', () => {
     });
 
     it('a declined saved card answers 402 and leaves the transaction failed, nothing credited', async () => {
-      const user = await signUp();
+      const user = await verified();
       const cardId = await addCard(user.accessToken, `AUTH_decline${Date.now()}`);
 
       const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: user.accessToken });
@@ -156,7 +162,7 @@ describe('wallet-topup', () => {
     });
 
     it('an unknown card_id is 404 and creates no transaction', async () => {
-      const user = await signUp();
+      const user = await verified();
       const res = await post(walletTopup, { amount: 1000, card_id: randomUUID() }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(res.body).toMatchObject({ success: false, status: 404 });
@@ -164,9 +170,9 @@ describe('wallet-topup', () => {
     });
 
     it("another user's card is 404 (never charged)", async () => {
-      const owner = await signUp();
+      const owner = await verified();
       const cardId = await addCard(owner.accessToken, `AUTH_ok_other${Date.now()}`);
-      const thief = await signUp();
+      const thief = await verified();
       const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: thief.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(await userTransactions(thief.id)).toHaveLength(0);
@@ -181,7 +187,7 @@ describe('wallet-topup', () => {
 
   describe('when the provider says no or is down', () => {
     it('a refusal from /transaction/initialize is 402 and the transaction is failed', async () => {
-      const user = await signUp();
+      const user = await verified();
       await paystack.fail(
         { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
         'refuse',
@@ -196,7 +202,7 @@ describe('wallet-topup', () => {
     });
 
     it('an unavailable provider is 503, the transaction is failed and nothing is credited', async () => {
-      const user = await signUp();
+      const user = await verified();
       await paystack.fail(
         { path: '/transaction/initialize', field: 'email', value: `${user.id}@customers.escrow.ng` },
         'unavailable',
@@ -240,7 +246,7 @@ describe('wallet-topup', () => {
     });
 
     it('accepts the bounds NGN 100 and NGN 100,000,000; above NGN 50,000,000 the KYC limits refuse what it accepts', async () => {
-      const user = await signUp();
+      const user = await verified();
       const low = await post(walletTopup, { amount: 100 }, { token: user.accessToken });
       expect(low.status, JSON.stringify(low.body)).toBe(200);
       // NGN 50,000,000 is the most any tier allows at once (tier 4's single limit)
@@ -277,7 +283,7 @@ describe('wallet-topup', () => {
 
   describe('charge.success with an amount other than the pending one', () => {
     it('credits nothing when Paystack confirms that other amount: the top-up stays pending, flagged for review', async () => {
-      const user = await signUp();
+      const user = await verified();
       const res = await post(walletTopup, { amount: 5000 }, { token: user.accessToken });
       expect(res.status).toBe(200);
       const reference = res.body.data.reference as string;
@@ -313,7 +319,7 @@ describe('wallet-topup', () => {
     });
 
     it('an event claiming more than Paystack charged credits only the verified, expected amount (and is flagged)', async () => {
-      const user = await signUp();
+      const user = await verified();
       const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       const reference = res.body.data.reference as string;
       // Paystack charged the NGN 1,000 asked for; the event says NGN 1,500.50
@@ -328,7 +334,7 @@ describe('wallet-topup', () => {
 
   describe('charge.success for a top-up that already failed', () => {
     it('is neither credited nor silently dropped: the money that arrived is flagged for an operator', async () => {
-      const user = await signUp();
+      const user = await verified();
       const cardId = await addCard(user.accessToken, `AUTH_decline_late${Date.now()}`);
       const res = await post(walletTopup, { amount: 2000, card_id: cardId }, { token: user.accessToken });
       expect(res.status).toBe(402);

@@ -1,6 +1,8 @@
 // wallet-withdraw through the real server and the Paystack fake: the amount leaves the available
 // balance at once, the /transfer carries our transaction id as reference, and the transfer
 // webhooks settle it exactly once (a failure or reversal puts the money back once, never twice).
+// The users who top up and withdraw are at tier 1: at tier 0 (phone only) the identity floor
+// refuses both (tests/integration/kyc-floor.test.ts).
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, get, post } from '../support/api.ts';
@@ -17,6 +19,9 @@ import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts'
 // ---- helpers -------------------------------------------------------------------------------
 
 const BANK_CODE = '058';
+
+/** A new user at tier 1, the lowest tier that may top up and withdraw. */
+const verified = () => signUp({ tier: 1 });
 
 /** A fresh 10-digit account number nobody else in the run uses. */
 const newAccountNumber = () => `0${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
@@ -96,7 +101,7 @@ async function withdrawn(user: TestUser, naira: number) {
 describe('wallet-withdraw', () => {
   describe('to the default payout account', () => {
     it('debits the balance at once, sends /transfer with our id, kobo and the recipient; transfer.success settles it', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 10_000);
       const payout = await addPayout(user);
       const [listed] = (await get(payoutList, { token: user.accessToken })).body.data;
@@ -163,7 +168,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('pays the account named by payout_account_id when given', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 5000);
       const first = await addPayout(user);
       const second = await addPayout(user);
@@ -184,7 +189,7 @@ describe('wallet-withdraw', () => {
 
   describe('transfer.failed and transfer.reversed put the money back exactly once', () => {
     it('transfer.failed delivered three times, then transfer.reversed and a late transfer.success: restored once', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 3000);
       await addPayout(user);
       const tx = await withdrawn(user, 1200);
@@ -213,7 +218,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('the same transfer.failed delivered concurrently still restores the money once', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 2000);
       await addPayout(user);
       const tx = await withdrawn(user, 2000);
@@ -225,7 +230,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('transfer.reversed after transfer.success returns the money once', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 4000);
       await addPayout(user);
       const tx = await withdrawn(user, 4000);
@@ -250,7 +255,7 @@ describe('wallet-withdraw', () => {
 
   describe('when the provider says no or is down', () => {
     it('a refused /transfer is 502, the transaction is failed and the balance restored', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 5000);
       const payout = await addPayout(user);
       await paystack.fail({ path: '/transfer', field: 'account_number', value: payout.accountNumber }, 'refuse');
@@ -271,7 +276,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('an unavailable /transfer leaves a pending withdrawal (200, balance debited); a later transfer.failed restores it', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 5000);
       const payout = await addPayout(user);
       await paystack.fail({ path: '/transfer', field: 'account_number', value: payout.accountNumber }, 'unavailable');
@@ -302,7 +307,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('when the recipient cannot be created (provider down) no transfer was sent: 503, failed, balance restored', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 5000);
       const accountNumber = newAccountNumber();
       // Paystack is down for this account's recipient: payout-add keeps it without a recipient code
@@ -327,7 +332,7 @@ describe('wallet-withdraw', () => {
 
   describe('refusals', () => {
     it('insufficient balance is 409 with details on amount, and leaves no transaction behind', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 1000);
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 1000.01 }, { token: user.accessToken });
@@ -344,7 +349,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('an empty wallet is 409 too', async () => {
-      const user = await signUp();
+      const user = await verified();
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 100 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(409);
@@ -353,7 +358,7 @@ describe('wallet-withdraw', () => {
     });
 
     it('no payout account at all is 400 naming payout_account_id', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 1000);
       const res = await post(walletWithdraw, { amount: 500 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -364,9 +369,9 @@ describe('wallet-withdraw', () => {
     });
 
     it("someone else's payout account is 404 and nothing moves", async () => {
-      const owner = await signUp();
+      const owner = await signUp(); // saving a payout account is allowed at tier 0
       const other = await addPayout(owner);
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 1000);
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 500, payout_account_id: other.id }, {
@@ -405,7 +410,7 @@ describe('wallet-withdraw', () => {
 
   describe('concurrent withdrawals from one wallet', () => {
     it('50 x NGN 500 against NGN 10,000: exactly 20 succeed, 30 are 409, the wallet ends at 0 and the ledger balances', async () => {
-      const user = await signUp();
+      const user = await verified();
       await fund(user, 10_000);
       await addPayout(user);
 

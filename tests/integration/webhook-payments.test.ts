@@ -1,5 +1,7 @@
 // webhook-payments: signatures checked on the raw bytes before anything is parsed or recorded,
 // every valid event answered 200 {received: true}, each event taking effect exactly once.
+// The users whose top-ups, withdrawals and virtual accounts the events are about are at tier 1: at
+// tier 0 (phone only) the identity floor refuses all three (tests/integration/kyc-floor.test.ts).
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, get, post, postRaw } from '../support/api.ts';
@@ -25,6 +27,9 @@ const sendRaw = (body: string, headers: Record<string, string> = {}) =>
   postRaw(webhookPayments, body, { headers: { 'Content-Type': 'application/json', ...headers } });
 
 const sendSigned = (body: string, header = 'x-payments-signature') => sendRaw(body, { [header]: sign(body) });
+
+/** A new user at tier 1, the lowest tier that may top up, withdraw and get a virtual account. */
+const verified = () => signUp({ tier: 1 });
 
 const RECEIVED = { success: true, status: 200, data: { received: true } };
 
@@ -74,7 +79,7 @@ const balanceOf = async (user: TestUser) =>
 describe('webhook-payments', () => {
   describe('signature', () => {
     it('a missing signature is 401 and nothing is recorded or credited', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1000);
       const res = await sendRaw(chargeEvent(reference, 100000));
       expect(res.status).toBe(401);
@@ -89,7 +94,7 @@ describe('webhook-payments', () => {
     });
 
     it('a tampered body with the original signature is 401', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1000);
       const original = chargeEvent(reference, 100000, 777001);
       const tampered = original.replace('"amount":100000', '"amount":999999900');
@@ -104,7 +109,7 @@ describe('webhook-payments', () => {
     });
 
     it('a signature made with another secret is 401, and so is garbage in the header', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1000);
       const body = chargeEvent(reference, 100000);
       for (const signature of [sign(body, 'not-the-secret'), 'abc', sign(body).slice(0, 64), `${sign(body)}00`, '']) {
@@ -131,7 +136,7 @@ describe('webhook-payments', () => {
     });
 
     it("accepts Paystack's own header, x-paystack-signature, signed with the shared secret", async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1234.5);
       const body = chargeEvent(reference, 123450);
       const res = await sendSigned(body, 'x-paystack-signature');
@@ -216,7 +221,7 @@ describe('webhook-payments', () => {
     });
 
     it('charge.success for a withdrawal id is not a top-up: flagged, nothing credited', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 2000);
       await paystack.chargeSuccess(reference);
       const acct = `0${String(randomInt(0, 1e9)).padStart(9, '0')}`;
@@ -237,7 +242,7 @@ describe('webhook-payments', () => {
     });
 
     it('an invalid amount in charge.success is flagged and credits nothing', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1000);
       for (const amount of [0, -100000, 100000.5, 'lots']) {
         const res = await sendSigned(
@@ -279,7 +284,7 @@ describe('webhook-payments', () => {
 
   describe('takes effect once', () => {
     it('the same charge.success delivered 10 times concurrently: all 200, one credit, one inbox row', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 7777.77);
       const out = await paystack.chargeSuccess(reference, { times: 10, concurrent: true });
       expect(out.responses).toHaveLength(10);
@@ -300,7 +305,7 @@ describe('webhook-payments', () => {
     });
 
     it('a second, different charge.success for an already completed top-up changes nothing', async () => {
-      const user = await signUp();
+      const user = await verified();
       const reference = await pendingTopup(user, 1000);
       expect((await sendSigned(chargeEvent(reference, 100000, 9_000_001))).status).toBe(200);
       // another event id for the same reference (Paystack never does this for one charge, but a replay might)
@@ -313,8 +318,8 @@ describe('webhook-payments', () => {
     it('a failing effect rolls back, is kept in webhook_failures, still answers 200, and a redelivery is processed afresh', async () => {
       // Two users; the second is told (wrongly) that it got the first one's account number: the
       // unique account number makes that effect fail inside the transaction.
-      const a = await signUp();
-      const b = await signUp();
+      const a = await verified();
+      const b = await verified();
       for (const u of [a, b]) {
         expect((await post(virtualAccountCreate, {}, { token: u.accessToken })).status).toBe(200);
       }

@@ -57,7 +57,7 @@ export function tierToFund(naira: number): number {
 /**
  * Raises the payer of a deal to the tier that lets them top up and fund its total charge (at least
  * `naira`), through the checks it needs (tests/support/kyc.ts): the funded builders move money for
- * the payer, and tier 0 (the default) allows only NGN 20,000 at once. Nothing is done at tier 0.
+ * the payer, and tier 0 (the default) moves none (the identity floor, docs/compliance.md).
  */
 export async function payerCanFund(deal: Deal, naira = deal.feeBreakdown.total_charge): Promise<void> {
   const tier = tierToFund(Math.max(naira, deal.feeBreakdown.total_charge));
@@ -70,7 +70,7 @@ export interface DealOptions {
   amount?: number;
   title?: string;
   /**
-   * The payer's KYC tier (tests/support/kyc.ts), for tests that move more than tier 0 allows
+   * The payer's KYC tier (tests/support/kyc.ts), for tests that move money (tier 0 moves none)
    * themselves; 0 (nothing recorded) unless given. The funded builders below raise it on their own.
    */
   payerTier?: number;

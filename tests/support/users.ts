@@ -33,7 +33,7 @@ export async function verifyPhone(phone: string): Promise<void> {
 
 /**
  * A new account through auth-send-otp, auth-verify and auth-signup. `tier`: the KYC tier its checks
- * are then recorded up to (tests/support/kyc.ts), for suites that move more than tier 0 allows;
+ * are then recorded up to (tests/support/kyc.ts), for suites that move money (tier 0 moves none: the identity floor);
  * 0 (nothing recorded) unless given.
  */
 export async function signUp(
