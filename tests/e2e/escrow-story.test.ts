@@ -1,13 +1,14 @@
 // An escrow as a client app lives it, entirely through the project's typed client
 // (clients/typescript, @escrow-service/client: openapi-fetch typed by the OpenAPI document) against
-// the running Deno functions server: two people sign up, the seller saves a payout account, the
-// buyer tops up the wallet, creates a goods_products escrow, funds it from the wallet; the seller
-// accepts with the invite token and delivers; the buyer releases; the seller's payout goes to the
-// bank and lands; both review each other, which ends the escrow, and each sees the other's public
-// profile. Paystack is the local fake (tests/fakes/paystack.ts): it completes the top-up
-// (charge.success) and the payout (transfer.success) through the real webhook. Every answer the
-// client receives is checked against docs/api/openapi.json and the endpoint's response schema
-// (tests/support/client.ts); the types of bodies, queries and answers are the generated ones.
+// the running Deno functions server: two people sign up (and pass the tier-1 identity check, below
+// which no money moves), the seller saves a payout account, the buyer tops up the wallet, creates
+// a goods_products escrow, funds it from the wallet; the seller accepts with the invite token and
+// delivers; the buyer releases; the seller's payout goes to the bank and lands; both review each
+// other, which ends the escrow, and each sees the other's public profile. Paystack is the local
+// fake (tests/fakes/paystack.ts): it completes the top-up (charge.success) and the payout
+// (transfer.success) through the real webhook. Every answer the client receives is checked against
+// docs/api/openapi.json and the endpoint's response schema (tests/support/client.ts); the types of
+// bodies, queries and answers are the generated ones.
 import { randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -107,9 +108,11 @@ describe('an escrow from two sign-ups to a payout that lands (the typed client)'
       signUpThroughTheApp('Chidi', 'Okafor'),
     ]);
     expect(buyer.id).not.toBe(seller.id);
-    // the buyer has passed the ID and selfie check (tier 1), recorded as the KYC webhook records it:
-    // the NGN 50,000 top-up below is over tier 0's NGN 20,000 at once
+    // both have passed the ID and selfie check (tier 1), recorded as the KYC webhook records it: a
+    // tier-0 account moves no money, so the buyer could not top up and the seller's release would
+    // stay in the wallet (no payout starts below tier 1)
     expect(await raiseTier(buyer.id, 1)).toBe(1);
+    expect(await raiseTier(seller.id, 1)).toBe(1);
 
     // --- the seller saves a payout account; the bank (fake) knows the account, in their name ---
     const accountNumber = `0${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;

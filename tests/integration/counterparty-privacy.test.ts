@@ -83,7 +83,8 @@ async function signUpWithPhone(phone: string): Promise<TestUser> {
  * without the counterparty doing anything: each endpoint's answer, in order.
  */
 async function initiatorSees(payerRole: PayerRole, phone: string) {
-  const me = await signUp({ first_name: 'Ini' });
+  // an initiator who pays tops up and funds below: tier 1 (tier 0 moves no money), the same in both runs
+  const me = await signUp({ first_name: 'Ini', tier: payerRole === 'initiator' ? 1 : 0 });
   const t = { token: me.accessToken };
   const seen: Record<string, unknown> = {};
   const created = await create(me, phone, payerRole);
@@ -221,7 +222,8 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
   });
 
   it('accept of a funded escrow (initiator pays): the answers the initiator gets show the counterparty from then on', async () => {
-    const [me, other] = await Promise.all([signUp(), signUp()]);
+    // the initiator funds from a topped-up wallet: tier 1 (tier 0 moves no money)
+    const [me, other] = await Promise.all([signUp({ tier: 1 }), signUp()]);
     const created = expectOk(await create(me, other.phone, 'initiator', 'goods_products'), 201);
     await fundWallet(me, created.fee_breakdown.total_charge);
     const funded = expectOk(
@@ -251,7 +253,8 @@ describe('counterparty_id appears when the counterparty accepts or declines, not
   });
 
   it('decline of a funded, unaccepted escrow: refunded, counterparty_id filled', async () => {
-    const [me, other] = await Promise.all([signUp(), signUp()]);
+    // the initiator funds from a topped-up wallet: tier 1 (tier 0 moves no money)
+    const [me, other] = await Promise.all([signUp({ tier: 1 }), signUp()]);
     const created = expectOk(await create(me, other.phone, 'initiator', 'p2p_crypto'), 201);
     await fundWallet(me, created.fee_breakdown.total_charge);
     expectOk(await post(escrowFund, { escrow_id: created.escrow_id, method: 'wallet' }, { token: me.accessToken }));

@@ -299,7 +299,8 @@ describe('escrow-create', () => {
     });
 
     it('payer_role initiator: no invite SMS until the escrow is funded, then one', async () => {
-      const [me, other] = await Promise.all([signUp(), signUp()]);
+      // the initiator funds from a topped-up wallet: tier 1 (tier 0 moves no money)
+      const [me, other] = await Promise.all([signUp({ tier: 1 }), signUp()]);
       const res = await create(me, body(other.phone, { title: 'Camera lens', amount: 500 }));
       expect(res.status).toBe(201);
       expect(await smsTo(other.phone, '%invited you%')).toBe(0);

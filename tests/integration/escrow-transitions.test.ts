@@ -15,7 +15,9 @@ import {
   fundedDeal,
   fundWallet,
   newDeal,
+  payerCanFund,
 } from '../support/escrows.ts';
+import { raiseTier } from '../support/kyc.ts';
 import { balances, holdKobo, walletKobo } from '../support/ledger.ts';
 import { signUp } from '../support/users.ts';
 import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
@@ -60,18 +62,23 @@ const fundingTxs = (escrowId: string) =>
 
 const smsTo = smsMatching;
 
-/** draft -> active (funded, awaiting acceptance), paid from the payer's wallet (topped up by `extra` more). */
+/**
+ * draft -> active (funded, awaiting acceptance), paid from the payer's wallet (topped up by `extra`
+ * more); the payer at the tier that lets them top up and fund it (tier 0 moves no money).
+ */
 async function fundedUnaccepted(opts: { category?: Category; extraNaira?: number } = {}): Promise<Deal> {
   const deal = await newDeal({ category: opts.category });
-  await fundWallet(deal.payer, deal.feeBreakdown.total_charge + (opts.extraNaira ?? 0));
+  const topUp = deal.feeBreakdown.total_charge + (opts.extraNaira ?? 0);
+  await payerCanFund(deal, topUp);
+  await fundWallet(deal.payer, topUp);
   expectStatus(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }), 200);
   expect(await escrowStatus(deal)).toBe('active');
   return deal;
 }
 
-/** invite_pending -> active (accepted, awaiting funding). */
-async function acceptedUnfunded(opts: { category?: Category } = {}): Promise<Deal> {
-  const deal = await newDeal({ category: opts.category, payerRole: 'counterparty' });
+/** invite_pending -> active (accepted, awaiting funding); `payerTier` for tests that fund it afterwards. */
+async function acceptedUnfunded(opts: { category?: Category; payerTier?: number } = {}): Promise<Deal> {
+  const deal = await newDeal({ category: opts.category, payerRole: 'counterparty', payerTier: opts.payerTier });
   expectStatus(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId), 200);
   return deal;
 }
@@ -118,10 +125,10 @@ describe('escrow-fund', () => {
     it('locks the total charge in the hold, takes it from the payer, invites the counterparty by SMS', async () => {
       const deal = await newDeal({ title: 'Fund row' });
       const total = kobo(deal.feeBreakdown.total_charge);
-      // enough for a second funding, in two top-ups: one of twice the total charge is over tier 0's
-      // NGN 20,000 for one top-up
-      await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
-      await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
+      // enough for a second funding, in one top-up of twice the total charge (the payer at the tier
+      // that allows it: tier 0 moves no money)
+      await payerCanFund(deal, 2 * deal.feeBreakdown.total_charge);
+      await fundWallet(deal.payer, 2 * deal.feeBreakdown.total_charge);
       const before = await balances(deal);
       expect(before).toEqual({ payer: 2 * total, payee: 0, hold: 0 });
 
@@ -146,7 +153,9 @@ describe('escrow-fund', () => {
     });
 
     it('the payee may not fund (403), a stranger gets 404, and neither moves money', async () => {
-      const [deal, stranger] = await Promise.all([newDeal(), signUp()]);
+      // both at tier 1, with money in the wallet: what refuses them is their role, not the identity floor
+      const [deal, stranger] = await Promise.all([newDeal(), signUp({ tier: 1 })]);
+      expect(await raiseTier(deal.payee.id, 1)).toBe(1);
       await Promise.all([fundWallet(deal.payee, 20_000), fundWallet(stranger, 20_000)]);
       expectStatus(await escrowOp('escrow-fund', deal.payee, deal.escrowId, { method: 'wallet' }), 403);
       expectStatus(await escrowOp('escrow-fund', stranger, deal.escrowId, { method: 'wallet' }), 404);
@@ -157,7 +166,7 @@ describe('escrow-fund', () => {
     });
 
     it('a wallet short of the total charge is 409 and nothing changes', async () => {
-      const deal = await newDeal({ amount: 10_000 });
+      const deal = await newDeal({ amount: 10_000, payerTier: 1 });
       await fundWallet(deal.payer, 10_000); // the amount, but not the fee and VAT on top
       const res = await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' });
       expectStatus(res, 409);
@@ -181,13 +190,13 @@ describe('escrow-fund', () => {
       const funded = await fundedDeal();
       await fundWallet(funded.payer, funded.feeBreakdown.total_charge);
       expectStatus(await escrowOp('escrow-fund', funded.payer, funded.escrowId, { method: 'wallet' }), 409);
-      const cancelled = await newDeal();
+      const cancelled = await newDeal({ payerTier: 1 });
       expectStatus(await escrowOp('escrow-cancel', cancelled.initiator, cancelled.escrowId), 200);
       await fundWallet(cancelled.payer, cancelled.feeBreakdown.total_charge);
       expectStatus(await escrowOp('escrow-fund', cancelled.payer, cancelled.escrowId, { method: 'wallet' }), 409);
       expect(await walletKobo(cancelled.payer.id)).toBe(kobo(cancelled.feeBreakdown.total_charge));
       // invite_pending: the payer (counterparty) must accept first
-      const pending = await newDeal({ payerRole: 'counterparty' });
+      const pending = await newDeal({ payerRole: 'counterparty', payerTier: 1 });
       await fundWallet(pending.payer, pending.feeBreakdown.total_charge);
       expectStatus(await escrowOp('escrow-fund', pending.payer, pending.escrowId, { method: 'wallet' }), 409);
       expect(await holdKobo(pending.escrowId)).toBe(0);
@@ -196,7 +205,7 @@ describe('escrow-fund', () => {
 
   describe('active (accepted, awaiting funding) -> funded: by the payer', () => {
     it('locks the total charge and the payment request transaction becomes succeeded', async () => {
-      const deal = await acceptedUnfunded();
+      const deal = await acceptedUnfunded({ payerTier: 1 });
       const total = kobo(deal.feeBreakdown.total_charge);
       const [request] = await fundingTxs(deal.escrowId);
       await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
@@ -222,7 +231,7 @@ describe('escrow-fund', () => {
 
   describe('concurrency', () => {
     it('concurrent wallet fundings of one draft: one 200, the rest 409, the wallet debited once', async () => {
-      const deal = await newDeal({ amount: 1_000 });
+      const deal = await newDeal({ amount: 1_000, payerTier: 1 });
       const total = kobo(deal.feeBreakdown.total_charge);
       await fundWallet(deal.payer, deal.feeBreakdown.total_charge * 3);
       const results = await Promise.all(
@@ -465,7 +474,7 @@ describe('escrow-cancel', () => {
 
     it('escrow-cancel of an accepted, unfunded escrow cancels the pending payment request; funding afterwards is 409', async () => {
       for (const who of ['initiator', 'counterparty'] as const) {
-        const deal = await acceptedUnfunded();
+        const deal = await acceptedUnfunded({ payerTier: 1 });
         const res = await escrowOp('escrow-cancel', deal[who], deal.escrowId);
         expectStatus(res, 200);
         expect(res.body.data.status).toBe('cancelled');
@@ -512,7 +521,7 @@ describe('active (funded, awaiting acceptance) -> refunded', () => {
 describe('escrow-delete', () => {
   describe('draft -> deleted: by the initiator', () => {
     it('deletes a draft; the counterparty 403, a stranger 404, a second delete 409', async () => {
-      const [deal, stranger] = await Promise.all([newDeal(), signUp()]);
+      const [deal, stranger] = await Promise.all([newDeal({ payerTier: 1 }), signUp()]);
       expectStatus(await escrowOp('escrow-delete', deal.counterparty, deal.escrowId), 403);
       expectStatus(await escrowOp('escrow-delete', stranger, deal.escrowId), 404);
       const res = await escrowOp('escrow-delete', deal.initiator, deal.escrowId);

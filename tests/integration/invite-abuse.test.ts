@@ -215,8 +215,9 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
     { timeout: 60_000 },
     async () => {
       const phone = newPhone().e164;
+      // the 5th funds its escrow from a topped-up wallet: tier 1 (tier 0 moves no money)
       const initiators = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => signUp({ first_name: `Inviter${'abcde'[i]}` })),
+        Array.from({ length: 5 }, (_, i) => signUp({ first_name: `Inviter${'abcde'[i]}`, tier: i === 4 ? 1 : 0 })),
       );
       const ids: string[] = [];
       for (const [i, u] of initiators.slice(0, PER_PHONE).entries()) {
@@ -263,7 +264,8 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
     { timeout: 60_000 },
     async () => {
       const phone = newPhone().e164;
-      const initiators = await Promise.all(Array.from({ length: 6 }, () => signUp()));
+      // the last three fund their drafts from topped-up wallets: tier 1 (tier 0 moves no money)
+      const initiators = await Promise.all(Array.from({ length: 6 }, (_, i) => signUp({ tier: i >= 3 ? 1 : 0 })));
       // three initiator-paid drafts, ready to be funded (no SMS yet)
       const drafts: { user: TestUser; id: string }[] = [];
       for (const u of initiators.slice(3)) {
@@ -325,7 +327,7 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
   });
 
   it('the invite sent after funding says the same kind of thing, and the money is in', async () => {
-    const me = await signUp({ first_name: 'Adéọlá' });
+    const me = await signUp({ first_name: 'Adéọlá', tier: 1 }); // funds from a topped-up wallet: tier 0 moves no money
     const phone = newPhone().e164;
     const r = await create(me, phone, { title, description, payer_role: 'initiator', category: 'hiring', amount: 300 });
     expect(r.status).toBe(201);
@@ -364,7 +366,7 @@ describe('invite SMS carry no text written by the inviter but a safe first name'
   });
 
   it('a name changed after creation is rendered the same safe way when the funded invite goes out', async () => {
-    const me = await signUp({ first_name: 'Bola' });
+    const me = await signUp({ first_name: 'Bola', tier: 1 }); // funds from a topped-up wallet: tier 0 moves no money
     const phone = newPhone().e164;
     const r = await create(me, phone, { title, payer_role: 'initiator', amount: 500 });
     expect(r.status).toBe(201);

@@ -19,6 +19,7 @@ import {
   newDeal,
   payerCanFund,
 } from '../support/escrows.ts';
+import { raiseTier } from '../support/kyc.ts';
 import { holdKobo, systemShares, walletKobo } from '../support/ledger.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 import authSignup from '../../supabase/functions/auth-signup/handler.ts';
@@ -83,7 +84,7 @@ const fundedHiring = (amount = 10_000, payerRole: 'initiator' | 'counterparty' =
 /** The same for a total charge below the smallest top-up: the payer tops up NGN 100 and pays from it. */
 async function fundedSmallHiring(amount: number): Promise<Deal> {
   const deal = await hiringDeal(amount);
-  await payerCanFund(deal, 100); // the tier that lets the payer top up and fund it (tier 0 up to NGN 20,000)
+  await payerCanFund(deal, 100); // the tier that lets the payer top up and fund it (tier 0 moves no money)
   await fundWallet(deal.payer, Math.max(100, deal.feeBreakdown.total_charge));
   ok(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
   ok(await escrowOp('escrow-accept', deal.counterparty, deal.escrowId));
@@ -769,6 +770,9 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     it('a milestone release starts a payout when the freelancer has a default payout account', async () => {
       const deal = await fundedHiring(10_000);
       const e = await escrowRow(deal.escrowId);
+      // the freelancer at tier 1: at tier 0 a release stays in the wallet (no payout starts) and no
+      // top-up is allowed
+      expect(await raiseTier(deal.payee.id, 1)).toBe(1);
       await fundWallet(deal.payee, 100); // the wallet may hold other money: only the release goes out
       const acct = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
       await paystack.registerAccount('058', acct, 'COU OBI');

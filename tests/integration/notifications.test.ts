@@ -109,7 +109,7 @@ const types = (ns: Notification[]) => ns.map((n) => n.event_type);
 
 describe('notifications written by transitions', () => {
   it('create, fund, accept, deliver, release: each party is told what concerns them', async () => {
-    // the payer tops up and funds NGN 25,000 and more: above tier 0's NGN 20,000 at once, so tier 1
+    // the payer tops up and funds NGN 25,000 and more: tier 1 (tier 0 moves no money)
     const initiator = await signUp({ first_name: 'Ini', tier: 1 });
     const counterparty = await signUp({ first_name: 'Cou' });
     const created = ok(
@@ -184,7 +184,8 @@ describe('notifications written by transitions', () => {
   });
 
   it('the counterparty pays: invite, acceptance (active), a payment request on the funding transaction, funding', async () => {
-    const deal = await newDeal({ payerRole: 'counterparty', amount: 8_000 });
+    // the counterparty pays from a topped-up wallet: tier 1 (tier 0 moves no money)
+    const deal = await newDeal({ payerRole: 'counterparty', amount: 8_000, payerTier: 1 });
     const parties: [TestUser, TestUser] = [deal.initiator, deal.counterparty];
     expect(await events(deal.initiator, deal.escrowId)).toEqual(['escrow_created']);
     const [invite] = await all(deal.counterparty, { escrow_id: deal.escrowId });

@@ -130,7 +130,7 @@ describe('review-submit', () => {
   });
 
   it('a deal the counterparty never accepted (declined after funding, so refunded) has nobody to review: 409', async () => {
-    const deal = await newDeal();
+    const deal = await newDeal({ payerTier: 1 });
     await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
     expectOk(await escrowOp('escrow-fund', deal.payer, deal.escrowId, { method: 'wallet' }));
     expectOk(await escrowOp('escrow-decline', deal.counterparty, deal.escrowId));
@@ -171,7 +171,7 @@ describe('review-submit', () => {
   it('refuses an escrow that is not over yet: draft, invite_pending, funded-unaccepted, funded, inspection, cancelled: 409', async () => {
     const draft = await newDeal();
     const invited = await newDeal({ payerRole: 'counterparty' });
-    const unaccepted = await newDeal();
+    const unaccepted = await newDeal({ payerTier: 1 });
     await fundWallet(unaccepted.payer, unaccepted.feeBreakdown.total_charge);
     expectOk(await escrowOp('escrow-fund', unaccepted.payer, unaccepted.escrowId, { method: 'wallet' }));
     const funded = await fundedDeal({ category: 'auto_dealership' });
@@ -450,7 +450,8 @@ describe('profile-public-get', () => {
   });
 
   it('never shows the phone, address, bio, next of kin, last name or balances, even when they are set', async () => {
-    const [user, viewer] = await Promise.all([signUp({ last_name: 'Okonkwo' }), signUp()]);
+    // the user at tier 1, which lets them top up the balance that must not show (tier 0 moves no money)
+    const [user, viewer] = await Promise.all([signUp({ last_name: 'Okonkwo', tier: 1 }), signUp()]);
     expectOk(
       await patch(
         profileUpdate,
@@ -494,11 +495,12 @@ describe('profile-public-get', () => {
   });
 
   it('counts completed deals (released, also once ended) and averages ratings to 2 decimals', async () => {
+    // each of the four pays for a deal below from a topped-up wallet: tier 1 (tier 0 moves no money)
     const [user, a, b, c] = await Promise.all([
-      signUp({ first_name: 'Pro' }),
-      signUp({ first_name: 'A' }),
-      signUp({ first_name: 'B' }),
-      signUp({ first_name: 'C' }),
+      signUp({ first_name: 'Pro', tier: 1 }),
+      signUp({ first_name: 'A', tier: 1 }),
+      signUp({ first_name: 'B', tier: 1 }),
+      signUp({ first_name: 'C', tier: 1 }),
     ]);
     // three released deals, the user paid in one and was paid in two
     const e1 = await releasedBetween(user, a);
