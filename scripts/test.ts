@@ -121,11 +121,11 @@ try {
   if (Deno.args.length === 0) {
     console.log('\n▶ declared refusals (each one some test received from the real server)');
     const { loadFunctions } = await import('./lib/server.ts');
-    const { seenStatuses, unseenRefusals } = await import('./lib/refusal-coverage.ts');
+    const { seenRefusals, unseenRefusals } = await import('./lib/refusal-coverage.ts');
     const metas = [...(await loadFunctions()).values()].map((h) => h.meta);
-    const unseen = unseenRefusals(metas, seenStatuses(await Deno.readTextFile(statusLog).catch(() => '')));
-    for (const u of unseen) console.log(`  ${u.name} ${u.status} was never answered by any test: "${u.description}"`);
-    const declared = metas.reduce((n, m) => n + Object.keys(m.refusals ?? {}).length, 0);
+    const unseen = unseenRefusals(metas, seenRefusals(await Deno.readTextFile(statusLog).catch(() => '')));
+    for (const u of unseen) console.log(`  ${u.name} ${u.status} ${u.code} was never answered by any test: "${u.when}"`);
+    const declared = metas.reduce((n, m) => n + (m.refusals ?? []).length, 0);
     console.log(
       unseen.length === 0
         ? `✔ all ${declared} declared refusals were received by a test (${elapsed()})`

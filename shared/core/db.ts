@@ -7,7 +7,7 @@
 import postgres from 'postgres';
 import { getConfig } from './config.ts';
 import { log } from './log.ts';
-import { unauthorized } from './http.ts';
+import { UNAUTHENTICATED } from './refusals.ts';
 import { type RequestSession, requestSession, SESSION_ENDED, uncheckedSession } from './request-session.ts';
 
 export type Sql = postgres.Sql;
@@ -239,7 +239,7 @@ const serviceSetup: Setup = (session) =>
 
 /** Nothing more runs for a request whose session was found ended (a handler that caught the 401). */
 function refuseEndedSession(): void {
-  if (requestSession()?.state === 'ended') throw unauthorized('Session has ended, log in again');
+  if (requestSession()?.state === 'ended') throw UNAUTHENTICATED.error({ reason: 'ended' });
 }
 
 /**
@@ -253,7 +253,7 @@ export async function ensureSessionLive(): Promise<void> {
   if (session.state === 'unchecked') {
     session.state = (await sessionIsLive(session.sessionId, session.userId)) ? 'live' : 'ended';
   }
-  if (session.state === 'ended') throw unauthorized('Session has ended, log in again');
+  if (session.state === 'ended') throw UNAUTHENTICATED.error({ reason: 'ended' });
 }
 
 /**

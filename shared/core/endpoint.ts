@@ -8,7 +8,16 @@
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
 import { isDatabaseUnavailable } from './db.ts';
-import { errorBody, functionNotFound, HttpError, jsonResponse, successBody, unauthorized } from './http.ts';
+import { type AnyRefusal, errorBody, type Facts, functionNotFound, HttpError, jsonResponse, successBody } from './http.ts';
+import {
+  CORE_REFUSALS,
+  INTERNAL_ERROR,
+  METHOD_NOT_ALLOWED,
+  PAYLOAD_TOO_LARGE,
+  SERVICE_UNAVAILABLE,
+  UNAUTHENTICATED,
+  VALIDATION_FAILED,
+} from './refusals.ts';
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
@@ -18,8 +27,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
 export const REQUEST_DEADLINE_MS = 25_000;
 
-/** The 503's message while the database is out of reach. */
-export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable; try again in a few seconds';
 
 /** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
 export class Reply<T = unknown> {
@@ -30,21 +37,35 @@ export class Reply<T = unknown> {
 }
 
 /**
- * SQL functions refuse with SQLSTATE ES<http status> (ES402 insufficient funds, ES403 wrong
- * party, ES404 not found, ES409 wrong state, ES422 invalid); this turns them into HttpErrors.
+ * SQL functions refuse with SQLSTATE ES<http status> and, in DETAIL, the facts of the refusal as
+ * JSON `{code, ...facts}` (docs/errors.md#refusals-raised-in-sql); the endpoint's declared refusal of
+ * that code words it. An ended session (ES401, raised by the first statement of a request) is the
+ * 401 every bearer endpoint answers. Null when the error is not a refusal; a refusal whose code the
+ * endpoint does not declare is logged and answered as an internal error (the document lists every
+ * code an operation answers, so an undeclared one is a bug).
  */
-export function domainError(err: unknown): HttpError | null {
-  const e = err as { code?: string; message?: string } | null;
-  const m = e?.code ? /^ES(\d{3})$/.exec(e.code) : null;
-  if (!m) return null;
-  const status = Number(m[1]);
-  if (status === 402) {
-    return new HttpError(409, 'Insufficient funds', [{
-      field: 'amount',
-      message: 'is more than the available balance',
-    }]);
+export function sqlRefusal(route: { name: string; refusals: ReadonlyMap<string, AnyRefusal> }, err: unknown) {
+  const e = err as { code?: string; detail?: string } | null;
+  if (typeof e?.code !== 'string' || !/^ES\d{3}$/.test(e.code)) return null;
+  if (e.code === 'ES401') return UNAUTHENTICATED.error({ reason: 'ended' });
+  const facts = sqlFacts(e.detail);
+  const declared = facts ? route.refusals.get(String(facts.code)) : undefined;
+  if (!declared) {
+    log.error('refusal.undeclared', { function: route.name, sqlstate: e.code, code: facts?.code ?? null });
+    return null;
   }
-  return new HttpError(status === 422 ? 400 : status, e?.message ?? 'Request refused');
+  return declared.error(facts as Facts);
+}
+
+/** The facts of a SQL refusal's DETAIL, or null when it has none. */
+function sqlFacts(detail: string | undefined): (Facts & { code: unknown }) | null {
+  if (typeof detail !== 'string' || !detail.startsWith('{')) return null;
+  try {
+    const facts: unknown = JSON.parse(detail);
+    return facts && typeof facts === 'object' && 'code' in facts ? facts as Facts & { code: unknown } : null;
+  } catch {
+    return null;
+  }
 }
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -115,8 +136,8 @@ export interface HeaderAuth {
   headers: readonly { name: string; required: boolean; description: string }[];
 }
 
-/** Statuses a handler (or the SQL it calls) can refuse with, each with when it does. */
-export type Refusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 502 | 503, string>>;
+/** The refusals a handler (or the SQL it calls) can answer, from the catalog (shared/refusals/catalog.ts). */
+export type Refusals = readonly AnyRefusal[];
 
 export interface EndpointSpec<
   QS extends z.ZodType | undefined,
@@ -154,9 +175,10 @@ export interface EndpointSpec<
   /** The headers `verify` checks, for the OpenAPI document (auth 'none' only). */
   signedBy?: HeaderAuth;
   /**
-   * The statuses the handler itself refuses with (beyond those every endpoint of its kind answers:
-   * scripts/lib/spec/openapi.ts builderStatuses), each with when. Every answer the test suites receive must
-   * have a status the document declares (tests/support/responses.ts), so a missing one fails a test.
+   * The refusals the handler and the SQL it calls answer (beyond those every endpoint of its kind
+   * answers: scripts/lib/spec/openapi.ts builderRefusals). The document lists each code under its
+   * status, and every answer the test suites receive must be one the document declares
+   * (tests/support/responses.ts), so a missing one fails a test.
    */
   refusals?: Refusals;
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
@@ -219,7 +241,7 @@ function corsHeaders(method: Method): Record<string, string> {
 
 async function readBody(req: Request): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB');
+  if (declared > MAX_BODY_BYTES) throw PAYLOAD_TOO_LARGE.error({});
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -230,7 +252,7 @@ async function readBody(req: Request): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel().catch(() => {});
-      throw new HttpError(413, 'Request body is larger than 1 MiB');
+      throw PAYLOAD_TOO_LARGE.error({});
     }
     chunks.push(value);
   }
@@ -248,7 +270,7 @@ function parseJson(raw: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
   } catch {
-    throw new HttpError(400, 'Request body is not valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
+    throw VALIDATION_FAILED.error({ part: 'json' }, { details: [{ field: 'body', message: 'must be valid JSON' }] });
   }
 }
 
@@ -281,6 +303,8 @@ interface Route {
   query: z.ZodType | undefined;
   body: z.ZodType | undefined;
   verify: ((req: Request, rawBody: Uint8Array) => Promise<void>) | undefined;
+  /** The declared refusals by code, core's included: how a SQL refusal's code finds its words. */
+  refusals: ReadonlyMap<string, AnyRefusal>;
   handler: (ctx: Context<unknown, unknown, Auth>) => Promise<unknown>;
 }
 
@@ -312,6 +336,7 @@ export function endpoint<
     query: spec.query,
     body: spec.body,
     verify: spec.verify,
+    refusals: new Map([...CORE_REFUSALS, ...(spec.refusals ?? [])].map((r) => [r.code, r])),
     // query and body are parsed by spec.query and spec.body, and user is set by spec.auth's mode
     handler: spec.handler as Route['handler'],
   };
@@ -362,7 +387,7 @@ async function withDeadline(route: Route, run: (requestId: string) => Promise<Re
   const late = new Promise<Response>((resolve) => {
     timer = setTimeout(() => {
       log.warn('request.deadline', { function: route.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
-      resolve(jsonResponse(503, errorBody(503, DATABASE_UNAVAILABLE), {
+      resolve(jsonResponse(503, errorBody(503, SERVICE_UNAVAILABLE.code, SERVICE_UNAVAILABLE.message({})), {
         ...corsHeaders(route.method),
         'x-request-id': requestId,
         'Retry-After': '2',
@@ -387,7 +412,7 @@ function configurationRefused(route: Route, requestId: string): Response | null 
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     log.error('config.refused', { function: route.name, request_id: requestId, problems: err.problems });
-    return jsonResponse(500, { ...errorBody(500, 'Internal error'), request_id: requestId }, {
+    return jsonResponse(500, { ...internalErrorBody(), request_id: requestId }, {
       'x-request-id': requestId,
     });
   }
@@ -396,8 +421,8 @@ function configurationRefused(route: Route, requestId: string): Response | null 
 /** The method: anything but the endpoint's (OPTIONS was answered before) is a 405 with Allow. */
 function checkMethod(route: Route, req: Request): void {
   if (req.method !== route.method) {
-    throw new HttpError(405, `Method ${req.method} is not allowed; use ${route.method}`, undefined, {
-      Allow: `${route.method}, OPTIONS`,
+    throw METHOD_NOT_ALLOWED.error({ method: req.method, allowed: route.method }, {
+      headers: { Allow: `${route.method}, OPTIONS` },
     });
   }
 }
@@ -408,7 +433,7 @@ function checkMethod(route: Route, req: Request): void {
  */
 async function authenticate(route: Route, req: Request, early: Caller | undefined): Promise<Caller | undefined> {
   const user = route.mode && !route.mode.hidden ? await route.mode.identify(req) : early;
-  if (user === null) throw unauthorized('Missing bearer token');
+  if (user === null) throw UNAUTHENTICATED.error({ reason: 'missing' });
   return user;
 }
 
@@ -462,20 +487,18 @@ function parseQuery(route: Route, req: Request): unknown {
   const url = new URL(req.url);
   const rawQuery = queryObject(url);
   const badQuery = controlCharacterProblems(rawQuery);
-  if (badQuery.length > 0) throw new HttpError(400, 'Invalid query parameters', badQuery);
+  if (badQuery.length > 0) throw VALIDATION_FAILED.error({ part: 'query' }, { details: badQuery });
   if (route.query) {
     const parsed = route.query.safeParse(rawQuery);
     if (!parsed.success) {
-      throw new HttpError(400, 'Invalid query parameters', zodDetails(parsed.error, 'query', rawQuery));
+      throw VALIDATION_FAILED.error({ part: 'query' }, { details: zodDetails(parsed.error, 'query', rawQuery) });
     }
     return parsed.data;
   }
   if ([...url.searchParams.keys()].length > 0) {
-    throw new HttpError(
-      400,
-      'Invalid query parameters',
-      [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
-    );
+    throw VALIDATION_FAILED.error({ part: 'query' }, {
+      details: [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+    });
   }
   return undefined;
 }
@@ -489,9 +512,11 @@ function parseBody(route: Route, rawBody: Uint8Array): unknown {
     const json = parseJson(rawBody);
     const input = json === undefined ? {} : json;
     const badText = controlCharacterProblems(input);
-    if (badText.length > 0) throw new HttpError(400, 'Validation failed', badText);
+    if (badText.length > 0) throw VALIDATION_FAILED.error({ part: 'body' }, { details: badText });
     const parsed = route.body.safeParse(input);
-    if (!parsed.success) throw new HttpError(400, 'Validation failed', zodDetails(parsed.error, 'body', input));
+    if (!parsed.success) {
+      throw VALIDATION_FAILED.error({ part: 'body' }, { details: zodDetails(parsed.error, 'body', input) });
+    }
     return parsed.data;
   }
   if (rawBody.byteLength > 0) {
@@ -499,7 +524,7 @@ function parseBody(route: Route, rawBody: Uint8Array): unknown {
     const empty = json === null ||
       (typeof json === 'object' && !Array.isArray(json) && Object.keys(json as object).length === 0);
     if (!empty) {
-      throw new HttpError(400, 'This endpoint takes no body', [{ field: 'body', message: 'must be empty' }]);
+      throw VALIDATION_FAILED.error({ part: 'no_body' }, { details: [{ field: 'body', message: 'must be empty' }] });
     }
   }
   return undefined;
@@ -517,11 +542,14 @@ async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): P
     const data = out instanceof Reply ? out.data : out;
     return { status, body: route.envelope ? successBody(status, data) : data };
   } catch (err) {
-    const refused = err instanceof HttpError ? err : domainError(err);
+    const refused = err instanceof HttpError ? err : sqlRefusal(route, err);
     if (!refused || refused.status >= 500) throw err;
+    if (!route.refusals.has(refused.code)) {
+      log.error('refusal.undeclared', { function: route.name, code: refused.code });
+    }
     return {
       status: refused.status,
-      body: errorBody(refused.status, refused.message, refused.details),
+      body: errorBody(refused.status, refused.code, refused.message, refused.details),
       headers: refused.headers,
     };
   }
@@ -533,7 +561,7 @@ async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): P
  */
 function failure(route: Route, requestId: string, headers: Record<string, string>, err: unknown): Response {
   const fail = (e: HttpError) =>
-    jsonResponse(e.status, errorBody(e.status, e.message, e.details), { ...headers, ...e.headers });
+    jsonResponse(e.status, errorBody(e.status, e.code, e.message, e.details), { ...headers, ...e.headers });
   if (err instanceof HttpError) return fail(err);
   if (isDatabaseUnavailable(err)) {
     // Postgres restarting or out of reach: nothing the client did; the same request (with its
@@ -543,15 +571,13 @@ function failure(route: Route, requestId: string, headers: Record<string, string
       request_id: requestId,
       error: errorMessage(err),
     });
-    return fail(new HttpError(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': '2' }));
+    return fail(SERVICE_UNAVAILABLE.error({}, { headers: { 'Retry-After': '2' } }));
   }
   log.error('request.failed', { function: route.name, request_id: requestId, error: errorMessage(err) });
-  return jsonResponse(
-    500,
-    { ...errorBody(500, 'Internal error'), request_id: requestId },
-    headers,
-  );
+  return jsonResponse(500, { ...internalErrorBody(), request_id: requestId }, headers);
 }
+
+const internalErrorBody = () => errorBody(500, INTERNAL_ERROR.code, INTERNAL_ERROR.message({}));
 
 /** The endpoint's meta: the route enumerable, the rest read-only and hidden (EndpointMeta). */
 function endpointMeta<

@@ -1,13 +1,24 @@
-// The response envelope and typed errors shared by every function.
+// The response envelope and typed refusals shared by every function. A refusal is an answer the
+// client can act on: its status, a stable machine-readable `code` (snake_case, never renamed once
+// shipped), a sentence for people and, for invalid input, each field. Codes are declared once, as
+// Refusal objects (refusal() below), by core for what every endpoint can answer
+// (shared/core/refusals.ts) and by the catalog for the rest (shared/refusals/catalog.ts);
+// docs/errors.md lists them all.
 
 export interface FieldProblem {
   field: string;
   message: string;
+  /** A code for this field's problem, when it has one of its own (e.g. kyc_limit_exceeded). */
+  code?: string;
 }
+
+/** The statuses a refusal or failure may have. */
+export type RefusalStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503;
 
 export class HttpError extends Error {
   constructor(
     readonly status: number,
+    readonly code: string,
     message: string,
     readonly details?: FieldProblem[],
     readonly headers: Record<string, string> = {},
@@ -17,12 +28,41 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: FieldProblem[]) => new HttpError(400, message, details);
-export const invalidField = (field: string, message: string) =>
-  new HttpError(400, 'Validation failed', [{ field, message }]);
-export const unauthorized = (message = 'Missing or invalid access token') => new HttpError(401, message);
-export const notFound = (message = 'Not found') => new HttpError(404, message);
-export const conflict = (message: string, details?: FieldProblem[]) => new HttpError(409, message, details);
+/** What a refusal's message is made from: ids, amounts in kobo, counts, states; never sentences. */
+export type Facts = Record<string, unknown>;
+
+export interface RefusalSpec<F extends Facts> {
+  code: string;
+  status: RefusalStatus;
+  /** When the service answers it: the document's description of the code. */
+  when: string;
+  /** What a client should do about it (docs/errors.md). */
+  then: string;
+  /** The sentence for people, from the facts. */
+  message: (facts: F) => string;
+  /** Facts of a typical case: the document's example body and docs/errors.md's example. */
+  example: F;
+  /** The `details` items the answer carries, when the refusal is about fields. */
+  details?: (facts: F) => FieldProblem[];
+}
+
+/** A refusal a service can answer: `error(facts)` is the HttpError to throw. */
+export interface Refusal<F extends Facts = Facts> extends Readonly<RefusalSpec<F>> {
+  error(facts: F, opts?: { details?: FieldProblem[]; headers?: Record<string, string> }): HttpError;
+}
+
+/** Declares a refusal (its code, status, words and advice); see the catalogs named above. */
+export function refusal<F extends Facts = Record<never, never>>(spec: RefusalSpec<F>): Refusal<F> {
+  return Object.freeze({
+    ...spec,
+    error: (facts: F, opts: { details?: FieldProblem[]; headers?: Record<string, string> } = {}) =>
+      new HttpError(spec.status, spec.code, spec.message(facts), opts.details ?? spec.details?.(facts), opts.headers),
+  });
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyRefusal = Refusal<any>;
+
 /** A wait in words, for 429 messages: '45 seconds', '3 minutes', '2 hours 5 minutes'. */
 export function describeWait(seconds: number): string {
   const s = Math.max(1, Math.ceil(seconds));
@@ -35,17 +75,13 @@ export function describeWait(seconds: number): string {
   return m === 0 ? unit(h, 'hour') : `${unit(h, 'hour')} ${unit(m, 'minute')}`;
 }
 
-export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>
-  new HttpError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+/** The Retry-After header of a 429, in whole seconds (at least 1). */
+export const retryAfterHeader = (seconds: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil(seconds))) });
 
-/** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
 /** Seconds a client is told to wait after a provider was unavailable. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
-/** A provider (payments, KYC, identity) could not be reached: 503 with Retry-After, nothing started. */
-export const providerUnavailable = (message: string) =>
-  new HttpError(503, message, undefined, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
-
+/** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(`${JSON.stringify(body)}\n`, {
     status,
@@ -59,15 +95,17 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  * two cannot be told apart.
  */
 export function functionNotFound(name: string, allowOrigin: string): Response {
-  return jsonResponse(404, errorBody(404, `No function named ${name}`), { 'Access-Control-Allow-Origin': allowOrigin });
+  return jsonResponse(404, errorBody(404, 'function_not_found', `No function named ${name}`), {
+    'Access-Control-Allow-Origin': allowOrigin,
+  });
 }
 
 export function successBody(status: number, data: unknown) {
   return { success: true as const, status, data };
 }
 
-export function errorBody(status: number, error: string, details?: FieldProblem[]) {
+export function errorBody(status: number, code: string, error: string, details?: FieldProblem[]) {
   return details && details.length > 0
-    ? { success: false as const, status, error, details }
-    : { success: false as const, status, error };
+    ? { success: false as const, status, code, error, details }
+    : { success: false as const, status, code, error };
 }

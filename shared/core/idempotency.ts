@@ -6,7 +6,7 @@
 // went out of reach, the outcome is unknown, and the key stays claimed until then.
 import { sha256Hex } from './crypto.ts';
 import { asService, isDatabaseUnavailable } from './db.ts';
-import { conflict, HttpError } from './http.ts';
+import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED, VALIDATION_FAILED } from './refusals.ts';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
 /** A claimed key with no answer after this long belongs to a request that died. */
@@ -24,9 +24,9 @@ export async function withIdempotency(
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (opts.key.length < 1 || opts.key.length > 255 || !/^[\x21-\x7e]+$/.test(opts.key)) {
-    throw new HttpError(400, 'Invalid Idempotency-Key header', [
-      { field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' },
-    ]);
+    throw VALIDATION_FAILED.error({ part: 'idempotency_key' }, {
+      details: [{ field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }],
+    });
   }
   const hash = await sha256Hex(`${opts.operation}\n${new TextDecoder().decode(opts.rawBody)}`);
   const claimed = await asService(async (tx) => {
@@ -49,12 +49,12 @@ export async function withIdempotency(
 
   if (claimed) {
     if (claimed.request_hash !== hash) {
-      throw conflict('This Idempotency-Key was already used with a different request', [
-        { field: 'Idempotency-Key', message: 'was used with a different body; use a new key for a new request' },
-      ]);
+      throw IDEMPOTENCY_KEY_REUSED.error({}, {
+        details: [{ field: 'Idempotency-Key', message: 'was used with a different body; use a new key for a new request' }],
+      });
     }
     if (claimed.response_status === null) {
-      throw conflict('A request with this Idempotency-Key is still being processed; retry shortly');
+      throw IDEMPOTENCY_IN_PROGRESS.error({});
     }
     return { status: claimed.response_status, body: JSON.parse(claimed.response_body ?? 'null'), replayed: true };
   }

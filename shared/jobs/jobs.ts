@@ -8,7 +8,7 @@ import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
 import type { HeaderAuth } from '../core/endpoint.ts';
 import { asService } from '../core/db.ts';
-import { unauthorized } from '../core/http.ts';
+import { INVALID_SIGNATURE } from '../core/refusals.ts';
 import { log } from '../core/log.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import { reconcilePending } from '../money/reconcile.ts';
@@ -23,7 +23,7 @@ export const JOBS_SECRET_HEADER: HeaderAuth = {
 
 export function verifyJobsSecret(req: Request): Promise<void> {
   const given = req.headers.get(JOBS_SECRET_HEADER.headers[0]?.name ?? '') ?? '';
-  if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(unauthorized('Invalid or missing jobs secret'));
+  if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(INVALID_SIGNATURE.error({ what: 'jobs secret' }));
   return Promise.resolve();
 }
 

@@ -8,7 +8,7 @@ import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
 import type { HeaderAuth } from '../core/endpoint.ts';
 import { asService } from '../core/db.ts';
-import { unauthorized } from '../core/http.ts';
+import { INVALID_SIGNATURE } from '../core/refusals.ts';
 import { log } from '../core/log.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { checkTypeOfLevel } from './index.ts';
@@ -46,13 +46,13 @@ export const IDENTITY_TOKEN: HeaderAuth = {
 export async function verifyKycSignature(req: Request, raw: Uint8Array): Promise<void> {
   const [digest, alg] = KYC_SIGNATURE.headers.map((h) => req.headers.get(h.name));
   const ok = await verifyKycDigest(getConfig().KYC_WEBHOOK_SECRET, raw, digest ?? null, alg ?? null);
-  if (!ok) throw unauthorized('Invalid or missing webhook signature');
+  if (!ok) throw INVALID_SIGNATURE.error({ what: 'webhook signature' });
 }
 
 export function verifyIdentityToken(req: Request): Promise<void> {
   const token = req.headers.get(IDENTITY_TOKEN.headers[0]?.name ?? '');
   if (!validIdentityToken(getConfig().IDENTITY_WEBHOOK_SECRET, token)) {
-    return Promise.reject(unauthorized('Invalid or missing webhook token'));
+    return Promise.reject(INVALID_SIGNATURE.error({ what: 'webhook token' }));
   }
   return Promise.resolve();
 }

@@ -145,7 +145,8 @@ export function checkAgainstDocument(
         `body: ${JSON.stringify(body).slice(0, 1000)}`,
     );
   }
-  appendOnce('ANSWER_STATUS_LOG', `${name} ${httpStatus}`);
+  const code = httpStatus >= 400 && body && typeof body === 'object' ? (body as { code?: unknown }).code : undefined;
+  appendOnce('ANSWER_STATUS_LOG', typeof code === 'string' ? `${name} ${httpStatus} ${code}` : `${name} ${httpStatus}`);
   for (const header of DECLARED_HEADERS) {
     const declared = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
     if (headers?.has(header) && !declared.includes(header)) {

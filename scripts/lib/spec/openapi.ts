@@ -9,6 +9,18 @@
 // every answer the test suites receive is checked against it (tests/support/responses.ts).
 import { z } from 'zod';
 import type { EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
+import { type AnyRefusal, errorBody } from '../../../shared/core/http.ts';
+import {
+  FUNCTION_NOT_FOUND,
+  IDEMPOTENCY_IN_PROGRESS,
+  IDEMPOTENCY_KEY_REUSED,
+  INTERNAL_ERROR,
+  INVALID_SIGNATURE,
+  PAYLOAD_TOO_LARGE,
+  SERVICE_UNAVAILABLE,
+  UNAUTHENTICATED,
+  VALIDATION_FAILED,
+} from '../../../shared/core/refusals.ts';
 
 /** The JSON Schema dialect of OpenAPI 3.1 documents. */
 const DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
@@ -22,50 +34,50 @@ export const API_INFO = {
   description: [
     'A phone-first escrow service for Nigeria. Every operation is its own function, addressed as',
     '`{base_url}/<operation>`. Bodies and answers are JSON; every answer but this document is an',
-    'envelope: `{success: true, status, data}` or `{success: false, status, error, details?}`, where',
+    'envelope: `{success: true, status, data}` or `{success: false, status, code, error, details?}`, where',
+    '`code` says which refusal it is (a client branches on it, never on `error`, which is for people) and',
     '`details` names each field that was refused. Amounts are in naira (NGN) with at most two',
     'decimals. Money-moving and creating POSTs honour an `Idempotency-Key` header: the same key',
     'with the same body replays the first answer (header `Idempotent-Replayed: true`).',
   ].join(' '),
 } as const;
 
-/** Why the builder itself answers a status, whatever the handler: shared/core/endpoint.ts. */
-export function builderStatuses(meta: EndpointMeta): Record<number, string> {
-  const out: Record<number, string> = {
-    400: 'The query, the body or a header is invalid; `details` names each field and what is wrong',
-  };
-  if (meta.auth === 'user') out[401] = 'The access token is missing, invalid or expired, or its session has ended';
-  if (meta.signedBy) {
-    out[401] = `The ${meta.signedBy.headers.map((h) => h.name).join(' / ')} header is missing or wrong`;
-  }
-  if (meta.auth === 'admin') {
-    out[404] =
-      'The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist';
-  }
-  if (meta.idempotent) {
-    out[409] = 'The Idempotency-Key was used with another body, or its first request is still being processed';
-  }
-  if (meta.method !== 'GET') out[413] = 'The body is larger than 1 MiB';
-  out[500] = 'Internal error (the log has the request id)';
-  out[503] = meta.idempotent
-    ? 'Briefly unavailable (the database, a provider, or the request ran out of time). The request may still ' +
-      'have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome'
-    : 'Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After';
+/** The refusals the builder itself answers, whatever the handler: shared/core/endpoint.ts. */
+export function builderRefusals(meta: EndpointMeta): AnyRefusal[] {
+  const out: AnyRefusal[] = [VALIDATION_FAILED];
+  if (meta.auth !== 'none' && !meta.authHidden) out.push(UNAUTHENTICATED);
+  if (meta.signedBy) out.push(INVALID_SIGNATURE);
+  if (meta.authHidden) out.push(FUNCTION_NOT_FOUND);
+  if (meta.idempotent) out.push(IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS);
+  if (meta.method !== 'GET') out.push(PAYLOAD_TOO_LARGE);
+  out.push(INTERNAL_ERROR, SERVICE_UNAVAILABLE);
   return out;
+}
+
+/** Every refusal `meta` can answer, by status: the builder's and the endpoint's own. */
+export function answerRefusals(meta: EndpointMeta): Map<number, AnyRefusal[]> {
+  const out = new Map<number, AnyRefusal[]>();
+  for (const r of [...(meta.refusals ?? []), ...builderRefusals(meta)]) {
+    const list = out.get(r.status) ?? [];
+    if (!list.some((x) => x.code === r.code)) list.push(r);
+    out.set(r.status, list);
+  }
+  return new Map([...out].sort((a, b) => a[0] - b[0]));
 }
 
 /** Every status `meta` can answer, success included, with why. */
 export function answerStatuses(meta: EndpointMeta): Map<number, string> {
   const out = new Map<number, string>([[meta.status, meta.status === 201 ? 'Created' : 'OK']]);
   for (const s of meta.alsoSucceedsWith ?? []) out.set(s.status, s.description);
-  const generic = builderStatuses(meta);
-  const refusals: Partial<Record<number, string>> = meta.refusals ?? {};
-  const statuses = [...new Set([...Object.keys(generic), ...Object.keys(refusals)].map(Number))];
-  for (const status of statuses) {
-    const reasons = [refusals[status], generic[status]].filter(Boolean);
-    out.set(status, reasons.join('; or: '));
+  for (const [status, refusals] of answerRefusals(meta)) {
+    out.set(status, refusals.map((r) => `\`${r.code}\`: ${r.when}`).join('; or '));
   }
   return new Map([...out].sort((a, b) => a[0] - b[0]));
+}
+
+/** The example body of a refusal: its answer for its example facts. */
+export function refusalExample(r: AnyRefusal): JsonSchema {
+  return errorBody(r.status, r.code, r.message(r.example), r.details?.(r.example)) as JsonSchema;
 }
 
 /** Formats that say all a client needs; zod adds its own regex of each, which is dropped. */
@@ -97,23 +109,30 @@ export function tagOf(name: string): string {
 
 const errorEnvelope: JsonSchema = {
   type: 'object',
-  description: 'A refusal or failure: the status repeated, a message for people and, for invalid input, each field.',
+  description:
+    'A refusal or failure: the status repeated, the refusal\'s code (docs/errors.md; a client branches on it), ' +
+    'a message for people and, for invalid input, each field.',
   properties: {
     success: { const: false },
     status: { type: 'integer', minimum: 400, maximum: 599 },
+    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
     error: { type: 'string' },
     request_id: { type: 'string', description: 'On a 500 only: the id the log has the failure under' },
     details: {
       type: 'array',
       items: {
         type: 'object',
-        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          field: { type: 'string' },
+          message: { type: 'string' },
+          code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+        },
         required: ['field', 'message'],
         additionalProperties: false,
       },
     },
   },
-  required: ['success', 'status', 'error'],
+  required: ['success', 'status', 'code', 'error'],
   additionalProperties: false,
 };
 
@@ -189,13 +208,18 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     });
   }
   const responses: Record<string, JsonSchema> = {};
+  const refusals = answerRefusals(meta);
   for (const [status, description] of answerStatuses(meta)) {
     const success = status < 300;
     const data = meta.response ? schemaOf(meta.response) : {};
-    // a refusal is the error envelope, its `status` the answer's own
+    const codes = refusals.get(status) ?? [];
+    // a refusal is the error envelope, its `status` the answer's own and its `code` one of these
     const schema = success ? (meta.envelope ? successEnvelope(status, data) : data) : {
-      allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { status: { const: status } } }],
+      allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, {
+        properties: { status: { const: status }, code: { enum: codes.map((r) => r.code) } },
+      }],
     };
+    const examples = Object.fromEntries(codes.map((r) => [r.code, { value: refusalExample(r) }]));
     const headers: Record<string, JsonSchema> = {};
     if (status === 429 || status === 503) headers['Retry-After'] = retryAfter;
     // what an Idempotency-Key keeps, and so replays: every answer but a 429 or a 5xx
@@ -203,7 +227,7 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     responses[String(status)] = {
       description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema } },
+      content: { 'application/json': success ? { schema } : { schema, examples } },
     };
   }
   const op: JsonSchema = {

@@ -9,7 +9,7 @@ import { afterResponse } from '../../core/background.ts';
 import { getConfig } from '../../core/config.ts';
 import type { HeaderAuth } from '../../core/endpoint.ts';
 import { asService, inline, sendWithCommit, type Tx } from '../../core/db.ts';
-import { unauthorized } from '../../core/http.ts';
+import { INVALID_SIGNATURE } from '../../core/refusals.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { dispatchQueuedSmsSoon } from '../../messages/sms-outbox.ts';
 import { payments } from './index.ts';
@@ -48,7 +48,7 @@ export async function verifyPaymentsSignature(req: Request, raw: Uint8Array): Pr
   const secret = getConfig().PAYMENTS_WEBHOOK_SECRET;
   const [spec, paystack] = PAYMENTS_SIGNATURE.headers.map((h) => req.headers.get(h.name));
   const signature = spec ?? paystack ?? null;
-  if (!(await validSignature(secret, raw, signature))) throw unauthorized('Invalid or missing webhook signature');
+  if (!(await validSignature(secret, raw, signature))) throw INVALID_SIGNATURE.error({ what: 'webhook signature' });
 }
 
 type Data = Record<string, unknown>;

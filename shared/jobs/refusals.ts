@@ -1,0 +1,4 @@
+// The refusals of the jobs area: each code declared once (docs/errors.md lists them all).
+import { refusal } from '../core/http.ts';
+
+void refusal;
