@@ -10,6 +10,7 @@
 //   clients/typescript/schema.ts         the typed client's types, from that document
 //   docs/escrow-states.md                the escrow state table (scripts/lib/spec/escrow-states.ts)
 //   docs/notifications.md                the notification catalog (shared/messages/catalog.ts)
+//   docs/errors.md                       the refusal catalog (shared/refusals/catalog.ts)
 //   supabase/schema.sql                  every definition as the migrations leave it (a throw-away database)
 //   tests/support/seeds.ts               the KYC tiers and fee schedules the migrations seed (the same database)
 //
@@ -20,6 +21,7 @@ import { openApiDocument, renderOpenApi } from './lib/spec/openapi.ts';
 import { CLIENT_SCHEMA_PATH, clientSchema } from './lib/client-schema.ts';
 import { renderStatesDoc } from './lib/spec/escrow-states.ts';
 import { renderNotificationsDoc } from './lib/spec/notifications-doc.ts';
+import { renderErrorsDoc } from './lib/spec/errors-doc.ts';
 import {
   CONFIG_END,
   CONFIG_START,
@@ -89,6 +91,7 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
   { file: CLIENT_SCHEMA_PATH, make: () => clientSchema(document) },
   { file: 'docs/escrow-states.md', make: () => renderStatesDoc() },
   { file: 'docs/notifications.md', make: () => renderNotificationsDoc() },
+  { file: 'docs/errors.md', make: () => renderErrorsDoc() },
   { file: 'supabase/schema.sql', make: () => fromMigrations.schema },
   { file: SEEDS_PATH, make: () => fromMigrations.seeds },
 ];

@@ -4416,6 +4416,27 @@ revoke all on function private.rate_limit_take(p_rules jsonb, p_now timestamp wi
 grant execute on function private.rate_limit_take(p_rules jsonb, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.refuse(p_status integer, p_code text, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.refuse(p_status integer, p_code text, p_facts jsonb DEFAULT '{}'::jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  if p_status not between 400 and 499 or p_code !~ '^[a-z][a-z0-9_]*$' then
+    raise exception 'private.refuse: bad status % or code %', p_status, p_code;
+  end if;
+  raise exception '%', p_code
+    using errcode = 'ES' || p_status::text,
+          detail = (coalesce(p_facts, '{}'::jsonb) || pg_catalog.jsonb_build_object('code', p_code))::text;
+end
+$function$;
+comment on function private.refuse(p_status integer, p_code text, p_facts jsonb) is 'Raises a refusal: SQLSTATE ES<status>, the code as the message, and {code, ...facts} as JSON in DETAIL, for the API to word.';
+revoke all on function private.refuse(p_status integer, p_code text, p_facts jsonb) from public;
+grant execute on function private.refuse(p_status integer, p_code text, p_facts jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.refuse_role(p_message text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.refuse_role(p_message text)

@@ -1114,17 +1114,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    /** @description A refusal or failure: the status repeated, a message for people and, for invalid input, each field. */
+    /** @description A refusal or failure: the status repeated, the refusal's code (docs/errors.md; a client branches on it), a message for people and, for invalid input, each field. */
     ErrorEnvelope: {
       /** @constant */
       success: false;
       status: number;
+      code: string;
       error: string;
       /** @description On a 500 only: the id the log has the failure under */
       request_id?: string;
       details?: {
         field: string;
         message: string;
+        code?: string;
       }[];
     };
   };
@@ -1237,7 +1239,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1246,10 +1248,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist */
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1258,10 +1262,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1270,10 +1276,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1284,6 +1292,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1402,7 +1412,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1413,10 +1423,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The admin is a party to this escrow */
+      /** @description `unclassified_403`: The admin is a party to this escrow */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1427,10 +1439,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No dispute with this id; or: The caller is not an admin (or sent no valid token): answered exactly as a function that does not exist */
+      /** @description `unclassified_404`: No dispute with this id; or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1441,10 +1455,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404' | 'function_not_found';
           };
         };
       };
-      /** @description The dispute is not escalated (already resolved or withdrawn); or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The dispute is not escalated (already resolved or withdrawn); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1455,10 +1471,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1469,10 +1487,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1481,10 +1501,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1495,6 +1517,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1534,7 +1558,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1543,10 +1567,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1555,10 +1581,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1569,10 +1597,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 429;
+            /** @enum {unknown} */
+            code?: 'unclassified_429';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1581,10 +1611,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1595,6 +1627,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1627,7 +1661,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1636,10 +1670,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1648,10 +1684,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1660,10 +1698,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1672,10 +1712,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1686,6 +1728,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1734,7 +1778,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1743,10 +1787,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The refresh token is unknown, already used or expired; log in again */
+      /** @description `unclassified_401`: The refresh token is unknown, already used or expired; log in again */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1755,10 +1801,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unclassified_401';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1767,10 +1815,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1779,10 +1829,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1793,6 +1845,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1834,7 +1888,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1843,10 +1897,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1855,10 +1911,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1867,10 +1925,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1881,6 +1941,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -1923,7 +1985,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1932,10 +1994,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1944,10 +2008,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1958,10 +2024,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 429;
+            /** @enum {unknown} */
+            code?: 'unclassified_429';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1970,10 +2038,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1984,6 +2054,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2035,7 +2107,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2044,10 +2116,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description An account already exists for this phone, or its sign-up is already in progress */
+      /** @description `unclassified_409`: An account already exists for this phone, or its sign-up is already in progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2056,10 +2130,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2068,10 +2144,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2080,10 +2158,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2094,6 +2174,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2150,7 +2232,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2159,10 +2241,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
+      /** @description `unclassified_401`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2171,10 +2255,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unclassified_401';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2183,10 +2269,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2195,10 +2283,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2209,6 +2299,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2296,7 +2388,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2307,10 +2399,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2321,10 +2415,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The account's tier moves no money (phone only): the message names the tier to verify to */
+      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2335,10 +2431,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2349,10 +2447,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2363,10 +2463,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2375,10 +2477,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2389,6 +2493,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2430,7 +2536,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2439,10 +2545,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2451,10 +2559,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2463,10 +2573,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2477,6 +2589,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2518,7 +2632,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2527,10 +2641,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2539,10 +2655,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No saved card of the caller's with this id */
+      /** @description `unclassified_404`: No saved card of the caller's with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2551,10 +2669,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2563,10 +2683,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2575,10 +2697,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2589,6 +2713,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2637,7 +2763,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2646,10 +2772,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2658,10 +2786,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No saved card of the caller's with this id */
+      /** @description `unclassified_404`: No saved card of the caller's with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2670,10 +2800,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2682,10 +2814,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2694,10 +2828,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2708,6 +2844,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2834,7 +2972,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2843,10 +2981,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2855,10 +2995,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2867,10 +3009,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2881,6 +3025,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -2919,7 +3065,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2928,10 +3074,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2940,10 +3088,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2952,10 +3102,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2964,10 +3116,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2976,10 +3130,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2990,6 +3146,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3063,7 +3221,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3072,10 +3230,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3084,10 +3244,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3096,10 +3258,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3108,10 +3272,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3122,6 +3288,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3209,7 +3377,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3220,10 +3388,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3234,10 +3404,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3248,10 +3420,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The dispute is not in negotiation, or the proposal does not fit the escrow; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The dispute is not in negotiation, or the proposal does not fit the escrow; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3262,10 +3436,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3276,10 +3452,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3288,10 +3466,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3302,6 +3482,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3396,7 +3578,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3407,10 +3589,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3421,10 +3605,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3435,10 +3621,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow cannot be disputed in its state, or is disputed already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow cannot be disputed in its state, or is disputed already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3449,10 +3637,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3463,10 +3653,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3475,10 +3667,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3489,6 +3683,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3575,7 +3771,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3586,10 +3782,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3600,10 +3798,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The proposal is the caller's own */
+      /** @description `unclassified_403`: The proposal is the caller's own */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3614,10 +3814,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No such dispute or proposal for the caller */
+      /** @description `unclassified_404`: No such dispute or proposal for the caller */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3628,10 +3830,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The proposal is no longer open, or the dispute not in negotiation; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The proposal is no longer open, or the dispute not in negotiation; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3642,10 +3846,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3656,10 +3862,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3668,10 +3876,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3682,6 +3892,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3760,7 +3972,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3769,10 +3981,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3781,10 +3995,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Only the party who raised the dispute can withdraw it */
+      /** @description `unclassified_403`: Only the party who raised the dispute can withdraw it */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3793,10 +4009,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3805,10 +4023,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The dispute is no longer open */
+      /** @description `unclassified_409`: The dispute is no longer open */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3817,10 +4037,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3829,10 +4051,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3841,10 +4065,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3855,6 +4081,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -3945,7 +4173,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3954,10 +4182,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3966,10 +4196,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3978,10 +4210,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id or invite token that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3990,10 +4224,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4002,10 +4238,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4014,10 +4252,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4026,10 +4266,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4040,6 +4282,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -4134,7 +4378,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4145,10 +4389,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4159,10 +4405,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4173,10 +4421,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4187,10 +4437,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4201,10 +4453,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4215,10 +4469,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4227,10 +4483,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4241,6 +4499,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -4303,7 +4563,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4314,10 +4574,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4328,10 +4590,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4342,10 +4606,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4356,10 +4622,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Too many escrows created recently; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many escrows created recently; the message and Retry-After say how long to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4370,10 +4638,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 429;
+            /** @enum {unknown} */
+            code?: 'unclassified_429';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4382,10 +4652,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4396,6 +4668,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -4491,7 +4765,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4502,10 +4776,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4516,10 +4792,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4530,10 +4808,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id or invite token that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4544,10 +4824,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4558,10 +4840,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4572,10 +4856,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4584,10 +4870,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4598,6 +4886,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -4687,7 +4977,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4696,10 +4986,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4708,10 +5000,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4720,10 +5014,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4732,10 +5028,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4744,10 +5042,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4756,10 +5056,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4768,10 +5070,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4782,6 +5086,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -4871,7 +5177,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4880,10 +5186,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4892,10 +5200,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4904,10 +5214,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4916,10 +5228,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4928,10 +5242,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4940,10 +5256,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4952,10 +5270,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4966,6 +5286,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -5089,7 +5411,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5100,10 +5422,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5114,10 +5438,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The card was declined, or the payment provider refused the charge */
+      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5128,10 +5454,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 402;
+            /** @enum {unknown} */
+            code?: 'unclassified_402';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing); or: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing); or: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5142,10 +5470,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to; or the saved card is not the caller's */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to; or the saved card is not the caller's */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5156,10 +5486,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5170,10 +5502,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5184,10 +5518,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5196,10 +5532,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5210,6 +5548,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -5294,7 +5634,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5303,10 +5643,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5315,10 +5657,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5327,10 +5671,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5339,10 +5685,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5353,6 +5701,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -5453,7 +5803,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5462,10 +5812,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5474,10 +5826,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5486,10 +5840,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5500,6 +5856,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -5594,7 +5952,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5605,10 +5963,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5619,10 +5979,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5633,10 +5995,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5647,10 +6011,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5661,10 +6027,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5675,10 +6043,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5687,10 +6057,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5701,6 +6073,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -5795,7 +6169,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5806,10 +6180,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5820,10 +6196,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5834,10 +6212,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5848,10 +6228,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow this now; the message says what comes first; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5862,10 +6244,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5876,10 +6260,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5888,10 +6274,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5902,6 +6290,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -5952,7 +6342,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5963,10 +6353,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5977,10 +6369,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description This check is already passed or pending, or the tier it belongs to is not reached yet; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: This check is already passed or pending, or the tier it belongs to is not reached yet; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5991,10 +6385,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6005,10 +6401,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Too many checks requested; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many checks requested; the message and Retry-After say how long to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6019,10 +6417,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 429;
+            /** @enum {unknown} */
+            code?: 'unclassified_429';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6031,10 +6431,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The identity provider refused the request */
+      /** @description `unclassified_502`: The identity provider refused the request */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6043,10 +6445,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 502;
+            /** @enum {unknown} */
+            code?: 'unclassified_502';
           };
         };
       };
-      /** @description The identity provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `unclassified_503`: The identity provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6057,6 +6461,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -6111,7 +6517,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6120,10 +6526,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The x-jobs-secret header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6132,10 +6540,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'invalid_signature';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6144,10 +6554,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6156,10 +6568,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6170,6 +6584,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -6209,7 +6625,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6218,10 +6634,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6230,10 +6648,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The level is already passed, or a lower level is needed first */
+      /** @description `unclassified_409`: The level is already passed, or a lower level is needed first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6242,10 +6662,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6254,10 +6676,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6266,10 +6690,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The KYC provider refused the request */
+      /** @description `unclassified_502`: The KYC provider refused the request */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6278,10 +6704,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 502;
+            /** @enum {unknown} */
+            code?: 'unclassified_502';
           };
         };
       };
-      /** @description The KYC provider is unavailable; try again shortly; or: Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `unclassified_503`: The KYC provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6292,6 +6720,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -6344,7 +6774,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6353,10 +6783,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6365,10 +6797,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6377,10 +6811,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6391,6 +6827,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -6494,7 +6932,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6503,10 +6941,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6515,10 +6955,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6527,10 +6969,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6539,10 +6983,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6553,6 +6999,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -6665,7 +7113,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6676,10 +7124,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6690,10 +7140,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6704,10 +7156,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The conversation is closed to new messages; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The conversation is closed to new messages; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6718,10 +7172,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6732,10 +7188,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Too many messages; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many messages; the message and Retry-After say how long to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6746,10 +7204,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 429;
+            /** @enum {unknown} */
+            code?: 'unclassified_429';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6758,10 +7218,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6772,6 +7234,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -6833,7 +7297,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6842,10 +7306,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6854,10 +7320,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6866,10 +7334,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The milestone or its escrow is not in a state that allows this */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6878,10 +7348,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6890,10 +7362,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6902,10 +7376,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6916,6 +7392,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -6977,7 +7455,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6986,10 +7464,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6998,10 +7478,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role cannot complete this milestone */
+      /** @description `unclassified_403`: The caller's role cannot complete this milestone */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7010,10 +7492,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7022,10 +7506,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The milestone or its escrow is not in a state that allows this */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7034,10 +7520,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7046,10 +7534,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7058,10 +7548,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7072,6 +7564,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7144,7 +7638,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7155,10 +7649,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7169,10 +7665,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7183,10 +7681,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow's state does not allow milestones, or they would exceed its amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow milestones, or they would exceed its amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7197,10 +7697,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7211,10 +7713,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7223,10 +7727,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7237,6 +7743,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7293,7 +7801,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7302,10 +7810,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7314,10 +7824,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7326,10 +7838,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7338,10 +7852,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7352,6 +7868,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7418,7 +7936,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7429,10 +7947,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7443,10 +7963,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller's role cannot release this milestone */
+      /** @description `unclassified_403`: The caller's role cannot release this milestone */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7457,10 +7979,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7471,10 +7995,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The milestone or its escrow is not in a state that allows this; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7485,10 +8011,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7499,10 +8027,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7511,10 +8041,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7525,6 +8057,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7592,7 +8126,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7601,10 +8135,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7613,10 +8149,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7625,10 +8163,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The milestone is no longer proposed, or the change would exceed the escrow's amount */
+      /** @description `unclassified_409`: The milestone is no longer proposed, or the change would exceed the escrow's amount */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7637,10 +8177,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7649,10 +8191,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7661,10 +8205,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7675,6 +8221,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7774,7 +8322,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7783,10 +8331,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7795,10 +8345,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7807,10 +8359,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7821,6 +8375,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7861,7 +8417,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7870,10 +8426,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7882,10 +8440,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No notification of the caller's with this id */
+      /** @description `unclassified_404`: No notification of the caller's with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7894,10 +8454,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7906,10 +8468,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7918,10 +8482,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7932,6 +8498,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -7983,7 +8551,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7992,10 +8560,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8004,10 +8574,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8018,6 +8590,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8072,7 +8646,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8083,10 +8657,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8097,10 +8673,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description This payout account is already saved; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: This payout account is already saved; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8111,10 +8689,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8125,10 +8705,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8137,10 +8719,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8151,6 +8735,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8191,7 +8777,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8200,10 +8786,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8212,10 +8800,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8224,10 +8814,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8238,6 +8830,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8279,7 +8873,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8288,10 +8882,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8300,10 +8896,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8312,10 +8910,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8324,10 +8924,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8336,10 +8938,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8350,6 +8954,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8397,7 +9003,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8406,10 +9012,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8418,10 +9026,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8430,10 +9040,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8442,10 +9054,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8454,10 +9068,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8468,6 +9084,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8528,7 +9146,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8537,10 +9155,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8549,10 +9169,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8561,10 +9183,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8575,6 +9199,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8624,7 +9250,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8633,10 +9259,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8645,10 +9273,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8657,10 +9287,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8669,10 +9301,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8683,6 +9317,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8727,7 +9363,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8736,10 +9372,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8748,10 +9386,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No user with this id */
+      /** @description `unclassified_404`: No user with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8760,10 +9400,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8772,10 +9414,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8786,6 +9430,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8865,7 +9511,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8874,10 +9520,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8886,10 +9534,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description That username is taken */
+      /** @description `unclassified_409`: That username is taken */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8898,10 +9548,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8910,10 +9562,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8922,10 +9576,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8936,6 +9592,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -8987,7 +9645,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8996,10 +9654,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9008,10 +9668,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No user with this id */
+      /** @description `unclassified_404`: No user with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9020,10 +9682,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9032,10 +9696,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9046,6 +9712,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -9106,7 +9774,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9117,10 +9785,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9131,10 +9801,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9145,10 +9817,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The escrow has not ended yet, or the caller reviewed it already; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The escrow has not ended yet, or the caller reviewed it already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9159,10 +9833,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9173,10 +9849,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9185,10 +9863,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9199,6 +9879,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -9273,7 +9955,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9282,10 +9964,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9294,10 +9978,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9306,10 +9992,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9320,6 +10008,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -9363,7 +10053,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9374,10 +10064,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9388,10 +10080,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The account's tier moves no money (phone only): the message names the tier to verify to */
+      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9402,10 +10096,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9416,10 +10112,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9430,10 +10128,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9442,10 +10142,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The payment provider refused the request */
+      /** @description `unclassified_502`: The payment provider refused the request */
       502: {
         headers: {
           [name: string]: unknown;
@@ -9454,10 +10156,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 502;
+            /** @enum {unknown} */
+            code?: 'unclassified_502';
           };
         };
       };
-      /** @description The payment provider is unavailable; try again; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `unclassified_503`: The payment provider is unavailable; try again; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9468,6 +10172,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -9506,7 +10212,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9515,10 +10221,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9527,10 +10235,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The caller has no dedicated account yet */
+      /** @description `unclassified_404`: The caller has no dedicated account yet */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9539,10 +10249,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9551,10 +10263,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9565,6 +10279,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -9610,7 +10326,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9619,10 +10335,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9631,10 +10349,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9643,10 +10363,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9657,6 +10379,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -9712,7 +10436,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9723,10 +10447,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9737,10 +10463,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The card was declined, or the payment provider refused the charge */
+      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9751,10 +10479,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 402;
+            /** @enum {unknown} */
+            code?: 'unclassified_402';
           };
         };
       };
-      /** @description The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9765,10 +10495,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description The saved card is not one of the caller's */
+      /** @description `unclassified_404`: The saved card is not one of the caller's */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9779,10 +10511,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9793,10 +10527,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9807,10 +10543,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9819,10 +10557,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The payment provider is unavailable; nothing was charged; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9833,6 +10573,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -9912,7 +10654,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9923,10 +10665,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9937,10 +10681,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
-      /** @description The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9951,10 +10697,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 403;
+            /** @enum {unknown} */
+            code?: 'unclassified_403';
           };
         };
       };
-      /** @description No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9965,10 +10713,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 404;
+            /** @enum {unknown} */
+            code?: 'unclassified_404';
           };
         };
       };
-      /** @description The wallet holds less than the amount; or: The Idempotency-Key was used with another body, or its first request is still being processed */
+      /** @description `unclassified_409`: The wallet holds less than the amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9979,10 +10729,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 409;
+            /** @enum {unknown} */
+            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9993,10 +10745,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10005,10 +10759,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description The transfer could not be started; the amount is back in the wallet */
+      /** @description `unclassified_502`: The transfer could not be started; the amount is back in the wallet */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10017,10 +10773,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 502;
+            /** @enum {unknown} */
+            code?: 'unclassified_502';
           };
         };
       };
-      /** @description The payment provider is unavailable; nothing was sent; or: Briefly unavailable (the database, a provider, or the request ran out of time). The request may still have taken effect: retry it with the same Idempotency-Key after Retry-After, which replays the outcome */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was sent; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10031,6 +10789,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'unclassified_503' | 'service_unavailable';
           };
         };
       };
@@ -10076,7 +10836,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10085,10 +10845,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The x-identity-webhook-token header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10097,10 +10859,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'invalid_signature';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10109,10 +10873,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10121,10 +10887,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10135,6 +10903,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -10180,7 +10950,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10189,10 +10959,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The x-payload-digest / x-payload-digest-alg header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10201,10 +10973,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'invalid_signature';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10213,10 +10987,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10225,10 +11001,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10239,6 +11017,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };
@@ -10287,7 +11067,7 @@ export interface operations {
           };
         };
       };
-      /** @description The query, the body or a header is invalid; `details` names each field and what is wrong */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10296,10 +11076,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
           };
         };
       };
-      /** @description The x-payments-signature / x-paystack-signature header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10308,10 +11090,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 401;
+            /** @enum {unknown} */
+            code?: 'invalid_signature';
           };
         };
       };
-      /** @description The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10320,10 +11104,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
-      /** @description Internal error (the log has the request id) */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10332,10 +11118,12 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
           };
         };
       };
-      /** @description Briefly unavailable (the database, a provider, or the request ran out of time); retry after Retry-After */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10346,6 +11134,8 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'] & {
             /** @constant */
             status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
           };
         };
       };

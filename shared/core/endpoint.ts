@@ -8,7 +8,19 @@
 import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
 import { isDatabaseUnavailable } from './db.ts';
-import { type AnyRefusal, errorBody, type Facts, functionNotFound, HttpError, jsonResponse, successBody } from './http.ts';
+import {
+  type AnyRefusal,
+  errorBody,
+  type Facts,
+  functionNotFound,
+  HttpError,
+  jsonResponse,
+  legacyError,
+  refusal,
+  type RefusalStatus,
+  successBody,
+  unclassified,
+} from './http.ts';
 import {
   CORE_REFUSALS,
   INTERNAL_ERROR,
@@ -49,12 +61,22 @@ export function sqlRefusal(route: { name: string; refusals: ReadonlyMap<string, 
   if (typeof e?.code !== 'string' || !/^ES\d{3}$/.test(e.code)) return null;
   if (e.code === 'ES401') return UNAUTHENTICATED.error({ reason: 'ended' });
   const facts = sqlFacts(e.detail);
+  if (!facts) return legacySqlRefusal(e.code, (err as { message?: string }).message);
   const declared = facts ? route.refusals.get(String(facts.code)) : undefined;
   if (!declared) {
     log.error('refusal.undeclared', { function: route.name, sqlstate: e.code, code: facts?.code ?? null });
     return null;
   }
   return declared.error(facts as Facts);
+}
+
+/** Transitional: a SQL refusal still raised with English, as it was answered before codes. */
+function legacySqlRefusal(sqlstate: string, message: string | undefined): HttpError {
+  const status = Number(sqlstate.slice(2));
+  if (status === 402) {
+    return legacyError(409, 'Insufficient funds', [{ field: 'amount', message: 'is more than the available balance' }]);
+  }
+  return legacyError(status === 422 ? 400 : status, message ?? 'Request refused');
 }
 
 /** The facts of a SQL refusal's DETAIL, or null when it has none. */
@@ -139,6 +161,25 @@ export interface HeaderAuth {
 /** The refusals a handler (or the SQL it calls) can answer, from the catalog (shared/refusals/catalog.ts). */
 export type Refusals = readonly AnyRefusal[];
 
+/** Transitional: refusals by status, described in words, not yet in the catalog. */
+export type LegacyRefusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 502 | 503, string>>;
+
+/** Declared refusals as catalog refusals; a legacy one is coded `unclassified_<status>`. */
+function declaredRefusals(r: Refusals | LegacyRefusals | undefined): AnyRefusal[] {
+  if (!r) return [];
+  if (Array.isArray(r)) return [...r];
+  return Object.entries(r as LegacyRefusals).map(([status, when]) =>
+    refusal({
+      code: unclassified(Number(status)),
+      status: Number(status) as RefusalStatus,
+      when: String(when),
+      then: 'See the message',
+      message: () => String(when),
+      example: {},
+    })
+  );
+}
+
 export interface EndpointSpec<
   QS extends z.ZodType | undefined,
   BS extends z.ZodType | undefined,
@@ -180,7 +221,7 @@ export interface EndpointSpec<
    * status, and every answer the test suites receive must be one the document declares
    * (tests/support/responses.ts), so a missing one fails a test.
    */
-  refusals?: Refusals;
+  refusals?: Refusals | LegacyRefusals;
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
   alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
   /**
@@ -214,7 +255,7 @@ export interface EndpointMeta<
   readonly summary: string | undefined;
   readonly description: string | undefined;
   readonly signedBy: HeaderAuth | undefined;
-  readonly refusals: Refusals | undefined;
+  readonly refusals: Refusals;
   readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
   readonly envelope: boolean;
   readonly query: QS;
@@ -336,7 +377,7 @@ export function endpoint<
     query: spec.query,
     body: spec.body,
     verify: spec.verify,
-    refusals: new Map([...CORE_REFUSALS, ...(spec.refusals ?? [])].map((r) => [r.code, r])),
+    refusals: new Map([...CORE_REFUSALS, ...declaredRefusals(spec.refusals)].map((r) => [r.code, r])),
     // query and body are parsed by spec.query and spec.body, and user is set by spec.auth's mode
     handler: spec.handler as Route['handler'],
   };
@@ -597,7 +638,7 @@ function endpointMeta<
     summary: spec.summary,
     description: spec.description,
     signedBy: spec.signedBy,
-    refusals: spec.refusals,
+    refusals: declaredRefusals(spec.refusals),
     alsoSucceedsWith: spec.alsoSucceedsWith,
     envelope: route.envelope,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)

@@ -44,6 +44,8 @@ export interface RefusalSpec<F extends Facts> {
   example: F;
   /** The `details` items the answer carries, when the refusal is about fields. */
   details?: (facts: F) => FieldProblem[];
+  /** `details` of the example, when the caller passes them (validation problems). */
+  exampleDetails?: FieldProblem[];
 }
 
 /** A refusal a service can answer: `error(facts)` is the HttpError to throw. */
@@ -109,3 +111,23 @@ export function errorBody(status: number, code: string, error: string, details?:
     ? { success: false as const, status, code, error, details }
     : { success: false as const, status, code, error };
 }
+
+// ---- Transitional: refusals not yet in the catalog ----------------------------------------------
+// Until every refusal has its code, the old helpers remain; what they build is coded
+// `unclassified_<status>`. tests/unit/refusal-catalog.test.ts will fail while any is used.
+
+/** The code of a refusal not yet in the catalog. */
+export const unclassified = (status: number) => `unclassified_${status}`;
+const legacy = (status: number, message: string, details?: FieldProblem[], headers?: Record<string, string>) =>
+  new HttpError(status, unclassified(status), message, details, headers);
+export const badRequest = (message: string, details?: FieldProblem[]) => legacy(400, message, details);
+export const invalidField = (field: string, message: string) => legacy(400, 'Validation failed', [{ field, message }]);
+export const unauthorized = (message = 'Missing or invalid access token') => legacy(401, message);
+export const notFound = (message = 'Not found') => legacy(404, message);
+export const conflict = (message: string, details?: FieldProblem[]) => legacy(409, message, details);
+export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>
+  legacy(429, message, undefined, retryAfterHeader(retryAfterSeconds));
+export const providerUnavailable = (message: string) =>
+  legacy(503, message, undefined, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
+/** The old form: HttpError(status, message, details?, headers?). */
+export const legacyError = legacy;

@@ -18,6 +18,7 @@ export const VALIDATION_FAILED = refusal<{ part: keyof typeof VALIDATION_MESSAGE
   then: 'Fix the request as each `details` item says; sending it again unchanged is refused again',
   message: (f) => VALIDATION_MESSAGES[f.part],
   example: { part: 'body' },
+  exampleDetails: [{ field: 'amount', message: 'must be at least NGN 100.00' }],
 });
 
 export const UNAUTHENTICATED = refusal<{ reason: 'missing' | 'invalid' | 'ended' }>({

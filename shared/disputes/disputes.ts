@@ -8,7 +8,7 @@ import { asService, asUser, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { DisputeOutcome, DisputeReasonCode, DisputeStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
-import { HttpError, notFound } from '../core/http.ts';
+import { legacyError, notFound } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import {
@@ -72,7 +72,7 @@ export async function disputeGet({ claims }: AuthUser, escrowId: string): Promis
 function namePayeeAmount(err: unknown): never {
   const e = err as { code?: string; message?: string };
   if (e?.code === 'ES422' && /payee_amount/.test(e.message ?? '')) {
-    throw new HttpError(400, 'Validation failed', [{ field: 'payee_amount', message: e.message as string }]);
+    throw legacyError(400, 'Validation failed', [{ field: 'payee_amount', message: e.message as string }]);
   }
   throw err;
 }

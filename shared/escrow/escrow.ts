@@ -11,7 +11,7 @@ import type postgres from 'postgres';
 import { asService, callAsService, inline, isPgError, readAsUser, sqlLiteral, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
-import { conflict, describeWait, HttpError, notFound, tooManyRequests } from '../core/http.ts';
+import { conflict, describeWait, HttpError, legacyError, notFound, tooManyRequests } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { nairaEn } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
@@ -108,7 +108,7 @@ export async function escrowCreate(
   },
 ) {
   if (input.counterparty_phone === user.phone) {
-    throw new HttpError(400, 'Validation failed', [{
+    throw legacyError(400, 'Validation failed', [{
       field: 'counterparty_phone',
       message: "must be someone else's number",
     }]);
@@ -193,7 +193,7 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
     tx<{ id: string }[]>`select id from public.escrows where invite_token_hash = ${hash}`
   );
   if (!row) {
-    throw new HttpError(404, 'Escrow not found', [{ field: 'invite_token', message: 'does not match any escrow' }]);
+    throw legacyError(404, 'Escrow not found', [{ field: 'invite_token', message: 'does not match any escrow' }]);
   }
   return row.id;
 }
@@ -257,7 +257,7 @@ async function walletShortfall(userId: string, escrowId: string): Promise<HttpEr
   const balance = Number(row?.balance ?? 0);
   const total = Number(row?.total ?? 0);
   const short = Math.max(0, total - balance);
-  return new HttpError(
+  return legacyError(
     409,
     `Insufficient funds: this escrow needs ${nairaEn(total)} from your wallet, which holds ${nairaEn(balance)} (${
       nairaEn(short)

@@ -6,7 +6,7 @@ import { getConfig } from '../core/config.ts';
 import { asService } from '../core/db.ts';
 import type { KycCheckStatus, KycCheckType, KycRejectType } from './enums.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { describeWait, HttpError, providerUnavailable, tooManyRequests } from '../core/http.ts';
+import { describeWait, HttpError, legacyError, providerUnavailable, tooManyRequests } from '../core/http.ts';
 import { log } from '../core/log.ts';
 import { iso, toNaira } from '../core/money.ts';
 import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from './schema.ts';
@@ -79,7 +79,7 @@ export async function kycStatus(user: AuthUser): Promise<KycStatusResponse> {
 /** A provider call that failed, as the client sees it (nothing was started). */
 function providerFailure(err: ProviderError, what: string): HttpError {
   return err.kind === 'refused'
-    ? new HttpError(502, `The ${what} provider refused the request (${err.message}); try again later`)
+    ? legacyError(502, `The ${what} provider refused the request (${err.message}); try again later`)
     : providerUnavailable(`The ${what} provider is unavailable; try again shortly`);
 }
 
@@ -98,7 +98,7 @@ export async function kycStart(user: AuthUser, level: 1 | 2) {
       log.warn('kyc.start_failed', { level, kind: err.kind, status: err.httpStatus ?? null });
       // Sumsub: the applicant was rejected for good (1009); we may simply not have heard yet
       if (err.kind === 'refused' && err.httpStatus === 409) {
-        throw new HttpError(409, 'This verification was rejected for good and cannot be tried again');
+        throw legacyError(409, 'This verification was rejected for good and cannot be tried again');
       }
       throw providerFailure(err, 'verification');
     }

@@ -2,7 +2,7 @@
 // (docs/kyc.md#tiers-and-their-limits). The tiers themselves, the checks each adds and the limits
 // it allows, are rows of private.kyc_tiers, seeded by the kyc migration; the tests read the seeded
 // figures from tests/support/seeds.ts, which `npm run gen` makes from them.
-import { HttpError } from '../core/http.ts';
+import { HttpError, legacyError } from '../core/http.ts';
 import { nairaEn } from '../core/money.ts';
 
 /** What private.kyc_limit_check puts in DETAIL when it refuses (amounts in kobo). */
@@ -100,7 +100,7 @@ const ACTION_WORDS: Record<TierRequiredFacts['action'], string> = {
 export function tierRequiredRefusal(f: TierRequiredFacts): HttpError {
   const need =
     `tier ${f.required_tier} is required: verify your identity (kyc-status shows what tier ${f.required_tier} needs)`;
-  return new HttpError(
+  return legacyError(
     403,
     `An account at tier ${f.tier} cannot ${ACTION_WORDS[f.action]}: money moves only once your identity is ` +
       `checked; ${need}`,
@@ -130,7 +130,7 @@ export function limitRefusal(f: LimitFacts): HttpError {
     ? 'no tier allows it'
     : `tier ${f.allowed_tier} allows it; kyc-status shows what tier ${f.allowed_tier} needs`;
   const amount = naira(f.amount);
-  return new HttpError(
+  return legacyError(
     403,
     `This ${what} of ${amount} ${problem}: ${remedy}`,
     [{ field: f.field, message: `${problem} (${remedy})` }],

@@ -3,7 +3,7 @@
 // the caller under RLS.
 import { asService, asUser } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { HttpError, notFound } from '../core/http.ts';
+import { legacyError, notFound } from '../core/http.ts';
 import { Reply } from '../core/endpoint.ts';
 import { type CardRemovedResponse, type CardResponse, cardResponse } from './schema.ts';
 import { columnsOf } from '../core/rows.ts';
@@ -52,7 +52,7 @@ export const cardList = ({ claims }: AuthUser) =>
 export async function cardRemove(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
   if (!row?.ok) {
-    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
   }
   return { removed: true, card_id: cardId };
 }
@@ -62,7 +62,7 @@ export async function cardSetDefault(user: AuthUser, cardId: string) {
     tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`
   );
   if (!row?.ok) {
-    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
   }
   const [card] = await asUser(
     user.claims,

@@ -3,7 +3,7 @@
 // deduplication are decided under a per-user lock there); reads run as the caller under RLS.
 import { asService, asUser, isPgError } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { conflict, HttpError } from '../core/http.ts';
+import { conflict, legacyError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { type PayoutAccountResponse, payoutAccountResponse, type PayoutRemovedResponse } from './schema.ts';
@@ -64,14 +64,14 @@ export async function payoutAdd(
     const resolved = await provider.resolveAccount({ accountNumber: input.account_number, bankCode: input.bank_code });
     if (resolved) {
       if (!namesMatch(input.account_name, resolved.accountName)) {
-        throw new HttpError(400, 'Validation failed', [
+        throw legacyError(400, 'Validation failed', [
           { field: 'account_name', message: 'does not match the name the bank holds for this account' },
         ]);
       }
       verified = true;
       accountName = resolved.accountName;
     } else if (provider.name === 'paystack') {
-      throw new HttpError(400, 'Validation failed', [
+      throw legacyError(400, 'Validation failed', [
         { field: 'account_number', message: 'could not be found at this bank' },
       ]);
     }
@@ -124,7 +124,7 @@ export async function payoutRemove(user: AuthUser, accountId: string): Promise<P
     tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`
   );
   if (!row?.ok) {
-    throw new HttpError(404, 'Payout account not found', [{
+    throw legacyError(404, 'Payout account not found', [{
       field: 'payout_account_id',
       message: 'is not one of your payout accounts',
     }]);
@@ -137,7 +137,7 @@ export async function payoutSetDefault(user: AuthUser, accountId: string) {
     tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`
   );
   if (!row?.ok) {
-    throw new HttpError(404, 'Payout account not found', [{
+    throw legacyError(404, 'Payout account not found', [{
       field: 'payout_account_id',
       message: 'is not one of your payout accounts',
     }]);

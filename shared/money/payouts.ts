@@ -9,7 +9,7 @@
 // settle it.
 import { overLimitOr } from '../kyc/tiers.ts';
 import { asService } from '../core/db.ts';
-import { HttpError, invalidField } from '../core/http.ts';
+import { legacyError, invalidField } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { type PayoutAccountForTransfer, recipientFor, TRANSFER_ACCOUNT_COLUMNS } from './payments/recipient.ts';
@@ -43,7 +43,7 @@ export async function payoutAccountOf(userId: string, id?: string): Promise<Payo
   });
   if (account) return account;
   if (id) {
-    throw new HttpError(404, 'Payout account not found', [
+    throw legacyError(404, 'Payout account not found', [
       { field: 'payout_account_id', message: 'is not one of your payout accounts' },
     ]);
   }

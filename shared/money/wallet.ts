@@ -6,7 +6,7 @@
 import { overLimitOr } from '../kyc/tiers.ts';
 import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { HttpError, notFound, providerUnavailable } from '../core/http.ts';
+import { legacyError, notFound, providerUnavailable } from '../core/http.ts';
 import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
@@ -94,7 +94,7 @@ export async function walletWithdraw(
   const reason = input.reason ?? 'Wallet withdrawal';
   const sent = await sendPayout({ kind: 'withdrawal', txId, account, amountKobo: input.amount, reason });
   if (sent.status === 'failed' && sent.refused) {
-    throw new HttpError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
+    throw legacyError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
   }
   if (sent.status === 'failed') {
     throw providerUnavailable(
@@ -148,7 +148,7 @@ export async function virtualAccountCreate(user: AuthUser) {
                               where user_id = ${user.id} and status = 'pending'`
     );
     const message = `The virtual account could not be requested (${reason}); try again`;
-    throw err.kind === 'refused' ? new HttpError(502, message) : providerUnavailable(message);
+    throw err.kind === 'refused' ? legacyError(502, message) : providerUnavailable(message);
   }
   return virtualAccountView(claimed.row);
 }

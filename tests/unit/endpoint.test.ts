@@ -1,9 +1,10 @@
 // The endpoint builder (shared/core/endpoint.ts) under Node, with toy endpoints (auth 'none', so no
 // database is touched): CORS, methods, body limits, JSON parsing, strict validation of body and
 // query, error envelopes and request ids.
+import { SERVICE_UNAVAILABLE } from '../../shared/core/refusals.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { DATABASE_UNAVAILABLE, endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/core/endpoint.ts';
+import { endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/core/endpoint.ts';
 import { userSession } from '../../shared/auth/session.ts';
 import { conflict } from '../../shared/core/http.ts';
 import { queryInt } from '../../shared/core/validation.ts';
@@ -430,7 +431,7 @@ describe('endpoint(): errors and statuses', () => {
       const res = await pending;
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('2');
-      expect((await read(res)).error).toBe(DATABASE_UNAVAILABLE);
+      expect((await read(res)).error).toBe(SERVICE_UNAVAILABLE.message({}));
     } finally {
       vi.useRealTimers();
     }
@@ -449,7 +450,7 @@ describe('endpoint(): errors and statuses', () => {
       expect(res.status, code).toBe(503);
       expect(res.headers.get('retry-after')).toBe('2');
       const body = await read(res);
-      expect(body.error).toBe(DATABASE_UNAVAILABLE);
+      expect(body.error).toBe(SERVICE_UNAVAILABLE.message({}));
       expect(JSON.stringify(body)).not.toContain('5432');
     }
   });

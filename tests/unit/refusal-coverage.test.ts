@@ -1,29 +1,39 @@
 // The rule npm test applies after a whole vitest run (scripts/lib/refusal-coverage.ts): every
-// refusal an endpoint declares must have been answered to some test.
+// refusal an endpoint declares, by code, must have been answered to some test.
 import { describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
-import { seenStatuses, unseenRefusals } from '../../scripts/lib/refusal-coverage.ts';
+import { type AnyRefusal, refusal, type RefusalStatus } from '../../shared/core/http.ts';
+import { seenRefusals, unseenRefusals } from '../../scripts/lib/refusal-coverage.ts';
 
-const meta = (name: string, refusals: EndpointMeta['refusals']) => ({ name, refusals }) as EndpointMeta;
+const r = (status: RefusalStatus, code: string): AnyRefusal =>
+  refusal({ code, status, when: code.replace(/_/g, ' '), then: '', message: () => code, example: {} });
+const meta = (name: string, refusals: AnyRefusal[]) => ({ name, refusals }) as unknown as EndpointMeta;
 
-describe('declared refusals against the statuses the tests saw', () => {
+describe('declared refusals against the codes the tests saw', () => {
   it('names each declared refusal no test received, and nothing else', () => {
     const metas = [
-      meta('escrow-release', { 403: 'wrong party', 404: 'no escrow', 409: 'wrong state' }),
-      meta('wallet-get', undefined),
-      meta('auth-send-otp', { 429: 'too many codes' }),
+      meta('escrow-release', [r(403, 'wrong_party'), r(404, 'no_escrow'), r(409, 'wrong_state')]),
+      meta('wallet-get', []),
+      meta('auth-send-otp', [r(429, 'rate_limited')]),
     ];
-    const seen = seenStatuses('escrow-release 200\nescrow-release 403\nescrow-release 409\nauth-send-otp 429\n');
-    expect(unseenRefusals(metas, seen)).toEqual([{ name: 'escrow-release', status: 404, description: 'no escrow' }]);
+    const seen = seenRefusals(
+      'escrow-release 200\nescrow-release 403 wrong_party\nescrow-release 409 wrong_state\nauth-send-otp 429 rate_limited\n',
+    );
+    expect(unseenRefusals(metas, seen)).toEqual([
+      { name: 'escrow-release', status: 404, code: 'no_escrow', when: 'no escrow' },
+    ]);
   });
 
-  it('counts a status only for the operation that answered it', () => {
-    const metas = [meta('card-remove', { 404: 'no card' })];
-    expect(unseenRefusals(metas, seenStatuses('payout-remove 404\n'))).toHaveLength(1);
-    expect(unseenRefusals(metas, seenStatuses('card-remove 404\n'))).toEqual([]);
+  it('counts a code only for the operation and status that answered it', () => {
+    const metas = [meta('escrow-fund', [r(409, 'wrong_state'), r(409, 'insufficient_funds')])];
+    expect(unseenRefusals(metas, seenRefusals('escrow-fund 409 wrong_state\n'))).toHaveLength(1);
+    expect(unseenRefusals(metas, seenRefusals('escrow-fund 409 wrong_state\nescrow-fund 409 insufficient_funds\n')))
+      .toEqual([]);
+    expect(unseenRefusals(metas, seenRefusals('escrow-get 409 insufficient_funds\n'))).toHaveLength(2);
   });
 
-  it('ignores lines that are not "<operation> <status>"', () => {
-    expect([...seenStatuses('escrow-get 200\n\n  garbage\nEscrow 404\nwallet-get 20\n')]).toEqual(['escrow-get 200']);
+  it('ignores lines that are not "<operation> <status> <code>"', () => {
+    expect([...seenRefusals('escrow-get 404 escrow_not_found\n\n  garbage\nEscrow 404 x\nwallet-get 20 y\nescrow-get 200\n')])
+      .toEqual(['escrow-get 404 escrow_not_found']);
   });
 });

@@ -77,7 +77,7 @@ export function answerStatuses(meta: EndpointMeta): Map<number, string> {
 
 /** The example body of a refusal: its answer for its example facts. */
 export function refusalExample(r: AnyRefusal): JsonSchema {
-  return errorBody(r.status, r.code, r.message(r.example), r.details?.(r.example)) as JsonSchema;
+  return errorBody(r.status, r.code, r.message(r.example), r.exampleDetails ?? r.details?.(r.example)) as JsonSchema;
 }
 
 /** Formats that say all a client needs; zod adds its own regex of each, which is dropped. */

@@ -3,7 +3,7 @@
 // saved card through its stored authorization. The outcome always arrives as charge.success
 // (or reconciliation); what is decided here is only what the customer is told now.
 import { asService } from '../../core/db.ts';
-import { HttpError, providerUnavailable } from '../../core/http.ts';
+import { legacyError, providerUnavailable } from '../../core/http.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { customerEmail, payments, ProviderError } from './index.ts';
 
@@ -15,7 +15,7 @@ export async function savedCardAuthorization(userId: string, cardId: string): Pr
      where c.id = ${cardId} and c.user_id = ${userId}`
   );
   if (!card) {
-    throw new HttpError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
   }
   return card.authorization_code;
 }
@@ -42,7 +42,7 @@ export async function startCharge(opts: {
       const r = await provider.chargeAuthorization({ ...common, authorizationCode: opts.authorizationCode });
       if (r.status === 'failed') {
         await opts.markFailed(r.message);
-        throw new HttpError(402, `The card was declined: ${r.message}`);
+        throw legacyError(402, `The card was declined: ${r.message}`);
       }
       // Even a synchronous success is completed by the charge.success webhook, the one path.
       return { authorization_url: null };
@@ -53,7 +53,7 @@ export async function startCharge(opts: {
     if (!(err instanceof ProviderError)) throw err;
     if (err.kind === 'refused') {
       await opts.markFailed(err.message);
-      throw new HttpError(402, `The payment provider refused the charge: ${err.message}`);
+      throw legacyError(402, `The payment provider refused the charge: ${err.message}`);
     }
     if (!opts.authorizationCode) {
       // Nothing can have been charged before the customer visits a payment page we never got.
