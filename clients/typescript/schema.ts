@@ -2420,7 +2420,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2432,7 +2432,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'kyc_tier_required';
           };
         };
       };
@@ -5459,7 +5459,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing); or: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5471,7 +5471,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'unclassified_403' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -10085,7 +10085,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10097,7 +10097,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'kyc_tier_required';
           };
         };
       };
@@ -10484,7 +10484,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10496,7 +10496,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -10686,7 +10686,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The account's tier moves no money (phone only): the message names the tier to verify to; or: Over a KYC tier limit: the message names the limit, the amount and the tier that allows it */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10698,7 +10698,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };

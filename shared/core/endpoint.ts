@@ -39,7 +39,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
 export const REQUEST_DEADLINE_MS = 25_000;
 
-
 /** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
 export class Reply<T = unknown> {
   constructor(
@@ -167,8 +166,12 @@ export type LegacyRefusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 
 /** Declared refusals as catalog refusals; a legacy one is coded `unclassified_<status>`. */
 function declaredRefusals(r: Refusals | LegacyRefusals | undefined): AnyRefusal[] {
   if (!r) return [];
-  if (Array.isArray(r)) return [...r];
-  return Object.entries(r as LegacyRefusals).map(([status, when]) =>
+  return Array.isArray(r) ? [...r] : unclassifiedRefusals(r as LegacyRefusals);
+}
+
+/** Transitional: refusals described by status only, as catalog refusals coded `unclassified_<status>`. */
+export function unclassifiedRefusals(r: LegacyRefusals): AnyRefusal[] {
+  return Object.entries(r).map(([status, when]) =>
     refusal({
       code: unclassified(Number(status)),
       status: Number(status) as RefusalStatus,
@@ -538,7 +541,10 @@ function parseQuery(route: Route, req: Request): unknown {
   }
   if ([...url.searchParams.keys()].length > 0) {
     throw VALIDATION_FAILED.error({ part: 'query' }, {
-      details: [...new Set(url.searchParams.keys())].map((k) => ({ field: k, message: 'is not an accepted parameter' })),
+      details: [...new Set(url.searchParams.keys())].map((k) => ({
+        field: k,
+        message: 'is not an accepted parameter',
+      })),
     });
   }
   return undefined;

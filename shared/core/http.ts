@@ -29,7 +29,7 @@ export class HttpError extends Error {
 }
 
 /** What a refusal's message is made from: ids, amounts in kobo, counts, states; never sentences. */
-export type Facts = Record<string, unknown>;
+export type Facts = object;
 
 export interface RefusalSpec<F extends Facts> {
   code: string;

@@ -50,7 +50,10 @@ export async function withIdempotency(
   if (claimed) {
     if (claimed.request_hash !== hash) {
       throw IDEMPOTENCY_KEY_REUSED.error({}, {
-        details: [{ field: 'Idempotency-Key', message: 'was used with a different body; use a new key for a new request' }],
+        details: [{
+          field: 'Idempotency-Key',
+          message: 'was used with a different body; use a new key for a new request',
+        }],
       });
     }
     if (claimed.response_status === null) {

@@ -39,7 +39,8 @@ export const INVALID_SIGNATURE = refusal<{ what: 'webhook signature' | 'webhook 
   code: 'invalid_signature',
   status: 401,
   when: "A webhook's or the scheduler's signature header is missing or wrong",
-  then: 'Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed',
+  then:
+    'Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed',
   message: (f) => `Invalid or missing ${f.what}`,
   example: { what: 'webhook signature' },
 });

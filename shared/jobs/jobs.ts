@@ -23,7 +23,9 @@ export const JOBS_SECRET_HEADER: HeaderAuth = {
 
 export function verifyJobsSecret(req: Request): Promise<void> {
   const given = req.headers.get(JOBS_SECRET_HEADER.headers[0]?.name ?? '') ?? '';
-  if (!safeEqual(given, getConfig().JOBS_SECRET)) return Promise.reject(INVALID_SIGNATURE.error({ what: 'jobs secret' }));
+  if (!safeEqual(given, getConfig().JOBS_SECRET)) {
+    return Promise.reject(INVALID_SIGNATURE.error({ what: 'jobs secret' }));
+  }
   return Promise.resolve();
 }
 

@@ -9,7 +9,7 @@
 // settle it.
 import { overLimitOr } from '../kyc/tiers.ts';
 import { asService } from '../core/db.ts';
-import { legacyError, invalidField } from '../core/http.ts';
+import { invalidField, legacyError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { type PayoutAccountForTransfer, recipientFor, TRANSFER_ACCOUNT_COLUMNS } from './payments/recipient.ts';

@@ -2,12 +2,12 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { cardAdd } from '../../../shared/money/cards.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
-import { KYC_TIER_REQUIRED } from '../../../shared/kyc/tiers.ts';
+import { KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
 
 export default endpoint({
   name: 'card-add',
   summary: 'Saves a card from the authorization of a successful card charge',
-  refusals: { 403: KYC_TIER_REQUIRED },
+  refusals: [KYC_TIER_REQUIRED],
   alsoSucceedsWith: [{ status: 200, description: 'The card was saved already: the saved card' }],
   method: 'POST',
   auth: userSession,
