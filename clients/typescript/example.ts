@@ -39,13 +39,13 @@ export async function signUpAndOpenEscrow(options: {
   );
   // created.fee_breakdown.total_charge: what funding it will cost, fees and VAT included
 
-  // 3. A refusal is an EscrowApiError: the status, the service's message, each field refused.
+  // 3. A refusal is an EscrowApiError: the status, its code, the service's message, each field refused.
   let refusal: EscrowApiError | undefined;
   try {
     await unwrap(me.GET('/escrow-get', { params: { query: { escrow_id: 'not-a-uuid' } } }));
   } catch (e) {
     if (!(e instanceof EscrowApiError)) throw e;
-    refusal = e; // e.status 400, e.error 'Invalid query parameters', e.fields ['escrow_id']
+    refusal = e; // e.status 400, e.code 'validation_failed', e.fields ['escrow_id']
   }
 
   const escrow = await unwrap(me.GET('/escrow-get', { params: { query: { escrow_id: created.escrow_id } } }));

@@ -17,6 +17,9 @@ export type OperationName = keyof operations & string;
 /** A refusal or failure: `{ success: false, status, error, details?, request_id? }`. */
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 
+/** A refusal's code (docs/errors.md): what a client branches on, never the text of `error`. */
+export type ErrorCode = components['schemas']['ErrorCode'];
+
 /** One entry of an ErrorEnvelope's `details`: the field refused and why. */
 export type ErrorDetail = NonNullable<ErrorEnvelope['details']>[number];
 
@@ -84,6 +87,11 @@ export class EscrowApiError extends Error {
   override name = 'EscrowApiError';
   /** The HTTP status (400, 401, 403, 404, 409, 429, ...). */
   readonly status: number;
+  /**
+   * Which refusal this is (`kyc_tier_required`, `escrow_wrong_state`, ...: docs/errors.md), or
+   * undefined when the answer was not the service's envelope (a proxy's error page).
+   */
+  readonly code: ErrorCode | undefined;
   /** For a 400: each field refused and why. Empty otherwise. */
   readonly details: ErrorDetail[];
   /** For a 500: the id the service's log has the failure under. */
@@ -98,6 +106,7 @@ export class EscrowApiError extends Error {
     const message = envelope?.error ?? (typeof body === 'string' && body ? body : response.statusText);
     super(`${response.status} ${message}`);
     this.status = response.status;
+    this.code = envelope?.code;
     this.details = envelope?.details ?? [];
     this.requestId = envelope?.request_id;
     this.body = body;

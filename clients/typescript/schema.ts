@@ -1119,7 +1119,7 @@ export interface components {
       /** @constant */
       success: false;
       status: number;
-      code: string;
+      code: components['schemas']['ErrorCode'];
       error: string;
       /** @description On a 500 only: the id the log has the failure under */
       request_id?: string;
@@ -1129,6 +1129,30 @@ export interface components {
         code?: string;
       }[];
     };
+    /**
+     * @description Every code an operation may answer (docs/errors.md); each operation lists its own per status.
+     * @enum {string}
+     */
+    ErrorCode:
+      | 'function_not_found'
+      | 'idempotency_in_progress'
+      | 'idempotency_key_reused'
+      | 'internal_error'
+      | 'invalid_signature'
+      | 'kyc_limit_exceeded'
+      | 'kyc_tier_required'
+      | 'payload_too_large'
+      | 'service_unavailable'
+      | 'unauthenticated'
+      | 'unclassified_401'
+      | 'unclassified_402'
+      | 'unclassified_403'
+      | 'unclassified_404'
+      | 'unclassified_409'
+      | 'unclassified_429'
+      | 'unclassified_502'
+      | 'unclassified_503'
+      | 'validation_failed';
   };
   responses: never;
   parameters: never;

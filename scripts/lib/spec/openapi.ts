@@ -115,7 +115,7 @@ const errorEnvelope: JsonSchema = {
   properties: {
     success: { const: false },
     status: { type: 'integer', minimum: 400, maximum: 599 },
-    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    code: { $ref: '#/components/schemas/ErrorCode' },
     error: { type: 'string' },
     request_id: { type: 'string', description: 'On a 500 only: the id the log has the failure under' },
     details: {
@@ -284,7 +284,14 @@ export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
     tags: [...new Set(sorted.map((m) => tagOf(m.name)))].map((name) => ({ name })),
     paths,
     components: {
-      schemas: { ErrorEnvelope: errorEnvelope },
+      schemas: {
+        ErrorEnvelope: errorEnvelope,
+        ErrorCode: {
+          type: 'string',
+          description: 'Every code an operation may answer (docs/errors.md); each operation lists its own per status.',
+          enum: [...new Set(sorted.flatMap((m) => [...answerRefusals(m).values()].flat().map((r) => r.code)))].sort(),
+        },
+      },
       securitySchemes: schemes,
     },
   };
