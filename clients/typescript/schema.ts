@@ -1263,7 +1263,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1277,7 +1277,7 @@ export interface operations {
           };
         };
       };
-      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1291,7 +1291,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1305,7 +1305,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1436,7 +1436,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1452,7 +1452,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The admin is a party to this escrow */
+      /** @description `unclassified_403`: The admin is a party to this escrow (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1468,7 +1468,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute with this id; or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
+      /** @description `unclassified_404`: No dispute with this id (See the message); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1484,7 +1484,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not escalated (already resolved or withdrawn); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The dispute is not escalated (already resolved or withdrawn) (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1500,7 +1500,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1516,7 +1516,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1530,7 +1530,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1582,7 +1582,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1596,7 +1596,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1610,7 +1610,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait (See the message) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1626,7 +1626,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1640,7 +1640,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1685,7 +1685,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1699,7 +1699,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1713,7 +1713,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1727,7 +1727,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1741,7 +1741,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1802,7 +1802,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1816,7 +1816,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: The refresh token is unknown, already used or expired; log in again */
+      /** @description `unclassified_401`: The refresh token is unknown, already used or expired; log in again (See the message) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1830,7 +1830,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1844,7 +1844,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1858,7 +1858,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1912,7 +1912,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1926,7 +1926,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1940,7 +1940,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1954,7 +1954,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2009,7 +2009,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2023,7 +2023,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2037,7 +2037,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait (See the message) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2053,7 +2053,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2067,7 +2067,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2131,7 +2131,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: An account already exists for this phone, or its sign-up is already in progress */
+      /** @description `unclassified_409`: An account already exists for this phone, or its sign-up is already in progress (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2159,7 +2159,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2173,7 +2173,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2187,7 +2187,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2256,7 +2256,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2270,7 +2270,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
+      /** @description `unclassified_401`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) (See the message) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2284,7 +2284,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2298,7 +2298,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2312,7 +2312,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2412,7 +2412,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2428,7 +2428,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2444,7 +2444,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2460,7 +2460,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2476,7 +2476,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2492,7 +2492,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2560,7 +2560,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2574,7 +2574,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2588,7 +2588,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2602,7 +2602,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2656,7 +2656,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2670,7 +2670,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2684,7 +2684,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id */
+      /** @description `unclassified_404`: No saved card of the caller's with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2698,7 +2698,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2712,7 +2712,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2726,7 +2726,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2787,7 +2787,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2801,7 +2801,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2815,7 +2815,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id */
+      /** @description `unclassified_404`: No saved card of the caller's with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2829,7 +2829,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2843,7 +2843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2857,7 +2857,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2996,7 +2996,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3010,7 +3010,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3024,7 +3024,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3038,7 +3038,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3089,7 +3089,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3103,7 +3103,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3117,7 +3117,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3131,7 +3131,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3145,7 +3145,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3159,7 +3159,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3245,7 +3245,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3259,7 +3259,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3273,7 +3273,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3287,7 +3287,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3301,7 +3301,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3401,7 +3401,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3417,7 +3417,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3433,7 +3433,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3449,7 +3449,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not in negotiation, or the proposal does not fit the escrow; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The dispute is not in negotiation, or the proposal does not fit the escrow (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3465,7 +3465,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3481,7 +3481,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3495,7 +3495,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3602,7 +3602,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3618,7 +3618,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3634,7 +3634,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3650,7 +3650,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow cannot be disputed in its state, or is disputed already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow cannot be disputed in its state, or is disputed already (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3666,7 +3666,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3682,7 +3682,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3696,7 +3696,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3795,7 +3795,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3811,7 +3811,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3827,7 +3827,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The proposal is the caller's own */
+      /** @description `unclassified_403`: The proposal is the caller's own (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3843,7 +3843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No such dispute or proposal for the caller */
+      /** @description `unclassified_404`: No such dispute or proposal for the caller (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3859,7 +3859,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The proposal is no longer open, or the dispute not in negotiation; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The proposal is no longer open, or the dispute not in negotiation (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3875,7 +3875,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3891,7 +3891,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3905,7 +3905,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -3996,7 +3996,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4010,7 +4010,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4024,7 +4024,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: Only the party who raised the dispute can withdraw it */
+      /** @description `unclassified_403`: Only the party who raised the dispute can withdraw it (See the message) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4038,7 +4038,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4052,7 +4052,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is no longer open */
+      /** @description `unclassified_409`: The dispute is no longer open (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4066,7 +4066,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4080,7 +4080,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4094,7 +4094,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4197,7 +4197,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4211,7 +4211,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4225,7 +4225,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4239,7 +4239,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4253,7 +4253,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4267,7 +4267,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4281,7 +4281,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4295,7 +4295,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4402,7 +4402,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4418,7 +4418,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4434,7 +4434,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4450,7 +4450,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4466,7 +4466,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4482,7 +4482,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4498,7 +4498,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4512,7 +4512,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4587,7 +4587,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4603,7 +4603,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4619,7 +4619,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4635,7 +4635,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4651,7 +4651,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many escrows created recently; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many escrows created recently; the message and Retry-After say how long to wait (See the message) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4667,7 +4667,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4681,7 +4681,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4789,7 +4789,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4805,7 +4805,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4821,7 +4821,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4837,7 +4837,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4853,7 +4853,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4869,7 +4869,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4885,7 +4885,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4899,7 +4899,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5001,7 +5001,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5015,7 +5015,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5029,7 +5029,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5043,7 +5043,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5057,7 +5057,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5071,7 +5071,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5085,7 +5085,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5099,7 +5099,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5201,7 +5201,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5215,7 +5215,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5229,7 +5229,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5243,7 +5243,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5257,7 +5257,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5271,7 +5271,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5285,7 +5285,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5299,7 +5299,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5435,7 +5435,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5451,7 +5451,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5467,7 +5467,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge */
+      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge (See the message) */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5483,7 +5483,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5499,7 +5499,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to; or the saved card is not the caller's */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to; or the saved card is not the caller's (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5515,7 +5515,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing) (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5531,7 +5531,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5547,7 +5547,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5561,7 +5561,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5658,7 +5658,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5672,7 +5672,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5686,7 +5686,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5700,7 +5700,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5714,7 +5714,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5827,7 +5827,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5841,7 +5841,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5855,7 +5855,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5869,7 +5869,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5976,7 +5976,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5992,7 +5992,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6008,7 +6008,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6024,7 +6024,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6040,7 +6040,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6056,7 +6056,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6072,7 +6072,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6086,7 +6086,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6193,7 +6193,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6209,7 +6209,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6225,7 +6225,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6241,7 +6241,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6257,7 +6257,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6273,7 +6273,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6289,7 +6289,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6303,7 +6303,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6366,7 +6366,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6382,7 +6382,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6398,7 +6398,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This check is already passed or pending, or the tier it belongs to is not reached yet; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: This check is already passed or pending, or the tier it belongs to is not reached yet (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6414,7 +6414,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6430,7 +6430,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many checks requested; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many checks requested; the message and Retry-After say how long to wait (See the message) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6446,7 +6446,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6460,7 +6460,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The identity provider refused the request */
+      /** @description `unclassified_502`: The identity provider refused the request (See the message) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6474,7 +6474,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The identity provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The identity provider is unavailable; try again shortly (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6541,7 +6541,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6555,7 +6555,7 @@ export interface operations {
           };
         };
       };
-      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong (Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6569,7 +6569,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6583,7 +6583,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6597,7 +6597,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6649,7 +6649,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6663,7 +6663,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6677,7 +6677,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The level is already passed, or a lower level is needed first */
+      /** @description `unclassified_409`: The level is already passed, or a lower level is needed first (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6691,7 +6691,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6705,7 +6705,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6719,7 +6719,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The KYC provider refused the request */
+      /** @description `unclassified_502`: The KYC provider refused the request (See the message) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6733,7 +6733,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The KYC provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The KYC provider is unavailable; try again shortly (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6798,7 +6798,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6812,7 +6812,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6826,7 +6826,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -6840,7 +6840,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6956,7 +6956,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6970,7 +6970,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6984,7 +6984,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6998,7 +6998,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7012,7 +7012,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7137,7 +7137,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7153,7 +7153,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7169,7 +7169,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7185,7 +7185,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The conversation is closed to new messages; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The conversation is closed to new messages (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7201,7 +7201,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7217,7 +7217,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many messages; the message and Retry-After say how long to wait */
+      /** @description `unclassified_429`: Too many messages; the message and Retry-After say how long to wait (See the message) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7233,7 +7233,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7247,7 +7247,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7321,7 +7321,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7335,7 +7335,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7349,7 +7349,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7363,7 +7363,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7377,7 +7377,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7391,7 +7391,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7405,7 +7405,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7479,7 +7479,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7493,7 +7493,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7507,7 +7507,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot complete this milestone */
+      /** @description `unclassified_403`: The caller's role cannot complete this milestone (See the message) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7521,7 +7521,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7535,7 +7535,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7549,7 +7549,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7563,7 +7563,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7577,7 +7577,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7662,7 +7662,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7678,7 +7678,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7694,7 +7694,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7710,7 +7710,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow milestones, or they would exceed its amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow's state does not allow milestones, or they would exceed its amount (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7726,7 +7726,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7742,7 +7742,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7756,7 +7756,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7825,7 +7825,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7839,7 +7839,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7853,7 +7853,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7867,7 +7867,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7881,7 +7881,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7960,7 +7960,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7976,7 +7976,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7992,7 +7992,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot release this milestone */
+      /** @description `unclassified_403`: The caller's role cannot release this milestone (See the message) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8008,7 +8008,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8024,7 +8024,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8040,7 +8040,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8056,7 +8056,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8070,7 +8070,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8150,7 +8150,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8164,7 +8164,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8178,7 +8178,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8192,7 +8192,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The milestone is no longer proposed, or the change would exceed the escrow's amount */
+      /** @description `unclassified_409`: The milestone is no longer proposed, or the change would exceed the escrow's amount (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8206,7 +8206,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8220,7 +8220,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8234,7 +8234,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8346,7 +8346,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8360,7 +8360,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8374,7 +8374,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8388,7 +8388,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8441,7 +8441,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8455,7 +8455,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8469,7 +8469,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No notification of the caller's with this id */
+      /** @description `unclassified_404`: No notification of the caller's with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8483,7 +8483,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8497,7 +8497,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8511,7 +8511,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8575,7 +8575,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8589,7 +8589,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8603,7 +8603,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8670,7 +8670,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8686,7 +8686,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8702,7 +8702,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This payout account is already saved; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: This payout account is already saved (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8718,7 +8718,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8734,7 +8734,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8748,7 +8748,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8801,7 +8801,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8815,7 +8815,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8829,7 +8829,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8843,7 +8843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8897,7 +8897,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8911,7 +8911,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8925,7 +8925,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8939,7 +8939,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8953,7 +8953,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8967,7 +8967,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9027,7 +9027,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9055,7 +9055,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9069,7 +9069,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9083,7 +9083,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9097,7 +9097,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9170,7 +9170,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9184,7 +9184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9198,7 +9198,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9212,7 +9212,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9274,7 +9274,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9288,7 +9288,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9302,7 +9302,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9316,7 +9316,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9330,7 +9330,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9387,7 +9387,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9401,7 +9401,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9415,7 +9415,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id */
+      /** @description `unclassified_404`: No user with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9429,7 +9429,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9443,7 +9443,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9535,7 +9535,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9549,7 +9549,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9563,7 +9563,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: That username is taken */
+      /** @description `unclassified_409`: That username is taken (See the message) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9577,7 +9577,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9591,7 +9591,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9605,7 +9605,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9669,7 +9669,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9683,7 +9683,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9697,7 +9697,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id */
+      /** @description `unclassified_404`: No user with this id (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9711,7 +9711,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9725,7 +9725,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9798,7 +9798,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9814,7 +9814,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9830,7 +9830,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9846,7 +9846,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The escrow has not ended yet, or the caller reviewed it already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The escrow has not ended yet, or the caller reviewed it already (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9862,7 +9862,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9878,7 +9878,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -9892,7 +9892,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9979,7 +9979,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9993,7 +9993,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10007,7 +10007,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10021,7 +10021,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10077,7 +10077,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10093,7 +10093,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10109,7 +10109,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10125,7 +10125,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10141,7 +10141,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10157,7 +10157,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10171,7 +10171,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The payment provider refused the request */
+      /** @description `unclassified_502`: The payment provider refused the request (See the message) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10185,7 +10185,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; try again; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The payment provider is unavailable; try again (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10236,7 +10236,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10250,7 +10250,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10264,7 +10264,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The caller has no dedicated account yet */
+      /** @description `unclassified_404`: The caller has no dedicated account yet (See the message) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10278,7 +10278,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10292,7 +10292,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10350,7 +10350,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10364,7 +10364,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10378,7 +10378,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10392,7 +10392,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10460,7 +10460,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10476,7 +10476,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10492,7 +10492,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge */
+      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge (See the message) */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10508,7 +10508,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10524,7 +10524,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The saved card is not one of the caller's */
+      /** @description `unclassified_404`: The saved card is not one of the caller's (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10540,7 +10540,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10556,7 +10556,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10572,7 +10572,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10586,7 +10586,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10678,7 +10678,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10694,7 +10694,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10710,7 +10710,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10726,7 +10726,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10742,7 +10742,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The wallet holds less than the amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `unclassified_409`: The wallet holds less than the amount (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10758,7 +10758,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10774,7 +10774,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10788,7 +10788,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The transfer could not be started; the amount is back in the wallet */
+      /** @description `unclassified_502`: The transfer could not be started; the amount is back in the wallet (See the message) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10802,7 +10802,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was sent; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `unclassified_503`: The payment provider is unavailable; nothing was sent (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10860,7 +10860,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10874,7 +10874,7 @@ export interface operations {
           };
         };
       };
-      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong (Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10888,7 +10888,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10902,7 +10902,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -10916,7 +10916,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10974,7 +10974,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10988,7 +10988,7 @@ export interface operations {
           };
         };
       };
-      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong (Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11002,7 +11002,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -11016,7 +11016,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -11030,7 +11030,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11091,7 +11091,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11105,7 +11105,7 @@ export interface operations {
           };
         };
       };
-      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong */
+      /** @description `invalid_signature`: A webhook's or the scheduler's signature header is missing or wrong (Sign the request with the shared secret as the provider documents; a request with a wrong signature is never processed) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11119,7 +11119,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The body is larger than 1 MiB */
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
           [name: string]: unknown;
@@ -11133,7 +11133,7 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -11147,7 +11147,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */

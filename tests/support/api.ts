@@ -162,6 +162,7 @@ export function expectError(res: ApiResult, status: number): string[] {
   expect(res.body.success).toBe(false);
   expect(res.body.status).toBe(status);
   expect(typeof res.body.error).toBe('string');
+  expect(res.body.code).toMatch(/^[a-z][a-z0-9_]*$/);
   expect(res.body).not.toHaveProperty('data');
   return fieldsOf(res);
 }
@@ -178,6 +179,7 @@ export function expectOtpCodeRejected(res: ApiResult): void {
   expect(res.body).toEqual({
     success: false,
     status: 400,
+    code: expect.any(String),
     error: 'Validation failed',
     details: [{ field: 'otp_code', message: 'is invalid or has expired' }],
   });

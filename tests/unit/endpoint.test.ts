@@ -36,12 +36,15 @@ async function read(res: Response): Promise<Envelope> {
   } else {
     expect(body.success).toBe(false);
     expect(typeof body.error).toBe('string');
+    expect((body as { code?: string }).code).toMatch(/^[a-z][a-z0-9_]*$/);
     expect(body).not.toHaveProperty('data');
-    for (const key of Object.keys(body)) expect(['success', 'status', 'error', 'details', 'request_id']).toContain(key);
+    for (const key of Object.keys(body)) {
+      expect(['success', 'status', 'code', 'error', 'details', 'request_id']).toContain(key);
+    }
     if (body.details !== undefined) {
       expect(body.details.length).toBeGreaterThan(0);
       for (const d of body.details) {
-        expect(Object.keys(d).sort()).toEqual(['field', 'message']);
+        expect(['field', 'message', 'code']).toEqual(expect.arrayContaining(Object.keys(d)));
         expect(typeof d.field).toBe('string');
         expect(typeof d.message).toBe('string');
       }
@@ -469,7 +472,13 @@ describe('endpoint(): errors and statuses', () => {
     expect(text).not.toContain('refused');
     expect(text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
     const body = await read(res);
-    expect(body).toEqual({ success: false, status: 500, error: expect.any(String), request_id: requestId });
+    expect(body).toEqual({
+      success: false,
+      status: 500,
+      code: 'internal_error',
+      error: expect.any(String),
+      request_id: requestId,
+    });
     // the log carries the request id so the two can be matched
     expect(logged.some((l) => l.includes(requestId as string))).toBe(true);
   });
@@ -481,6 +490,7 @@ describe('endpoint(): errors and statuses', () => {
     expect(body).toEqual({
       success: false,
       status: 409,
+      code: 'unclassified_409',
       error: 'Already done',
       details: [{ field: 'state', message: 'is final' }],
     });

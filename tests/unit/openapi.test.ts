@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
-import { openApiDocument, renderOpenApi } from '../../scripts/lib/spec/openapi.ts';
+import { answerRefusals, openApiDocument, renderOpenApi } from '../../scripts/lib/spec/openapi.ts';
 import { endpointMeta } from '../support/responses.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -161,9 +161,19 @@ describe('the OpenAPI document', () => {
       if (meta.auth === 'user') expect(declared, meta.name).toContain(401);
       if (meta.method !== 'GET') expect(declared, meta.name).toContain(413);
       for (const s of declared.filter((s) => s >= 400)) {
-        expect(op?.responses[s].content['application/json'].schema, `${meta.name} ${s}`).toEqual({
-          allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { status: { const: s } } }],
+        const codes = (answerRefusals(meta).get(s) ?? []).map((r) => r.code);
+        expect(codes.length, `${meta.name} ${s}`).toBeGreaterThan(0);
+        const content = op?.responses[s].content['application/json'];
+        expect(content.schema, `${meta.name} ${s}`).toEqual({
+          allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, {
+            properties: { status: { const: s }, code: { enum: codes } },
+          }],
         });
+        // one example body per code, which the envelope accepts
+        expect(Object.keys(content.examples), `${meta.name} ${s}`).toEqual(codes);
+        for (const code of codes) {
+          expect(content.examples[code].value).toMatchObject({ success: false, status: s, code });
+        }
       }
     }
   });

@@ -243,7 +243,13 @@ describe('a function whose configuration is refused', () => {
       );
       expect(res.status).toBe(500);
       const body = await res.json();
-      expect(body).toEqual({ success: false, status: 500, error: 'Internal error', request_id: expect.any(String) });
+      expect(body).toEqual({
+        success: false,
+        status: 500,
+        code: 'internal_error',
+        error: 'Internal error',
+        request_id: expect.any(String),
+      });
     } finally {
       console.error = original;
     }

@@ -33,7 +33,7 @@ describe('the catalog of refusals', () => {
     }
   });
 
-  it('every refusal an endpoint declares is the catalog\'s own object', async () => {
+  it("every refusal an endpoint declares is the catalog's own object", async () => {
     const byCode = new Map(CATALOG.map((r) => [r.code, r]));
     for (const meta of await loadEndpointMetas()) {
       for (const r of meta.refusals) {

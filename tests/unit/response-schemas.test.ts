@@ -198,8 +198,8 @@ describe('checkResponseData (run by call(), the webhook deliveries and the e2e i
     vi.stubGlobal('fetch', vi.fn(answer(wallet)));
     expect((await get(walletGet, { token: 't' })).body.data).toEqual(wallet);
     // error envelopes are not success answers: left to the test that asked
-    const refused = { success: false, status: 409, error: 'No' };
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(refused), { status: 409 })));
+    const refused = { success: false, status: 401, code: 'unauthenticated', error: 'No' };
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(refused), { status: 401 })));
     expect((await post(escrowCancel, { escrow_id: escrow.id }, { token: 't' })).body).toEqual(refused);
   });
 });
@@ -286,6 +286,7 @@ describe('checkAgainstDocument (every answer, refusals included, against docs/ap
   const refusal = (status: number, error = 'cannot release an escrow that is released') => ({
     success: false,
     status,
+    code: `unclassified_${status}`,
     error,
   });
 

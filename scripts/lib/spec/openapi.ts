@@ -70,7 +70,7 @@ export function answerStatuses(meta: EndpointMeta): Map<number, string> {
   const out = new Map<number, string>([[meta.status, meta.status === 201 ? 'Created' : 'OK']]);
   for (const s of meta.alsoSucceedsWith ?? []) out.set(s.status, s.description);
   for (const [status, refusals] of answerRefusals(meta)) {
-    out.set(status, refusals.map((r) => `\`${r.code}\`: ${r.when}`).join('; or '));
+    out.set(status, refusals.map((r) => `\`${r.code}\`: ${r.when} (${r.then})`).join('; or '));
   }
   return new Map([...out].sort((a, b) => a[0] - b[0]));
 }
@@ -110,7 +110,7 @@ export function tagOf(name: string): string {
 const errorEnvelope: JsonSchema = {
   type: 'object',
   description:
-    'A refusal or failure: the status repeated, the refusal\'s code (docs/errors.md; a client branches on it), ' +
+    "A refusal or failure: the status repeated, the refusal's code (docs/errors.md; a client branches on it), " +
     'a message for people and, for invalid input, each field.',
   properties: {
     success: { const: false },
