@@ -1142,16 +1142,15 @@ export interface components {
       | 'kyc_limit_exceeded'
       | 'kyc_tier_required'
       | 'payload_too_large'
+      | 'provider_unavailable'
+      | 'rate_limited'
       | 'service_unavailable'
       | 'unauthenticated'
-      | 'unclassified_401'
       | 'unclassified_402'
       | 'unclassified_403'
       | 'unclassified_404'
       | 'unclassified_409'
-      | 'unclassified_429'
       | 'unclassified_502'
-      | 'unclassified_503'
       | 'validation_failed';
   };
   responses: never;
@@ -1610,7 +1609,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait (See the message) */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1622,7 +1621,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -1816,7 +1815,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: The refresh token is unknown, already used or expired; log in again (See the message) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1826,7 +1825,7 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unclassified_401';
+            code?: 'unauthenticated';
           };
         };
       };
@@ -2037,7 +2036,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait (See the message) */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2049,7 +2048,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -2270,7 +2269,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) (See the message) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2280,7 +2279,7 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unclassified_401';
+            code?: 'unauthenticated';
           };
         };
       };
@@ -4651,7 +4650,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many escrows created recently; the message and Retry-After say how long to wait (See the message) */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4663,7 +4662,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -5561,7 +5560,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -5573,7 +5572,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -6430,7 +6429,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many checks requested; the message and Retry-After say how long to wait (See the message) */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6442,7 +6441,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -6474,7 +6473,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The identity provider is unavailable; try again shortly (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6486,7 +6485,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -6733,7 +6732,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The KYC provider is unavailable; try again shortly (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6745,7 +6744,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -7217,7 +7216,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many messages; the message and Retry-After say how long to wait (See the message) */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7229,7 +7228,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -10185,7 +10184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; try again (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10197,7 +10196,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -10586,7 +10585,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10598,7 +10597,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -10802,7 +10801,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was sent (See the message); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10814,7 +10813,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };

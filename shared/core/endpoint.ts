@@ -75,6 +75,7 @@ function legacySqlRefusal(sqlstate: string, message: string | undefined): HttpEr
   if (status === 402) {
     return legacyError(409, 'Insufficient funds', [{ field: 'amount', message: 'is more than the available balance' }]);
   }
+  if (status === 401) return UNAUTHENTICATED.error({ reason: 'ended' });
   return legacyError(status === 422 ? 400 : status, message ?? 'Request refused');
 }
 
@@ -171,8 +172,9 @@ function declaredRefusals(r: Refusals | LegacyRefusals | undefined): AnyRefusal[
 
 /** Transitional: refusals described by status only, as catalog refusals coded `unclassified_<status>`. */
 export function unclassifiedRefusals(r: LegacyRefusals): AnyRefusal[] {
+  const core = new Map<string, AnyRefusal>(CORE_REFUSALS.map((c) => [c.code, c]));
   return Object.entries(r).map(([status, when]) =>
-    refusal({
+    core.get(unclassified(Number(status))) ?? refusal({
       code: unclassified(Number(status)),
       status: Number(status) as RefusalStatus,
       when: String(when),

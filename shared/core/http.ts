@@ -113,11 +113,16 @@ export function errorBody(status: number, code: string, error: string, details?:
 }
 
 // ---- Transitional: refusals not yet in the catalog ----------------------------------------------
-// Until every refusal has its code, the old helpers remain; what they build is coded
-// `unclassified_<status>`. tests/unit/refusal-catalog.test.ts will fail while any is used.
+// Until every refusal has its code, the old helpers remain. What they build is coded as core's
+// refusal of its status where there is one (400 validation_failed, 401 unauthenticated, 429
+// rate_limited, 503 provider_unavailable), else `unclassified_<status>`.
 
 /** The code of a refusal not yet in the catalog. */
-export const unclassified = (status: number) => `unclassified_${status}`;
+export const unclassified = (status: number) =>
+  ({ 400: 'validation_failed', 401: 'unauthenticated', 429: 'rate_limited', 503: 'provider_unavailable' } as Record<
+    number,
+    string
+  >)[status] ?? `unclassified_${status}`;
 const legacy = (status: number, message: string, details?: FieldProblem[], headers?: Record<string, string>) =>
   new HttpError(status, unclassified(status), message, details, headers);
 export const badRequest = (message: string, details?: FieldProblem[]) => legacy(400, message, details);
