@@ -178,6 +178,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('orders its tags as a user meets the operations, admin last, and tags every operation once', async () => {
+    const doc = JSON.parse(readFileSync(`${root}docs/api/openapi.json`, 'utf8'));
+    const names = doc.tags.map((t: { name: string }) => t.name);
+    expect(names.slice(0, 3)).toEqual(['auth', 'profile', 'kyc']);
+    expect(names.at(-1)).toBe('admin');
+    expect(names.indexOf('escrows')).toBeLessThan(names.indexOf('disputes'));
+    for (const t of doc.tags) expect(t.description.length, t.name).toBeGreaterThan(5);
+    for (const meta of await allMetas()) {
+      const { op } = operation(meta.name);
+      expect(op?.tags, meta.name).toHaveLength(1);
+      expect(names, meta.name).toContain(op?.tags[0]);
+    }
+  });
+
   it('says where a field can be null (docs/openapi.md)', () => {
     const escrow = operation('escrow-get').op?.responses['200'].content['application/json'].schema.properties.data;
     expect(escrow.properties.counterparty_id.anyOf).toContainEqual({ type: 'null' });

@@ -102,9 +102,49 @@ export function schemaOf(schema: z.ZodType): JsonSchema {
   return json;
 }
 
-/** The tag of an operation: its name's first word (auth, escrow, wallet, ...). */
+/**
+ * The document's tags, in the order a user meets them (admin last), each with the operations'
+ * first words it groups.
+ */
+export const TAGS: readonly { name: string; description: string; prefixes: readonly string[] }[] = [
+  { name: 'auth', description: 'Sign-up, login, sessions and passwords, by phone', prefixes: ['auth'] },
+  { name: 'profile', description: "The caller's profile and next of kin, and public profiles", prefixes: ['profile'] },
+  {
+    name: 'kyc',
+    description: 'Verification tiers and their limits; money moves from tier 1',
+    prefixes: ['kyc', 'identity'],
+  },
+  {
+    name: 'wallet',
+    description: 'The wallet: top-ups, withdrawals, the dedicated account and the transactions',
+    prefixes: ['wallet', 'virtual', 'transaction'],
+  },
+  { name: 'cards', description: 'Saved cards', prefixes: ['card'] },
+  { name: 'payouts', description: 'Bank accounts money is paid out to', prefixes: ['payout'] },
+  { name: 'escrows', description: 'Escrows from creation to release or refund', prefixes: ['escrow'] },
+  { name: 'milestones', description: 'Milestones of hiring escrows', prefixes: ['milestone'] },
+  {
+    name: 'conversations',
+    description: "Each escrow's conversation and its feed",
+    prefixes: ['conversation', 'message'],
+  },
+  { name: 'notifications', description: 'What happened, for each user', prefixes: ['notification'] },
+  { name: 'reviews', description: 'Reviews of a finished deal', prefixes: ['review'] },
+  { name: 'disputes', description: 'Disputes, proposals and settlements', prefixes: ['dispute'] },
+  { name: 'webhooks', description: 'What the providers call (signed)', prefixes: ['webhook'] },
+  { name: 'jobs', description: 'The scheduled job (signed)', prefixes: ['jobs'] },
+  { name: 'document', description: 'This document', prefixes: ['openapi'] },
+  { name: 'admin', description: 'Operators only; anyone else gets the 404 of a missing function', prefixes: ['admin'] },
+];
+
+/** The tag of an operation, by its name's first word (auth, escrow, wallet, ...). */
 export function tagOf(name: string): string {
-  return name.split('-')[0] as string;
+  const first = name.split('-')[0] as string;
+  const tag = TAGS.find((t) => t.prefixes.includes(first));
+  if (!tag) {
+    throw new Error(`no tag groups operations named ${first}-...: add it to TAGS in scripts/lib/spec/openapi.ts`);
+  }
+  return tag.name;
 }
 
 const errorEnvelope: JsonSchema = {
@@ -281,7 +321,10 @@ export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
         variables: { project_ref: { default: 'project-ref', description: "The project's reference" } },
       },
     ],
-    tags: [...new Set(sorted.map((m) => tagOf(m.name)))].map((name) => ({ name })),
+    tags: TAGS.filter((t) => sorted.some((m) => tagOf(m.name) === t.name)).map(({ name, description }) => ({
+      name,
+      description,
+    })),
     paths,
     components: {
       schemas: {
