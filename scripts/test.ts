@@ -124,7 +124,9 @@ try {
     const { seenRefusals, unseenRefusals } = await import('./lib/refusal-coverage.ts');
     const metas = [...(await loadFunctions()).values()].map((h) => h.meta);
     const unseen = unseenRefusals(metas, seenRefusals(await Deno.readTextFile(statusLog).catch(() => '')));
-    for (const u of unseen) console.log(`  ${u.name} ${u.status} ${u.code} was never answered by any test: "${u.when}"`);
+    for (const u of unseen) {
+      console.log(`  ${u.name} ${u.status} ${u.code} was never answered by any test: "${u.when}"`);
+    }
     const declared = metas.reduce((n, m) => n + (m.refusals ?? []).length, 0);
     console.log(
       unseen.length === 0

@@ -33,7 +33,9 @@ describe('declared refusals against the codes the tests saw', () => {
   });
 
   it('ignores lines that are not "<operation> <status> <code>"', () => {
-    expect([...seenRefusals('escrow-get 404 escrow_not_found\n\n  garbage\nEscrow 404 x\nwallet-get 20 y\nescrow-get 200\n')])
+    expect([
+      ...seenRefusals('escrow-get 404 escrow_not_found\n\n  garbage\nEscrow 404 x\nwallet-get 20 y\nescrow-get 200\n'),
+    ])
       .toEqual(['escrow-get 404 escrow_not_found']);
   });
 });

@@ -44,7 +44,7 @@ export function renderErrorsDoc(): string {
     '',
     '## Refusals raised in SQL',
     '',
-    'A SQL function refuses with SQLSTATE `ES<status>` and, in `DETAIL`, the refusal\'s facts as',
+    "A SQL function refuses with SQLSTATE `ES<status>` and, in `DETAIL`, the refusal's facts as",
     'JSON `{code, ...facts}` (ids, amounts in kobo, states; never sentences), through',
     '`private.refuse(status, code, facts)`. The endpoint that called it declares that code, and its',
     'refusal in the catalog writes the sentence from the facts.',

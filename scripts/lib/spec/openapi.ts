@@ -110,7 +110,7 @@ export function tagOf(name: string): string {
 const errorEnvelope: JsonSchema = {
   type: 'object',
   description:
-    'A refusal or failure: the status repeated, the refusal\'s code (docs/errors.md; a client branches on it), ' +
+    "A refusal or failure: the status repeated, the refusal's code (docs/errors.md; a client branches on it), " +
     'a message for people and, for invalid input, each field.',
   properties: {
     success: { const: false },
