@@ -369,7 +369,7 @@ describe('card-set-default', () => {
 
     const foreignDefault = await setDefault(intruder, y.id);
     expect(expectError(foreignDefault, 404)).toEqual(['card_id']);
-    expect(foreignDefault.body.code).toBe('card_not_found');
+    expect(foreignDefault.body).toMatchObject({ code: 'card_not_found' });
     expectError(await setDefault(intruder, randomUUID()), 404);
     expect(await cardRows(owner.id)).toEqual(before);
     expect((await cardRows(intruder.id)).map((r) => [r.id, r.is_default])).toEqual([[mine.id, true]]);

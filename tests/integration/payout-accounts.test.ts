@@ -156,7 +156,7 @@ describe('payout-add', () => {
         const acct = await knownAccount();
         const res = await addPayout(user, payoutBody(acct, { account_name: name }));
         expect(expectError(res, 400)).toEqual(['account_name']);
-        expect(res.body.code).toBe('payout_account_name_mismatch');
+        expect(res.body).toMatchObject({ code: 'payout_account_name_mismatch' });
         expectNoFullNumber(res, acct.account_number);
         expect(await payoutRows(user.id)).toEqual([]);
         expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
@@ -168,7 +168,7 @@ describe('payout-add', () => {
       const number = accountNumber();
       const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
       expect(expectError(res, 400)).toEqual(['account_number']);
-      expect(res.body.code).toBe('payout_account_unknown_at_bank');
+      expect(res.body).toMatchObject({ code: 'payout_account_unknown_at_bank' });
       expectNoFullNumber(res, number);
       expect(await payoutRows(user.id)).toEqual([]);
       expect(await recipientRequestsFor(number)).toEqual([]);
@@ -397,7 +397,7 @@ describe('payout-set-default', () => {
 
     const foreign = await setDefault(intruder, y.p.id);
     expect(expectError(foreign, 404)).toEqual(['payout_account_id']);
-    expect(foreign.body.code).toBe('payout_account_not_found');
+    expect(foreign.body).toMatchObject({ code: 'payout_account_not_found' });
     expectNoFullNumber(foreign, y.acct.account_number);
     expectError(await setDefault(intruder, randomUUID()), 404);
     expect(await payoutRows(owner.id)).toEqual(before);

@@ -359,7 +359,7 @@ describe('wallet-withdraw', () => {
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 100 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(409);
-      expect(res.body.code).toBe('insufficient_funds');
+      expect(res.body).toMatchObject({ code: 'insufficient_funds' });
       expect(fieldsOf(res)).toEqual(['amount']);
       expect(await withdrawals(user.id)).toHaveLength(0);
     });
