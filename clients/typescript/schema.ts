@@ -2660,7 +2660,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2670,7 +2670,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -2791,7 +2791,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2801,7 +2801,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -6374,7 +6374,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This check is already passed or pending, or the tier it belongs to is not reached yet; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already; or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6386,7 +6386,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'kyc_check_passed' | 'kyc_check_rejected' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -6406,7 +6406,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many checks requested; the message and Retry-After say how long to wait */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6418,7 +6418,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -6436,7 +6436,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The identity provider refused the request */
+      /** @description `kyc_provider_refused`: The verification or identity-check provider refused the request; nothing was started */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6446,11 +6446,11 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'kyc_provider_refused';
           };
         };
       };
-      /** @description `unclassified_503`: The identity provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6462,7 +6462,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -6653,7 +6653,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The level is already passed, or a lower level is needed first */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already; or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6663,7 +6663,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'kyc_check_passed' | 'kyc_check_rejected';
           };
         };
       };
@@ -6695,7 +6695,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The KYC provider refused the request */
+      /** @description `kyc_provider_refused`: The verification or identity-check provider refused the request; nothing was started */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6705,11 +6705,11 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'kyc_provider_refused';
           };
         };
       };
-      /** @description `unclassified_503`: The KYC provider is unavailable; try again shortly; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6721,7 +6721,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -8646,7 +8646,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `payout_account_name_mismatch`: The account name given is not the name the bank holds for the account number; or `payout_account_unknown_at_bank`: The bank has no account with this number; or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8658,7 +8658,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'validation_failed';
+            code?: 'payout_account_name_mismatch' | 'payout_account_unknown_at_bank' | 'validation_failed';
           };
         };
       };
@@ -8678,7 +8678,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This payout account is already saved; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `payout_account_duplicate`: The caller has already saved this account number at this bank; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8690,7 +8690,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'payout_account_duplicate' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -8901,7 +8901,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8911,7 +8911,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
@@ -9031,7 +9031,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
@@ -10147,7 +10147,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The payment provider refused the request */
+      /** @description `virtual_account_refused`: The payment provider refused to assign a dedicated account */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10157,11 +10157,11 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'virtual_account_refused';
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; try again; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10173,7 +10173,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -10240,7 +10240,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The caller has no dedicated account yet */
+      /** @description `virtual_account_not_found`: The caller has no dedicated account yet */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10250,7 +10250,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'virtual_account_not_found';
           };
         };
       };
@@ -10468,7 +10468,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge */
+      /** @description `card_declined`: A saved card was charged and the bank declined it; nothing was charged; or `charge_refused`: The payment provider refused to start the charge; nothing was charged */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10480,7 +10480,7 @@ export interface operations {
             /** @constant */
             status?: 402;
             /** @enum {unknown} */
-            code?: 'unclassified_402';
+            code?: 'card_declined' | 'charge_refused';
           };
         };
       };
@@ -10500,7 +10500,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The saved card is not one of the caller's */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10512,7 +10512,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -10562,7 +10562,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was charged; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10574,7 +10574,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -10702,7 +10702,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10714,11 +10714,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The wallet holds less than the amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `payout_account_required`: A withdrawal names no payout account and the caller has no default payout account; or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10730,7 +10730,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'payout_account_required'
+              | 'insufficient_funds'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -10764,7 +10768,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The transfer could not be started; the amount is back in the wallet */
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10774,11 +10778,11 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'transfer_refused';
           };
         };
       };
-      /** @description `unclassified_503`: The payment provider is unavailable; nothing was sent; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started; or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10790,7 +10794,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'unclassified_503' | 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
