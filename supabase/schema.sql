@@ -3300,15 +3300,15 @@ CREATE OR REPLACE FUNCTION private.kyc_check_may_start(p_user uuid, p_check text
 AS $function$
 begin
   if exists (select 1 from private.kyc_checks where user_id = p_user and check_type = p_check and status = 'passed') then
-    raise exception 'this check has already passed' using errcode = 'ES409';
+    perform private.refuse(409, 'kyc_check_passed', pg_catalog.jsonb_build_object('check', p_check));
   end if;
   if exists (select 1 from private.kyc_checks
               where user_id = p_user and check_type = p_check and status = 'failed' and reject_type = 'FINAL') then
-    raise exception 'this check was rejected for good and cannot be tried again' using errcode = 'ES409';
+    perform private.refuse(409, 'kyc_check_rejected', pg_catalog.jsonb_build_object('check', p_check, 'seen_by', 'service'));
   end if;
 end
 $function$;
-comment on function private.kyc_check_may_start(p_user uuid, p_check text) is 'Refuses (ES409) to start a check the user has passed, or that was rejected with FINAL.';
+comment on function private.kyc_check_may_start(p_user uuid, p_check text) is 'Refuses to start a check the user has passed (kyc_check_passed), or that was rejected with FINAL (kyc_check_rejected); facts {check}.';
 revoke all on function private.kyc_check_may_start(p_user uuid, p_check text) from public;
 grant execute on function private.kyc_check_may_start(p_user uuid, p_check text) to service_role;
 
@@ -3331,13 +3331,13 @@ begin
   if v_required is null then
     return;
   end if;
-  -- the refusal's facts, for the message the API writes (shared/kyc/tiers.ts tierRequiredRefusal)
-  raise exception 'kyc tier required' using errcode = 'ES403', detail = pg_catalog.jsonb_build_object(
-    'code', 'kyc_tier_required', 'action', p_action, 'field', p_field,
-    'tier', (select kyc_tier from private.users where id = p_user), 'required_tier', v_required)::text;
+  -- worded by the endpoint (shared/kyc/refusals.ts KYC_TIER_REQUIRED)
+  perform private.refuse(403, 'kyc_tier_required', pg_catalog.jsonb_build_object(
+    'action', p_action, 'field', p_field,
+    'tier', (select kyc_tier from private.users where id = p_user), 'required_tier', v_required));
 end
 $function$;
-comment on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) is 'Refuses (ES403, facts {code: kyc_tier_required, action, field, tier, required_tier} in DETAIL) an action that moves money, or prepares to, while the user''s tier moves none.';
+comment on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) is 'Refuses (kyc_tier_required, facts {action, field, tier, required_tier}) an action that moves money, or prepares to, while the user''s tier moves none.';
 revoke all on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) from public;
 grant execute on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) to service_role;
 
@@ -3413,14 +3413,14 @@ begin
      and t.single_limit >= p_amount
      and (not v_daily or t.daily_limit >= v_used + p_amount)
      and (p_movement <> 'topup' or t.balance_limit is null or t.balance_limit >= v_balance + p_amount);
-  -- the refusal's facts, for the message the API writes (shared/kyc/tiers.ts limitRefusal)
-  raise exception 'over the KYC tier limit' using errcode = 'ES403', detail = pg_catalog.jsonb_build_object(
+  -- worded by the endpoint (shared/kyc/refusals.ts KYC_LIMIT_EXCEEDED)
+  perform private.refuse(403, 'kyc_limit_exceeded', pg_catalog.jsonb_build_object(
     'kyc_limit', v_limit, 'field', p_field, 'movement', p_movement, 'tier', l.tier, 'amount', p_amount,
     'limit', case v_limit when 'single' then l.single_limit when 'daily' then l.daily_limit else l.balance_limit end,
-    'used_today', v_used, 'balance', v_balance, 'allowed_tier', v_allowed)::text;
+    'used_today', v_used, 'balance', v_balance, 'allowed_tier', v_allowed));
 end
 $function$;
-comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses (ES403, the facts as JSON in DETAIL) a movement below the identity floor (kyc_floor_check) or over the user''s tier limits: single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
+comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses a movement below the identity floor (kyc_floor_check: kyc_tier_required) or over the user''s tier limits (kyc_limit_exceeded, facts {kyc_limit, field, movement, tier, amount, limit, used_today, balance, allowed_tier}): single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
 revoke all on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) from public;
 grant execute on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) to service_role;
 
@@ -4851,7 +4851,8 @@ declare
   v_tx uuid;
 begin
   if p_amount <= 0 then
-    raise exception 'amount must be positive' using errcode = 'ES422';
+    -- an assertion: the endpoint validated the amount
+    raise exception 'amount must be positive';
   end if;
   perform private.kyc_limit_check(p_user, p_amount, 'topup', 'amount');
   insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
@@ -4864,7 +4865,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference, within the user''s KYC limits (ES403 otherwise).';
+comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference, within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise).';
 revoke all on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) from public;
 grant execute on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) to service_role;
 
@@ -4965,7 +4966,8 @@ declare
   v_tx uuid;
 begin
   if p_amount <= 0 then
-    raise exception 'amount must be positive' using errcode = 'ES422';
+    -- an assertion: the webhook passes only amounts received
+    raise exception 'amount must be positive';
   end if;
   select id into v_tx from public.transactions
    where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user;
@@ -5020,11 +5022,13 @@ declare
   pa public.payout_accounts%rowtype;
 begin
   if p_amount <= 0 then
-    raise exception 'amount must be positive' using errcode = 'ES422';
+    -- an assertion: the endpoint validated the amount
+    raise exception 'amount must be positive';
   end if;
   select * into pa from public.payout_accounts where id = p_payout_account and user_id = p_user;
   if not found then
-    raise exception 'payout account not found' using errcode = 'ES404';
+    perform private.refuse(404, 'payout_account_not_found', pg_catalog.jsonb_build_object(
+      'field', 'payout_account_id', 'payout_account_id', p_payout_account));
   end if;
   perform private.kyc_limit_check(p_user, p_amount, 'withdrawal', 'amount');
   insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
@@ -5035,15 +5039,21 @@ begin
           pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
                                         'account_last4', pg_catalog.right(pa.account_number, 4)))
   returning id into v_tx;
-  perform private.post_transfer(
-    'withdrawal:' || v_tx, 'withdrawal',
-    pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', p_user), 'amount', -p_amount),
-      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', p_amount)),
-    v_tx);
+  begin
+    perform private.post_transfer(
+      'withdrawal:' || v_tx, 'withdrawal',
+      pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', p_user), 'amount', -p_amount),
+        pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', p_amount)),
+      v_tx);
+  exception when sqlstate 'ES402' then
+    -- the wallet holds less than the amount (the ledger's guard): the refusal with its facts
+    perform private.refuse(409, 'insufficient_funds', pg_catalog.jsonb_build_object(
+      'field', 'amount', 'balance', private.wallet_balance(p_user), 'amount', p_amount));
+  end;
   return v_tx;
 end
 $function$;
-comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal within the user''s KYC limits (ES403 otherwise); the amount leaves the wallet at once for the payout transfer (ES402 when short).';
+comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise) to one of their payout accounts (payout_account_not_found); the amount leaves the wallet at once for the payout transfer (insufficient_funds, facts {field, balance, amount}, when short).';
 revoke all on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
 grant execute on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;

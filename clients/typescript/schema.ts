@@ -1134,24 +1134,38 @@ export interface components {
      * @enum {string}
      */
     ErrorCode:
+      | 'card_declined'
+      | 'card_not_found'
+      | 'charge_refused'
       | 'function_not_found'
       | 'idempotency_in_progress'
       | 'idempotency_key_reused'
+      | 'insufficient_funds'
       | 'internal_error'
       | 'invalid_signature'
+      | 'kyc_check_passed'
+      | 'kyc_check_rejected'
       | 'kyc_limit_exceeded'
+      | 'kyc_provider_refused'
       | 'kyc_tier_required'
       | 'payload_too_large'
+      | 'payout_account_duplicate'
+      | 'payout_account_name_mismatch'
+      | 'payout_account_not_found'
+      | 'payout_account_required'
+      | 'payout_account_unknown_at_bank'
       | 'provider_unavailable'
       | 'rate_limited'
       | 'service_unavailable'
+      | 'transfer_refused'
       | 'unauthenticated'
       | 'unclassified_402'
       | 'unclassified_403'
       | 'unclassified_404'
       | 'unclassified_409'
-      | 'unclassified_502'
-      | 'validation_failed';
+      | 'validation_failed'
+      | 'virtual_account_not_found'
+      | 'virtual_account_refused';
   };
   responses: never;
   parameters: never;
@@ -2683,7 +2697,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id (See the message) */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) (List the saved cards (card-list) and name one of them, or pay with a new card) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2693,7 +2707,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -2814,7 +2828,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No saved card of the caller's with this id (See the message) */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) (List the saved cards (card-list) and name one of them, or pay with a new card) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2824,7 +2838,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -6397,7 +6411,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This check is already passed or pending, or the tier it belongs to is not reached yet (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again (Do not retry; the user must contact support); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6409,7 +6423,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'kyc_check_passed' | 'kyc_check_rejected' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -6459,7 +6473,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The identity provider refused the request (See the message) */
+      /** @description `kyc_provider_refused`: The verification or identity-check provider refused the request; nothing was started (Retry later; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6469,7 +6483,7 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'kyc_provider_refused';
           };
         };
       };
@@ -6676,7 +6690,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: The level is already passed, or a lower level is needed first (See the message) */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again (Do not retry; the user must contact support) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6686,7 +6700,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'kyc_check_passed' | 'kyc_check_rejected';
           };
         };
       };
@@ -6718,7 +6732,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The KYC provider refused the request (See the message) */
+      /** @description `kyc_provider_refused`: The verification or identity-check provider refused the request; nothing was started (Retry later; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6728,7 +6742,7 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'kyc_provider_refused';
           };
         };
       };
@@ -8669,7 +8683,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      /** @description `payout_account_name_mismatch`: The account name given is not the name the bank holds for the account number (Send the account holder's name as the bank holds it (or check the account number and bank)); or `payout_account_unknown_at_bank`: The bank has no account with this number (Check the account number and the bank code); or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8681,7 +8695,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'validation_failed';
+            code?: 'payout_account_name_mismatch' | 'payout_account_unknown_at_bank' | 'validation_failed';
           };
         };
       };
@@ -8701,7 +8715,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: This payout account is already saved (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `payout_account_duplicate`: The caller has already saved this account number at this bank (Use the saved payout account (payout-list); nothing was added); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8713,7 +8727,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'payout_account_duplicate' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -8924,7 +8938,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8934,7 +8948,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
@@ -9054,7 +9068,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9064,7 +9078,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
@@ -10170,7 +10184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The payment provider refused the request (See the message) */
+      /** @description `virtual_account_refused`: The payment provider refused to assign a dedicated account (Retry later; virtual-account-create may be called again after a failure) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10180,7 +10194,7 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'virtual_account_refused';
           };
         };
       };
@@ -10263,7 +10277,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The caller has no dedicated account yet (See the message) */
+      /** @description `virtual_account_not_found`: The caller has no dedicated account yet (Create one with virtual-account-create) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10273,7 +10287,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'virtual_account_not_found';
           };
         };
       };
@@ -10491,7 +10505,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge (See the message) */
+      /** @description `card_declined`: A saved card was charged and the bank declined it; nothing was charged (Pay with another card (or a new one through checkout)); or `charge_refused`: The payment provider refused to start the charge; nothing was charged (Retry later, or pay another way; the message has the provider's reason) */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10503,7 +10517,7 @@ export interface operations {
             /** @constant */
             status?: 402;
             /** @enum {unknown} */
-            code?: 'unclassified_402';
+            code?: 'card_declined' | 'charge_refused';
           };
         };
       };
@@ -10523,7 +10537,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: The saved card is not one of the caller's (See the message) */
+      /** @description `card_not_found`: The saved card named is not one of the caller's (or was removed) (List the saved cards (card-list) and name one of them, or pay with a new card) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10535,7 +10549,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'card_not_found';
           };
         };
       };
@@ -10725,7 +10739,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No payout account of the caller's with this id (See the message) */
+      /** @description `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10737,11 +10751,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'payout_account_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The wallet holds less than the amount (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `payout_account_required`: A withdrawal names no payout account and the caller has no default payout account (Add a payout account (payout-add) or name one in payout_account_id, then retry); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), or top up the wallet first); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10753,7 +10767,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'payout_account_required'
+              | 'insufficient_funds'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -10787,7 +10805,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_502`: The transfer could not be started; the amount is back in the wallet (See the message) */
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet (Retry later or withdraw to another payout account; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -10797,7 +10815,7 @@ export interface operations {
             /** @constant */
             status?: 502;
             /** @enum {unknown} */
-            code?: 'unclassified_502';
+            code?: 'transfer_refused';
           };
         };
       };

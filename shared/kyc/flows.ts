@@ -6,7 +6,9 @@ import { getConfig } from '../core/config.ts';
 import { asService } from '../core/db.ts';
 import type { KycCheckStatus, KycCheckType, KycRejectType } from './enums.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { describeWait, HttpError, legacyError, providerUnavailable, tooManyRequests } from '../core/http.ts';
+import { describeWait, type HttpError, PROVIDER_RETRY_AFTER_SECONDS, retryAfterHeader } from '../core/http.ts';
+import { PROVIDER_UNAVAILABLE, RATE_LIMITED } from '../core/refusals.ts';
+import { KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from './refusals.ts';
 import { log } from '../core/log.ts';
 import { iso, toNaira } from '../core/money.ts';
 import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from './schema.ts';
@@ -77,10 +79,13 @@ export async function kycStatus(user: AuthUser): Promise<KycStatusResponse> {
 }
 
 /** A provider call that failed, as the client sees it (nothing was started). */
-function providerFailure(err: ProviderError, what: string): HttpError {
+function providerFailure(err: ProviderError, what: 'verification' | 'identity-check'): HttpError {
   return err.kind === 'refused'
-    ? legacyError(502, `The ${what} provider refused the request (${err.message}); try again later`)
-    : providerUnavailable(`The ${what} provider is unavailable; try again shortly`);
+    ? KYC_PROVIDER_REFUSED.error({ what, reason: err.message })
+    : PROVIDER_UNAVAILABLE.error(
+      { message: `The ${what} provider is unavailable; try again shortly` },
+      { headers: retryAfterHeader(PROVIDER_RETRY_AFTER_SECONDS) },
+    );
 }
 
 export async function kycStart(user: AuthUser, level: 1 | 2) {
@@ -98,7 +103,7 @@ export async function kycStart(user: AuthUser, level: 1 | 2) {
       log.warn('kyc.start_failed', { level, kind: err.kind, status: err.httpStatus ?? null });
       // Sumsub: the applicant was rejected for good (1009); we may simply not have heard yet
       if (err.kind === 'refused' && err.httpStatus === 409) {
-        throw legacyError(409, 'This verification was rejected for good and cannot be tried again');
+        throw KYC_CHECK_REJECTED.error({ check, seen_by: 'provider' });
       }
       throw providerFailure(err, 'verification');
     }
@@ -128,9 +133,11 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
     return { reference: (row as { reference: string }).reference };
   });
   if ('wait' in created) {
-    throw tooManyRequests(
-      created.wait,
-      `Too many identity checks: at most ${limit} a day; you can ask again in ${describeWait(created.wait)}`,
+    throw RATE_LIMITED.error(
+      {
+        message: `Too many identity checks: at most ${limit} a day; you can ask again in ${describeWait(created.wait)}`,
+      },
+      { headers: retryAfterHeader(created.wait) },
     );
   }
   try {

@@ -105,3 +105,38 @@ export const KYC_TIER_REQUIRED = refusal<TierRequiredFacts>({
   details: (f) => [{ field: f.field, message: tierNeed(f), code: 'kyc_tier_required' }],
   example: { action: 'topup', field: 'amount', tier: 0, required_tier: 1 },
 });
+
+/** The facts of a check that cannot be started again: the check, and who knew it was final. */
+export interface CheckFacts {
+  check: string;
+}
+
+export const KYC_CHECK_PASSED = refusal<CheckFacts>({
+  code: 'kyc_check_passed',
+  status: 409,
+  when: 'The check asked for (a KYC level, or an identity number check) has passed already',
+  then: 'Nothing to do: kyc-status shows the tier and what the next one needs',
+  message: () => 'this check has already passed',
+  example: { check: 'nin' },
+});
+
+export const KYC_CHECK_REJECTED = refusal<CheckFacts & { seen_by: 'service' | 'provider' }>({
+  code: 'kyc_check_rejected',
+  status: 409,
+  when: 'The check was rejected for good (FINAL) and cannot be tried again',
+  then: 'Do not retry; the user must contact support',
+  message: (f) =>
+    f.seen_by === 'provider'
+      ? 'This verification was rejected for good and cannot be tried again'
+      : 'this check was rejected for good and cannot be tried again',
+  example: { check: 'nin', seen_by: 'service' },
+});
+
+export const KYC_PROVIDER_REFUSED = refusal<{ what: 'verification' | 'identity-check'; reason: string }>({
+  code: 'kyc_provider_refused',
+  status: 502,
+  when: 'The verification or identity-check provider refused the request; nothing was started',
+  then: "Retry later; the message has the provider's reason",
+  message: (f) => `The ${f.what} provider refused the request (${f.reason}); try again later`,
+  example: { what: 'identity-check', reason: 'Invalid credentials' },
+});

@@ -29,6 +29,8 @@ export function tierRequiredFacts(err: unknown): TierRequiredFacts | null {
 }
 
 /**
+ * Transitional, for services not converted yet (escrow): the builder words these refusals itself
+ * from the code in DETAIL (private.refuse), so a service need not catch them.
  * What a service that calls a limit-checked SQL function (private.kyc_limit_check, or
  * private.kyc_floor_check) throws when that function failed: the 403 of a refusal below the
  * identity floor or over a KYC limit (shared/kyc/refusals.ts), or the error as it was.

@@ -3,11 +3,10 @@
 // the caller under RLS.
 import { asService, asUser } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { legacyError, notFound } from '../core/http.ts';
 import { Reply } from '../core/endpoint.ts';
 import { type CardRemovedResponse, type CardResponse, cardResponse } from './schema.ts';
 import { columnsOf } from '../core/rows.ts';
-import { overLimitOr } from '../kyc/tiers.ts';
+import { CARD_NOT_FOUND } from './refusals.ts';
 
 /** A saved card as answered: exactly the response's columns (never the authorization code). */
 const CARD_COLUMNS = columnsOf(cardResponse);
@@ -28,14 +27,13 @@ export async function cardAdd(
     tx<{ card_id: string; created: boolean }[]>`
     select * from private.card_add(${user.id}, ${input.authorization_code}, ${input.last4}, ${input.brand},
                                    ${input.exp_month}, ${input.exp_year}, ${input.bank ?? null}, ${input.signature})`
-  ).catch((err) => {
-    throw overLimitOr(err);
-  });
+  );
   const card = await asUser(
     user.claims,
     (tx) => tx<CardResponse[]>`select ${tx(CARD_COLUMNS)} from public.saved_cards where id = ${row?.card_id ?? null}`,
   );
-  if (!card[0]) throw notFound('Card not found');
+  // the card was saved in the same request: not finding it is a bug
+  if (!card[0]) throw new Error(`card ${row?.card_id} saved but not found`);
   // The same card (same signature) again is not a new resource: 200 with the existing card.
   return row?.created ? card[0] : new Reply(200, card[0]);
 }
@@ -52,7 +50,7 @@ export const cardList = ({ claims }: AuthUser) =>
 export async function cardRemove(user: AuthUser, cardId: string): Promise<CardRemovedResponse> {
   const [row] = await asService((tx) => tx<{ ok: boolean }[]>`select private.card_remove(${user.id}, ${cardId}) as ok`);
   if (!row?.ok) {
-    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw CARD_NOT_FOUND.error({ field: 'card_id', card_id: cardId });
   }
   return { removed: true, card_id: cardId };
 }
@@ -62,7 +60,7 @@ export async function cardSetDefault(user: AuthUser, cardId: string) {
     tx<{ ok: boolean }[]>`select private.card_set_default(${user.id}, ${cardId}) as ok`
   );
   if (!row?.ok) {
-    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw CARD_NOT_FOUND.error({ field: 'card_id', card_id: cardId });
   }
   const [card] = await asUser(
     user.claims,

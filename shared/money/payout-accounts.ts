@@ -3,11 +3,16 @@
 // deduplication are decided under a per-user lock there); reads run as the caller under RLS.
 import { asService, asUser, isPgError } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { conflict, legacyError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { type PayoutAccountResponse, payoutAccountResponse, type PayoutRemovedResponse } from './schema.ts';
 import { columnsOf } from '../core/rows.ts';
+import {
+  PAYOUT_ACCOUNT_DUPLICATE,
+  PAYOUT_ACCOUNT_NAME_MISMATCH,
+  PAYOUT_ACCOUNT_NOT_FOUND,
+  PAYOUT_ACCOUNT_UNKNOWN_AT_BANK,
+} from './refusals.ts';
 
 /** A payout account as answered, read with its account number whole (payoutView masks it). */
 const PAYOUT_COLUMNS = columnsOf(payoutAccountResponse);
@@ -40,11 +45,7 @@ export function namesMatch(given: string, resolved: string): boolean {
   return shorter.length >= Math.min(2, b.length) && shorter.every((w) => longer.has(w));
 }
 
-const duplicatePayout = () =>
-  conflict('This payout account is already saved', [{
-    field: 'account_number',
-    message: 'is already one of your payout accounts at this bank',
-  }]);
+const duplicatePayout = () => PAYOUT_ACCOUNT_DUPLICATE.error({ field: 'account_number' });
 
 export async function payoutAdd(
   user: AuthUser,
@@ -64,16 +65,12 @@ export async function payoutAdd(
     const resolved = await provider.resolveAccount({ accountNumber: input.account_number, bankCode: input.bank_code });
     if (resolved) {
       if (!namesMatch(input.account_name, resolved.accountName)) {
-        throw legacyError(400, 'Validation failed', [
-          { field: 'account_name', message: 'does not match the name the bank holds for this account' },
-        ]);
+        throw PAYOUT_ACCOUNT_NAME_MISMATCH.error({ field: 'account_name' });
       }
       verified = true;
       accountName = resolved.accountName;
     } else if (provider.name === 'paystack') {
-      throw legacyError(400, 'Validation failed', [
-        { field: 'account_number', message: 'could not be found at this bank' },
-      ]);
+      throw PAYOUT_ACCOUNT_UNKNOWN_AT_BANK.error({ field: 'account_number' });
     }
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
@@ -124,10 +121,7 @@ export async function payoutRemove(user: AuthUser, accountId: string): Promise<P
     tx<{ ok: boolean }[]>`select private.payout_remove(${user.id}, ${accountId}) as ok`
   );
   if (!row?.ok) {
-    throw legacyError(404, 'Payout account not found', [{
-      field: 'payout_account_id',
-      message: 'is not one of your payout accounts',
-    }]);
+    throw PAYOUT_ACCOUNT_NOT_FOUND.error({ field: 'payout_account_id', payout_account_id: accountId });
   }
   return { removed: true, payout_account_id: accountId };
 }
@@ -137,10 +131,7 @@ export async function payoutSetDefault(user: AuthUser, accountId: string) {
     tx<{ ok: boolean }[]>`select private.payout_set_default(${user.id}, ${accountId}) as ok`
   );
   if (!row?.ok) {
-    throw legacyError(404, 'Payout account not found', [{
-      field: 'payout_account_id',
-      message: 'is not one of your payout accounts',
-    }]);
+    throw PAYOUT_ACCOUNT_NOT_FOUND.error({ field: 'payout_account_id', payout_account_id: accountId });
   }
   const [saved] = await asUser(
     user.claims,

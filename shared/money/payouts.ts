@@ -7,12 +7,11 @@
 // twice. sendPayout hands it to the provider (the account's transfer recipient, created on first
 // use, then /transfer); transfer.success / failed / reversed (webhook-payments) or reconciliation
 // settle it.
-import { overLimitOr } from '../kyc/tiers.ts';
 import { asService } from '../core/db.ts';
-import { invalidField, legacyError } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
 import { type PayoutAccountForTransfer, recipientFor, TRANSFER_ACCOUNT_COLUMNS } from './payments/recipient.ts';
+import { PAYOUT_ACCOUNT_NOT_FOUND, PAYOUT_ACCOUNT_REQUIRED } from './refusals.ts';
 
 type PayoutKind = 'withdrawal' | 'escrow_payout';
 
@@ -28,8 +27,8 @@ export type PayoutSent =
   | { status: 'unknown' };
 
 /**
- * The account a withdrawal pays: the user's payout account `id`, or their default one; 404 / 400
- * naming payout_account_id. Below the identity floor the 403 of kyc_tier_required comes first, so
+ * The account a withdrawal pays: the user's payout account `id`, or their default one
+ * (payout_account_not_found / payout_account_required naming payout_account_id). Below the identity floor the 403 of kyc_tier_required comes first, so
  * that a phone-only account learns what it needs before it adds an account it could not use yet.
  */
 export async function payoutAccountOf(userId: string, id?: string): Promise<PayoutAccountForTransfer> {
@@ -38,29 +37,18 @@ export async function payoutAccountOf(userId: string, id?: string): Promise<Payo
     return tx<PayoutAccountForTransfer[]>`
       select ${tx(TRANSFER_ACCOUNT_COLUMNS)} from public.payout_accounts
        where user_id = ${userId} and ${id ? tx`id = ${id}` : tx`is_default`}`;
-  }).catch((err) => {
-    throw overLimitOr(err);
   });
   if (account) return account;
-  if (id) {
-    throw legacyError(404, 'Payout account not found', [
-      { field: 'payout_account_id', message: 'is not one of your payout accounts' },
-    ]);
-  }
-  throw invalidField(
-    'payout_account_id',
-    'is required when you have no default payout account; add one with payout-add',
-  );
+  if (id) throw PAYOUT_ACCOUNT_NOT_FOUND.error({ field: 'payout_account_id', payout_account_id: id });
+  throw PAYOUT_ACCOUNT_REQUIRED.error({ field: 'payout_account_id' });
 }
 
-/** A pending withdrawal of amountKobo to account, debited from the wallet (ES402 when short). */
+/** A pending withdrawal of amountKobo to account, debited from the wallet (insufficient_funds when short). */
 export async function createWithdrawal(userId: string, amountKobo: number, account: PayoutAccountForTransfer) {
   const [created] = await asService((tx) =>
     tx<{ id: string }[]>`
     select private.withdrawal_create(${userId}, ${amountKobo}, ${account.id}, ${payments().name}) as id`
-  ).catch((err) => {
-    throw overLimitOr(err);
-  });
+  );
   return (created as { id: string }).id;
 }
 

@@ -3,10 +3,11 @@
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
-import { overLimitOr } from '../kyc/tiers.ts';
 import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { legacyError, notFound, providerUnavailable } from '../core/http.ts';
+import { PROVIDER_RETRY_AFTER_SECONDS } from '../core/http.ts';
+import { PROVIDER_UNAVAILABLE } from '../core/refusals.ts';
+import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
@@ -68,9 +69,7 @@ export async function walletTopup(
   const [created] = await asService((tx) =>
     tx<{ id: string }[]>`
     select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`
-  ).catch((err) => {
-    throw overLimitOr(err);
-  });
+  );
   const reference = (created as { id: string }).id;
   const started = await startCharge({
     reference,
@@ -94,7 +93,7 @@ export async function walletWithdraw(
   const reason = input.reason ?? 'Wallet withdrawal';
   const sent = await sendPayout({ kind: 'withdrawal', txId, account, amountKobo: input.amount, reason });
   if (sent.status === 'failed' && sent.refused) {
-    throw legacyError(502, `The transfer could not be started (${sent.reason}); the amount is back in your wallet`);
+    throw TRANSFER_REFUSED.error({ reason: sent.reason });
   }
   if (sent.status === 'failed') {
     throw providerUnavailable(
@@ -102,7 +101,8 @@ export async function walletWithdraw(
     );
   }
   const view = await asService((tx) => readTransaction(tx, txId));
-  if (!view) throw notFound('Transaction not found');
+  // created in this request: not finding it is a bug
+  if (!view) throw new Error(`withdrawal ${txId} created but not found`);
   return view;
 }
 
@@ -110,7 +110,7 @@ export async function virtualAccountGet({ claims }: AuthUser) {
   return asUser(claims, async (tx) => {
     const [va] = await tx<VirtualAccountResponse[]>`
       select ${tx(VA_COLUMNS)} from public.virtual_accounts where user_id = (select auth.uid())`;
-    if (!va) throw notFound('No virtual account yet; create one with virtual-account-create');
+    if (!va) throw VIRTUAL_ACCOUNT_NOT_FOUND.error({});
     return virtualAccountView(va);
   });
 }
@@ -124,8 +124,6 @@ export async function virtualAccountCreate(user: AuthUser) {
     const [current] = await tx<VirtualAccountResponse[]>`
       select ${tx(VA_COLUMNS)} from public.virtual_accounts where user_id = ${user.id}`;
     return { row: current as VirtualAccountResponse, mine: claim?.mine === true };
-  }).catch((err) => {
-    throw overLimitOr(err);
   });
   if (!claimed.mine) return virtualAccountView(claimed.row);
 
@@ -147,8 +145,13 @@ export async function virtualAccountCreate(user: AuthUser) {
       tx`update public.virtual_accounts set status = 'inactive', failure_reason = ${reason}, updated_at = now()
                               where user_id = ${user.id} and status = 'pending'`
     );
-    const message = `The virtual account could not be requested (${reason}); try again`;
-    throw err.kind === 'refused' ? legacyError(502, message) : providerUnavailable(message);
+    throw err.kind === 'refused'
+      ? VIRTUAL_ACCOUNT_REFUSED.error({ reason })
+      : providerUnavailable(VIRTUAL_ACCOUNT_REFUSED.message({ reason }));
   }
   return virtualAccountView(claimed.row);
 }
+
+/** The 503 of a provider out of reach, with the Retry-After a client waits. */
+const providerUnavailable = (message: string) =>
+  PROVIDER_UNAVAILABLE.error({ message }, { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) } });

@@ -367,7 +367,9 @@ describe('card-set-default', () => {
     const y = (await addOk(owner)).card;
     const before = await cardRows(owner.id);
 
-    expectError(await setDefault(intruder, y.id), 404);
+    const foreignDefault = await setDefault(intruder, y.id);
+    expect(expectError(foreignDefault, 404)).toEqual(['card_id']);
+    expect(foreignDefault.body).toMatchObject({ code: 'card_not_found' });
     expectError(await setDefault(intruder, randomUUID()), 404);
     expect(await cardRows(owner.id)).toEqual(before);
     expect((await cardRows(intruder.id)).map((r) => [r.id, r.is_default])).toEqual([[mine.id, true]]);
@@ -449,7 +451,8 @@ describe('card-remove', () => {
     const intruderBefore = await cardRows(intruder.id);
 
     const foreign = await removeCard(intruder, x.id);
-    expectError(foreign, 404);
+    expect(expectError(foreign, 404)).toEqual(['card_id']);
+    expect(foreign.body).toMatchObject({ code: 'card_not_found', error: 'Card not found' });
     const unknown = await removeCard(intruder, randomUUID());
     expectError(unknown, 404);
     // the two 404s look alike: nothing reveals that the foreign card exists

@@ -27,9 +27,12 @@ import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts'
 /** A 403 of the identity floor: the detail names `field` and the message tier 1. */
 function expectTierRequired(r: ApiResult, field: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(403);
+  expect(r.body).toMatchObject({ code: 'kyc_tier_required' });
   expect(r.body.error).toMatch(/^An account at tier 0 cannot .+: money moves only once your identity is checked/);
   expect(r.body.error).toContain('tier 1 is required');
-  expect(r.body.details).toEqual([{ field, message: expect.stringContaining('tier 1 is required') }]);
+  expect(r.body.details).toEqual([
+    { field, message: expect.stringContaining('tier 1 is required'), code: 'kyc_tier_required' },
+  ]);
 }
 
 const topup = (u: TestUser, amount = 5_000) => post(walletTopup, { amount }, { token: u.accessToken });

@@ -28,6 +28,7 @@ const topup = (u: TestUser, amount: number) => post(walletTopup, { amount }, { t
 /** A 403 over a limit: the detail names `field`, and the message the tier that allows it. */
 function expectOverLimit(r: ApiResult, field: string, allowedTier: number | null) {
   expect(r.status, JSON.stringify(r.body)).toBe(403);
+  expect(r.body).toMatchObject({ code: 'kyc_limit_exceeded' });
   expect(r.body.details).toHaveLength(1);
   expect(r.body.details[0].field).toBe(field);
   if (allowedTier === null) expect(r.body.error).toContain('no tier allows it');

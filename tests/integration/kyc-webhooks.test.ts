@@ -73,6 +73,10 @@ describe('kyc-start', () => {
     try {
       const r = await post(kycStart, { level: 2 }, { token: u.accessToken });
       expect(r.status, JSON.stringify(r.body)).toBe(503);
+      expect(r.body).toMatchObject({
+        code: 'provider_unavailable',
+        error: 'The verification provider is unavailable; try again shortly',
+      });
       expect(JSON.stringify(r.body)).not.toContain('test-suite');
     } finally {
       await kycFake.clearFail({ path: '/resources/accessTokens/sdk', field: 'userId', value: u.id });
@@ -143,7 +147,10 @@ describe('webhook-kyc', () => {
     expect(s.checks[0]).toMatchObject({ status: 'failed', reject_labels: ['FORGERY'], can_retry: false });
     const again = await post(kycStart, { level: 1 }, { token: u.accessToken });
     expect(again.status).toBe(409);
-    expect(again.body.error).toContain('cannot be tried again');
+    expect(again.body).toMatchObject({
+      code: 'kyc_check_rejected',
+      error: 'this check was rejected for good and cannot be tried again',
+    });
   });
 
   it('a FINAL rejection of a passed check lowers the tier (notification and SMS); a RETRY does not', async () => {
@@ -263,6 +270,7 @@ describe('identity-verify and webhook-identity', () => {
     expect((await status(u)).checks[0]).toMatchObject({ type: 'nin', status: 'passed' });
     const again = await post(identityVerify, { type: 'nin', id_number: '12345678901' }, { token: u.accessToken });
     expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'kyc_check_passed', error: 'this check has already passed' });
   });
 
   describe('identity-verify', () => {
@@ -309,6 +317,7 @@ describe('identity-verify and webhook-identity', () => {
       try {
         const r = await post(identityVerify, { type: 'nin', id_number: '55555555551' }, { token: u.accessToken });
         expect(r.status, JSON.stringify(r.body)).toBe(503);
+        expect(r.body).toMatchObject({ code: 'provider_unavailable' });
         expect(JSON.stringify(r.body)).not.toContain('55555555551');
       } finally {
         await kycFake.clearFail({ path: '/identity/verifications', field: 'idNumber', value: '55555555551' });
@@ -316,6 +325,21 @@ describe('identity-verify and webhook-identity', () => {
       expect((await status(u)).checks).toEqual([]);
       await verifyIdentity(u, 'nin', '55555555551');
       expect((await status(u)).checks[0]).toMatchObject({ status: 'passed' });
+    });
+
+    it('the identity provider refusing the request is 502 kyc_provider_refused, and the check is not left pending', async () => {
+      const u = await signUp();
+      await kycFake.fail({ path: '/identity/verifications', mode: 'refuse', field: 'idNumber', value: '55555555552' });
+      try {
+        const r = await post(identityVerify, { type: 'nin', id_number: '55555555552' }, { token: u.accessToken });
+        expect(r.status, JSON.stringify(r.body)).toBe(502);
+        expect(r.body).toMatchObject({ code: 'kyc_provider_refused' });
+        expect(r.body.error).toMatch(/^The identity-check provider refused the request \(.*\); try again later$/);
+        expect(JSON.stringify(r.body)).not.toContain('55555555552');
+      } finally {
+        await kycFake.clearFail({ path: '/identity/verifications', field: 'idNumber', value: '55555555552' });
+      }
+      expect((await status(u)).checks).toEqual([]);
     });
 
     it('at most 5 requests a day per user (each is a paid lookup): the 6th is 429 with Retry-After', async () => {
@@ -330,6 +354,7 @@ describe('identity-verify and webhook-identity', () => {
         token: u.accessToken,
       });
       expect(r.status).toBe(429);
+      expect(r.body).toMatchObject({ code: 'rate_limited' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(80_000);
       expect(r.body.error).toContain('at most 5 a day');
     });

@@ -156,6 +156,7 @@ describe('payout-add', () => {
         const acct = await knownAccount();
         const res = await addPayout(user, payoutBody(acct, { account_name: name }));
         expect(expectError(res, 400)).toEqual(['account_name']);
+        expect(res.body).toMatchObject({ code: 'payout_account_name_mismatch' });
         expectNoFullNumber(res, acct.account_number);
         expect(await payoutRows(user.id)).toEqual([]);
         expect(await recipientRequestsFor(acct.account_number)).toEqual([]);
@@ -167,6 +168,7 @@ describe('payout-add', () => {
       const number = accountNumber();
       const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
       expect(expectError(res, 400)).toEqual(['account_number']);
+      expect(res.body).toMatchObject({ code: 'payout_account_unknown_at_bank' });
       expectNoFullNumber(res, number);
       expect(await payoutRows(user.id)).toEqual([]);
       expect(await recipientRequestsFor(number)).toEqual([]);
@@ -293,7 +295,11 @@ describe('payout-add', () => {
       const user = await signUp();
       const { p, acct } = await addOk(user);
       const res = await addPayout(user, payoutBody(acct, { account_name: 'Chioma Obi' }));
-      expectError(res, 409);
+      expect(expectError(res, 409)).toEqual(['account_number']);
+      expect(res.body).toMatchObject({
+        code: 'payout_account_duplicate',
+        error: 'This payout account is already saved',
+      });
       expectNoFullNumber(res, acct.account_number);
       const rows = await payoutRows(user.id);
       expect(rows.map((r) => r.id)).toEqual([p.id]);
@@ -390,7 +396,8 @@ describe('payout-set-default', () => {
     const intruderBefore = await payoutRows(intruder.id);
 
     const foreign = await setDefault(intruder, y.p.id);
-    expectError(foreign, 404);
+    expect(expectError(foreign, 404)).toEqual(['payout_account_id']);
+    expect(foreign.body).toMatchObject({ code: 'payout_account_not_found' });
     expectNoFullNumber(foreign, y.acct.account_number);
     expectError(await setDefault(intruder, randomUUID()), 404);
     expect(await payoutRows(owner.id)).toEqual(before);

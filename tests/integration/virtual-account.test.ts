@@ -60,7 +60,12 @@ describe('virtual-account-create and virtual-account-get', () => {
       const user = await signUp();
       const res = await get(virtualAccountGet, { token: user.accessToken });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ success: false, status: 404 });
+      expect(res.body).toEqual({
+        success: false,
+        status: 404,
+        code: 'virtual_account_not_found',
+        error: 'No virtual account yet; create one with virtual-account-create',
+      });
       const wallet = await get(walletGet, { token: user.accessToken });
       expect(wallet.body.data.virtual_account).toBeNull();
     });
@@ -190,7 +195,8 @@ describe('virtual-account-create and virtual-account-get', () => {
       await paystack.fail({ path: '/dedicated_account/assign', field: 'email', value: emailOf(user) }, 'refuse');
       const res = await post(virtualAccountCreate, {}, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(502);
-      expect(res.body).toMatchObject({ success: false, status: 502 });
+      expect(res.body).toMatchObject({ success: false, status: 502, code: 'virtual_account_refused' });
+      expect(res.body.error).toMatch(/^The virtual account could not be requested \(.+\); try again$/);
       expect((await get(virtualAccountGet, { token: user.accessToken })).body.data.status).toBe('inactive');
     });
   });

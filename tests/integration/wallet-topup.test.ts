@@ -147,8 +147,8 @@ describe('wallet-topup', () => {
 
       const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(402);
-      expect(res.body).toMatchObject({ success: false, status: 402 });
-      expect(typeof res.body.error).toBe('string');
+      expect(res.body).toMatchObject({ success: false, status: 402, code: 'card_declined' });
+      expect(res.body.error).toMatch(/^The card was declined: /);
 
       const txs = await userTransactions(user.id);
       expect(txs).toHaveLength(1);
@@ -165,7 +165,13 @@ describe('wallet-topup', () => {
       const user = await verified();
       const res = await post(walletTopup, { amount: 1000, card_id: randomUUID() }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
-      expect(res.body).toMatchObject({ success: false, status: 404 });
+      expect(res.body).toMatchObject({
+        success: false,
+        status: 404,
+        code: 'card_not_found',
+        error: 'Card not found',
+        details: [{ field: 'card_id', message: 'is not one of your saved cards' }],
+      });
       expect(await userTransactions(user.id)).toHaveLength(0);
     });
 
@@ -194,7 +200,8 @@ describe('wallet-topup', () => {
       );
       const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(402);
-      expect(res.body).toMatchObject({ success: false, status: 402 });
+      expect(res.body).toMatchObject({ success: false, status: 402, code: 'charge_refused' });
+      expect(res.body.error).toMatch(/^The payment provider refused the charge: /);
       const txs = await userTransactions(user.id);
       expect(txs).toHaveLength(1);
       expect(txs[0]?.status).toBe('failed');
@@ -209,7 +216,13 @@ describe('wallet-topup', () => {
       );
       const res = await post(walletTopup, { amount: 1000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(503);
-      expect(res.body).toMatchObject({ success: false, status: 503 });
+      expect(res.body).toMatchObject({
+        success: false,
+        status: 503,
+        code: 'provider_unavailable',
+        error: 'The payment provider is unavailable; nothing was charged, try again shortly',
+      });
+      expect(res.headers.get('retry-after')).toBe('5');
       const txs = await userTransactions(user.id);
       expect(txs).toHaveLength(1);
       expect(txs[0]?.status).toBe('failed');

@@ -262,7 +262,7 @@ describe('wallet-withdraw', () => {
 
       const res = await post(walletWithdraw, { amount: 3000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(502);
-      expect(res.body).toMatchObject({ success: false, status: 502 });
+      expect(res.body).toMatchObject({ success: false, status: 502, code: 'transfer_refused' });
       expect(typeof res.body.error).toBe('string');
 
       const txs = await withdrawals(user.id);
@@ -319,7 +319,8 @@ describe('wallet-withdraw', () => {
 
       const res = await post(walletWithdraw, { amount: 1000 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(503);
-      expect(res.body).toMatchObject({ success: false, status: 503 });
+      expect(res.body).toMatchObject({ success: false, status: 503, code: 'provider_unavailable' });
+      expect(res.headers.get('retry-after')).toBe('5');
       const txs = await withdrawals(user.id);
       expect(txs).toHaveLength(1);
       expect(txs[0]?.status).toBe('failed');
@@ -337,8 +338,13 @@ describe('wallet-withdraw', () => {
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 1000.01 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(409);
-      expect(res.body).toMatchObject({ success: false, status: 409 });
-      expect(fieldsOf(res)).toEqual(['amount']);
+      expect(res.body).toEqual({
+        success: false,
+        status: 409,
+        code: 'insufficient_funds',
+        error: 'Insufficient funds',
+        details: [{ field: 'amount', message: 'is more than the available balance' }],
+      });
       expect(await withdrawals(user.id)).toHaveLength(0);
       expect(await wallet(user)).toMatchObject({ balance: 1000, pending_withdrawals: 0 });
       // nothing was sent to the provider for this user
@@ -353,16 +359,17 @@ describe('wallet-withdraw', () => {
       await addPayout(user);
       const res = await post(walletWithdraw, { amount: 100 }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body).toMatchObject({ code: 'insufficient_funds' });
       expect(fieldsOf(res)).toEqual(['amount']);
       expect(await withdrawals(user.id)).toHaveLength(0);
     });
 
-    it('no payout account at all is 400 naming payout_account_id', async () => {
+    it('no payout account at all is 409 payout_account_required naming payout_account_id', async () => {
       const user = await verified();
       await fund(user, 1000);
       const res = await post(walletWithdraw, { amount: 500 }, { token: user.accessToken });
-      expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body).toMatchObject({ success: false, status: 400 });
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body).toMatchObject({ success: false, status: 409, code: 'payout_account_required' });
       expect(fieldsOf(res)).toEqual(['payout_account_id']);
       expect(await withdrawals(user.id)).toHaveLength(0);
       expect((await wallet(user)).balance).toBe(1000);
@@ -378,7 +385,8 @@ describe('wallet-withdraw', () => {
         token: user.accessToken,
       });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
-      expect(res.body).toMatchObject({ success: false, status: 404 });
+      expect(res.body).toMatchObject({ success: false, status: 404, code: 'payout_account_not_found' });
+      expect(fieldsOf(res)).toEqual(['payout_account_id']);
       expect(await withdrawals(user.id)).toHaveLength(0);
       expect((await wallet(user)).balance).toBe(1000);
       const unknown = await post(walletWithdraw, { amount: 500, payout_account_id: randomUUID() }, {

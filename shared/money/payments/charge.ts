@@ -3,7 +3,9 @@
 // saved card through its stored authorization. The outcome always arrives as charge.success
 // (or reconciliation); what is decided here is only what the customer is told now.
 import { asService } from '../../core/db.ts';
-import { legacyError, providerUnavailable } from '../../core/http.ts';
+import { PROVIDER_RETRY_AFTER_SECONDS } from '../../core/http.ts';
+import { PROVIDER_UNAVAILABLE } from '../../core/refusals.ts';
+import { CARD_DECLINED, CARD_NOT_FOUND, CHARGE_REFUSED } from '../refusals.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { customerEmail, payments, ProviderError } from './index.ts';
 
@@ -15,7 +17,7 @@ export async function savedCardAuthorization(userId: string, cardId: string): Pr
      where c.id = ${cardId} and c.user_id = ${userId}`
   );
   if (!card) {
-    throw legacyError(404, 'Card not found', [{ field: 'card_id', message: 'is not one of your saved cards' }]);
+    throw CARD_NOT_FOUND.error({ field: 'card_id', card_id: cardId });
   }
   return card.authorization_code;
 }
@@ -42,7 +44,7 @@ export async function startCharge(opts: {
       const r = await provider.chargeAuthorization({ ...common, authorizationCode: opts.authorizationCode });
       if (r.status === 'failed') {
         await opts.markFailed(r.message);
-        throw legacyError(402, `The card was declined: ${r.message}`);
+        throw CARD_DECLINED.error({ reason: r.message });
       }
       // Even a synchronous success is completed by the charge.success webhook, the one path.
       return { authorization_url: null };
@@ -53,12 +55,15 @@ export async function startCharge(opts: {
     if (!(err instanceof ProviderError)) throw err;
     if (err.kind === 'refused') {
       await opts.markFailed(err.message);
-      throw legacyError(402, `The payment provider refused the charge: ${err.message}`);
+      throw CHARGE_REFUSED.error({ reason: err.message });
     }
     if (!opts.authorizationCode) {
       // Nothing can have been charged before the customer visits a payment page we never got.
       await opts.markFailed('payment provider unavailable');
-      throw providerUnavailable('The payment provider is unavailable; nothing was charged, try again shortly');
+      throw PROVIDER_UNAVAILABLE.error(
+        { message: 'The payment provider is unavailable; nothing was charged, try again shortly' },
+        { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) } },
+      );
     }
     // A saved-card charge whose answer was lost may still have gone through: it stays pending
     // and the charge.success webhook (or reconciliation) settles it.

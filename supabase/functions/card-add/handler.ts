@@ -1,8 +1,8 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { cardAdd } from '../../../shared/money/cards.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
-import { KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
 
 export default endpoint({
   name: 'card-add',

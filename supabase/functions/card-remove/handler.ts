@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { CARD_NOT_FOUND } from '../../../shared/money/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { cardRemove } from '../../../shared/money/cards.ts';
 import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts';
@@ -6,9 +7,7 @@ import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts
 export default endpoint({
   name: 'card-remove',
   summary: "Removes one of the caller's saved cards",
-  refusals: {
-    404: "No saved card of the caller's with this id",
-  },
+  refusals: [CARD_NOT_FOUND],
   method: 'POST',
   auth: userSession,
   idempotent: false,

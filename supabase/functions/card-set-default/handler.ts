@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { CARD_NOT_FOUND } from '../../../shared/money/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { cardSetDefault } from '../../../shared/money/cards.ts';
 import { cardIdBody, cardResponse } from '../../../shared/money/schema.ts';
@@ -6,9 +7,7 @@ import { cardIdBody, cardResponse } from '../../../shared/money/schema.ts';
 export default endpoint({
   name: 'card-set-default',
   summary: "Makes one of the caller's saved cards the default",
-  refusals: {
-    404: "No saved card of the caller's with this id",
-  },
+  refusals: [CARD_NOT_FOUND],
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -1,4 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { KYC_CHECK_PASSED, KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from '../../../shared/kyc/refusals.ts';
+import { PROVIDER_UNAVAILABLE, RATE_LIMITED } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { identityVerify } from '../../../shared/kyc/flows.ts';
 import { identityVerifyBody, identityVerifyResponse } from '../../../shared/kyc/schema.ts';
@@ -6,12 +8,7 @@ import { identityVerifyBody, identityVerifyResponse } from '../../../shared/kyc/
 export default endpoint({
   name: 'identity-verify',
   summary: 'Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above',
-  refusals: {
-    409: 'This check is already passed or pending, or the tier it belongs to is not reached yet',
-    429: 'Too many checks requested; the message and Retry-After say how long to wait',
-    502: 'The identity provider refused the request',
-    503: 'The identity provider is unavailable; try again shortly',
-  },
+  refusals: [KYC_CHECK_PASSED, KYC_CHECK_REJECTED, RATE_LIMITED, KYC_PROVIDER_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: userSession,
   status: 201,

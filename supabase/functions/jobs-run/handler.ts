@@ -1,6 +1,6 @@
 import { getConfig } from '../../../shared/core/config.ts';
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { invalidField } from '../../../shared/core/http.ts';
+import { VALIDATION_FAILED } from '../../../shared/core/refusals.ts';
 import { JOBS_SECRET_HEADER, jobsRun, verifyJobsSecret } from '../../../shared/jobs/jobs.ts';
 import { jobsRunBody, jobsRunResponse } from '../../../shared/jobs/schema.ts';
 
@@ -21,7 +21,12 @@ export default endpoint({
   deadline: false,
   handler: ({ body }) => {
     if (body.now !== undefined && !getConfig().local) {
-      throw invalidField('now', 'is accepted only on the local stack; a deployment runs the job at the current time');
+      throw VALIDATION_FAILED.error({ part: 'body' }, {
+        details: [{
+          field: 'now',
+          message: 'is accepted only on the local stack; a deployment runs the job at the current time',
+        }],
+      });
     }
     return jobsRun(body.now ?? new Date());
   },

@@ -1,4 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { KYC_CHECK_PASSED, KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from '../../../shared/kyc/refusals.ts';
+import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { kycStart } from '../../../shared/kyc/flows.ts';
 import { kycStartBody, kycStartResponse } from '../../../shared/kyc/schema.ts';
@@ -6,11 +8,7 @@ import { kycStartBody, kycStartResponse } from '../../../shared/kyc/schema.ts';
 export default endpoint({
   name: 'kyc-start',
   summary: "Starts a KYC verification (level 1 or 2) and answers the provider's access token for the app's SDK",
-  refusals: {
-    409: 'The level is already passed, or a lower level is needed first',
-    502: 'The KYC provider refused the request',
-    503: 'The KYC provider is unavailable; try again shortly',
-  },
+  refusals: [KYC_CHECK_PASSED, KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: userSession,
   idempotent: false,

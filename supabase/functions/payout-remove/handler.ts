@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { PAYOUT_ACCOUNT_NOT_FOUND } from '../../../shared/money/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { payoutRemove } from '../../../shared/money/payout-accounts.ts';
 import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schema.ts';
@@ -6,9 +7,7 @@ import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schem
 export default endpoint({
   name: 'payout-remove',
   summary: "Removes one of the caller's payout accounts",
-  refusals: {
-    404: "No payout account of the caller's with this id",
-  },
+  refusals: [PAYOUT_ACCOUNT_NOT_FOUND],
   method: 'POST',
   auth: userSession,
   idempotent: false,

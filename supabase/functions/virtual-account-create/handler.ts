@@ -1,20 +1,15 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
+import { VIRTUAL_ACCOUNT_REFUSED } from '../../../shared/money/refusals.ts';
+import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
 import { virtualAccountCreate } from '../../../shared/money/wallet.ts';
-import { KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
-import { unclassifiedRefusals } from '../../../shared/core/endpoint.ts';
 
 export default endpoint({
   name: 'virtual-account-create',
   summary: 'Requests a dedicated bank account number for top-ups by transfer',
-  refusals: [
-    ...unclassifiedRefusals({
-      502: 'The payment provider refused the request',
-      503: 'The payment provider is unavailable; try again',
-    }),
-    KYC_TIER_REQUIRED,
-  ],
+  refusals: [KYC_TIER_REQUIRED, VIRTUAL_ACCOUNT_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: userSession,
   idempotent: true,

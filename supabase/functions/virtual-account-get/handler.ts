@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { VIRTUAL_ACCOUNT_NOT_FOUND } from '../../../shared/money/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
 import { virtualAccountGet } from '../../../shared/money/wallet.ts';
@@ -6,9 +7,7 @@ import { virtualAccountGet } from '../../../shared/money/wallet.ts';
 export default endpoint({
   name: 'virtual-account-get',
   summary: "Reads the caller's dedicated top-up account",
-  refusals: {
-    404: 'The caller has no dedicated account yet',
-  },
+  refusals: [VIRTUAL_ACCOUNT_NOT_FOUND],
   method: 'GET',
   auth: userSession,
   response: virtualAccountResponse,
