@@ -1586,7 +1586,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -1598,7 +1598,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -1792,7 +1792,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: The refresh token is unknown, already used or expired; log in again */
+      /** @description `refresh_token_reused`: A refresh token was used again after its grace period: taken for a stolen token, the whole session is ended; or `refresh_token_invalid`: The refresh token is unknown or expired, or its session has ended */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1802,7 +1802,7 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unclassified_401';
+            code?: 'refresh_token_reused' | 'refresh_token_invalid';
           };
         };
       };
@@ -1899,6 +1899,20 @@ export interface operations {
             status?: 400;
             /** @enum {unknown} */
             code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'otp_invalid';
           };
         };
       };
@@ -2013,7 +2027,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many codes for this phone or address; the message and Retry-After say how long to wait */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2025,7 +2039,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -2121,7 +2135,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: An account already exists for this phone, or its sign-up is already in progress */
+      /** @description `phone_not_verified`: Sign-up for a phone that has no live sign-up verification (never verified, or verified too long ago); or `signup_in_progress`: Another sign-up request for the same phone is being processed; or `account_exists`: Sign-up for a phone that already has an account */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2131,7 +2145,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'phone_not_verified' | 'signup_in_progress' | 'account_exists';
           };
         };
       };
@@ -2246,7 +2260,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_401`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all) */
+      /** @description `login_failed`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all, so that nothing tells whether the phone has an account) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2256,7 +2270,21 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unclassified_401';
+            code?: 'login_failed';
+          };
+        };
+      };
+      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'otp_invalid';
           };
         };
       };
@@ -3093,7 +3121,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3103,7 +3131,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
@@ -6960,7 +6988,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6970,7 +6998,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
@@ -7145,7 +7173,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7157,11 +7185,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The conversation is closed to new messages; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `conversation_read_only`: The escrow's deal closed more than 30 days ago: its conversation is read-only; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7173,7 +7201,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'conversation_read_only' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -7193,7 +7221,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many messages; the message and Retry-After say how long to wait */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7205,7 +7233,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -8445,7 +8473,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No notification of the caller's with this id */
+      /** @description `notification_not_found`: No notification of the caller's with this id; or `notification_escrow_not_found`: Marking read by escrow_id: no escrow with this id that the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8455,7 +8483,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'notification_not_found' | 'notification_escrow_not_found';
           };
         };
       };
@@ -9174,6 +9202,20 @@ export interface operations {
           };
         };
       };
+      /** @description `profile_not_found`: The caller's account has no profile (it was removed while the session was live) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'profile_not_found';
+          };
+        };
+      };
       /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body */
       500: {
         headers: {
@@ -9511,7 +9553,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
+      /** @description `nothing_to_change`: A profile update whose body names no field to change; or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9521,7 +9563,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'validation_failed';
+            code?: 'nothing_to_change' | 'validation_failed';
           };
         };
       };
@@ -9539,7 +9581,21 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: That username is taken */
+      /** @description `profile_not_found`: The caller's account has no profile (it was removed while the session was live) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'profile_not_found';
+          };
+        };
+      };
+      /** @description `username_taken`: The username asked for is held by another user */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9549,7 +9605,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'username_taken';
           };
         };
       };
