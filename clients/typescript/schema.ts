@@ -1134,9 +1134,12 @@ export interface components {
      * @enum {string}
      */
     ErrorCode:
+      | 'account_exists'
       | 'card_declined'
       | 'card_not_found'
       | 'charge_refused'
+      | 'conversation_not_found'
+      | 'conversation_read_only'
       | 'function_not_found'
       | 'idempotency_in_progress'
       | 'idempotency_key_reused'
@@ -1148,21 +1151,32 @@ export interface components {
       | 'kyc_limit_exceeded'
       | 'kyc_provider_refused'
       | 'kyc_tier_required'
+      | 'login_failed'
+      | 'nothing_to_change'
+      | 'notification_escrow_not_found'
+      | 'notification_not_found'
+      | 'otp_invalid'
       | 'payload_too_large'
       | 'payout_account_duplicate'
       | 'payout_account_name_mismatch'
       | 'payout_account_not_found'
       | 'payout_account_required'
       | 'payout_account_unknown_at_bank'
+      | 'phone_not_verified'
+      | 'profile_not_found'
       | 'provider_unavailable'
       | 'rate_limited'
+      | 'refresh_token_invalid'
+      | 'refresh_token_reused'
       | 'service_unavailable'
+      | 'signup_in_progress'
       | 'transfer_refused'
       | 'unauthenticated'
       | 'unclassified_402'
       | 'unclassified_403'
       | 'unclassified_404'
       | 'unclassified_409'
+      | 'username_taken'
       | 'validation_failed'
       | 'virtual_account_not_found'
       | 'virtual_account_refused';
@@ -1829,7 +1843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `refresh_token_reused`: A refresh token was used again after its grace period: taken for a stolen token, the whole session is ended (Log in again; never send one refresh token twice (keep the newest one from each answer)); or `refresh_token_invalid`: The refresh token is unknown or expired, or its session has ended (Log in again) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1839,7 +1853,7 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unauthenticated';
+            code?: 'refresh_token_reused' | 'refresh_token_invalid';
           };
         };
       };
@@ -1936,6 +1950,20 @@ export interface operations {
             status?: 400;
             /** @enum {unknown} */
             code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) (Ask the user to check the code, or send a new one (auth-send-otp, auth-forgot-password)) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'otp_invalid';
           };
         };
       };
@@ -2158,7 +2186,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: An account already exists for this phone, or its sign-up is already in progress (See the message) */
+      /** @description `phone_not_verified`: Sign-up for a phone that has no live sign-up verification (never verified, or verified too long ago) (Verify the phone with auth-send-otp and auth-verify (context signup), then sign up within the minutes named); or `signup_in_progress`: Another sign-up request for the same phone is being processed (Wait a moment and retry; the other request may have created the account (then log in)); or `account_exists`: Sign-up for a phone that already has an account (Log in, or reset the password with auth-forgot-password) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2168,7 +2196,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'phone_not_verified' | 'signup_in_progress' | 'account_exists';
           };
         };
       };
@@ -2283,7 +2311,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `login_failed`: Login: no live login code for the phone, or the phone, code and password do not match (one answer for all, so that nothing tells whether the phone has an account) (Ask the user to check the code and password; after too many wrong tries the code is burnt: send a new one with auth-send-otp) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2293,7 +2321,21 @@ export interface operations {
             /** @constant */
             status?: 401;
             /** @enum {unknown} */
-            code?: 'unauthenticated';
+            code?: 'login_failed';
+          };
+        };
+      };
+      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) (Ask the user to check the code, or send a new one (auth-send-otp, auth-forgot-password)) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'otp_invalid';
           };
         };
       };
@@ -3130,7 +3172,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) (Check the id; conversation-list lists the caller's conversations) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3140,7 +3182,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
@@ -6997,7 +7039,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) (Check the id; conversation-list lists the caller's conversations) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7007,7 +7049,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
@@ -7182,7 +7224,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No conversation the caller takes part in with this id (See the message) */
+      /** @description `conversation_not_found`: No conversation with this id that the caller takes part in (or its escrow was deleted) (Check the id; conversation-list lists the caller's conversations) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7194,11 +7236,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'conversation_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The conversation is closed to new messages (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `conversation_read_only`: The escrow's deal closed more than 30 days ago: its conversation is read-only (Do not offer to write in it; the feed stays readable); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7210,7 +7252,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'conversation_read_only' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -8482,7 +8524,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No notification of the caller's with this id (See the message) */
+      /** @description `notification_not_found`: No notification of the caller's with this id (Check the id; notification-list lists the caller's notifications); or `notification_escrow_not_found`: Marking read by escrow_id: no escrow with this id that the caller is a party to (Check the id; escrow-list lists the caller's escrows) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8492,7 +8534,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'notification_not_found' | 'notification_escrow_not_found';
           };
         };
       };
@@ -9211,6 +9253,20 @@ export interface operations {
           };
         };
       };
+      /** @description `profile_not_found`: The caller's account has no profile (it was removed while the session was live) (Log in again; if it persists, the account is gone) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'profile_not_found';
+          };
+        };
+      };
       /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
       500: {
         headers: {
@@ -9548,7 +9604,7 @@ export interface operations {
           };
         };
       };
-      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      /** @description `nothing_to_change`: A profile update whose body names no field to change (Send at least one field to change); or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9558,7 +9614,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'validation_failed';
+            code?: 'nothing_to_change' | 'validation_failed';
           };
         };
       };
@@ -9576,7 +9632,21 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_409`: That username is taken (See the message) */
+      /** @description `profile_not_found`: The caller's account has no profile (it was removed while the session was live) (Log in again; if it persists, the account is gone) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'profile_not_found';
+          };
+        };
+      };
+      /** @description `username_taken`: The username asked for is held by another user (Ask the user for another username) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9586,7 +9656,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'username_taken';
           };
         };
       };

@@ -2,7 +2,15 @@
 import type { AuthUser } from './session.ts';
 import { getConfig } from '../core/config.ts';
 import { asService, isPgError } from '../core/db.ts';
-import { conflict, invalidField, unauthorized } from '../core/http.ts';
+import {
+  ACCOUNT_EXISTS,
+  LOGIN_FAILED,
+  OTP_INVALID,
+  PHONE_NOT_VERIFIED,
+  REFRESH_TOKEN_INVALID,
+  REFRESH_TOKEN_REUSED,
+  SIGNUP_IN_PROGRESS,
+} from './refusals.ts';
 import { errorMessage, log } from '../core/log.ts';
 import {
   type ForgotPasswordResponse,
@@ -20,9 +28,6 @@ import {
   type SessionBody,
   sessionBody,
 } from './tokens.ts';
-
-const LOGIN_FAILED = 'Invalid phone number, code or password';
-const CODE_INVALID = 'is invalid or has expired';
 
 async function accountExists(phone: string): Promise<{ id: string; password_hash: string } | undefined> {
   const [row] = await asService((tx) =>
@@ -71,14 +76,14 @@ async function verifySignupCode(phone: string, code: string): Promise<PhoneVerif
     }
     return result;
   });
-  if (outcome !== 'ok') throw invalidField('otp_code', CODE_INVALID);
+  if (outcome !== 'ok') throw OTP_INVALID.error({});
   return { verified: true, expires_in: ttl };
 }
 
 async function login(phone: string, code: string, password: string): Promise<SessionBody> {
   const c = getConfig();
   // No live code: refuse before spending a password hash on the request.
-  if (!(await hasLiveOtp(phone, 'login'))) throw unauthorized(LOGIN_FAILED);
+  if (!(await hasLiveOtp(phone, 'login'))) throw LOGIN_FAILED.error({});
   const user = await accountExists(phone);
   const passwordOk = user
     ? await verifyPassword(password, user.password_hash)
@@ -92,7 +97,7 @@ async function login(phone: string, code: string, password: string): Promise<Ses
       select private.create_session(${user.id}, ${refreshHash}, ${REFRESH_TOKEN_TTL_SECONDS}) as id`;
     return row?.id ?? null;
   });
-  if (!sessionId || !user) throw unauthorized(LOGIN_FAILED);
+  if (!sessionId || !user) throw LOGIN_FAILED.error({});
   return sessionBody({ id: user.id, phone }, sessionId, refresh);
 }
 
@@ -100,11 +105,7 @@ async function login(phone: string, code: string, password: string): Promise<Ses
 const SIGNUP_HOLD_SECONDS = 30;
 
 function phoneNotVerified() {
-  const minutes = Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60);
-  return invalidField(
-    'phone',
-    `has not been verified: verify it with auth-verify (context signup) first, then sign up within ${minutes} minutes`,
-  );
+  return PHONE_NOT_VERIFIED.error({ minutes: Math.round(getConfig().PHONE_VERIFICATION_TTL_SECONDS / 60) });
 }
 
 export async function authSignup(
@@ -117,9 +118,7 @@ export async function authSignup(
     select private.claim_phone_verification(${input.phone}, ${SIGNUP_HOLD_SECONDS}) as outcome`
   );
   if (claim?.outcome === 'busy') {
-    throw conflict('A sign-up for this phone number is already in progress', [
-      { field: 'phone', message: 'is being signed up by another request; try again in a moment' },
-    ]);
+    throw SIGNUP_IN_PROGRESS.error({});
   }
   if (claim?.outcome !== 'claimed') throw phoneNotVerified();
   const passwordHash = await hashPassword(input.password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
@@ -141,9 +140,7 @@ export async function authSignup(
       log.warn('signup.claim_release_failed', { error: errorMessage(freeErr) });
     });
     if (isPgError(err, '23505')) {
-      throw conflict('An account already exists for this phone number', [
-        { field: 'phone', message: 'already has an account; log in or reset the password' },
-      ]);
+      throw ACCOUNT_EXISTS.error({});
     }
     throw err;
   }
@@ -161,9 +158,9 @@ export async function authRefresh(token: string): Promise<SessionBody> {
                                                ${c.REFRESH_REUSE_GRACE_SECONDS}, ${REFRESH_TOKEN_TTL_SECONDS})`
   );
   if (row?.outcome === 'reuse') {
-    throw unauthorized('Refresh token was already used; the session has been ended, log in again');
+    throw REFRESH_TOKEN_REUSED.error({});
   }
-  if (!row || (row.outcome !== 'ok' && row.outcome !== 'grace')) throw unauthorized('Invalid or expired refresh token');
+  if (!row || (row.outcome !== 'ok' && row.outcome !== 'grace')) throw REFRESH_TOKEN_INVALID.error({});
   return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next);
 }
 
@@ -179,7 +176,7 @@ export async function authForgotPassword(phone: string, clientIp: string): Promi
 }
 
 export async function authResetPassword(phone: string, code: string, password: string): Promise<ResetPasswordResponse> {
-  if (!(await hasLiveOtp(phone, 'reset'))) throw invalidField('otp_code', CODE_INVALID);
+  if (!(await hasLiveOtp(phone, 'reset'))) throw OTP_INVALID.error({});
   const hash = await hashPassword(password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
   const done = await asService(async (tx) => {
     const outcome = await checkOtp(tx, phone, 'reset' satisfies OtpContext, code);
@@ -187,6 +184,6 @@ export async function authResetPassword(phone: string, code: string, password: s
     const [row] = await tx<{ id: string | null }[]>`select private.reset_password(${phone}, ${hash}) as id`;
     return !!row?.id;
   });
-  if (!done) throw invalidField('otp_code', CODE_INVALID);
+  if (!done) throw OTP_INVALID.error({});
   return { password_reset: true };
 }

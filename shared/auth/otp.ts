@@ -8,7 +8,8 @@
 import { getConfig } from '../core/config.ts';
 import { asService, type Tx } from '../core/db.ts';
 import { afterResponse } from '../core/background.ts';
-import { describeWait, tooManyRequests } from '../core/http.ts';
+import { describeWait, retryAfterHeader } from '../core/http.ts';
+import { RATE_LIMITED } from '../core/refusals.ts';
 import type { OtpContext } from './enums.ts';
 import { renderSms } from '../messages/texts.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
@@ -79,9 +80,9 @@ export async function issueOtp(phone: string, context: OtpContext, clientIp: str
   });
   if (outcome.wait > 0) {
     // the wait in words as well as in Retry-After: a person reads the message, not the header
-    throw tooManyRequests(
-      outcome.wait,
-      `Too many codes requested: you can ask for another in ${describeWait(outcome.wait)}`,
+    throw RATE_LIMITED.error(
+      { message: `Too many codes requested: you can ask for another in ${describeWait(outcome.wait)}` },
+      { headers: retryAfterHeader(outcome.wait) },
     );
   }
   const smsId = outcome.smsId;

@@ -3,7 +3,8 @@
 // and the admin, a user session whose user is an admin now.
 import { asService, ensureSessionLive, sessionIsLive, type UserClaims } from '../core/db.ts';
 import type { AuthMode } from '../core/endpoint.ts';
-import { HttpError, unauthorized } from '../core/http.ts';
+import { HttpError } from '../core/http.ts';
+import { UNAUTHENTICATED } from '../core/refusals.ts';
 import { type RequestSession, withRequestSession } from '../core/request-session.ts';
 import { verifyAccessToken } from './tokens.ts';
 
@@ -23,9 +24,9 @@ export interface AuthUser {
 export async function bearerUser(req: Request): Promise<AuthUser> {
   const header = req.headers.get('authorization') ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match) throw unauthorized('Missing bearer token');
+  if (!match) throw UNAUTHENTICATED.error({ reason: 'missing' });
   const claims = await verifyAccessToken(match[1] as string);
-  if (!claims) throw unauthorized('Invalid or expired access token');
+  if (!claims) throw UNAUTHENTICATED.error({ reason: 'invalid' });
   return {
     id: claims.sub,
     phone: claims.phone,
@@ -37,7 +38,7 @@ export async function bearerUser(req: Request): Promise<AuthUser> {
 /** Verifies the bearer token and that its session is still live (logout, reset, reuse revoke it). */
 export async function authenticate(req: Request): Promise<AuthUser> {
   const user = await bearerUser(req);
-  if (!(await sessionIsLive(user.sessionId, user.id))) throw unauthorized('Session has ended, log in again');
+  if (!(await sessionIsLive(user.sessionId, user.id))) throw UNAUTHENTICATED.error({ reason: 'ended' });
   return user;
 }
 

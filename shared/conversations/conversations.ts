@@ -10,7 +10,9 @@ import type { ActionLabel, EntityType, NotificationEventType } from '../notifica
 import type { EscrowStatus } from '../escrow/enums.ts';
 import type { MessageType } from './enums.ts';
 import { getConfig } from '../core/config.ts';
-import { describeWait, notFound, tooManyRequests } from '../core/http.ts';
+import { describeWait, retryAfterHeader } from '../core/http.ts';
+import { RATE_LIMITED } from '../core/refusals.ts';
+import { CONVERSATION_NOT_FOUND } from './refusals.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
 import { renderNotification } from '../messages/texts.ts';
 import type { ConversationResponse, FeedItemResponse } from './schema.ts';
@@ -118,7 +120,7 @@ const senders = (rows: (FeedRow | null)[]) =>
 /** The conversation as the caller sees it (row-level security), unless its escrow was deleted. */
 async function visibleConversation(tx: Tx, conversationId: string): Promise<void> {
   const [c] = await visibleConversationQuery(tx, conversationId);
-  if (!c) throw notFound('Conversation not found');
+  if (!c) throw CONVERSATION_NOT_FOUND.error({ conversation_id: conversationId });
 }
 
 const visibleConversationQuery = (tx: Tx, conversationId: string) =>
@@ -151,7 +153,10 @@ export async function messageSend(
     return { wait: 0, row: row as FeedRow };
   });
   if (!outcome.row) {
-    throw tooManyRequests(outcome.wait, `Too many messages: you can send another in ${describeWait(outcome.wait)}`);
+    throw RATE_LIMITED.error(
+      { message: `Too many messages: you can send another in ${describeWait(outcome.wait)}` },
+      { headers: retryAfterHeader(outcome.wait) },
+    );
   }
   return feedItem(outcome.row, await partyNames([user.id]));
 }
@@ -218,7 +223,7 @@ export async function messageFeed(
       ),
     ],
   );
-  if (!visible) throw notFound('Conversation not found');
+  if (!visible) throw CONVERSATION_NOT_FOUND.error({ conversation_id: q.conversation_id });
   const rows = q.after !== undefined ? [...found] : [...found].reverse();
   const names = namesMap(senderNames);
   return rows.map((r) => feedItem(r, names));

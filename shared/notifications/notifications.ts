@@ -4,7 +4,7 @@ import type { AuthUser } from '../auth/session.ts';
 import { asUser } from '../core/db.ts';
 import { type NotificationResponse, notificationResponse } from './schema.ts';
 import { answerOf, columnsOf, type RowOf } from '../core/rows.ts';
-import { notFound } from '../core/http.ts';
+import { NOTIFICATION_ESCROW_NOT_FOUND, NOTIFICATION_NOT_FOUND } from './refusals.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
 import { renderNotification } from '../messages/texts.ts';
 
@@ -40,11 +40,11 @@ export function notificationRead({ claims }: AuthUser, input: { notification_id?
       const rows = await tx`
         update public.notifications set is_read = true
          where id = ${input.notification_id} and user_id = (select auth.uid()) returning id`;
-      if (rows.length === 0) throw notFound('Notification not found');
+      if (rows.length === 0) throw NOTIFICATION_NOT_FOUND.error({ notification_id: input.notification_id });
       return { updated: 1 };
     }
     const [escrow] = await tx`select 1 from public.escrows where id = ${input.escrow_id as string}`;
-    if (!escrow) throw notFound('Escrow not found');
+    if (!escrow) throw NOTIFICATION_ESCROW_NOT_FOUND.error({ escrow_id: input.escrow_id as string });
     const rows = await tx`
       update public.notifications set is_read = true
        where escrow_id = ${input.escrow_id as string} and user_id = (select auth.uid()) and not is_read returning id`;

@@ -1,7 +1,7 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
 import type { AuthUser } from '../auth/session.ts';
 import { asUser, isPgError, readAsUser, sqlText, type Tx } from '../core/db.ts';
-import { badRequest, conflict, notFound } from '../core/http.ts';
+import { NOTHING_TO_CHANGE, PROFILE_NOT_FOUND, USERNAME_TAKEN } from './refusals.ts';
 import {
   type NextOfKinResponse,
   nextOfKinResponse,
@@ -47,7 +47,7 @@ export async function profileGet({ claims }: AuthUser) {
 }
 
 function profileView(p: ProfileRow | undefined, n: NextOfKinResponse | undefined): ProfileResponse {
-  if (!p) throw notFound('Profile not found');
+  if (!p) throw PROFILE_NOT_FOUND.error({});
   return answerOf(profileResponse, {
     ...p,
     avatar: p.avatar_url
@@ -70,10 +70,7 @@ export async function profileUpdate({ claims }: AuthUser, input: ProfileUpdate) 
   }
   if (input.storage_path !== undefined) changes.avatar_storage_path = input.storage_path;
   if (Object.keys(changes).length === 0) {
-    throw badRequest('Send at least one field to change', [{
-      field: 'body',
-      message: 'must contain at least one field',
-    }]);
+    throw NOTHING_TO_CHANGE.error({});
   }
   try {
     return await asUser(claims, async (tx) => {
@@ -83,7 +80,7 @@ export async function profileUpdate({ claims }: AuthUser, input: ProfileUpdate) 
     });
   } catch (err) {
     if (isPgError(err, '23505', 'profiles_username_key')) {
-      throw conflict('That username is taken', [{ field: 'username', message: 'is already taken' }]);
+      throw USERNAME_TAKEN.error({});
     }
     throw err;
   }

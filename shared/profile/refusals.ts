@@ -1,4 +1,31 @@
 // The refusals of the profile area: each code declared once (docs/errors.md lists them all).
 import { refusal } from '../core/http.ts';
 
-void refusal;
+export const PROFILE_NOT_FOUND = refusal({
+  code: 'profile_not_found',
+  status: 404,
+  when: "The caller's account has no profile (it was removed while the session was live)",
+  then: 'Log in again; if it persists, the account is gone',
+  message: () => 'Profile not found',
+  example: {},
+});
+
+export const NOTHING_TO_CHANGE = refusal({
+  code: 'nothing_to_change',
+  status: 400,
+  when: 'A profile update whose body names no field to change',
+  then: 'Send at least one field to change',
+  message: () => 'Send at least one field to change',
+  details: () => [{ field: 'body', message: 'must contain at least one field' }],
+  example: {},
+});
+
+export const USERNAME_TAKEN = refusal({
+  code: 'username_taken',
+  status: 409,
+  when: 'The username asked for is held by another user',
+  then: 'Ask the user for another username',
+  message: () => 'That username is taken',
+  details: () => [{ field: 'username', message: 'is already taken' }],
+  example: {},
+});

@@ -138,8 +138,9 @@ describe('supabase-js functions.invoke against the local server', () => {
     const signupCode = await lastOtp(e164);
     const wrong = await fails('auth-verify', {
       body: { phone: local, context: 'signup', otp_code: otherCode(signupCode) },
-    }, 400);
+    }, 409);
     expect(fieldsOf(wrong.body)).toEqual(['otp_code']);
+    expect(wrong.body.code).toBe('otp_invalid');
 
     expect(await ok('auth-verify', { body: { phone: local, context: 'signup', otp_code: signupCode } })).toEqual({
       verified: true,
@@ -251,9 +252,10 @@ describe('supabase-js functions.invoke against the local server', () => {
     const wrongReset = await fails(
       'auth-reset-password',
       { body: { phone: local, otp_code: otherCode(resetCode), password: newPassword, confirm_password: newPassword } },
-      400,
+      409,
     );
     expect(fieldsOf(wrongReset.body)).toEqual(['otp_code']);
+    expect(wrongReset.body.code).toBe('otp_invalid');
     expect(
       await ok('auth-reset-password', {
         body: { phone: local, otp_code: resetCode, password: newPassword, confirm_password: newPassword },

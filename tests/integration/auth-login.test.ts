@@ -32,7 +32,12 @@ async function loginAttempts(phone: string): Promise<{ attempts: number; live: b
       from private.otps where phone = ${phone} and context = 'login' order by created_at`;
 }
 
-const LOGIN_FAILED = { success: false, status: 401, error: 'Invalid phone number, code or password' };
+const LOGIN_FAILED = {
+  success: false,
+  status: 401,
+  code: 'login_failed',
+  error: 'Invalid phone number, code or password',
+};
 
 /** auth-verify's answer to a login: the user and a session. */
 type Login = Extract<DataOf<typeof authVerify>, { session: unknown }>;
@@ -263,6 +268,7 @@ describe('auth-verify', () => {
       expect(res.body).toEqual({
         success: false,
         status: 400,
+        code: 'validation_failed',
         error: 'Validation failed',
         details: [{ field: 'password', message: 'is required when context is login' }],
       });
@@ -296,6 +302,7 @@ describe('auth-verify', () => {
       expect(res.body).toEqual({
         success: false,
         status: 400,
+        code: 'validation_failed',
         error: 'Validation failed',
         details: [{ field: 'password', message: 'is only accepted when context is login' }],
       });

@@ -118,7 +118,7 @@ describe('auth-send-otp', () => {
       for (const context of ['signup', 'login'] as const) {
         const again = await post(authSendOtp, { phone: e164, context });
         expect(again.status).toBe(429);
-        expect(again.body).toMatchObject({ success: false, status: 429 });
+        expect(again.body).toMatchObject({ success: false, status: 429, code: 'rate_limited' });
         expect(typeof again.body.error).toBe('string');
         const wait = retryAfter(again);
         expect(wait).toBeGreaterThanOrEqual(1);
@@ -320,7 +320,7 @@ describe('auth-verify', () => {
       expect(ok.body).toEqual({ success: true, status: 200, data: { verified: true, expires_in: 1800 } });
     });
 
-    it('a wrong code -> 400 on otp_code and counts one attempt; the right code still works after it', async () => {
+    it('a wrong code -> 409 otp_invalid and counts one attempt; the right code still works after it', async () => {
       const { e164, code } = await sendSignupCode();
       expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: otherCode(code), context: 'signup' }));
       expect((await otpRows(e164))[0]).toMatchObject({ attempts: 1, live: true });
@@ -328,7 +328,7 @@ describe('auth-verify', () => {
       expect(ok.status).toBe(200);
     });
 
-    it('an expired code -> 400', async () => {
+    it('an expired code -> 409 otp_invalid', async () => {
       const { e164, code } = await sendSignupCode();
       await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${e164}`;
       expectOtpCodeRejected(await post(authVerify, { phone: e164, otp_code: code, context: 'signup' }));
@@ -347,8 +347,8 @@ describe('auth-verify', () => {
       const results = await Promise.all(
         Array.from({ length: 5 }, () => post(authVerify, { phone: e164, otp_code: code, context: 'signup' })),
       );
-      expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400]);
-      for (const r of results.filter((x) => x.status === 400)) expectOtpCodeRejected(r);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409)) expectOtpCodeRejected(r);
     });
 
     it('5 wrong tries burn the code: the correct code fails afterwards', async () => {

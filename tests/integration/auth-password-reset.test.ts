@@ -74,6 +74,7 @@ describe('auth-forgot-password', () => {
     const knownAgain = await post(authForgotPassword, { phone: user.phone });
     const unknownAgain = await post(authForgotPassword, { phone: e164 });
     expect(knownAgain.status).toBe(429);
+    expect(knownAgain.body.code).toBe('rate_limited');
     expect(unknownAgain.status).toBe(429);
     expect(unknownAgain.body).toEqual(knownAgain.body);
     expect(Number(unknownAgain.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -108,6 +109,7 @@ describe('auth-reset-password', () => {
     expect(res.body).toEqual({
       success: false,
       status: 400,
+      code: 'validation_failed',
       error: 'Validation failed',
       details: [{ field: 'confirm_password', message: 'must match password' }],
     });
@@ -120,7 +122,7 @@ describe('auth-reset-password', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
-  it('a wrong code -> 400 on otp_code and nothing changes', async () => {
+  it('a wrong code -> 409 otp_invalid and nothing changes', async () => {
     const user = await signUp();
     const code = await resetCode(user.phone);
     const res = await post(authResetPassword, {
@@ -158,7 +160,7 @@ describe('auth-reset-password', () => {
     );
   });
 
-  it('an expired code -> 400', async () => {
+  it('an expired code -> 409 otp_invalid', async () => {
     const user = await signUp();
     const code = await resetCode(user.phone);
     await testDb()`update private.otps set expires_at = now() - interval '1 second' where phone = ${user.phone} and context = 'reset'`;
@@ -208,7 +210,7 @@ describe('auth-reset-password', () => {
     );
   });
 
-  it('an unknown phone cannot be reset (400 on otp_code)', async () => {
+  it('an unknown phone cannot be reset (409 otp_invalid)', async () => {
     const { e164 } = newPhone();
     expect((await post(authForgotPassword, { phone: e164 })).status).toBe(200);
     expectOtpCodeRejected(
@@ -270,7 +272,12 @@ describe('auth-reset-password', () => {
 
     const oldPassword = await tryLogin(user.phone, user.password);
     expect(oldPassword.status).toBe(401);
-    expect(oldPassword.body).toEqual({ success: false, status: 401, error: 'Invalid phone number, code or password' });
+    expect(oldPassword.body).toEqual({
+      success: false,
+      status: 401,
+      code: 'login_failed',
+      error: 'Invalid phone number, code or password',
+    });
     const newPassword = await tryLogin(user.phone, NEW_PASSWORD);
     expect(newPassword.status, JSON.stringify(newPassword.body)).toBe(200);
     expect(newPassword.body.data.user).toEqual({ id: user.id, phone: user.phone });

@@ -37,8 +37,9 @@ async function profileStatus(accessToken: string): Promise<number> {
   return (await get(profileGet, { token: accessToken })).status;
 }
 
-function expect401(res: ApiResult): void {
+function expect401(res: ApiResult, code?: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(401);
+  if (code) expect(res.body.code).toBe(code);
   expect(res.body.success).toBe(false);
   expect(res.body.status).toBe(401);
   expect(typeof res.body.error).toBe('string');
@@ -154,10 +155,10 @@ describe('auth-refresh', () => {
     expect(await profileStatus(latest.access)).toBe(200);
     await ageRotations(user.accessToken, 11);
 
-    expect401(await refresh(user.refreshToken));
+    expect401(await refresh(user.refreshToken), 'refresh_token_reused');
     expect(await profileStatus(latest.access)).toBe(401);
-    expect401(await get(profileGet, { token: user.accessToken }));
-    expect401(await refresh(latest.refresh));
+    expect401(await get(profileGet, { token: user.accessToken }), 'unauthenticated');
+    expect401(await refresh(latest.refresh), 'refresh_token_invalid');
     const [session] = await testDb()<{ revoked: boolean; reason: string | null }[]>`
       select revoked_at is not null as revoked, revoked_reason as reason from private.sessions where id = ${
       sessionIdOf(latest.access)
@@ -187,8 +188,8 @@ describe('auth-refresh', () => {
   });
 
   it('an unknown token -> 401', async () => {
-    expect401(await refresh('this-token-was-never-issued-0123456789abcdef'));
-    expect401(await refresh('x'));
+    expect401(await refresh('this-token-was-never-issued-0123456789abcdef'), 'refresh_token_invalid');
+    expect401(await refresh('x'), 'refresh_token_invalid');
   });
 
   it('a token of an expired session -> 401', async () => {
@@ -228,6 +229,7 @@ describe('auth-refresh', () => {
     expect(missing.body).toEqual({
       success: false,
       status: 400,
+      code: 'validation_failed',
       error: 'Validation failed',
       details: [{ field: 'refresh_token', message: 'is required' }],
     });
@@ -273,8 +275,11 @@ describe('auth-refresh', () => {
 
 describe('auth-logout', () => {
   it('needs a bearer token (401 without, or with a bad one)', async () => {
-    expect401(await post(authLogout, undefined, { method: 'POST' }));
-    expect401(await post(authLogout, undefined, { method: 'POST', token: 'not-a-jwt' }));
+    expect401(await post(authLogout, undefined, { method: 'POST' }), 'unauthenticated');
+    expect(
+      (await post(authLogout, undefined, { method: 'POST' })).body.error,
+    ).toBe('Missing bearer token');
+    expect401(await post(authLogout, undefined, { method: 'POST', token: 'not-a-jwt' }), 'unauthenticated');
     expect401(
       await post(authLogout, undefined, { method: 'POST', headers: { Authorization: 'Basic dXNlcjpwYXNz' } }),
     );

@@ -50,11 +50,28 @@ describe('auth-signup', () => {
       });
     });
 
-    it('refuses signup for a phone that was never verified (400 on phone)', async () => {
+    it('refuses signup for a phone that was never verified (409 phone_not_verified, on phone)', async () => {
       const { e164 } = newPhone();
       const res = await post(authSignup, { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('phone_not_verified');
+      expect(res.body.error).toBe('Validation failed');
       expect(fieldsOf(res)).toEqual(['phone']);
+    });
+
+    it('refuses a sign-up while another for the same phone holds its verification (409 signup_in_progress)', async () => {
+      const { e164 } = newPhone();
+      await testDb()`insert into private.phone_verifications (phone, expires_at, claimed_until)
+                     values (${e164}, now() + interval '5 minutes', now() + interval '30 seconds')`;
+      const res = await post(authSignup, { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' });
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body).toEqual({
+        success: false,
+        status: 409,
+        code: 'signup_in_progress',
+        error: 'A sign-up for this phone number is already in progress',
+        details: [{ field: 'phone', message: 'is being signed up by another request; try again in a moment' }],
+      });
     });
 
     it('refuses a second account for the same phone (409) and does not send a signup code to it', async () => {
@@ -91,6 +108,7 @@ describe('auth-signup', () => {
           password: 'long enough',
         });
         expect(res.status).toBe(409);
+        expect(res.body.code).toBe('account_exists');
         expect(res.body.details).toEqual([{
           field: 'phone',
           message: 'already has an account; log in or reset the password',

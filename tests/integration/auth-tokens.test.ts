@@ -47,7 +47,8 @@ const fromB64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
 
 function expect401(res: ApiResult, label = ''): void {
   expect(res.status, `${label} ${JSON.stringify(res.body)}`).toBe(401);
-  expect(Object.keys(res.body).sort(), label).toEqual(['error', 'status', 'success']);
+  expect(Object.keys(res.body).sort(), label).toEqual(['code', 'error', 'status', 'success']);
+  expect(res.body.code, label).toBe('unauthenticated');
   expect(res.body.success, label).toBe(false);
   expect(res.body.status, label).toBe(401);
   expect(typeof res.body.error, label).toBe('string');

@@ -166,10 +166,13 @@ describe('message-send', () => {
   it('is 404 to anyone but the two parties, and to an unknown conversation', async () => {
     const deal = await newDeal();
     const stranger = await signUp({ first_name: 'Str' });
-    refused(await send(stranger, deal.conversationId, 'let me in'), 404);
-    refused(await send(deal.initiator, randomUUID(), 'hello?'), 404);
-    expect(refused(await feed(stranger, { conversation_id: deal.conversationId }), 404)).toEqual([]);
-    refused(await markRead(stranger, deal.conversationId), 404);
+    refused(await send(stranger, deal.conversationId, 'let me in'), 404, 'conversation_not_found');
+    const stray = await send(deal.initiator, randomUUID(), 'hello?');
+    refused(stray, 404, 'conversation_not_found');
+    expect(stray.body.error).toBe('Conversation not found');
+    expect(refused(await feed(stranger, { conversation_id: deal.conversationId }), 404, 'conversation_not_found'))
+      .toEqual([]);
+    refused(await markRead(stranger, deal.conversationId), 404, 'conversation_not_found');
     expect(ok(await conversations(stranger))).toEqual([]);
     // the same answer as for a conversation that does not exist
     const unknown = await feed(stranger, { conversation_id: randomUUID() });
@@ -194,8 +197,8 @@ describe('message-send', () => {
     ok(await send(initiator, conversationId, 'Sign up and we can talk here'), 201);
     // someone else, who is not the invited phone, is a stranger to it
     const other = await signUp({ first_name: 'Other' });
-    refused(await feed(other, { conversation_id: conversationId }), 404);
-    refused(await send(other, conversationId, 'hi'), 404);
+    refused(await feed(other, { conversation_id: conversationId }), 404, 'conversation_not_found');
+    refused(await send(other, conversationId, 'hi'), 404, 'conversation_not_found');
     // the invited phone signs up: linked at once, reads the conversation and answers
     const invitee = await signUpWith(invited, 'Newcomer');
     const items = ok(await feed(invitee, { conversation_id: conversationId }));
@@ -210,9 +213,9 @@ describe('message-send', () => {
     ok(await send(deal.counterparty, deal.conversationId, 'before the delete'), 201);
     ok(await escrowOp('escrow-delete', deal.initiator, deal.escrowId));
     for (const user of [deal.initiator, deal.counterparty]) {
-      refused(await send(user, deal.conversationId, 'after the delete'), 404);
-      refused(await feed(user, { conversation_id: deal.conversationId }), 404);
-      refused(await markRead(user, deal.conversationId), 404);
+      refused(await send(user, deal.conversationId, 'after the delete'), 404, 'conversation_not_found');
+      refused(await feed(user, { conversation_id: deal.conversationId }), 404, 'conversation_not_found');
+      refused(await markRead(user, deal.conversationId), 404, 'conversation_not_found');
       const listed = ok(await conversations(user, { limit: 50 }));
       expect(listed.map((c) => c.conversation_id)).not.toContain(deal.conversationId);
     }
@@ -230,7 +233,7 @@ describe('message-send', () => {
     await db`update public.escrows set released_at = now() - interval '30 days 1 minute' where id = ${deal.escrowId}`;
     for (const user of [deal.payer, deal.payee]) {
       const r = await send(user, deal.conversationId, 'one more thing');
-      refused(r, 409);
+      refused(r, 409, 'conversation_read_only');
       expect(r.body.error).toMatch(/read-only/);
       const items = ok(await feed(user, { conversation_id: deal.conversationId }));
       expect(items.filter((i) => i.source === 'message').map((i) => i.content)).toEqual([
@@ -243,7 +246,7 @@ describe('message-send', () => {
     ok(await escrowOp('escrow-cancel', other.initiator, other.escrowId));
     ok(await send(other.counterparty, other.conversationId, 'why?'), 201);
     await db`update public.escrows set cancelled_at = now() - interval '31 days' where id = ${other.escrowId}`;
-    refused(await send(other.initiator, other.conversationId, 'because'), 409);
+    refused(await send(other.initiator, other.conversationId, 'because'), 409, 'conversation_read_only');
   });
 
   it('an Idempotency-Key makes a retried send one message', async () => {
@@ -264,7 +267,7 @@ describe('message-send', () => {
     const deal = await newDeal();
     for (let i = 0; i < 30; i++) ok(await send(deal.initiator, deal.conversationId, `message ${i}`), 201);
     const r = await send(deal.initiator, deal.conversationId, 'one too many');
-    refused(r, 429);
+    refused(r, 429, 'rate_limited');
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(r.body.error).toMatch(/^Too many messages: you can send another in (\d+ seconds?|1 minute)$/);
     // the other party is not limited by it

@@ -479,11 +479,15 @@ describe('notification-read', () => {
     expect(ok(await markRead(deal.initiator, { notification_id: newest!.id }))).toEqual({ updated: 1 });
 
     const [theirs] = await all(deal.counterparty);
-    refused(await markRead(deal.initiator, { notification_id: theirs!.id }), 404);
+    refused(await markRead(deal.initiator, { notification_id: theirs!.id }), 404, 'notification_not_found');
     const stranger = await signUp({ first_name: 'Str' });
-    refused(await markRead(stranger, { notification_id: theirs!.id }), 404);
+    refused(await markRead(stranger, { notification_id: theirs!.id }), 404, 'notification_not_found');
     expect((await all(deal.counterparty)).find((n) => n.id === theirs!.id)!.is_read).toBe(false);
-    refused(await markRead(deal.initiator, { notification_id: '00000000-0000-4000-8000-000000000000' }), 404);
+    refused(
+      await markRead(deal.initiator, { notification_id: '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'notification_not_found',
+    );
   });
 
   it("with escrow_id marks every one of that escrow's notifications of the caller, and answers {updated: n}", async () => {
@@ -525,8 +529,12 @@ describe('notification-read', () => {
     expect(refused(await markRead(deal.initiator, { notification_id: 'nope' }), 400)).toContain('notification_id');
     expect(refused(await markRead(deal.initiator, { escrow_id: 'nope' }), 400)).toContain('escrow_id');
     expect(refused(await markRead(deal.initiator, { escrow_id: deal.escrowId, all: true }), 400)).toContain('all');
-    refused(await markRead(stranger, { escrow_id: deal.escrowId }), 404);
-    refused(await markRead(deal.initiator, { escrow_id: '00000000-0000-4000-8000-000000000000' }), 404);
+    refused(await markRead(stranger, { escrow_id: deal.escrowId }), 404, 'notification_escrow_not_found');
+    refused(
+      await markRead(deal.initiator, { escrow_id: '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'notification_escrow_not_found',
+    );
     refused(await post(notificationRead, { escrow_id: deal.escrowId }), 401);
     expect((await all(deal.initiator)).every((x) => x.is_read === false)).toBe(true);
   });

@@ -4,6 +4,7 @@ import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, baseUrl, type BodyOf, call, fieldsOf, get, patch, post, postRaw } from '../support/api.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { testDb } from '../support/db.ts';
 import authLogout from '../../supabase/functions/auth-logout/handler.ts';
 import profileGet from '../../supabase/functions/profile-get/handler.ts';
 import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
@@ -72,6 +73,16 @@ const validNok = () => ({
 // ---- profile-get ---------------------------------------------------------------------------
 
 describe('profile-get', () => {
+  it('an account whose profile is gone gets 404 profile_not_found (and profile-update too)', async () => {
+    const user = await signUp();
+    await testDb()`delete from public.profiles where id = ${user.id}`;
+    for (const res of [await get(profileGet, { token: user.accessToken }), await update(user, { bio: 'x' })]) {
+      expectError(res, 404);
+      expect(res.body.code).toBe('profile_not_found');
+      expect(res.body.error).toBe('Profile not found');
+    }
+  });
+
   it('returns exactly the profile shape of the spec for a new account', async () => {
     const user = await signUp({ first_name: 'Chinedu', last_name: 'Okeke' });
     const res = await get(profileGet, { token: user.accessToken });
@@ -376,7 +387,10 @@ describe('profile-update', () => {
     it('an empty body is 400', async () => {
       const u = await signUp();
       const before = await profileOf(u);
-      expectError(await update(u, {}), 400);
+      const empty = await update(u, {});
+      expect(expectError(empty, 400)).toEqual(['body']);
+      expect(empty.body.code).toBe('nothing_to_change');
+      expect(empty.body.error).toBe('Send at least one field to change');
       expectError(await call(profileUpdate, { method: 'PATCH', token: u.accessToken }), 400);
       expectError(await postRaw(profileUpdate, '{"bio":', { method: 'PATCH', token: u.accessToken }), 400);
       // @ts-expect-error an array for a body, on purpose
@@ -409,6 +423,8 @@ describe('profile-update', () => {
       for (const attempt of [taken, taken.toLowerCase(), taken.toUpperCase()]) {
         const res = await update(b, { username: attempt, bio: 'should not be saved' });
         expect(expectError(res, 409), attempt).toEqual(['username']);
+        expect(res.body.code).toBe('username_taken');
+        expect(res.body.error).toBe('That username is taken');
       }
       expect(await profileOf(b)).toEqual(bBefore);
       // the owner may change the case of their own username

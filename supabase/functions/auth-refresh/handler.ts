@@ -1,13 +1,12 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { REFRESH_TOKEN_INVALID, REFRESH_TOKEN_REUSED } from '../../../shared/auth/refusals.ts';
 import { authRefresh } from '../../../shared/auth/flows.ts';
 import { refreshBody, sessionResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-refresh',
   summary: 'Exchanges a refresh token for a new session; the old refresh token is used up',
-  refusals: {
-    401: 'The refresh token is unknown, already used or expired; log in again',
-  },
+  refusals: [REFRESH_TOKEN_REUSED, REFRESH_TOKEN_INVALID],
   method: 'POST',
   auth: 'none',
   body: refreshBody,

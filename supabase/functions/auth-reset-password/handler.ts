@@ -1,10 +1,12 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { OTP_INVALID } from '../../../shared/auth/refusals.ts';
 import { authResetPassword } from '../../../shared/auth/flows.ts';
 import { resetPasswordBody, resetPasswordResponse } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-reset-password',
   summary: 'Sets a new password with a reset code and ends every session of the account',
+  refusals: [OTP_INVALID],
   method: 'POST',
   auth: 'none',
   body: resetPasswordBody,

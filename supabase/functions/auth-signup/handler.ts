@@ -1,13 +1,12 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { ACCOUNT_EXISTS, PHONE_NOT_VERIFIED, SIGNUP_IN_PROGRESS } from '../../../shared/auth/refusals.ts';
 import { authSignup } from '../../../shared/auth/flows.ts';
 import { sessionResponse, signupBody } from '../../../shared/auth/schema.ts';
 
 export default endpoint({
   name: 'auth-signup',
   summary: 'Creates the account of a phone verified for sign-up, and opens a session',
-  refusals: {
-    409: 'An account already exists for this phone, or its sign-up is already in progress',
-  },
+  refusals: [PHONE_NOT_VERIFIED, SIGNUP_IN_PROGRESS, ACCOUNT_EXISTS],
   method: 'POST',
   auth: 'none',
   status: 201,

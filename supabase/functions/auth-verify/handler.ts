@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { LOGIN_FAILED, OTP_INVALID } from '../../../shared/auth/refusals.ts';
 import { authVerify } from '../../../shared/auth/flows.ts';
 import { verifyBody, verifyResponse } from '../../../shared/auth/schema.ts';
 
@@ -6,9 +7,7 @@ export default endpoint({
   name: 'auth-verify',
   summary:
     'Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session',
-  refusals: {
-    401: 'Login: no live login code for the phone, or the phone, code and password do not match (one answer for all)',
-  },
+  refusals: [OTP_INVALID, LOGIN_FAILED],
   method: 'POST',
   auth: 'none',
   body: verifyBody,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { CONVERSATION_NOT_FOUND } from '../../../shared/conversations/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { conversationRead } from '../../../shared/conversations/conversations.ts';
 import { conversationIdBody, conversationReadResponse } from '../../../shared/conversations/schema.ts';
@@ -6,9 +7,7 @@ import { conversationIdBody, conversationReadResponse } from '../../../shared/co
 export default endpoint({
   name: 'conversation-read',
   summary: 'Marks a conversation read up to now',
-  refusals: {
-    404: 'No conversation the caller takes part in with this id',
-  },
+  refusals: [CONVERSATION_NOT_FOUND],
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -1,4 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
+import { CONVERSATION_NOT_FOUND, CONVERSATION_READ_ONLY } from '../../../shared/conversations/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { messageSend } from '../../../shared/conversations/conversations.ts';
 import { feedItemResponse, messageSendBody } from '../../../shared/conversations/schema.ts';
@@ -6,11 +8,7 @@ import { feedItemResponse, messageSendBody } from '../../../shared/conversations
 export default endpoint({
   name: 'message-send',
   summary: "Sends a text message in an escrow's conversation",
-  refusals: {
-    404: 'No conversation the caller takes part in with this id',
-    409: 'The conversation is closed to new messages',
-    429: 'Too many messages; the message and Retry-After say how long to wait',
-  },
+  refusals: [CONVERSATION_NOT_FOUND, CONVERSATION_READ_ONLY, RATE_LIMITED],
   method: 'POST',
   auth: userSession,
   status: 201,

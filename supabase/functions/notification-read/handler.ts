@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { NOTIFICATION_ESCROW_NOT_FOUND, NOTIFICATION_NOT_FOUND } from '../../../shared/notifications/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { notificationRead } from '../../../shared/notifications/notifications.ts';
 import { notificationReadBody, notificationReadResponse } from '../../../shared/notifications/schema.ts';
@@ -6,9 +7,7 @@ import { notificationReadBody, notificationReadResponse } from '../../../shared/
 export default endpoint({
   name: 'notification-read',
   summary: 'Marks notifications read: one by notification_id, or all of one escrow by escrow_id',
-  refusals: {
-    404: "No notification of the caller's with this id",
-  },
+  refusals: [NOTIFICATION_NOT_FOUND, NOTIFICATION_ESCROW_NOT_FOUND],
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -1,4 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
+import { PROFILE_NOT_FOUND } from '../../../shared/profile/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { profileGet } from '../../../shared/profile/profile.ts';
 import { profileResponse } from '../../../shared/profile/schema.ts';
@@ -6,6 +7,7 @@ import { profileResponse } from '../../../shared/profile/schema.ts';
 export default endpoint({
   name: 'profile-get',
   summary: "Reads the caller's own profile",
+  refusals: [PROFILE_NOT_FOUND],
   method: 'GET',
   auth: userSession,
   response: profileResponse,
