@@ -1428,7 +1428,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The admin is a party to this escrow */
+      /** @description `admin_is_party`: The admin is a party to the disputed escrow: no one decides their own case */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1440,11 +1440,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'admin_is_party';
           };
         };
       };
-      /** @description `unclassified_404`: No dispute with this id; or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
+      /** @description `dispute_not_found`: The escrow has no dispute (dispute-get), or no dispute has this id (admin-dispute-resolve); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1456,11 +1456,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404' | 'function_not_found';
+            code?: 'dispute_not_found' | 'function_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not escalated (already resolved or withdrawn); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already; or `split_exceeds_held`: A split's payee_amount is not less than what the escrow still holds (a split leaves each party something); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1472,7 +1472,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'dispute_wrong_state' | 'split_exceeds_held' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -3249,7 +3249,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `dispute_not_found`: The escrow has no dispute (dispute-get), or no dispute has this id (admin-dispute-resolve) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3259,7 +3259,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'dispute_not_found';
           };
         };
       };
@@ -3409,7 +3409,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3421,11 +3421,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not in negotiation, or the proposal does not fit the escrow; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already; or `dispute_proposal_limit`: The party has made the most proposals allowed in one dispute; or `split_exceeds_held`: A split's payee_amount is not less than what the escrow still holds (a split leaves each party something); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3437,7 +3437,13 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'dispute_not_open'
+              | 'dispute_wrong_state'
+              | 'dispute_proposal_limit'
+              | 'split_exceeds_held'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -3610,7 +3616,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3622,11 +3628,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow cannot be disputed in its state, or is disputed already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `inspection_ended`: The escrow's inspection period has ended: its money is owed to the payee and no dispute can hold it; or `dispute_withdrawn_before`: The caller withdrew a dispute on this escrow before: one withdrawal per party, so a dispute cannot freeze the money again and again; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3638,7 +3644,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'inspection_ended'
+              | 'dispute_withdrawn_before'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -3803,7 +3814,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The proposal is the caller's own */
+      /** @description `dispute_wrong_party`: A party answers their own proposal, or withdraws a dispute the other party raised */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3815,11 +3826,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'dispute_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No such dispute or proposal for the caller */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `proposal_not_found`: No proposal with this id in the escrow's open dispute */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3831,11 +3842,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'proposal_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The proposal is no longer open, or the dispute not in negotiation; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already; or `proposal_not_open`: The proposal was answered, superseded or closed already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3847,7 +3858,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'dispute_not_open'
+              | 'dispute_wrong_state'
+              | 'proposal_not_open'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -4000,7 +4016,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: Only the party who raised the dispute can withdraw it */
+      /** @description `dispute_wrong_party`: A party answers their own proposal, or withdraws a dispute the other party raised */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4010,11 +4026,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'dispute_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4024,11 +4040,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is no longer open */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4038,7 +4054,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'dispute_not_open' | 'dispute_wrong_state';
           };
         };
       };
@@ -4201,7 +4217,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4211,11 +4227,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4225,11 +4241,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4239,7 +4255,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -4410,7 +4426,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4422,11 +4438,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4438,11 +4454,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4454,7 +4470,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -4595,7 +4611,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `counterparty_is_self`: counterparty_phone is the caller's own phone number; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4607,7 +4623,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'counterparty_is_self' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -4627,7 +4643,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_429`: Too many escrows created recently; the message and Retry-After say how long to wait */
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -4639,7 +4655,7 @@ export interface operations {
             /** @constant */
             status?: 429;
             /** @enum {unknown} */
-            code?: 'unclassified_429';
+            code?: 'rate_limited';
           };
         };
       };
@@ -4797,7 +4813,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4809,11 +4825,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4825,11 +4841,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4841,7 +4857,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -5005,7 +5021,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5015,11 +5031,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5029,11 +5045,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5043,7 +5059,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -5205,7 +5221,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5215,11 +5231,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5229,11 +5245,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5243,7 +5259,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -5459,7 +5475,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it; or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to; or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5471,11 +5487,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403' | 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'escrow_wrong_party' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to; or the saved card is not the caller's */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `unclassified_404`: The saved card is not the caller's */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5487,11 +5503,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'unclassified_404';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `insufficient_funds`: The wallet holds less than the escrow's total charge; the message says how much is missing; or `virtual_account_required`: A bank transfer funding, and the payer has no active virtual account to receive it; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5503,7 +5519,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'insufficient_funds'
+              | 'virtual_account_required'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -5662,7 +5683,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5672,7 +5693,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
@@ -5984,7 +6005,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5996,11 +6017,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6012,11 +6033,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6028,7 +6049,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -6201,7 +6222,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6213,11 +6234,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6229,11 +6250,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `escrow_not_delivered`: The payer releases an escrow whose category releases only after delivery, and the payee has not marked it delivered (escrow-deliver); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6245,7 +6266,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'escrow_not_delivered' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -7325,7 +7346,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7335,11 +7356,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7349,7 +7370,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state';
           };
         };
       };
@@ -7483,7 +7504,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot complete this milestone */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7493,11 +7514,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7507,11 +7528,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7521,7 +7542,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state';
           };
         };
       };
@@ -7670,7 +7691,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7682,11 +7703,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow milestones, or they would exceed its amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `milestones_hiring_only`: A milestone on an escrow whose category is not hiring; or `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `milestones_exceed_amount`: The escrow's milestones (not cancelled) would add up to more than its amount; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7698,7 +7719,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'milestones_hiring_only'
+              | 'escrow_wrong_state'
+              | 'milestones_exceed_amount'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -7829,7 +7855,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7839,7 +7865,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
@@ -7968,7 +7994,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot release this milestone */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7980,11 +8006,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7996,11 +8022,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8012,7 +8038,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'milestone_wrong_state'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -8154,7 +8184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to */
+      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8164,11 +8194,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone is no longer proposed, or the change would exceed the escrow's amount */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both; or `milestones_exceed_amount`: The escrow's milestones (not cancelled) would add up to more than its amount */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8178,7 +8208,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state' | 'milestones_exceed_amount';
           };
         };
       };
@@ -9391,7 +9421,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id */
+      /** @description `user_not_found`: No user with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9401,7 +9431,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'user_not_found';
           };
         };
       };
@@ -9673,7 +9703,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id */
+      /** @description `user_not_found`: No user with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9683,7 +9713,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'user_not_found';
           };
         };
       };
@@ -9806,7 +9836,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9818,11 +9848,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow has not ended yet, or the caller reviewed it already; or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's; or `review_never_accepted`: The escrow ended without the counterparty ever accepting it: there was no deal to review; or `already_reviewed`: The caller has reviewed this escrow already (one review per party and escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9834,7 +9864,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'review_never_accepted'
+              | 'already_reviewed'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
