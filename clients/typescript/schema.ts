@@ -7346,7 +7346,7 @@ export interface operations {
           };
         };
       };
-      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7356,7 +7356,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'milestone_not_found';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
@@ -7518,7 +7518,7 @@ export interface operations {
           };
         };
       };
-      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7528,7 +7528,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'milestone_not_found';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
@@ -8010,7 +8010,7 @@ export interface operations {
           };
         };
       };
-      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8022,7 +8022,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'milestone_not_found';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
@@ -8184,7 +8184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist; or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8194,7 +8194,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'milestone_not_found';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };

@@ -3,6 +3,7 @@ import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneComplete } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 import {
+  ESCROW_NOT_FOUND,
   ESCROW_WRONG_PARTY,
   ESCROW_WRONG_STATE,
   MILESTONE_NOT_FOUND,
@@ -12,7 +13,7 @@ import {
 export default endpoint({
   name: 'milestone-complete',
   summary: 'The payee marks a milestone completed',
-  refusals: [ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
+  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -3,6 +3,7 @@ import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneRelease } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
 import {
+  ESCROW_NOT_FOUND,
   ESCROW_WRONG_PARTY,
   ESCROW_WRONG_STATE,
   MILESTONE_NOT_FOUND,
@@ -12,7 +13,7 @@ import {
 export default endpoint({
   name: 'milestone-release',
   summary: "The payer releases a completed milestone's amount to the payee",
-  refusals: [ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
+  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,
   idempotent: true,

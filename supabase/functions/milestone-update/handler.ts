@@ -3,6 +3,7 @@ import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneUpdate } from '../../../shared/escrow/milestones.ts';
 import { milestoneResponse, milestoneUpdateBody } from '../../../shared/escrow/schema.ts';
 import {
+  ESCROW_NOT_FOUND,
   ESCROW_WRONG_STATE,
   MILESTONE_NOT_FOUND,
   MILESTONE_WRONG_STATE,
@@ -12,7 +13,13 @@ import {
 export default endpoint({
   name: 'milestone-update',
   summary: "Either party edits a milestone while it is proposed; both parties' approvals start over",
-  refusals: [MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE, MILESTONES_EXCEED_AMOUNT],
+  refusals: [
+    ESCROW_NOT_FOUND,
+    MILESTONE_NOT_FOUND,
+    ESCROW_WRONG_STATE,
+    MILESTONE_WRONG_STATE,
+    MILESTONES_EXCEED_AMOUNT,
+  ],
   method: 'PATCH',
   auth: userSession,
   idempotent: false,
