@@ -1288,16 +1288,16 @@ declare
 begin
   select escrow_id into v_escrow from public.disputes where id = p_dispute;
   if not found then
-    raise exception 'dispute not found' using errcode = 'ES404';
+    perform private.refuse(404, 'dispute_not_found', pg_catalog.jsonb_build_object('by', 'id'));
   end if;
   e := private.escrow_lock(v_escrow, null);
   -- no one decides their own case
   if p_admin in (e.initiator_id, e.counterparty_id) then
-    perform private.refuse_role('an admin cannot resolve a dispute on their own escrow');
+    perform private.refuse(403, 'admin_is_party', pg_catalog.jsonb_build_object('dispute_id', p_dispute));
   end if;
   select * into d from public.disputes where id = p_dispute for update;
   if d.status not in ('negotiation', 'escalated') then
-    raise exception 'this dispute is % already', d.status using errcode = 'ES409';
+    perform private.refuse(409, 'dispute_wrong_state', pg_catalog.jsonb_build_object('status', d.status, 'action', 'resolve'));
   end if;
   v_payout := private.dispute_settle(e, d, p_outcome, p_payee_amount, p_admin, p_resolution, p_now);
   perform private.admin_record(p_admin, 'dispute.resolve', 'dispute', d.id,
@@ -1718,12 +1718,12 @@ declare
   v_remaining bigint := e.amount - e.released_amount;
 begin
   if p_outcome = 'split' and (p_payee_amount is null or p_payee_amount < 1 or p_payee_amount > v_remaining - 1) then
-    raise exception 'payee_amount must be from 0.01 to % naira (what is still held, less 0.01)',
-      private.naira(v_remaining - 1) using errcode = 'ES422';
+    perform private.refuse(409, 'split_exceeds_held',
+      pg_catalog.jsonb_build_object('field', 'payee_amount', 'payee_amount', p_payee_amount, 'max_payee_amount', v_remaining - 1));
   end if;
 end
 $function$;
-comment on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) is 'Refuses (ES422) a split whose payee_amount is not between 1 kobo and what is not yet released less 1 kobo.';
+comment on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) is 'Refuses split_exceeds_held (409) a split whose payee_amount is not between 1 kobo and what is not yet released less 1 kobo.';
 revoke all on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) from public;
 grant execute on function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint) to service_role;
 
@@ -1782,10 +1782,10 @@ declare
 begin
   select * into d from public.disputes where escrow_id = e.id and status in ('negotiation', 'escalated') for update;
   if not found then
-    raise exception 'this escrow has no open dispute' using errcode = 'ES409';
+    perform private.refuse(409, 'dispute_not_open', '{}'::jsonb);
   end if;
   if p_negotiating and d.status <> 'negotiation' then
-    raise exception 'this dispute is % and is no longer negotiated by the parties', d.status using errcode = 'ES409';
+    perform private.refuse(409, 'dispute_wrong_state', pg_catalog.jsonb_build_object('status', d.status, 'action', 'negotiate'));
   end if;
   return d;
 end
@@ -1832,8 +1832,7 @@ begin
   d := private.dispute_open(e, true);
   -- each proposal notifies the other party: 20 per party and dispute are plenty to negotiate
   if (select count(*) from public.dispute_proposals x where x.dispute_id = d.id and x.proposed_by = p_actor) >= 20 then
-    raise exception 'you have made 20 proposals in this dispute: wait for an answer, or for the deadline'
-      using errcode = 'ES409';
+    perform private.refuse(409, 'dispute_proposal_limit', pg_catalog.jsonb_build_object('limit', 20));
   end if;
   perform private.dispute_check_split(e, p_outcome, p_payee_amount);
   update public.dispute_proposals set status = 'superseded', responded_at = p_now
@@ -1866,15 +1865,15 @@ declare
   d public.disputes;
 begin
   if e.status not in ('funded', 'inspection') then
-    perform private.refuse_state(e, 'raise a dispute on');
+    perform private.refuse_state(e, 'raise_dispute');
   end if;
   -- an inspection period that ended is owed to the payee, even before the job releases it
   if e.status = 'inspection' and e.inspection_ends_at <= p_now then
-    raise exception 'the inspection period has ended: the money is being released' using errcode = 'ES409';
+    perform private.refuse(409, 'inspection_ended', pg_catalog.jsonb_build_object('inspection_ended_at', e.inspection_ends_at));
   end if;
   -- raising and withdrawing again and again would freeze the money: one withdrawal per party
   if exists (select 1 from public.disputes x where x.escrow_id = e.id and x.raised_by = p_actor and x.status = 'withdrawn') then
-    raise exception 'you withdrew a dispute on this escrow and cannot raise another' using errcode = 'ES409';
+    perform private.refuse(409, 'dispute_withdrawn_before', '{}'::jsonb);
   end if;
   insert into public.disputes (escrow_id, raised_by, reason_code, reason, previous_status, inspection_left,
                                negotiation_deadline, auto_release_at, created_at)
@@ -1912,13 +1911,13 @@ begin
   d := private.dispute_open(e, true);
   select * into p from public.dispute_proposals where id = p_proposal and dispute_id = d.id for update;
   if not found then
-    raise exception 'proposal not found' using errcode = 'ES404';
+    perform private.refuse(404, 'proposal_not_found', '{}'::jsonb);
   end if;
   if p.proposed_by = p_actor then
-    perform private.refuse_role('only the other party can answer this proposal');
+    perform private.refuse(403, 'dispute_wrong_party', pg_catalog.jsonb_build_object('operation', 'respond', 'role', 'other_party'));
   end if;
   if p.status <> 'open' then
-    raise exception 'this proposal is % and can no longer be answered', p.status using errcode = 'ES409';
+    perform private.refuse(409, 'proposal_not_open', pg_catalog.jsonb_build_object('status', p.status));
   end if;
   if not p_accept then
     update public.dispute_proposals set status = 'rejected', responded_at = p_now where id = p.id;
@@ -2089,7 +2088,8 @@ begin
                       greatest(v_release_debit - greatest(payee_gets, 0), 0));
   v_fees_kept := v_release_debit - payee_gets - v_vat_kept;
   if v_fees_kept < 0 then
-    raise exception 'the hold of escrow % does not cover the split', e.id using errcode = 'ES409';
+    -- an assertion, not a refusal: dispute_check_split keeps a split within what is held
+    raise exception 'the hold of escrow % does not cover the split', e.id;
   end if;
   v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
             pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), payer_gets, 'in', 'wallet',
@@ -2145,7 +2145,7 @@ declare
 begin
   d := private.dispute_open(e, true);
   if d.raised_by <> p_actor then
-    perform private.refuse_role('only the party who raised this dispute can withdraw it');
+    perform private.refuse(403, 'dispute_wrong_party', pg_catalog.jsonb_build_object('operation', 'withdraw', 'role', 'raiser'));
   end if;
   update public.disputes set status = 'withdrawn', withdrawn_at = p_now, updated_at = now() where id = d.id;
   update public.dispute_proposals set status = 'closed', responded_at = p_now where dispute_id = d.id and status = 'open';
@@ -2200,7 +2200,7 @@ declare
   v_tx uuid;
 begin
   if p_actor is distinct from e.counterparty_id then
-    perform private.refuse_role('only the invited counterparty can accept this escrow');
+    perform private.refuse_role('accept', 'counterparty');
   end if;
   select first_name || ' ' || last_name into v_name from public.profiles where id = p_actor;
   if e.status = 'invite_pending' then
@@ -2268,7 +2268,7 @@ begin
   elsif private.escrow_is_funded_unaccepted(e) then
     -- funded, never accepted: the payer may take the money back
     if p_actor is distinct from private.payer_of(e) then
-      perform private.refuse_role('only the payer can cancel a funded escrow before it is accepted');
+      perform private.refuse_role('cancel_funded', 'payer');
     end if;
     return private.escrow_refund_unaccepted(e, 'cancelled');
   end if;
@@ -2433,7 +2433,7 @@ begin
   select * into r from private.category_rules where category = p_category;
   select phone into v_initiator_phone from private.users where id = p_initiator;
   if v_initiator_phone = p_counterparty_phone then
-    raise exception 'the counterparty must be someone else' using errcode = 'ES422';
+    perform private.refuse(409, 'counterparty_is_self', pg_catalog.jsonb_build_object('field', 'counterparty_phone'));
   end if;
   -- linked at once when the phone has an account (the invitee sees the invite), but no answer to
   -- the initiator shows the link before the counterparty accepts or declines
@@ -2480,7 +2480,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if p_actor is distinct from e.counterparty_id then
-    perform private.refuse_role('only the invited counterparty can decline this escrow');
+    perform private.refuse_role('decline', 'counterparty');
   end if;
   if private.escrow_is_unfunded(e) then
     update public.escrows set declined_at = now() where id = e.id;
@@ -2509,7 +2509,7 @@ declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
 begin
   if p_actor is distinct from e.initiator_id then
-    perform private.refuse_role('only the initiator can delete this escrow');
+    perform private.refuse_role('delete', 'initiator');
   end if;
   if e.status <> 'draft' then
     perform private.refuse_state(e, 'delete');
@@ -2538,7 +2538,7 @@ declare
   r private.category_rules;
 begin
   if p_actor is distinct from private.payee_of(e) then
-    perform private.refuse_role('only the payee can mark this escrow delivered');
+    perform private.refuse_role('deliver', 'payee');
   end if;
   if e.status <> 'funded' or e.delivered_at is not null then
     perform private.refuse_state(e, 'deliver');
@@ -2614,14 +2614,24 @@ CREATE OR REPLACE FUNCTION private.escrow_fund_wallet_request(p_escrow uuid, p_a
 AS $function$
 declare
   e public.escrows := private.escrow_lock(p_escrow, p_actor);
+  v_balance bigint;
 begin
   perform private.escrow_fundable(e, p_actor);
   -- the single limit only: the wallet's money was counted toward the day when it came in
   perform private.kyc_limit_check(p_actor, e.total_charge, 'escrow_wallet', 'escrow_id');
-  return private.escrow_fund_wallet(e.id, p_actor);
+  begin
+    return private.escrow_fund_wallet(e.id, p_actor);
+  exception when sqlstate 'ES402' then
+    -- the wallet would go negative (private.post_transfer): what it holds, read after the
+    -- funding's work was rolled back, is the refusal's facts
+    v_balance := private.wallet_balance(p_actor);
+    perform private.refuse(409, 'insufficient_funds',
+      pg_catalog.jsonb_build_object('field', 'escrow_id', 'balance', v_balance, 'amount', e.total_charge));
+    return null;
+  end;
 end
 $function$;
-comment on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) is 'escrow-fund from the wallet, as the payer asks it: within the payer''s single KYC limit (ES403 otherwise), then private.escrow_fund_wallet. (A bank transfer that arrives for a waiting escrow funds it without a second check: the request was checked.)';
+comment on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) is 'escrow-fund from the wallet, as the payer asks it: within the payer''s single KYC limit (ES403 otherwise), then private.escrow_fund_wallet; a wallet that holds less than the total charge is refused insufficient_funds (409) with its balance and the total charge (amount) in kobo. (A bank transfer that arrives for a waiting escrow funds it without a second check: the request was checked.)';
 revoke all on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_fund_wallet_request(p_escrow uuid, p_actor uuid) to service_role;
 
@@ -2635,7 +2645,7 @@ CREATE OR REPLACE FUNCTION private.escrow_fundable(e public.escrows, p_actor uui
 AS $function$
 begin
   if p_actor is distinct from private.payer_of(e) then
-    perform private.refuse_role('only the payer can fund this escrow');
+    perform private.refuse_role('fund', 'payer');
   end if;
   if not private.escrow_is_fundable(e) then
     perform private.refuse_state(e, 'fund');
@@ -2698,7 +2708,7 @@ declare
 begin
   select * into e from public.escrows where id = p_escrow for update;
   if not found or (p_actor is not null and p_actor is distinct from e.initiator_id and p_actor is distinct from e.counterparty_id) then
-    raise exception 'escrow not found' using errcode = 'ES404';
+    perform private.refuse(404, 'escrow_not_found', '{}'::jsonb);
   end if;
   return e;
 end
@@ -2781,7 +2791,8 @@ declare
   v_entries jsonb;
 begin
   if p_amount <= 0 or v_after > e.amount then
-    raise exception 'release of % kobo exceeds what is left in escrow', p_amount using errcode = 'ES409';
+    -- an assertion, not a refusal: milestones_fit keeps every release within the amount
+    raise exception 'release of % kobo exceeds what is left in escrow', p_amount;
   end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_message, v_payee_gets, 'in',
                                      'wallet', 'succeeded',
@@ -2842,7 +2853,7 @@ declare
   v_amount bigint;
 begin
   if p_actor is distinct from private.payee_of(e) then
-    perform private.refuse_role('only the payee can refund this escrow');
+    perform private.refuse_role('refund', 'payee');
   end if;
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'refund');
@@ -2903,18 +2914,18 @@ declare
   v_transfer uuid;
 begin
   if p_actor is not null and p_actor is distinct from private.payer_of(e) then
-    perform private.refuse_role('only the payer can release this escrow');
+    perform private.refuse_role('release', 'payer');
   end if;
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'release');
   end if;
   select * into r from private.category_rules where category = e.category;
   if p_actor is not null and r.release_needs_delivery and e.delivered_at is null then
-    raise exception 'release follows delivery for %: the % has not marked it delivered', e.category, r.payee_label
-      using errcode = 'ES409';
+    perform private.refuse(409, 'escrow_not_delivered',
+      pg_catalog.jsonb_build_object('category', e.category, 'payee_role', r.payee_label));
   end if;
   if p_actor is null and not (e.status = 'inspection' and e.inspection_ends_at <= p_now) then
-    perform private.refuse_state(e, 'auto-release');
+    perform private.refuse_state(e, 'auto_release');
   end if;
   v_remaining := e.amount - e.released_amount;
   if v_remaining > 0 then
@@ -3718,10 +3729,10 @@ declare
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if not private.escrow_milestones_may_change(l.e) then
-    perform private.refuse_state(l.e, 'change the milestones of');
+    perform private.refuse_state(l.e, 'change_milestones');
   end if;
   if (l.m).status <> 'proposed' then
-    raise exception 'only a proposed milestone can be approved (this one is %)', (l.m).status using errcode = 'ES409';
+    perform private.refuse(409, 'milestone_wrong_state', pg_catalog.jsonb_build_object('action', 'approve', 'status', (l.m).status));
   end if;
   update public.milestones set
     initiator_approved = initiator_approved or p_actor is not distinct from (l.e).initiator_id,
@@ -3756,13 +3767,13 @@ declare
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if p_actor is distinct from private.payee_of(l.e) then
-    perform private.refuse_role('only the freelancer can mark a milestone complete');
+    perform private.refuse_role('complete_milestone', 'freelancer');
   end if;
   if not private.escrow_milestones_may_change(l.e) then
-    perform private.refuse_state(l.e, 'complete a milestone of');
+    perform private.refuse_state(l.e, 'complete_milestone');
   end if;
   if (l.m).status <> 'accepted' then
-    raise exception 'only an accepted milestone can be completed (this one is %)', (l.m).status using errcode = 'ES409';
+    perform private.refuse(409, 'milestone_wrong_state', pg_catalog.jsonb_build_object('action', 'complete', 'status', (l.m).status));
   end if;
   update public.milestones set status = 'completed', completed_at = now(), updated_at = now() where id = (l.m).id;
   perform private.notify(private.payer_of(l.e), (l.e).id, 'milestone_completed',
@@ -3788,10 +3799,10 @@ declare
   v_other uuid;
 begin
   if e.category <> 'hiring' then
-    raise exception 'milestones are for hiring escrows' using errcode = 'ES409';
+    perform private.refuse(409, 'milestones_hiring_only', pg_catalog.jsonb_build_object('category', e.category));
   end if;
   if not private.escrow_milestones_may_change(e) then
-    perform private.refuse_state(e, 'add milestones to');
+    perform private.refuse_state(e, 'add_milestones');
   end if;
   perform private.milestones_fit(e, p_amount, null);
   insert into public.milestones (escrow_id, created_by, milestone_index, title, description, amount, due_date,
@@ -3827,7 +3838,7 @@ declare
 begin
   select escrow_id into v_escrow from public.milestones where id = p_milestone;
   if v_escrow is null then
-    raise exception 'milestone not found' using errcode = 'ES404';
+    perform private.refuse(404, 'milestone_not_found', '{}'::jsonb);
   end if;
   -- escrow first, then the milestone: the same lock order as every escrow operation
   e := private.escrow_lock(v_escrow, p_actor);
@@ -3854,13 +3865,13 @@ declare
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if p_actor is distinct from private.payer_of(l.e) then
-    perform private.refuse_role('only the client can release a milestone');
+    perform private.refuse_role('release_milestone', 'client');
   end if;
   if (l.m).status <> 'completed' then
-    raise exception 'only a completed milestone can be released (this one is %)', (l.m).status using errcode = 'ES409';
+    perform private.refuse(409, 'milestone_wrong_state', pg_catalog.jsonb_build_object('action', 'release', 'status', (l.m).status));
   end if;
   if (l.e).status not in ('funded', 'inspection') then
-    perform private.refuse_state(l.e, 'release a milestone of');
+    perform private.refuse_state(l.e, 'release_milestone');
   end if;
   v_transfer := private.escrow_pay_out(l.e, (l.m).amount, 'milestone-release:' || (l.m).id, (l.m).id,
     pg_catalog.jsonb_build_object('kind', 'milestone_release', 'milestone', (l.m).title));
@@ -3904,10 +3915,10 @@ declare
 begin
   select * into l from private.milestone_lock(p_milestone, p_actor);
   if not private.escrow_milestones_may_change(l.e) then
-    perform private.refuse_state(l.e, 'change the milestones of');
+    perform private.refuse_state(l.e, 'change_milestones');
   end if;
   if (l.m).status <> 'proposed' then
-    raise exception 'only a proposed milestone can be edited (this one is %)', (l.m).status using errcode = 'ES409';
+    perform private.refuse(409, 'milestone_wrong_state', pg_catalog.jsonb_build_object('action', 'edit', 'status', (l.m).status));
   end if;
   v_amount := coalesce((p_changes ->> 'amount')::bigint, (l.m).amount);
   perform private.milestones_fit(l.e, v_amount, (l.m).id);
@@ -3944,8 +3955,7 @@ AS $function$
 begin
   if (select coalesce(sum(amount), 0) from public.milestones
        where escrow_id = e.id and status <> 'cancelled' and id is distinct from p_except) + p_extra > e.amount then
-    raise exception 'milestones would add up to more than the escrow amount (%)', private.naira(e.amount)
-      using errcode = 'ES409';
+    perform private.refuse(409, 'milestones_exceed_amount', pg_catalog.jsonb_build_object('escrow_amount', e.amount));
   end if;
 end
 $function$;
@@ -4438,20 +4448,21 @@ revoke all on function private.refuse(p_status integer, p_code text, p_facts jso
 grant execute on function private.refuse(p_status integer, p_code text, p_facts jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.refuse_role(p_message text)
+-- function private.refuse_role(p_operation text, p_role text)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.refuse_role(p_message text)
+CREATE OR REPLACE FUNCTION private.refuse_role(p_operation text, p_role text)
  RETURNS void
  LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
 begin
-  raise exception '%', p_message using errcode = 'ES403';
+  perform private.refuse(403, 'escrow_wrong_party',
+    pg_catalog.jsonb_build_object('operation', p_operation, 'role', p_role));
 end
 $function$;
-comment on function private.refuse_role(p_message text) is 'Raises ES403 with the message: a party doing what its role may not.';
-revoke all on function private.refuse_role(p_message text) from public;
-grant execute on function private.refuse_role(p_message text) to service_role;
+comment on function private.refuse_role(p_operation text, p_role text) is 'Refuses escrow_wrong_party (403): a party doing what its role may not; the facts name the operation and the role that may do it.';
+revoke all on function private.refuse_role(p_operation text, p_role text) from public;
+grant execute on function private.refuse_role(p_operation text, p_role text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.refuse_state(e public.escrows, p_action text)
@@ -4462,15 +4473,11 @@ CREATE OR REPLACE FUNCTION private.refuse_state(e public.escrows, p_action text)
  SET search_path TO ''
 AS $function$
 begin
-  raise exception 'cannot % an escrow that is %', p_action,
-    e.status || case when e.status = 'active' and e.funded_at is not null then ' (funded, awaiting acceptance)'
-                     when e.status = 'active' then ' (accepted, awaiting funding)' else '' end
-             || case when p_action = 'accept' and e.status = 'draft'
-                     then ': the initiator funds it first (escrow-fund), then you can accept it' else '' end
-    using errcode = 'ES409';
+  perform private.refuse(409, 'escrow_wrong_state',
+    pg_catalog.jsonb_build_object('status', e.status, 'funded', e.funded_at is not null, 'action', p_action));
 end
 $function$;
-comment on function private.refuse_state(e public.escrows, p_action text) is 'Raises ES409: the escrow''s current state does not allow the action (named in the message, with what comes first where the next step is someone else''s).';
+comment on function private.refuse_state(e public.escrows, p_action text) is 'Refuses escrow_wrong_state (409): the escrow''s current state (status, funded) does not allow the action (a key: accept, fund, release, ...); the API words what comes first.';
 revoke all on function private.refuse_state(e public.escrows, p_action text) from public;
 grant execute on function private.refuse_state(e public.escrows, p_action text) to service_role;
 
@@ -4516,23 +4523,24 @@ declare
   v_id uuid;
 begin
   if e.status = 'deleted' then
-    raise exception 'escrow not found' using errcode = 'ES404';
+    perform private.refuse(404, 'escrow_not_found', '{}'::jsonb);
   end if;
   if e.status not in ('released', 'refunded', 'ended') then
     perform private.refuse_state(e, 'review');
   end if;
   if e.accepted_at is null then
-    raise exception 'cannot review an escrow the counterparty never accepted' using errcode = 'ES409';
+    perform private.refuse(409, 'review_never_accepted', '{}'::jsonb);
   end if;
   if p_rating is null or p_rating not between 1 and 5 then
-    raise exception 'rating must be an integer from 1 to 5' using errcode = 'ES422';
+    -- an assertion: review-submit's body schema refuses these before
+    raise exception 'rating must be an integer from 1 to 5';
   end if;
   if pg_catalog.char_length(p_feedback) > 2000 then
-    raise exception 'feedback must be at most 2000 characters' using errcode = 'ES422';
+    raise exception 'feedback must be at most 2000 characters';
   end if;
   -- the escrow lock serialises every review of this escrow: the check below sees the other's
   if exists (select 1 from public.reviews r where r.escrow_id = e.id and r.reviewer_id = p_reviewer) then
-    raise exception 'you have already reviewed this escrow' using errcode = 'ES409';
+    perform private.refuse(409, 'already_reviewed', '{}'::jsonb);
   end if;
   v_reviewee := case when p_reviewer = e.initiator_id then e.counterparty_id else e.initiator_id end;
   insert into public.reviews (escrow_id, reviewer_id, reviewee_id, rating, feedback)

@@ -1135,14 +1135,28 @@ export interface components {
      */
     ErrorCode:
       | 'account_exists'
+      | 'admin_is_party'
+      | 'already_reviewed'
       | 'card_declined'
       | 'card_not_found'
       | 'charge_refused'
       | 'conversation_not_found'
       | 'conversation_read_only'
+      | 'counterparty_is_self'
+      | 'dispute_not_found'
+      | 'dispute_not_open'
+      | 'dispute_proposal_limit'
+      | 'dispute_withdrawn_before'
+      | 'dispute_wrong_party'
+      | 'dispute_wrong_state'
+      | 'escrow_not_delivered'
+      | 'escrow_not_found'
+      | 'escrow_wrong_party'
+      | 'escrow_wrong_state'
       | 'function_not_found'
       | 'idempotency_in_progress'
       | 'idempotency_key_reused'
+      | 'inspection_ended'
       | 'insufficient_funds'
       | 'internal_error'
       | 'invalid_signature'
@@ -1152,6 +1166,10 @@ export interface components {
       | 'kyc_provider_refused'
       | 'kyc_tier_required'
       | 'login_failed'
+      | 'milestone_not_found'
+      | 'milestone_wrong_state'
+      | 'milestones_exceed_amount'
+      | 'milestones_hiring_only'
       | 'nothing_to_change'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
@@ -1164,22 +1182,24 @@ export interface components {
       | 'payout_account_unknown_at_bank'
       | 'phone_not_verified'
       | 'profile_not_found'
+      | 'proposal_not_found'
+      | 'proposal_not_open'
       | 'provider_unavailable'
       | 'rate_limited'
       | 'refresh_token_invalid'
       | 'refresh_token_reused'
+      | 'review_never_accepted'
       | 'service_unavailable'
       | 'signup_in_progress'
+      | 'split_exceeds_held'
       | 'transfer_refused'
       | 'unauthenticated'
-      | 'unclassified_402'
-      | 'unclassified_403'
-      | 'unclassified_404'
-      | 'unclassified_409'
+      | 'user_not_found'
       | 'username_taken'
       | 'validation_failed'
       | 'virtual_account_not_found'
-      | 'virtual_account_refused';
+      | 'virtual_account_refused'
+      | 'virtual_account_required';
   };
   responses: never;
   parameters: never;
@@ -1479,7 +1499,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The admin is a party to this escrow (See the message) */
+      /** @description `admin_is_party`: The admin is a party to the disputed escrow: no one decides their own case (Leave the dispute to another admin) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1491,11 +1511,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'admin_is_party';
           };
         };
       };
-      /** @description `unclassified_404`: No dispute with this id (See the message); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `dispute_not_found`: The escrow has no dispute (dispute-get), or no dispute has this id (admin-dispute-resolve) (Check the id; dispute-raise opens a dispute); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1507,11 +1527,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404' | 'function_not_found';
+            code?: 'dispute_not_found' | 'function_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not escalated (already resolved or withdrawn) (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already (Read the dispute: an escalated one waits for an admin; a settled one is done); or `split_exceeds_held`: A split's payee_amount is not less than what the escrow still holds (a split leaves each party something) (Propose a smaller payee_amount, or release or refund instead); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -1523,7 +1543,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'dispute_wrong_state' | 'split_exceeds_held' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -3328,7 +3348,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
+      /** @description `dispute_not_found`: The escrow has no dispute (dispute-get), or no dispute has this id (admin-dispute-resolve) (Check the id; dispute-raise opens a dispute) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3338,7 +3358,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'dispute_not_found';
           };
         };
       };
@@ -3488,7 +3508,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3500,11 +3520,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is not in negotiation, or the proposal does not fit the escrow (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn) (Read the dispute (dispute-get); only an open dispute is negotiated); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already (Read the dispute: an escalated one waits for an admin; a settled one is done); or `dispute_proposal_limit`: The party has made the most proposals allowed in one dispute (Wait for an answer, or for the negotiation deadline (the dispute is then escalated)); or `split_exceeds_held`: A split's payee_amount is not less than what the escrow still holds (a split leaves each party something) (Propose a smaller payee_amount, or release or refund instead); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3516,7 +3536,13 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'dispute_not_open'
+              | 'dispute_wrong_state'
+              | 'dispute_proposal_limit'
+              | 'split_exceeds_held'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -3689,7 +3715,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3701,11 +3727,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow cannot be disputed in its state, or is disputed already (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `inspection_ended`: The escrow's inspection period has ended: its money is owed to the payee and no dispute can hold it (Nothing to do: the money is being released); or `dispute_withdrawn_before`: The caller withdrew a dispute on this escrow before: one withdrawal per party, so a dispute cannot freeze the money again and again (Settle with the other party another way; the other party may still raise one); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3717,7 +3743,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'inspection_ended'
+              | 'dispute_withdrawn_before'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -3882,7 +3913,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The proposal is the caller's own (See the message) */
+      /** @description `dispute_wrong_party`: A party answers their own proposal, or withdraws a dispute the other party raised (Do not offer the operation to this party) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3894,11 +3925,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'dispute_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No such dispute or proposal for the caller (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `proposal_not_found`: No proposal with this id in the escrow's open dispute (Read the dispute (dispute-get) for its open proposals) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3910,11 +3941,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'proposal_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The proposal is no longer open, or the dispute not in negotiation (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn) (Read the dispute (dispute-get); only an open dispute is negotiated); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already (Read the dispute: an escalated one waits for an admin; a settled one is done); or `proposal_not_open`: The proposal was answered, superseded or closed already (Read the dispute (dispute-get) for its open proposals); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3926,7 +3957,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'dispute_not_open'
+              | 'dispute_wrong_state'
+              | 'proposal_not_open'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -4079,7 +4115,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: Only the party who raised the dispute can withdraw it (See the message) */
+      /** @description `dispute_wrong_party`: A party answers their own proposal, or withdraws a dispute the other party raised (Do not offer the operation to this party) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4089,11 +4125,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'dispute_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No dispute on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4103,11 +4139,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The dispute is no longer open (See the message) */
+      /** @description `dispute_not_open`: The escrow has no open dispute (none was raised, or it was settled or withdrawn) (Read the dispute (dispute-get); only an open dispute is negotiated); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already (Read the dispute: an escalated one waits for an admin; a settled one is done) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4117,7 +4153,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'dispute_not_open' | 'dispute_wrong_state';
           };
         };
       };
@@ -4280,7 +4316,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4290,11 +4326,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4304,11 +4340,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4318,7 +4354,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -4489,7 +4525,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4501,11 +4537,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4517,11 +4553,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4533,7 +4569,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -4674,7 +4710,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `counterparty_is_self`: counterparty_phone is the caller's own phone number (Ask for the other party's phone number); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4686,7 +4722,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'counterparty_is_self' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -4876,7 +4912,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4888,11 +4924,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id or invite token that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4904,11 +4940,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4920,7 +4956,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -5084,7 +5120,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5094,11 +5130,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5108,11 +5144,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5122,7 +5158,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -5284,7 +5320,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5294,11 +5330,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5308,11 +5344,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5322,7 +5358,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state';
           };
         };
       };
@@ -5522,7 +5558,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_402`: The card was declined, or the payment provider refused the charge (See the message) */
+      /** @description `card_declined`: A saved card was charged and the bank declined it; nothing was charged (Pay with another card (or a new one through checkout)); or `charge_refused`: The payment provider refused to start the charge; nothing was charged (Retry later, or pay another way; the message has the provider's reason) */
       402: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5534,11 +5570,11 @@ export interface operations {
             /** @constant */
             status?: 402;
             /** @enum {unknown} */
-            code?: 'unclassified_402';
+            code?: 'card_declined' | 'charge_refused';
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5550,11 +5586,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403' | 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'escrow_wrong_party' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to; or the saved card is not the caller's (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `card_not_found`: The saved card named is not one of the caller's (or was removed) (List the saved cards (card-list) and name one of them, or pay with a new card) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5566,11 +5602,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'card_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first; or: the wallet holds less than the escrow's total charge (the message says how much is missing) (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `virtual_account_required`: A bank transfer funding, and the payer has no active virtual account to receive it (Create one with virtual-account-create, then fund again); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5582,7 +5618,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'insufficient_funds'
+              | 'virtual_account_required'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -5741,7 +5782,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5751,7 +5792,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
@@ -6063,7 +6104,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6075,11 +6116,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6091,11 +6132,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6107,7 +6148,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -6280,7 +6321,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role in this escrow cannot do this (e.g. the payee releasing) (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6292,11 +6333,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6308,11 +6349,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow this now; the message says what comes first (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `escrow_not_delivered`: The payer releases an escrow whose category releases only after delivery, and the payee has not marked it delivered (escrow-deliver) (Wait for the payee to mark it delivered, or raise a dispute if it never comes); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6324,7 +6365,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'escrow_wrong_state' | 'escrow_not_delivered' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -7404,7 +7445,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to (Check the id (milestone-list shows the milestones of an escrow)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7414,11 +7455,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both (Read the milestones (milestone-list) and offer only what each status allows) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7428,7 +7469,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state';
           };
         };
       };
@@ -7562,7 +7603,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot complete this milestone (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7572,11 +7613,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to (Check the id (milestone-list shows the milestones of an escrow)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7586,11 +7627,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both (Read the milestones (milestone-list) and offer only what each status allows) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7600,7 +7641,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state';
           };
         };
       };
@@ -7749,7 +7790,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7761,11 +7802,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow's state does not allow milestones, or they would exceed its amount (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `milestones_hiring_only`: A milestone on an escrow whose category is not hiring (Use milestones on hiring escrows only); or `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `milestones_exceed_amount`: The escrow's milestones (not cancelled) would add up to more than its amount (Lower the amount, or change another milestone first); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7777,7 +7818,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'milestones_hiring_only'
+              | 'escrow_wrong_state'
+              | 'milestones_exceed_amount'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -7908,7 +7954,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7918,7 +7964,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
@@ -8047,7 +8093,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_403`: The caller's role cannot release this milestone (See the message) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8059,11 +8105,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'unclassified_403';
+            code?: 'escrow_wrong_party';
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to (Check the id (milestone-list shows the milestones of an escrow)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8075,11 +8121,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone or its escrow is not in a state that allows this (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both (Read the milestones (milestone-list) and offer only what each status allows); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8091,7 +8137,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'milestone_wrong_state'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -8233,7 +8283,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No milestone on an escrow the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `milestone_not_found`: No milestone with this id on an escrow the caller is a party to (Check the id (milestone-list shows the milestones of an escrow)) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8243,11 +8293,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found' | 'milestone_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The milestone is no longer proposed, or the change would exceed the escrow's amount (See the message) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `milestone_wrong_state`: The milestone's status does not allow this (e.g. releasing one not completed); the message names both (Read the milestones (milestone-list) and offer only what each status allows); or `milestones_exceed_amount`: The escrow's milestones (not cancelled) would add up to more than its amount (Lower the amount, or change another milestone first) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8257,7 +8307,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409';
+            code?: 'escrow_wrong_state' | 'milestone_wrong_state' | 'milestones_exceed_amount';
           };
         };
       };
@@ -9484,7 +9534,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id (See the message) */
+      /** @description `user_not_found`: No user with this id (Check the id) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9494,7 +9544,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'user_not_found';
           };
         };
       };
@@ -9780,7 +9830,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No user with this id (See the message) */
+      /** @description `user_not_found`: No user with this id (Check the id) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9790,7 +9840,7 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'user_not_found';
           };
         };
       };
@@ -9913,7 +9963,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unclassified_404`: No escrow with this id that the caller is a party to (See the message) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9925,11 +9975,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'unclassified_404';
+            code?: 'escrow_not_found';
           };
         };
       };
-      /** @description `unclassified_409`: The escrow has not ended yet, or the caller reviewed it already (See the message); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `review_never_accepted`: The escrow ended without the counterparty ever accepting it: there was no deal to review (Nothing to review); or `already_reviewed`: The caller has reviewed this escrow already (one review per party and escrow) (Nothing to do: the review stands); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9941,7 +9991,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'unclassified_409' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'escrow_wrong_state'
+              | 'review_never_accepted'
+              | 'already_reviewed'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -10825,7 +10880,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payout_account_required`: A withdrawal names no payout account and the caller has no default payout account (Add a payout account (payout-add) or name one in payout_account_id, then retry); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), or top up the wallet first); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `payout_account_required`: A withdrawal names no payout account and the caller has no default payout account (Add a payout account (payout-add) or name one in payout_account_id, then retry); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */

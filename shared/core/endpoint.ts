@@ -15,11 +15,9 @@ import {
   functionNotFound,
   HttpError,
   jsonResponse,
-  legacyError,
   refusal,
   type RefusalStatus,
   successBody,
-  unclassified,
 } from './http.ts';
 import {
   CORE_REFUSALS,
@@ -60,23 +58,13 @@ export function sqlRefusal(route: { name: string; refusals: ReadonlyMap<string, 
   if (typeof e?.code !== 'string' || !/^ES\d{3}$/.test(e.code)) return null;
   if (e.code === 'ES401') return UNAUTHENTICATED.error({ reason: 'ended' });
   const facts = sqlFacts(e.detail);
-  if (!facts) return legacySqlRefusal(e.code, (err as { message?: string }).message);
   const declared = facts ? route.refusals.get(String(facts.code)) : undefined;
   if (!declared) {
+    // no facts (a ledger invariant, a bug) or a code this endpoint does not declare
     log.error('refusal.undeclared', { function: route.name, sqlstate: e.code, code: facts?.code ?? null });
     return null;
   }
   return declared.error(facts as Facts);
-}
-
-/** Transitional: a SQL refusal still raised with English, as it was answered before codes. */
-function legacySqlRefusal(sqlstate: string, message: string | undefined): HttpError {
-  const status = Number(sqlstate.slice(2));
-  if (status === 402) {
-    return legacyError(409, 'Insufficient funds', [{ field: 'amount', message: 'is more than the available balance' }]);
-  }
-  if (status === 401) return UNAUTHENTICATED.error({ reason: 'ended' });
-  return legacyError(status === 422 ? 400 : status, message ?? 'Request refused');
 }
 
 /** The facts of a SQL refusal's DETAIL, or null when it has none. */
@@ -161,30 +149,6 @@ export interface HeaderAuth {
 /** The refusals a handler (or the SQL it calls) can answer, from the catalog (shared/refusals/catalog.ts). */
 export type Refusals = readonly AnyRefusal[];
 
-/** Transitional: refusals by status, described in words, not yet in the catalog. */
-export type LegacyRefusals = Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 502 | 503, string>>;
-
-/** Declared refusals as catalog refusals; a legacy one is coded `unclassified_<status>`. */
-function declaredRefusals(r: Refusals | LegacyRefusals | undefined): AnyRefusal[] {
-  if (!r) return [];
-  return Array.isArray(r) ? [...r] : unclassifiedRefusals(r as LegacyRefusals);
-}
-
-/** Transitional: refusals described by status only, as catalog refusals coded `unclassified_<status>`. */
-export function unclassifiedRefusals(r: LegacyRefusals): AnyRefusal[] {
-  const core = new Map<string, AnyRefusal>(CORE_REFUSALS.map((c) => [c.code, c]));
-  return Object.entries(r).map(([status, when]) =>
-    core.get(unclassified(Number(status))) ?? refusal({
-      code: unclassified(Number(status)),
-      status: Number(status) as RefusalStatus,
-      when: String(when),
-      then: 'See the message',
-      message: () => String(when),
-      example: {},
-    })
-  );
-}
-
 export interface EndpointSpec<
   QS extends z.ZodType | undefined,
   BS extends z.ZodType | undefined,
@@ -226,7 +190,7 @@ export interface EndpointSpec<
    * status, and every answer the test suites receive must be one the document declares
    * (tests/support/responses.ts), so a missing one fails a test.
    */
-  refusals?: Refusals | LegacyRefusals;
+  refusals?: Refusals;
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
   alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
   /**
@@ -382,7 +346,7 @@ export function endpoint<
     query: spec.query,
     body: spec.body,
     verify: spec.verify,
-    refusals: new Map([...CORE_REFUSALS, ...declaredRefusals(spec.refusals)].map((r) => [r.code, r])),
+    refusals: new Map([...CORE_REFUSALS, ...(spec.refusals ?? [])].map((r) => [r.code, r])),
     // query and body are parsed by spec.query and spec.body, and user is set by spec.auth's mode
     handler: spec.handler as Route['handler'],
   };
@@ -646,7 +610,7 @@ function endpointMeta<
     summary: spec.summary,
     description: spec.description,
     signedBy: spec.signedBy,
-    refusals: declaredRefusals(spec.refusals),
+    refusals: [...(spec.refusals ?? [])],
     alsoSucceedsWith: spec.alsoSucceedsWith,
     envelope: route.envelope,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)

@@ -111,28 +111,3 @@ export function errorBody(status: number, code: string, error: string, details?:
     ? { success: false as const, status, code, error, details }
     : { success: false as const, status, code, error };
 }
-
-// ---- Transitional: refusals not yet in the catalog ----------------------------------------------
-// Until every refusal has its code, the old helpers remain. What they build is coded as core's
-// refusal of its status where there is one (400 validation_failed, 401 unauthenticated, 429
-// rate_limited, 503 provider_unavailable), else `unclassified_<status>`.
-
-/** The code of a refusal not yet in the catalog. */
-export const unclassified = (status: number) =>
-  ({ 400: 'validation_failed', 401: 'unauthenticated', 429: 'rate_limited', 503: 'provider_unavailable' } as Record<
-    number,
-    string
-  >)[status] ?? `unclassified_${status}`;
-const legacy = (status: number, message: string, details?: FieldProblem[], headers?: Record<string, string>) =>
-  new HttpError(status, unclassified(status), message, details, headers);
-export const badRequest = (message: string, details?: FieldProblem[]) => legacy(400, message, details);
-export const invalidField = (field: string, message: string) => legacy(400, 'Validation failed', [{ field, message }]);
-export const unauthorized = (message = 'Missing or invalid access token') => legacy(401, message);
-export const notFound = (message = 'Not found') => legacy(404, message);
-export const conflict = (message: string, details?: FieldProblem[]) => legacy(409, message, details);
-export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, try again later') =>
-  legacy(429, message, undefined, retryAfterHeader(retryAfterSeconds));
-export const providerUnavailable = (message: string) =>
-  legacy(503, message, undefined, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
-/** The old form: HttpError(status, message, details?, headers?). */
-export const legacyError = legacy;

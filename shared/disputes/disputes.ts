@@ -8,7 +8,7 @@ import { asService, asUser, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { DisputeOutcome, DisputeReasonCode, DisputeStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
-import { legacyError, notFound } from '../core/http.ts';
+import { DISPUTE_NOT_FOUND } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import {
@@ -64,17 +64,8 @@ export async function disputeGet({ claims }: AuthUser, escrowId: string): Promis
       const [admin] = await tx<{ yes: boolean }[]>`select private.is_admin(${claims.sub}) as yes`;
       return admin?.yes ? readDispute(tx, escrowId) : null;
     });
-  if (!found) throw notFound('No dispute on this escrow');
+  if (!found) throw DISPUTE_NOT_FOUND.error({ by: 'escrow' });
   return found;
-}
-
-/** A payee_amount refused by the SQL (outside what is still held) names the field. */
-function namePayeeAmount(err: unknown): never {
-  const e = err as { code?: string; message?: string };
-  if (e?.code === 'ES422' && /payee_amount/.test(e.message ?? '')) {
-    throw legacyError(400, 'Validation failed', [{ field: 'payee_amount', message: e.message as string }]);
-  }
-  throw err;
 }
 
 /** After a settlement committed: the payee's bank payout (if any) and the SMS to both parties. */
@@ -101,7 +92,7 @@ export async function disputePropose(
     tx`select private.dispute_propose(${input.escrow_id}, ${user.id}, ${input.outcome}, ${
       input.payee_amount ?? null
     }, now())`
-  ).catch(namePayeeAmount);
+  );
   return disputeGet(user, input.escrow_id);
 }
 
@@ -194,7 +185,7 @@ export async function adminDisputeResolve(
       select private.admin_dispute_resolve(${input.dispute_id}, ${admin.id}, ${input.outcome}, ${
       input.payee_amount ?? null
     }, ${input.resolution}, now()) as payout_tx`
-  ).catch(namePayeeAmount);
+  );
   await afterSettlement(r?.payout_tx ?? null);
   const [resolved] = await asService((tx) => adminRows(tx, tx`d.id = ${input.dispute_id}`, 1));
   return resolved as AdminDisputeResponse;

@@ -8,12 +8,13 @@ import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
 import type postgres from 'postgres';
-import { asService, callAsService, inline, isPgError, readAsUser, sqlLiteral, sqlText } from '../core/db.ts';
+import { asService, callAsService, inline, readAsUser, sqlLiteral, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { feeBreakdown, feeBreakdownView, type FeeSchedule } from './fees.ts';
-import { conflict, describeWait, HttpError, legacyError, notFound, tooManyRequests } from '../core/http.ts';
+import { describeWait, retryAfterHeader } from '../core/http.ts';
+import { RATE_LIMITED } from '../core/refusals.ts';
+import { COUNTERPARTY_IS_SELF, ESCROW_NOT_FOUND, VIRTUAL_ACCOUNT_REQUIRED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
-import { nairaEn } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
@@ -85,7 +86,7 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
 }
 
 function escrowOrNotFound(row: EscrowRow | undefined, callerId: string) {
-  if (!row) throw notFound('Escrow not found');
+  if (!row) throw ESCROW_NOT_FOUND.error({});
   return escrowView(row, callerId);
 }
 
@@ -108,10 +109,7 @@ export async function escrowCreate(
   },
 ) {
   if (input.counterparty_phone === user.phone) {
-    throw legacyError(400, 'Validation failed', [{
-      field: 'counterparty_phone',
-      message: "must be someone else's number",
-    }]);
+    throw COUNTERPARTY_IS_SELF.error({});
   }
   const inviteToken = base64url(randomBytes(24));
   const inviteTokenHash = await hashInviteToken(inviteToken);
@@ -141,9 +139,13 @@ export async function escrowCreate(
     return { wait: 0, created: created as { escrow_id: string; conversation_id: string }, fees };
   });
   if (!outcome.created || !outcome.fees) {
-    throw tooManyRequests(
-      outcome.wait,
-      `Too many invitations: you can create another escrow that the other party pays in ${describeWait(outcome.wait)}`,
+    throw RATE_LIMITED.error(
+      {
+        message: `Too many invitations: you can create another escrow that the other party pays in ${
+          describeWait(outcome.wait)
+        }`,
+      },
+      { headers: retryAfterHeader(outcome.wait) },
     );
   }
   // an escrow the counterparty pays queued its invitation SMS
@@ -193,7 +195,7 @@ async function inviteTarget(input: { escrow_id?: string; invite_token?: string }
     tx<{ id: string }[]>`select id from public.escrows where invite_token_hash = ${hash}`
   );
   if (!row) {
-    throw legacyError(404, 'Escrow not found', [{ field: 'invite_token', message: 'does not match any escrow' }]);
+    throw ESCROW_NOT_FOUND.error({}, { details: [{ field: 'invite_token', message: 'does not match any escrow' }] });
   }
   return row.id;
 }
@@ -244,28 +246,6 @@ export const escrowRelease = (user: AuthUser, id: string) =>
     },
   );
 
-/**
- * The refusal of a wallet funding the wallet cannot cover, naming the escrow (what the request
- * sent) and what is missing, in naira: the total charge, the balance and the difference.
- */
-async function walletShortfall(userId: string, escrowId: string): Promise<HttpError> {
-  const [row] = await asService((tx) =>
-    tx<{ balance: string; total: string }[]>`
-      select private.wallet_balance(${userId}) as balance,
-             (select total_charge from public.escrows where id = ${escrowId}) as total`
-  );
-  const balance = Number(row?.balance ?? 0);
-  const total = Number(row?.total ?? 0);
-  const short = Math.max(0, total - balance);
-  return legacyError(
-    409,
-    `Insufficient funds: this escrow needs ${nairaEn(total)} from your wallet, which holds ${nairaEn(balance)} (${
-      nairaEn(short)
-    } short); top up the wallet or pay by card`,
-    [{ field: 'escrow_id', message: `needs ${nairaEn(short)} more in the wallet` }],
-  );
-}
-
 /** What escrow-fund takes: the escrow, how it is paid, and for a card the saved card or the page's return. */
 interface FundInput {
   escrow_id: string;
@@ -282,7 +262,7 @@ export async function escrowFund(user: AuthUser, input: FundInput): Promise<Escr
 
 /**
  * From the wallet, at once: the escrow as it now is. A wallet short of the total charge is refused
- * naming what is missing (walletShortfall), a KYC limit by its 403 (overLimitOr).
+ * by the SQL with what is missing (insufficient_funds), a KYC limit by its 403 (overLimitOr).
  */
 async function fundFromWallet(user: AuthUser, id: string): Promise<EscrowFundResponse> {
   try {
@@ -299,7 +279,6 @@ async function fundFromWallet(user: AuthUser, id: string): Promise<EscrowFundRes
       },
     );
   } catch (err) {
-    if (isPgError(err, 'ES402')) throw await walletShortfall(user.id, id);
     throw overLimitOr(err);
   }
 }
@@ -315,9 +294,7 @@ async function fundByBankTransfer(user: AuthUser, id: string): Promise<EscrowFun
     >`
       select status, account_number, account_name, bank_name from public.virtual_accounts where user_id = ${user.id}`;
     if (!row || row.status !== 'active') {
-      throw conflict(
-        'You need an active virtual account to pay by bank transfer; create one with virtual-account-create',
-      );
+      throw VIRTUAL_ACCOUNT_REQUIRED.error({});
     }
     return row;
   }).catch((err) => {

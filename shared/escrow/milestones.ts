@@ -7,7 +7,7 @@ import { asService, asUser, type UserClaims } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { type MilestoneResponse, milestoneResponse } from './schema.ts';
 import { columnsOf, type RowOf, selectList } from '../core/rows.ts';
-import { notFound } from '../core/http.ts';
+import { ESCROW_NOT_FOUND, MILESTONE_NOT_FOUND } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 
@@ -22,7 +22,7 @@ const milestoneView = (m: MilestoneRow): MilestoneResponse => ({ ...m, amount: t
 async function readMilestone(claims: UserClaims, id: string) {
   return asUser(claims, async (tx) => {
     const [m] = await tx<MilestoneRow[]>`select ${tx.unsafe(MILESTONE_SELECT)} from public.milestones where id = ${id}`;
-    if (!m) throw notFound('Milestone not found');
+    if (!m) throw MILESTONE_NOT_FOUND.error({});
     return milestoneView(m);
   });
 }
@@ -60,7 +60,7 @@ export async function milestoneUpdate(
 export async function milestoneList({ claims }: AuthUser, escrowId: string) {
   return asUser(claims, async (tx) => {
     const [escrow] = await tx`select 1 from public.escrows where id = ${escrowId}`;
-    if (!escrow) throw notFound('Escrow not found');
+    if (!escrow) throw ESCROW_NOT_FOUND.error({});
     const rows = await tx<MilestoneRow[]>`
       select ${
       tx.unsafe(MILESTONE_SELECT)

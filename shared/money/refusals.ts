@@ -3,21 +3,38 @@
 // one imports it from here (escrow-fund: INSUFFICIENT_FUNDS, CARD_NOT_FOUND, CARD_DECLINED,
 // CHARGE_REFUSED).
 import { refusal } from '../core/http.ts';
+import { nairaEn as naira } from '../core/money.ts';
 
-/** The facts of insufficient_funds (amounts in kobo): the field asking for more than there is. */
+/**
+ * The facts of insufficient_funds (amounts in kobo): the field asking for more than there is (the
+ * withdrawal's `amount`, or the `escrow_id` whose total charge the wallet cannot cover), the
+ * wallet's balance and the amount asked.
+ */
 export interface InsufficientFundsFacts {
   field: string;
   balance: number;
   amount: number;
 }
 
+const shortBy = (f: InsufficientFundsFacts) => naira(Math.max(f.amount - f.balance, 0));
+
 export const INSUFFICIENT_FUNDS = refusal<InsufficientFundsFacts>({
   code: 'insufficient_funds',
   status: 409,
   when: 'The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet)',
-  then: 'Ask for at most the balance (wallet-get), or top up the wallet first',
-  message: () => 'Insufficient funds',
-  details: (f) => [{ field: f.field, message: 'is more than the available balance' }],
+  then: 'Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card',
+  message: (f) =>
+    f.field === 'escrow_id'
+      ? `Insufficient funds: this escrow needs ${naira(f.amount)} from your wallet, which holds ${naira(f.balance)} (${
+        shortBy(f)
+      } short); top up the wallet or pay by card`
+      : 'Insufficient funds',
+  details: (
+    f,
+  ) => [{
+    field: f.field,
+    message: f.field === 'escrow_id' ? `needs ${shortBy(f)} more in the wallet` : 'is more than the available balance',
+  }],
   example: { field: 'amount', balance: 500_000, amount: 2_000_000 },
 });
 

@@ -7,7 +7,7 @@
 // escrow (amount, parties' phones) is read.
 import { asService, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { notFound } from '../core/http.ts';
+import { USER_NOT_FOUND } from './refusals.ts';
 import type { PublicProfileResponse, ReviewResponse, ReviewSubmit } from './schema.ts';
 
 /** A review as read (the select below, column by column): exactly the answer's fields, before the last name is shortened. */
@@ -73,7 +73,7 @@ export function reviewList(
   const target = q.user_id ?? user.id;
   return asService(async (tx) => {
     const [known] = await tx`select 1 from public.profiles where id = ${target}`;
-    if (!known) throw notFound('User not found');
+    if (!known) throw USER_NOT_FOUND.error({});
     const rows = await reviewRows(
       tx,
       q.before
@@ -119,7 +119,7 @@ export function profilePublicGet(userId: string): Promise<PublicProfileResponse>
           select round(avg(x.rating), 2) as rating_average, count(*)::int as rating_count
             from public.reviews x where x.reviewee_id = p.id) r
        where p.id = ${userId}`;
-    if (!p) throw notFound('User not found');
+    if (!p) throw USER_NOT_FOUND.error({});
     return {
       id: p.id,
       first_name: p.first_name,

@@ -82,7 +82,12 @@ describe('dispute-propose', () => {
         token: stranger.accessToken,
       });
       expectError(byStranger, 404);
-      expect(byStranger.body).toEqual({ success: false, status: 404, error: 'escrow not found' });
+      expect(byStranger.body).toEqual({
+        success: false,
+        status: 404,
+        code: 'escrow_not_found',
+        error: 'escrow not found',
+      });
 
       const split = { outcome: 'split', payee_amount: 2_500 } as const;
       const unknown = await post(disputePropose, { escrow_id: randomUUID(), ...split }, {

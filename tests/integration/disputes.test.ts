@@ -140,12 +140,12 @@ describe('dispute-respond', () => {
 
 describe('dispute-propose', () => {
   describe('settlement money', () => {
-    it('a split outside 0.01 .. R - 0.01 is 400 naming payee_amount; a proposal without it is 400', async () => {
+    it('a split not below what is still held is 409 split_exceeds_held naming payee_amount; a proposal without it is 400', async () => {
       const deal = await fundedDeal({ amount: 1_000 });
       ok(await raise(deal, 'payer'), 201);
-      expect(refused(await propose(deal, 'payer', { outcome: 'split', payee_amount: 1_000 }), 400)).toEqual([
-        'payee_amount',
-      ]);
+      const above = await propose(deal, 'payer', { outcome: 'split', payee_amount: 1_000 });
+      expect(refused(above, 409)).toEqual(['payee_amount']);
+      expect(above.body).toMatchObject({ code: 'split_exceeds_held' });
       expect(refused(await propose(deal, 'payer', { outcome: 'split' }), 400)).toEqual(['payee_amount']);
       expect(refused(await propose(deal, 'payer', { outcome: 'refund', payee_amount: 5 }), 400)).toEqual([
         'payee_amount',

@@ -263,10 +263,14 @@ describe('escrow-create', () => {
       ).toBe(0);
     });
 
-    it('creating with your own phone (either format) is 400 and creates nothing', async () => {
+    it('creating with your own phone (either format) is 409 counterparty_is_self and creates nothing', async () => {
       const me = await signUp();
-      expect400(await create(me, body(me.phone)), 'counterparty_phone');
-      expect400(await create(me, body(`0${me.phone.slice(4)}`)), 'counterparty_phone');
+      for (const phone of [me.phone, `0${me.phone.slice(4)}`]) {
+        const r = await create(me, body(phone));
+        expect(r.status, JSON.stringify(r.body)).toBe(409);
+        expect(r.body).toMatchObject({ success: false, status: 409, code: 'counterparty_is_self' });
+        expect(fieldsOf(r)).toContain('counterparty_phone');
+      }
       expect(
         (await testDb()<{ n: number }[]>`select count(*)::int as n from public.escrows where initiator_id = ${me.id}`)[
           0

@@ -151,7 +151,8 @@ describe('escrows that invite at once are limited per initiator', () => {
       }
       // refused before any work: your own number
       const self = await create(me, me.phone);
-      expect(self.status).toBe(400);
+      expect(self.status).toBe(409);
+      expect(self.body).toMatchObject({ code: 'counterparty_is_self' });
       expect(await escrowsOf(me.id)).toBe(0);
 
       // all 20 units are still there

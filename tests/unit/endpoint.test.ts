@@ -6,7 +6,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { endpoint, MAX_BODY_BYTES, REQUEST_DEADLINE_MS } from '../../shared/core/endpoint.ts';
 import { userSession } from '../../shared/auth/session.ts';
-import { conflict } from '../../shared/core/http.ts';
+import { refusal } from '../../shared/core/http.ts';
+
+const ALREADY_DONE = refusal({
+  code: 'already_done',
+  status: 409,
+  when: 'The toy resource is final',
+  then: 'Nothing to do',
+  message: () => 'Already done',
+  example: {},
+});
 import { queryInt } from '../../shared/core/validation.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -144,7 +153,7 @@ const refusing = endpoint({
   method: 'PATCH',
   auth: 'none',
   handler: async () => {
-    throw conflict('Already done', [{ field: 'state', message: 'is final' }]);
+    throw ALREADY_DONE.error({}, { details: [{ field: 'state', message: 'is final' }] });
   },
 });
 
@@ -490,7 +499,7 @@ describe('endpoint(): errors and statuses', () => {
     expect(body).toEqual({
       success: false,
       status: 409,
-      code: 'unclassified_409',
+      code: 'already_done',
       error: 'Already done',
       details: [{ field: 'state', message: 'is final' }],
     });

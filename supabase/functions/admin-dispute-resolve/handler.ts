@@ -2,15 +2,17 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { adminSession } from '../../../shared/auth/session.ts';
 import { adminDisputeResolve } from '../../../shared/disputes/disputes.ts';
 import { adminDisputeResolveBody, adminDisputeResponse } from '../../../shared/disputes/schema.ts';
+import {
+  ADMIN_IS_PARTY,
+  DISPUTE_NOT_FOUND,
+  DISPUTE_WRONG_STATE,
+  SPLIT_EXCEEDS_HELD,
+} from '../../../shared/disputes/refusals.ts';
 
 export default endpoint({
   name: 'admin-dispute-resolve',
   summary: 'Resolves an escalated dispute by release, refund or split',
-  refusals: {
-    403: 'The admin is a party to this escrow',
-    404: 'No dispute with this id',
-    409: 'The dispute is not escalated (already resolved or withdrawn)',
-  },
+  refusals: [ADMIN_IS_PARTY, DISPUTE_NOT_FOUND, DISPUTE_WRONG_STATE, SPLIT_EXCEEDS_HELD],
   method: 'POST',
   auth: adminSession,
   idempotent: true,

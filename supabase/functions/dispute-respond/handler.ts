@@ -2,15 +2,26 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { disputeRespond } from '../../../shared/disputes/disputes.ts';
 import { disputeRespondBody, disputeResponse } from '../../../shared/disputes/schema.ts';
+import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
+import {
+  DISPUTE_NOT_OPEN,
+  DISPUTE_WRONG_PARTY,
+  DISPUTE_WRONG_STATE,
+  PROPOSAL_NOT_FOUND,
+  PROPOSAL_NOT_OPEN,
+} from '../../../shared/disputes/refusals.ts';
 
 export default endpoint({
   name: 'dispute-respond',
   summary: "Accepts or rejects the other party's open proposal",
-  refusals: {
-    403: "The proposal is the caller's own",
-    404: 'No such dispute or proposal for the caller',
-    409: 'The proposal is no longer open, or the dispute not in negotiation',
-  },
+  refusals: [
+    ESCROW_NOT_FOUND,
+    DISPUTE_WRONG_PARTY,
+    PROPOSAL_NOT_FOUND,
+    DISPUTE_NOT_OPEN,
+    DISPUTE_WRONG_STATE,
+    PROPOSAL_NOT_OPEN,
+  ],
   method: 'POST',
   auth: userSession,
   idempotent: true,

@@ -2,13 +2,13 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { escrowCreate } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
+import { COUNTERPARTY_IS_SELF } from '../../../shared/escrow/refusals.ts';
+import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
 
 export default endpoint({
   name: 'escrow-create',
   summary: "Creates an escrow with a counterparty's phone number, and answers its fees",
-  refusals: {
-    429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
-  },
+  refusals: [COUNTERPARTY_IS_SELF, RATE_LIMITED],
   method: 'POST',
   auth: userSession,
   status: 201,

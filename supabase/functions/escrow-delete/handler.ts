@@ -2,12 +2,12 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { escrowDelete } from '../../../shared/escrow/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
-import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
+import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-delete',
   summary: "Deletes a draft or cancelled escrow from the caller's list",
-  refusals: ESCROW_TRANSITION_REFUSALS,
+  refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE],
   method: 'POST',
   auth: userSession,
   idempotent: false,

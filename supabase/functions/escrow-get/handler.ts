@@ -7,9 +7,7 @@ import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 export default endpoint({
   name: 'escrow-get',
   summary: 'Reads one escrow the caller is a party to',
-  refusals: {
-    404: ESCROW_NOT_FOUND,
-  },
+  refusals: [ESCROW_NOT_FOUND],
   method: 'GET',
   auth: userSession,
   query: escrowIdQuery,

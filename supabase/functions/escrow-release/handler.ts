@@ -2,12 +2,17 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { escrowRelease } from '../../../shared/escrow/escrow.ts';
 import { escrowIdBody, escrowResponse } from '../../../shared/escrow/schema.ts';
-import { ESCROW_TRANSITION_REFUSALS } from '../../../shared/escrow/refusals.ts';
+import {
+  ESCROW_NOT_DELIVERED,
+  ESCROW_NOT_FOUND,
+  ESCROW_WRONG_PARTY,
+  ESCROW_WRONG_STATE,
+} from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'escrow-release',
   summary: "The payer releases the money held to the payee, less the payee's fee",
-  refusals: ESCROW_TRANSITION_REFUSALS,
+  refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, ESCROW_NOT_DELIVERED],
   method: 'POST',
   auth: userSession,
   idempotent: true,

@@ -2,15 +2,18 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneComplete } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
+import {
+  ESCROW_NOT_FOUND,
+  ESCROW_WRONG_PARTY,
+  ESCROW_WRONG_STATE,
+  MILESTONE_NOT_FOUND,
+  MILESTONE_WRONG_STATE,
+} from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'milestone-complete',
   summary: 'The payee marks a milestone completed',
-  refusals: {
-    403: "The caller's role cannot complete this milestone",
-    404: 'No milestone on an escrow the caller is a party to',
-    409: 'The milestone or its escrow is not in a state that allows this',
-  },
+  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -7,9 +7,7 @@ import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 export default endpoint({
   name: 'milestone-list',
   summary: "Lists an escrow's milestones",
-  refusals: {
-    404: ESCROW_NOT_FOUND,
-  },
+  refusals: [ESCROW_NOT_FOUND],
   method: 'GET',
   auth: userSession,
   query: escrowIdQuery,

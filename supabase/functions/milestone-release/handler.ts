@@ -2,15 +2,18 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneRelease } from '../../../shared/escrow/milestones.ts';
 import { milestoneIdBody, milestoneResponse } from '../../../shared/escrow/schema.ts';
+import {
+  ESCROW_NOT_FOUND,
+  ESCROW_WRONG_PARTY,
+  ESCROW_WRONG_STATE,
+  MILESTONE_NOT_FOUND,
+  MILESTONE_WRONG_STATE,
+} from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'milestone-release',
   summary: "The payer releases a completed milestone's amount to the payee",
-  refusals: {
-    403: "The caller's role cannot release this milestone",
-    404: 'No milestone on an escrow the caller is a party to',
-    409: 'The milestone or its escrow is not in a state that allows this',
-  },
+  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,
   idempotent: true,

@@ -2,14 +2,24 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { milestoneUpdate } from '../../../shared/escrow/milestones.ts';
 import { milestoneResponse, milestoneUpdateBody } from '../../../shared/escrow/schema.ts';
+import {
+  ESCROW_NOT_FOUND,
+  ESCROW_WRONG_STATE,
+  MILESTONE_NOT_FOUND,
+  MILESTONE_WRONG_STATE,
+  MILESTONES_EXCEED_AMOUNT,
+} from '../../../shared/escrow/refusals.ts';
 
 export default endpoint({
   name: 'milestone-update',
   summary: "Either party edits a milestone while it is proposed; both parties' approvals start over",
-  refusals: {
-    404: 'No milestone on an escrow the caller is a party to',
-    409: "The milestone is no longer proposed, or the change would exceed the escrow's amount",
-  },
+  refusals: [
+    ESCROW_NOT_FOUND,
+    MILESTONE_NOT_FOUND,
+    ESCROW_WRONG_STATE,
+    MILESTONE_WRONG_STATE,
+    MILESTONES_EXCEED_AMOUNT,
+  ],
   method: 'PATCH',
   auth: userSession,
   idempotent: false,

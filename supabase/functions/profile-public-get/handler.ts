@@ -2,13 +2,12 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { profilePublicGet } from '../../../shared/reviews/reviews.ts';
 import { profilePublicGetQuery, publicProfileResponse } from '../../../shared/reviews/schema.ts';
+import { USER_NOT_FOUND } from '../../../shared/reviews/refusals.ts';
 
 export default endpoint({
   name: 'profile-public-get',
   summary: "Reads another user's public profile: name, rating and completed deals",
-  refusals: {
-    404: 'No user with this id',
-  },
+  refusals: [USER_NOT_FOUND],
   method: 'GET',
   auth: userSession,
   query: profilePublicGetQuery,

@@ -2,15 +2,13 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { reviewSubmit } from '../../../shared/reviews/reviews.ts';
 import { reviewResponse, reviewSubmitBody } from '../../../shared/reviews/schema.ts';
-import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
+import { ESCROW_NOT_FOUND, ESCROW_WRONG_STATE } from '../../../shared/escrow/refusals.ts';
+import { ALREADY_REVIEWED, REVIEW_NEVER_ACCEPTED } from '../../../shared/reviews/refusals.ts';
 
 export default endpoint({
   name: 'review-submit',
   summary: 'Reviews the other party of an ended escrow, once',
-  refusals: {
-    404: ESCROW_NOT_FOUND,
-    409: 'The escrow has not ended yet, or the caller reviewed it already',
-  },
+  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, REVIEW_NEVER_ACCEPTED, ALREADY_REVIEWED],
   method: 'POST',
   auth: userSession,
   status: 201,

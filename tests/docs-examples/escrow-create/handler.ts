@@ -5,14 +5,14 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { escrowCreate } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
+import { COUNTERPARTY_IS_SELF } from '../../../shared/escrow/refusals.ts';
+import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
 
 export default endpoint({
   name: 'escrow-create', // the folder name
   summary: "Creates an escrow with a counterparty's phone number, and answers its fees", // the reference's line
-  refusals: {
-    // what the handler or its SQL refuses with, beyond what every endpoint answers (docs/openapi.md)
-    429: 'Too many escrows created recently; the message and Retry-After say how long to wait',
-  },
+  // what the handler or its SQL refuses with, beyond what every endpoint answers (docs/errors.md)
+  refusals: [COUNTERPARTY_IS_SELF, RATE_LIMITED],
   method: 'POST',
   auth: userSession, // a bearer token of a live session; 'none' for public and webhook endpoints
   status: 201, // only for creations; 200 otherwise (the default)
