@@ -419,7 +419,12 @@ describe("the endpoint builder's auth 'admin'", () => {
     const res = await fetch(`${baseUrl()}/${NAME}`, { method: 'POST', body: '{}' });
     unknown = await shape(res);
     expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.body)).toEqual({ success: false, status: 404, error: `No function named ${NAME}` });
+    expect(JSON.parse(unknown.body)).toEqual({
+      success: false,
+      status: 404,
+      code: 'function_not_found',
+      error: `No function named ${NAME}`,
+    });
     [admin, plain] = await Promise.all([signUp(), signUp()]);
     expect((await grant(admin.phone)).code).toBe(0);
   });
