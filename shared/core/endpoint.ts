@@ -15,8 +15,6 @@ import {
   functionNotFound,
   HttpError,
   jsonResponse,
-  refusal,
-  type RefusalStatus,
   successBody,
 } from './http.ts';
 import {

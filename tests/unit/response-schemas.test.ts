@@ -283,10 +283,17 @@ describe('the handler is typed by its response schema', () => {
 });
 
 describe('checkAgainstDocument (every answer, refusals included, against docs/api/openapi.json)', () => {
-  const refusal = (status: number, error = 'cannot release an escrow that is released') => ({
+  const CODES: Record<number, string> = {
+    400: 'validation_failed',
+    403: 'kyc_limit_exceeded',
+    405: 'method_not_allowed',
+    409: 'escrow_wrong_state',
+    503: 'service_unavailable',
+  };
+  const refusal = (status: number, error = 'cannot release an escrow that is released', code = CODES[status]) => ({
     success: false,
     status,
-    code: `unclassified_${status}`,
+    code,
     error,
   });
 
@@ -294,6 +301,15 @@ describe('checkAgainstDocument (every answer, refusals included, against docs/ap
     expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(409))).not.toThrow();
     const replayed = new Headers({ 'Idempotent-Replayed': 'true' });
     expect(() => checkAgainstDocument('escrow-fund', 'POST', 403, refusal(403, 'over'), replayed)).not.toThrow();
+  });
+
+  it('fails a code the operation does not declare under that status', () => {
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(409, 'x', 'insufficient_funds'))).toThrow(
+      ResponseShapeError,
+    );
+    expect(() => checkAgainstDocument('escrow-release', 'POST', 409, refusal(409, 'x', 'kyc_limit_exceeded'))).toThrow(
+      ResponseShapeError,
+    );
   });
 
   it('fails a status the operation does not declare', () => {
