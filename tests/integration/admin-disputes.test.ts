@@ -106,6 +106,22 @@ describe('admin endpoints', () => {
       const before = await balances(deal);
       const { amount, payerFee, vat, sellerFee } = await stored(deal.escrowId);
       const P = 300_003;
+      // a split must leave the payer something: the whole amount is refused, naming payee_amount
+      const whole = await resolve(admin, {
+        dispute_id: disputeId,
+        outcome: 'split',
+        payee_amount: 7_777.77,
+        resolution: 'All of it to the seller',
+      });
+      expect(whole.status).toBe(409);
+      expect(whole.body).toMatchObject({
+        code: 'split_exceeds_held',
+        details: [{
+          field: 'payee_amount',
+          message: 'payee_amount must be from 0.01 to NGN 7,777.76 naira (what is still held, less 0.01)',
+          code: 'split_exceeds_held',
+        }],
+      });
       const r = ok(
         await resolve(admin, {
           dispute_id: disputeId,

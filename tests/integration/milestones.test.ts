@@ -575,10 +575,23 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       const deal = await hiringDeal();
       const stranger = await signUp({ first_name: 'Str' });
       const proposed = ok(await createM(deal.payer, { escrow_id: deal.escrowId, title: 'Proposed', amount: 500 }), 201);
-      refused(await opM('milestone-complete', deal.payee, proposed.id), 409);
+      const early = await opM('milestone-complete', deal.payee, proposed.id);
+      refused(early, 409);
+      expect(early.body).toMatchObject({
+        code: 'milestone_wrong_state',
+        error: 'only an accepted milestone can be completed (this one is proposed)',
+      });
       const m = await acceptedMilestone(deal, 1_000, 'Accepted');
-      refused(await opM('milestone-complete', deal.payer, m.id), 403);
-      refused(await opM('milestone-complete', stranger, m.id), 404);
+      const byClient = await opM('milestone-complete', deal.payer, m.id);
+      refused(byClient, 403);
+      expect(byClient.body).toMatchObject({
+        code: 'escrow_wrong_party',
+        error: 'only the freelancer can mark a milestone complete',
+      });
+      expect((await opM('milestone-complete', stranger, m.id)).body).toMatchObject({ code: 'escrow_not_found' });
+      const unknown = await opM('milestone-complete', deal.payee, '00000000-0000-4000-8000-000000000000');
+      refused(unknown, 404);
+      expect(unknown.body).toMatchObject({ code: 'milestone_not_found', error: 'milestone not found' });
       const done = ok(await opM('milestone-complete', deal.payee, m.id));
       expect(done.status).toBe('completed');
       expect(Number.isNaN(Date.parse(done.completed_at!))).toBe(false);
@@ -606,7 +619,10 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
     it('release: only the client (payer), only a completed milestone of a funded escrow', async () => {
       const unfunded = await hiringDeal(10_000);
       const early = await completedMilestone(unfunded, 2_000);
-      refused(await opM('milestone-release', unfunded.payer, early.id), 409);
+      const notFunded = await opM('milestone-release', unfunded.payer, early.id);
+      refused(notFunded, 409);
+      expect(notFunded.body).toMatchObject({ code: 'escrow_wrong_state' });
+      expect(notFunded.body.error).toMatch(/^cannot release a milestone of an escrow that is /);
       const [row] = await testDb()<{ status: string }[]>`select status from public.milestones where id = ${early.id}`;
       expect(row!.status).toBe('completed');
 
@@ -620,8 +636,16 @@ describe('milestone-approve / milestone-complete / milestone-release', () => {
       );
       refused(await opM('milestone-release', deal.payer, proposed.id), 409);
       const done = await completedMilestone(deal, 2_000, 'Done');
-      refused(await opM('milestone-release', deal.payee, done.id), 403);
+      const byFreelancer = await opM('milestone-release', deal.payee, done.id);
+      refused(byFreelancer, 403);
+      expect(byFreelancer.body).toMatchObject({
+        code: 'escrow_wrong_party',
+        error: 'only the client can release a milestone',
+      });
       refused(await opM('milestone-release', stranger, done.id), 404);
+      const unknown = await opM('milestone-release', deal.payer, '00000000-0000-4000-8000-000000000000');
+      refused(unknown, 404);
+      expect(unknown.body).toMatchObject({ code: 'milestone_not_found' });
       expect(await walletKobo(deal.payee.id)).toBe(0);
       expect(await holdKobo(deal.escrowId)).toBe(kobo(deal.feeBreakdown.total_charge));
     });
