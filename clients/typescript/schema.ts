@@ -8775,7 +8775,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payout_account_name_mismatch`: The account name given is not the name the bank holds for the account number (Send the account holder's name as the bank holds it (or check the account number and bank)); or `payout_account_unknown_at_bank`: The bank has no account with this number (Check the account number and the bank code); or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8787,7 +8787,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'payout_account_name_mismatch' | 'payout_account_unknown_at_bank' | 'validation_failed';
+            code?: 'validation_failed';
           };
         };
       };
@@ -8807,7 +8807,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payout_account_duplicate`: The caller has already saved this account number at this bank (Use the saved payout account (payout-list); nothing was added); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `payout_account_duplicate`: The caller has already saved this account number at this bank (Use the saved payout account (payout-list); nothing was added); or `payout_account_name_mismatch`: The account name given is not the name the bank holds for the account number (Send the account holder's name as the bank holds it (or check the account number and bank)); or `payout_account_unknown_at_bank`: The bank has no account with this number (Check the account number and the bank code); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8819,7 +8819,12 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'payout_account_duplicate' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'payout_account_duplicate'
+              | 'payout_account_name_mismatch'
+              | 'payout_account_unknown_at_bank'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };

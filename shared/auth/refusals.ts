@@ -20,7 +20,7 @@ export const OTP_INVALID = refusal({
   when: 'The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up ' +
     'verification, password reset)',
   then: 'Ask the user to check the code, or send a new one (auth-send-otp, auth-forgot-password)',
-  message: () => 'Validation failed',
+  message: () => 'The code is invalid or has expired',
   details: () => [{ field: 'otp_code', message: 'is invalid or has expired' }],
   example: {},
 });
@@ -30,7 +30,7 @@ export const PHONE_NOT_VERIFIED = refusal<{ minutes: number }>({
   status: 409,
   when: 'Sign-up for a phone that has no live sign-up verification (never verified, or verified too long ago)',
   then: 'Verify the phone with auth-send-otp and auth-verify (context signup), then sign up within the minutes named',
-  message: () => 'Validation failed',
+  message: () => 'This phone number has not been verified for sign-up',
   details: (f) => [{
     field: 'phone',
     message:

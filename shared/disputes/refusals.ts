@@ -71,7 +71,7 @@ export const SPLIT_EXCEEDS_HELD = refusal<{ field: string; payee_amount: number;
   status: 409,
   when: "A split's payee_amount is not less than what the escrow still holds (a split leaves each party something)",
   then: 'Propose a smaller payee_amount, or release or refund instead',
-  message: () => 'Validation failed',
+  message: () => 'The split gives the payee as much as the escrow still holds, or more',
   details: (f) => [{
     field: f.field,
     message: `payee_amount must be from 0.01 to ${naira(f.max_payee_amount)} naira (what is still held, less 0.01)`,

@@ -117,7 +117,7 @@ export const COUNTERPARTY_IS_SELF = refusal({
   status: 409,
   when: "counterparty_phone is the caller's own phone number",
   then: "Ask for the other party's phone number",
-  message: () => 'Validation failed',
+  message: () => 'The counterparty must be someone else',
   details:
     () => [{ field: 'counterparty_phone', message: "must be someone else's number", code: 'counterparty_is_self' }],
   example: {},

@@ -53,7 +53,7 @@ export const PAYOUT_ACCOUNT_REQUIRED = refusal<{ field: string }>({
   status: 409,
   when: 'A withdrawal names no payout account and the caller has no default payout account',
   then: 'Add a payout account (payout-add) or name one in payout_account_id, then retry',
-  message: () => 'Validation failed',
+  message: () => 'You have no default payout account: add one with payout-add, or name one',
   details: (f) => [{
     field: f.field,
     message: 'is required when you have no default payout account; add one with payout-add',
@@ -73,20 +73,20 @@ export const PAYOUT_ACCOUNT_DUPLICATE = refusal<{ field: string }>({
 
 export const PAYOUT_ACCOUNT_NAME_MISMATCH = refusal<{ field: string }>({
   code: 'payout_account_name_mismatch',
-  status: 400,
+  status: 409,
   when: 'The account name given is not the name the bank holds for the account number',
   then: "Send the account holder's name as the bank holds it (or check the account number and bank)",
-  message: () => 'Validation failed',
+  message: () => 'The account name does not match the name the bank holds',
   details: (f) => [{ field: f.field, message: 'does not match the name the bank holds for this account' }],
   example: { field: 'account_name' },
 });
 
 export const PAYOUT_ACCOUNT_UNKNOWN_AT_BANK = refusal<{ field: string }>({
   code: 'payout_account_unknown_at_bank',
-  status: 400,
+  status: 409,
   when: 'The bank has no account with this number',
   then: 'Check the account number and the bank code',
-  message: () => 'Validation failed',
+  message: () => 'The bank has no account with this number',
   details: (f) => [{ field: f.field, message: 'could not be found at this bank' }],
   example: { field: 'account_number' },
 });

@@ -55,7 +55,7 @@ describe('auth-signup', () => {
       const res = await post(authSignup, { phone: e164, first_name: 'A', last_name: 'B', password: 'long enough' });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('phone_not_verified');
-      expect(res.body.error).toBe('Validation failed');
+      expect(res.body.error).toBe('This phone number has not been verified for sign-up');
       expect(fieldsOf(res)).toEqual(['phone']);
     });
 

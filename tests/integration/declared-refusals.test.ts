@@ -139,6 +139,7 @@ describe('escrow-fund', () => {
       expect(res.body).toEqual({
         success: false,
         status: 503,
+        code: 'provider_unavailable',
         error: 'The payment provider is unavailable; nothing was charged, try again shortly',
       });
       // Paystack was asked once, for this payer, and gave no payment page
@@ -270,6 +271,7 @@ describe('virtual-account-create', () => {
       expect(res.body).toEqual({
         success: false,
         status: 503,
+        code: 'provider_unavailable',
         error: 'The virtual account could not be requested (payment provider unavailable); try again',
       });
       expect((await paystack.requests('/dedicated_account/assign')).filter((r) => r.body?.email === emailOf(user)))

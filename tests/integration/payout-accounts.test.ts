@@ -150,12 +150,12 @@ describe('payout-add', () => {
     );
 
     it.each(['Emeka Nwosu', 'Ada Nwosu', 'Ngozi'])(
-      'rejects the non-matching name %j with 400 on account_name and saves nothing',
+      'rejects the non-matching name %j with 409 on account_name and saves nothing',
       async (name) => {
         const user = await signUp();
         const acct = await knownAccount();
         const res = await addPayout(user, payoutBody(acct, { account_name: name }));
-        expect(expectError(res, 400)).toEqual(['account_name']);
+        expect(expectError(res, 409)).toEqual(['account_name']);
         expect(res.body).toMatchObject({ code: 'payout_account_name_mismatch' });
         expectNoFullNumber(res, acct.account_number);
         expect(await payoutRows(user.id)).toEqual([]);
@@ -163,11 +163,11 @@ describe('payout-add', () => {
       },
     );
 
-    it('rejects an account the bank does not know with 400 on account_number and saves nothing', async () => {
+    it('rejects an account the bank does not know with 409 on account_number and saves nothing', async () => {
       const user = await signUp();
       const number = accountNumber();
       const res = await addPayout(user, payoutBody({ bank_code: '058', account_number: number }));
-      expect(expectError(res, 400)).toEqual(['account_number']);
+      expect(expectError(res, 409)).toEqual(['account_number']);
       expect(res.body).toMatchObject({ code: 'payout_account_unknown_at_bank' });
       expectNoFullNumber(res, number);
       expect(await payoutRows(user.id)).toEqual([]);
@@ -178,7 +178,8 @@ describe('payout-add', () => {
       const user = await signUp();
       const acct = await knownAccount({ bank_code: '058' });
       const res = await addPayout(user, payoutBody({ ...acct, bank_code: '044' }));
-      expect(expectError(res, 400)).toEqual(['account_number']);
+      expect(expectError(res, 409)).toEqual(['account_number']);
+      expect(res.body.code).toBe('payout_account_unknown_at_bank');
     });
 
     it('keeps the account unverified, under the given name, when the provider cannot be asked', async () => {

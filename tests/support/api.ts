@@ -182,7 +182,7 @@ export function expectOtpCodeRejected(res: ApiResult): void {
     success: false,
     status: 409,
     code: 'otp_invalid',
-    error: 'Validation failed',
+    error: 'The code is invalid or has expired',
     details: [{ field: 'otp_code', message: 'is invalid or has expired' }],
   });
 }
