@@ -1308,7 +1308,7 @@ export interface operations {
           dispute_id: string;
           /** @enum {string} */
           outcome: 'release' | 'refund' | 'split';
-          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. The payee's share must also leave the payer something: at most what is still held less 0.01 (400 otherwise, saying the bound). */
           payee_amount?: number;
           /** @description 10 to 2000 characters once leading and trailing white space is trimmed (so never blank) */
           resolution: string;
@@ -3154,7 +3154,7 @@ export interface operations {
           escrow_id: string;
           /** @enum {string} */
           outcome: 'release' | 'refund' | 'split';
-          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. The payee's share must also leave the payer something: at most what is still held less 0.01 (400 otherwise, saying the bound). */
           payee_amount?: number;
         };
       };

@@ -16,7 +16,7 @@ export const hasAtMostTwoDecimals = (n: number): boolean => Math.round(n * 100) 
  * multipleOf 0.01, minimum and maximum in naira, and a description telling validators to judge the
  * decimals on the number as written (decimal arithmetic), not by a binary division.
  */
-export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number } = {}) => {
+export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number; note?: string } = {}) => {
   const min = opts.minKobo ?? 1;
   const max = opts.maxKobo ?? MAX_AMOUNT_KOBO;
   return z
@@ -33,7 +33,8 @@ export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number } = {}) =
       description: `Naira, ${nairaEn(min)} to ${nairaEn(max)}, at most 2 decimal places. Check the decimals on the ` +
         'number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator ' +
         'that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a ' +
-        'double holds are dropped by the JSON parser before the server sees the number.',
+        'double holds are dropped by the JSON parser before the server sees the number.' +
+        (opts.note ? ` ${opts.note}` : ''),
     });
 };
 

@@ -19,7 +19,11 @@ export const disputeRaiseBody = z.strictObject({
 /** A settlement: release, refund, or split with the payee's share (payee_amount, naira) of what is still held. */
 const settlement = {
   outcome: z.enum(DISPUTE_OUTCOMES),
-  payee_amount: nairaAmount({ minKobo: 1 }).optional(),
+  payee_amount: nairaAmount({
+    minKobo: 1,
+    note: "The payee's share must also leave the payer something: at most what is still held less 0.01 " +
+      '(400 otherwise, saying the bound).',
+  }).optional(),
 };
 const splitNeedsAmount = onlyWhen('payee_amount', { outcome: 'split' }, { required: true });
 
