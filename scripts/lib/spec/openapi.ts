@@ -6,7 +6,10 @@
 // here is written per operation. `npm run openapi` writes the result to docs/api/openapi.json, which
 // the `openapi` function serves; tests/unit/openapi.test.ts fails when the committed file differs
 // from what this builds, when it stops validating as OpenAPI 3.1, or when a function is missing, and
-// every answer the test suites receive is checked against it (tests/support/responses.ts).
+// every answer the test suites receive is checked against it (tests/support/responses.ts). The
+// request schemas state every rule the server checks on a query or a body (the control rule on
+// every string, added here; the rest carried by the schemas' zod metadata), and
+// tests/unit/request-rules.test.ts checks them against the server's own validation.
 import { z } from 'zod';
 import type { EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
 import { RULE_KEYWORDS } from '../../../shared/core/rules.ts';
@@ -269,6 +272,7 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
       content: { 'application/json': { schema } },
     };
   }
+  const queryRuleSchema = queryRules(meta);
   const op: JsonSchema = {
     operationId: meta.name,
     tags: [tagOf(meta.name)],
@@ -276,7 +280,7 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     ...(meta.description ? { description: meta.description } : {}),
     security: meta.auth === 'none' ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : []) : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(queryRules(meta) ? { 'x-query-schema': queryRules(meta) } : {}),
+    ...(queryRuleSchema ? { 'x-query-schema': queryRuleSchema } : {}),
     responses,
   };
   if (meta.body) {
