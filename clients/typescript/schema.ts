@@ -1129,6 +1129,8 @@ export interface components {
         code?: string;
       }[];
     };
+    /** @description Any JSON value whose strings and object keys, at any depth, hold no control character but tab, line feed and carriage return */
+    JsonWithoutControlCharacters: unknown;
     /**
      * @description Every code an operation may answer (docs/errors.md); each operation lists its own per status.
      * @enum {string}
@@ -1170,7 +1172,6 @@ export interface components {
       | 'milestone_wrong_state'
       | 'milestones_exceed_amount'
       | 'milestones_hiring_only'
-      | 'nothing_to_change'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
       | 'otp_invalid'
@@ -1387,8 +1388,9 @@ export interface operations {
           dispute_id: string;
           /** @enum {string} */
           outcome: 'release' | 'refund' | 'split';
-          /** @description Naira, at most 2 decimal places: NGN 0.01 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. The payee's share must also leave the payer something: at most what is still held less 0.01 (400 otherwise, saying the bound). */
           payee_amount?: number;
+          /** @description 10 to 2000 characters once leading and trailing white space is trimmed (so never blank) */
           resolution: string;
         };
       };
@@ -1936,6 +1938,7 @@ export interface operations {
           phone: string;
           otp_code: string;
           password: string;
+          /** @description Must equal password, character for character */
           confirm_password: string;
         };
       };
@@ -2157,7 +2160,9 @@ export interface operations {
       content: {
         'application/json': {
           phone: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           first_name: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           last_name: string;
           password: string;
         };
@@ -2418,12 +2423,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           authorization_code: string;
           last4: string;
+          /** @description 1 to 50 characters once leading and trailing white space is trimmed (so never blank) */
           brand: string;
           exp_month: string;
           exp_year: string;
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           signature: string;
+          /** @description At most 100 characters once leading and trailing white space is trimmed */
           bank?: string;
         };
       };
@@ -3411,7 +3420,7 @@ export interface operations {
           escrow_id: string;
           /** @enum {string} */
           outcome: 'release' | 'refund' | 'split';
-          /** @description Naira, at most 2 decimal places: NGN 0.01 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. The payee's share must also leave the payer something: at most what is still held less 0.01 (400 otherwise, saying the bound). */
           payee_amount?: number;
         };
       };
@@ -3619,6 +3628,7 @@ export interface operations {
             | 'payment_not_released'
             | 'fraud_suspected'
             | 'other';
+          /** @description 10 to 2000 characters once leading and trailing white space is trimmed (so never blank) */
           reason: string;
         };
       };
@@ -4638,10 +4648,13 @@ export interface operations {
           category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
           /** @enum {string} */
           payer_role: 'initiator' | 'counterparty';
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           title: string;
+          /** @description The counterparty's phone: someone else's number (the caller's own is refused with 400) */
           counterparty_phone: string;
-          /** @description Naira, at most 2 decimal places: NGN 0.01 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
+          /** @description At most 2000 characters once leading and trailing white space is trimmed */
           description?: string;
         };
       };
@@ -5429,7 +5442,7 @@ export interface operations {
           card_id?: string;
           /** Format: uri */
           callback_url?: string;
-        };
+        } & (unknown & unknown);
       };
     };
     responses: {
@@ -6432,10 +6445,11 @@ export interface operations {
         'application/json': {
           /** @enum {string} */
           type: 'nin' | 'bvn' | 'cac' | 'tin' | 'bank_account' | 'director';
+          /** @description Its format depends on type; spaces anywhere are ignored */
           id_number: string;
           bank_code?: string;
           rc_number?: string;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
       };
     };
     responses: {
@@ -7141,6 +7155,7 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           conversation_id: string;
+          /** @description 1 to 4000 characters once leading and trailing white space is trimmed (so never blank) */
           content: string;
           /** @enum {string} */
           message_type?: 'text';
@@ -7706,9 +7721,11 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           escrow_id: string;
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           title: string;
-          /** @description Naira, at most 2 decimal places: NGN 0.01 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
+          /** @description At most 2000 characters once leading and trailing white space is trimmed */
           description?: string;
           /** Format: date */
           due_date?: string;
@@ -8205,11 +8222,13 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           milestone_id: string;
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           title?: string;
           description?: string | null;
-          /** @description Naira, at most 2 decimal places: NGN 0.01 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount?: number;
           due_date?: string | null;
+          /** @description At most 2000 characters once leading and trailing white space is trimmed */
           changes_note?: string;
         };
       };
@@ -8740,8 +8759,10 @@ export interface operations {
       content: {
         'application/json': {
           bank_code: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           bank_name: string;
           account_number: string;
+          /** @description 1 to 200 characters once trimmed (never blank); where the bank can be asked, the name it holds for the account must match (400 otherwise) */
           account_name: string;
         };
       };
@@ -9364,10 +9385,15 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           first_name: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           last_name: string;
+          /** @description At most 20 characters once leading and trailing white space is trimmed */
           phone: string;
+          /** @description 1 to 500 characters once leading and trailing white space is trimmed (so never blank) */
           address: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           relationship: string;
         };
       };
@@ -9592,18 +9618,23 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           first_name?: string;
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
           last_name?: string;
           username?: string;
+          /** @description At most 500 characters once leading and trailing white space is trimmed */
           address?: string;
           /** @enum {string} */
           marital_status?: 'single' | 'married' | 'divorced' | 'widowed';
+          /** @description At most 300 characters once leading and trailing white space is trimmed */
           bio?: string;
           /** Format: uri */
           avatar_url?: string;
+          /** @description 1 to 1024 characters once leading and trailing white space is trimmed (so never blank) */
           storage_path?: string;
           /** @description Cannot be changed: the phone number is fixed at sign-up (any value is refused) */
           phone_number?: unknown;
@@ -9659,7 +9690,7 @@ export interface operations {
           };
         };
       };
-      /** @description `nothing_to_change`: A profile update whose body names no field to change (Send at least one field to change); or `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9669,7 +9700,7 @@ export interface operations {
             /** @constant */
             status?: 400;
             /** @enum {unknown} */
-            code?: 'nothing_to_change' | 'validation_failed';
+            code?: 'validation_failed';
           };
         };
       };
@@ -10566,7 +10597,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Naira, at most 2 decimal places: NGN 100.00 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 100.00 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
           /** Format: uuid */
           card_id?: string;
@@ -10760,10 +10791,14 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Naira, at most 2 decimal places: NGN 100.00 to NGN 100,000,000.00 */
+          /** @description Naira, NGN 100.00 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
-          /** Format: uuid */
+          /**
+           * Format: uuid
+           * @description The payout account to pay; without it, the default one (400 when there is none)
+           */
           payout_account_id?: string;
+          /** @description At most 100 characters once leading and trailing white space is trimmed */
           reason?: string;
         };
       };
@@ -10984,7 +11019,7 @@ export interface operations {
           verificationType: string;
           status: string;
         } & {
-          [key: string]: unknown;
+          [key: string]: components['schemas']['JsonWithoutControlCharacters'];
         };
       };
     };
@@ -11098,7 +11133,7 @@ export interface operations {
         'application/json': {
           type: string;
         } & {
-          [key: string]: unknown;
+          [key: string]: components['schemas']['JsonWithoutControlCharacters'];
         };
       };
     };
@@ -11212,10 +11247,10 @@ export interface operations {
         'application/json': {
           event: string;
           data: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['JsonWithoutControlCharacters'];
           };
         } & {
-          [key: string]: unknown;
+          [key: string]: components['schemas']['JsonWithoutControlCharacters'];
         };
       };
     };

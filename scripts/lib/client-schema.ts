@@ -5,7 +5,8 @@
 // of the committed document. Runs under Deno and Node alike.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, UNKNOWN } from 'openapi-typescript';
+import { FREE_JSON } from './spec/openapi.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -21,7 +22,12 @@ const HEADER = [
 
 /** The text of clients/typescript/schema.ts for the OpenAPI document `documentText` (JSON). */
 export async function clientSchema(documentText: string): Promise<string> {
-  const ast = await openapiTS(JSON.parse(documentText), { alphabetize: false });
+  const ast = await openapiTS(JSON.parse(documentText), {
+    alphabetize: false,
+    // Free-form JSON without control characters is a recursive schema (arrays of itself), which
+    // TypeScript cannot name through the generated interface: the client types it as unknown.
+    transform: (_schema, options) => options.path === `#/components/schemas/${FREE_JSON}` ? UNKNOWN : undefined,
+  });
   const raw = `${HEADER}${astToString(ast)}`;
   return execFileSync(`${root}node_modules/.bin/deno`, ['fmt', '--config', `${root}deno.json`, '--ext', 'ts', '-'], {
     input: raw,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { otpCodeSchema, passwordSchema, phoneSchema, text } from '../core/validation.ts';
+import { chars, otpCodeSchema, passwordSchema, phoneSchema, text } from '../core/validation.ts';
+import { onlyWhen, withRules } from '../core/rules.ts';
 import { count, e164Phone, uuid } from '../core/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
@@ -9,21 +10,15 @@ export const sendOtpBody = z.strictObject({
   context: z.enum(['signup', 'login']),
 });
 
-export const verifyBody = z
-  .strictObject({
+export const verifyBody = withRules(
+  z.strictObject({
     phone: phoneSchema,
     otp_code: otpCodeSchema,
     context: z.enum(['signup', 'login']),
-    password: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
-  })
-  .superRefine((b, ctx) => {
-    if (b.context === 'login' && b.password === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required when context is login' });
-    }
-    if (b.context === 'signup' && b.password !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is only accepted when context is login' });
-    }
-  });
+    password: chars(1, 128).optional(),
+  }),
+  [onlyWhen('password', { context: 'login' }, { required: true })],
+);
 
 export const signupBody = z.strictObject({
   phone: phoneSchema,
@@ -33,7 +28,7 @@ export const signupBody = z.strictObject({
 });
 
 export const refreshBody = z.strictObject({
-  refresh_token: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
+  refresh_token: chars(1, 512),
 });
 
 export const forgotPasswordBody = z.strictObject({ phone: phoneSchema });
@@ -43,7 +38,8 @@ export const resetPasswordBody = z
     phone: phoneSchema,
     otp_code: otpCodeSchema,
     password: passwordSchema,
-    confirm_password: z.string(),
+    // JSON Schema cannot compare two fields: the document says it in words
+    confirm_password: z.string().meta({ description: 'Must equal password, character for character' }),
   })
   .refine((b) => b.password === b.confirm_password, {
     path: ['confirm_password'],

@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from '../notifications/enums.ts';
 import { ESCROW_STATUSES } from '../escrow/enums.ts';
 import { MESSAGE_TYPES } from './enums.ts';
-import { queryInt, queryTimestamp } from '../core/validation.ts';
+import { queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
+import { notTogether, withRules } from '../core/rules.ts';
 import { count, timestamp, uuid as responseUuid } from '../core/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
 
 /** The longest message, in characters (Unicode code points, as Postgres' char_length counts them). */
 export const MESSAGE_MAX_CHARS = 4000;
@@ -16,26 +15,20 @@ export const MESSAGE_MAX_CHARS = 4000;
 
 export const messageSendBody = z.strictObject({
   conversation_id: uuid,
-  content: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    // code points, not UTF-16 units: an emoji is one character to the person typing it
-    .refine((s) => [...s].length <= MESSAGE_MAX_CHARS, `must be at most ${MESSAGE_MAX_CHARS} characters`),
+  // code points, not UTF-16 units: an emoji is one character to the person typing it
+  content: text(1, MESSAGE_MAX_CHARS),
   message_type: z.enum(MESSAGE_TYPES).optional(),
 });
 
-export const messageFeedQuery = z
-  .strictObject({
+export const messageFeedQuery = withRules(
+  z.strictObject({
     conversation_id: uuid,
     limit: queryInt(100, 1, 200),
     before: queryTimestamp.optional(),
     after: queryTimestamp.optional(),
-  })
-  .refine((q) => q.before === undefined || q.after === undefined, {
-    path: ['after'],
-    message: 'give before (older items) or after (newer items), not both',
-  });
+  }),
+  [notTogether(['before', 'after'], 'give before (older items) or after (newer items), not both')],
+);
 
 export const conversationListQuery = z.strictObject({
   limit: queryInt(20, 1, 50),

@@ -488,21 +488,30 @@ function answer(r: StoredResponse & { replayed: boolean }, headers: Record<strin
 }
 
 /**
+ * A query (as an object of its parameters) or a JSON body against the endpoint's schema: the
+ * control rule on every string and key first, then the schema. A refusal is a 400 (HttpError)
+ * naming each field. tests/unit/request-rules.test.ts checks the OpenAPI document against this.
+ */
+export function parseInput(schema: z.ZodType, input: unknown, root: 'query' | 'body'): unknown {
+  const badText = controlCharacterProblems(input);
+  if (badText.length > 0) throw VALIDATION_FAILED.error({ part: root }, { details: badText });
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw VALIDATION_FAILED.error({ part: root }, { details: zodDetails(parsed.error, root, input) });
+  }
+  return parsed.data;
+}
+
+/**
  * The query string: no control characters in any value; then the endpoint's schema, or, without
  * one, no parameter at all. Each refusal is a 400 naming the parameters.
  */
 function parseQuery(route: Route, req: Request): unknown {
   const url = new URL(req.url);
   const rawQuery = queryObject(url);
+  if (route.query) return parseInput(route.query, rawQuery, 'query');
   const badQuery = controlCharacterProblems(rawQuery);
   if (badQuery.length > 0) throw VALIDATION_FAILED.error({ part: 'query' }, { details: badQuery });
-  if (route.query) {
-    const parsed = route.query.safeParse(rawQuery);
-    if (!parsed.success) {
-      throw VALIDATION_FAILED.error({ part: 'query' }, { details: zodDetails(parsed.error, 'query', rawQuery) });
-    }
-    return parsed.data;
-  }
   if ([...url.searchParams.keys()].length > 0) {
     throw VALIDATION_FAILED.error({ part: 'query' }, {
       details: [...new Set(url.searchParams.keys())].map((k) => ({
@@ -521,14 +530,7 @@ function parseQuery(route: Route, req: Request): unknown {
 function parseBody(route: Route, rawBody: Uint8Array): unknown {
   if (route.body) {
     const json = parseJson(rawBody);
-    const input = json === undefined ? {} : json;
-    const badText = controlCharacterProblems(input);
-    if (badText.length > 0) throw VALIDATION_FAILED.error({ part: 'body' }, { details: badText });
-    const parsed = route.body.safeParse(input);
-    if (!parsed.success) {
-      throw VALIDATION_FAILED.error({ part: 'body' }, { details: zodDetails(parsed.error, 'body', input) });
-    }
-    return parsed.data;
+    return parseInput(route.body, json === undefined ? {} : json, 'body');
   }
   if (rawBody.byteLength > 0) {
     const json = parseJson(rawBody);

@@ -4,21 +4,37 @@ import { z } from 'zod';
 /** Largest amount any single operation accepts: NGN 100,000,000 (10^10 kobo). */
 export const MAX_AMOUNT_KOBO = 10_000_000_000;
 
-/** Naira number (0.01 .. 100,000,000, at most 2 decimals) -> integer kobo. */
-export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number } = {}) => {
+/**
+ * At most 2 decimals, judged on the number as parsed: it must be the double nearest to a value with
+ * at most 2 decimals (0.07, 19.99), so that 5000.001 and 5000.0000000001 are refused. Digits the JSON
+ * parser drops before anything sees them (5000.00000000000001 reads as 5000) cannot be judged.
+ */
+export const hasAtMostTwoDecimals = (n: number): boolean => Math.round(n * 100) / 100 === n;
+
+/**
+ * Naira number (at most 2 decimals, within the bounds) -> integer kobo. Its JSON Schema: a number,
+ * multipleOf 0.01, minimum and maximum in naira, and a description telling validators to judge the
+ * decimals on the number as written (decimal arithmetic), not by a binary division.
+ */
+export const nairaAmount = (opts: { minKobo?: number; maxKobo?: number; note?: string } = {}) => {
   const min = opts.minKobo ?? 1;
   const max = opts.maxKobo ?? MAX_AMOUNT_KOBO;
   return z
     .number({ message: 'must be a number' })
     .refine((n) => Number.isFinite(n), 'must be a finite number')
-    .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'must have at most 2 decimal places')
+    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places')
     .transform((n) => Math.round(n * 100))
     .refine((k) => k >= min, `must be at least ${nairaEn(min)}`)
     .refine((k) => k <= max, `must be at most ${nairaEn(max)}`)
     .meta({
       minimum: min / 100,
       maximum: max / 100,
-      description: `Naira, at most 2 decimal places: ${nairaEn(min)} to ${nairaEn(max)}`,
+      multipleOf: 0.01,
+      description: `Naira, ${nairaEn(min)} to ${nairaEn(max)}, at most 2 decimal places. Check the decimals on the ` +
+        'number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator ' +
+        'that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a ' +
+        'double holds are dropped by the JSON parser before the server sees the number.' +
+        (opts.note ? ` ${opts.note}` : ''),
     });
 };
 

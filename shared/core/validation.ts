@@ -15,20 +15,154 @@ export const phoneSchema = z
   .regex(NIGERIAN_PHONE, 'must be +234 followed by 10 digits, or 0 followed by 10 digits')
   .transform(toE164);
 
-export const passwordSchema = z
-  .string()
-  .min(8, 'must be at least 8 characters')
-  .max(128, 'must be at most 128 characters');
+/** How many characters a string has: Unicode code points, as JSON Schema and Postgres' char_length count them. */
+export const codePoints = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/**
+ * A string of min to max characters, counted in code points (an emoji is one character, as JSON
+ * Schema's minLength and maxLength and Postgres' char_length count it), not trimmed. Its JSON Schema
+ * says the same bounds; the control rule's pattern is added by the document's generator.
+ */
+export const chars = (min: number, max: number, message?: string) =>
+  z
+    .string()
+    .refine(
+      (s) => codePoints(s) >= min,
+      message ?? (min === 1 ? 'must not be empty' : `must be at least ${min} characters`),
+    )
+    .refine((s) => codePoints(s) <= max, message ?? `must be at most ${max} characters`)
+    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
+
+export const passwordSchema = chars(8, 128);
 
 export const otpCodeSchema = z.string().regex(/^[0-9]{6}$/, 'must be 6 digits');
 
-/** A required, non-blank text field with a maximum length (leading/trailing spaces trimmed). */
+// ---- the text rule ---------------------------------------------------------------------------
+
+/**
+ * The characters no string of a request may hold, as the body of a character class: NUL and the
+ * other C0 control codes but tab, line feed and carriage return (multi-line descriptions and
+ * messages). Postgres refuses NUL in text and jsonb, so it would otherwise surface as a 500. The
+ * server's check (controlCharacterProblems) and the document's patterns are built from this.
+ */
+export const CONTROL_CLASS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f';
+const CONTROL = new RegExp(`[${CONTROL_CLASS}]`);
+export const CONTROL_MESSAGE =
+  'must not contain control characters (NUL and C0 codes other than tab, line feed and carriage return)';
+
+/** A string without a forbidden control character: the pattern of every request string that has none of its own. */
+export const NO_CONTROL_PATTERN = `^[^${CONTROL_CLASS}]*$`;
+
+/**
+ * The pattern of a trimmed text of at least `min` characters: no forbidden control character,
+ * and (min > 0) a first and a last character that are not white space at least min - 1 apart, so
+ * the text is still min characters long once trimmed. `\s` is the white space String.trim removes.
+ */
+export function textPattern(min: number): string {
+  const any = `[^${CONTROL_CLASS}]`;
+  const solid = `[^\\s${CONTROL_CLASS}]`;
+  if (min <= 0) return NO_CONTROL_PATTERN;
+  if (min === 1) return `^${any}*${solid}${any}*$`;
+  return `^${any}*${solid}${any}{${min - 2},}${solid}${any}*$`;
+}
+
+/**
+ * A text field: leading and trailing white space trimmed, then min to max characters (code points),
+ * never blank when min > 0. Its JSON Schema states the same: minLength and maxLength (of the text as
+ * sent, so never looser than the server), a pattern for the trimmed minimum and the control rule,
+ * and a description of the bounds after trimming.
+ */
 export const text = (min: number, max: number) =>
   z
     .string()
     .trim()
-    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .max(max, `must be at most ${max} characters`);
+    .refine((s) => codePoints(s) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
+    .meta({
+      ...(min > 0 ? { minLength: min } : {}),
+      maxLength: max,
+      pattern: textPattern(min),
+      description: min > 0
+        ? `${min} to ${max} characters once leading and trailing white space is trimmed (so never blank)`
+        : `At most ${max} characters once leading and trailing white space is trimmed`,
+    });
+
+/**
+ * True when no string holding a forbidden control character can match `pattern` (a JSON Schema
+ * pattern, ECMA-262): it has no `.`, no `\s`, `\S`, `\D`, `\W` or `\p`, no negated class but one
+ * that excludes CONTROL_CLASS, and no character or range that reaches a forbidden code. Cautious:
+ * false means "not shown", and the document then adds the control rule beside the pattern.
+ */
+export function excludesControl(pattern: string): boolean {
+  const forbidden = (from: number, to: number) => {
+    for (let c = from; c <= Math.min(to, 0x1f); c++) if (c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+    return false;
+  };
+  let inClass = false;
+  let rangeFrom: number | null = null;
+  let last: number | null = null;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i] as string;
+    let code: number | null = null;
+    if (ch === '\\') {
+      const next = pattern[i + 1] ?? '';
+      const hex = next === 'u'
+        ? /^u([0-9a-fA-F]{4})/.exec(pattern.slice(i + 1))
+        : next === 'x'
+        ? /^x([0-9a-fA-F]{2})/.exec(pattern.slice(i + 1))
+        : null;
+      if (hex) {
+        code = parseInt(hex[1] as string, 16);
+        i += hex[0].length;
+      } else if ('sSDWpPvfc0'.includes(next) || (inClass && next === 'b') || next === 'u' || next === 'x') {
+        return false;
+      } else {
+        i += 1;
+        code = next === 't'
+          ? 0x09
+          : next === 'n'
+          ? 0x0a
+          : next === 'r'
+          ? 0x0d
+          : 'dwbB'.includes(next) || /[1-9]/.test(next)
+          ? null
+          : next.charCodeAt(0);
+      }
+    } else if (!inClass && ch === '[') {
+      if (pattern[i + 1] === '^') {
+        const end = pattern.indexOf(']', i + 2);
+        if (end < 0 || !pattern.slice(i + 2, end).includes(CONTROL_CLASS)) return false;
+        i = end;
+        continue;
+      }
+      inClass = true;
+      last = null;
+      continue;
+    } else if (inClass && ch === ']') {
+      inClass = false;
+      continue;
+    } else if (inClass && ch === '-' && last !== null && pattern[i + 1] !== ']') {
+      rangeFrom = last;
+      continue;
+    } else if (!inClass && ch === '.') {
+      return false;
+    } else {
+      code = ch.charCodeAt(0);
+    }
+    if (code === null) {
+      last = null;
+      continue;
+    }
+    if (forbidden(rangeFrom ?? code, code)) return false;
+    rangeFrom = null;
+    last = code;
+  }
+  return true;
+}
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') {
@@ -79,18 +213,11 @@ export function zodDetails(error: z.ZodError, root = 'body', input?: unknown): F
   return out;
 }
 
-// NUL and the other C0 control characters have no place in any text a user sends (Postgres
-// refuses NUL in text and jsonb, so it would otherwise surface as a 500); tab, line feed and
-// carriage return are allowed (multi-line descriptions and messages).
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
-export const CONTROL_MESSAGE =
-  'must not contain control characters (NUL and C0 codes other than tab, line feed and carriage return)';
-
 /**
  * One problem per string (value or object key) anywhere in a parsed JSON body or query that holds
- * a forbidden control character, named by its dotted path. Checked before the schemas, for every
- * endpoint, so no field can forget it.
+ * a forbidden control character (CONTROL_CLASS), named by its dotted path. Checked before the schemas,
+ * for every endpoint, so no field can forget it; the document states it on every string
+ * (scripts/lib/spec/openapi.ts).
  */
 export function controlCharacterProblems(input: unknown, path: string[] = []): FieldProblem[] {
   if (typeof input === 'string') {
@@ -141,11 +268,77 @@ export const queryBool = (def: boolean) =>
     .transform((v) => (v === undefined ? def : v === 'true'))
     .meta({ type: 'boolean', description: `${def} when omitted` });
 
+// ---- identifiers, dates, URLs -------------------------------------------------------------------
+
+/**
+ * Any UUID written as 8-4-4-4-12 hex digits, in either case, of any version and variant (the nil
+ * and max UUIDs included): what Postgres' uuid type reads. An id that names nothing is the
+ * operation's 404, never a 400. Its JSON Schema: format uuid and this pattern.
+ */
+export const uuidSchema = z.guid({ message: 'must be a UUID' });
+
+/**
+ * A calendar date from the year 0001 (Postgres has no year 0000), leap years counted. Written
+ * without lookaheads, so any regex dialect reads it.
+ */
+const DATE = '(?:(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29|' +
+  '(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-' +
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8])))';
+
+/** YYYY-MM-DD (a real date, from 0001-01-01): the server's check and the document's pattern. */
+export const DATE_PATTERN = `^${DATE}$`;
+
+/**
+ * An ISO 8601 timestamp Postgres reads: a date from the year 0001, a time with seconds (and any
+ * fraction), and Z or an offset under 16 hours (Postgres refuses larger ones; zone names, a lower
+ * case t or z, a leap second and a missing colon are not accepted either).
+ */
+export const TIMESTAMP_PATTERN =
+  `^${DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+-](?:0[0-9]|1[0-5]):[0-5][0-9])$`;
+
+export const dateSchema = z
+  .string()
+  .regex(new RegExp(DATE_PATTERN), 'must be a date (YYYY-MM-DD) from 0001-01-01 on')
+  .meta({ format: 'date' });
+
 // Valid ISO 8601 that Postgres cannot read (year 0000, UTC offsets of 16 hours or more) would fail
-// the query with a 500, so such a cursor is refused here, for every list.
-export const queryTimestamp = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
-  .refine(
-    (v) => !v.startsWith('0000-') && !/[+-](1[6-9]|2[0-9]):?[0-9]{2}$/.test(v),
-    'must be a timestamp from the year 0001 on, with a UTC offset under 16 hours',
-  );
+// the query with a 500, so such a timestamp is refused here, for every list cursor and the job's clock.
+export const timestampSchema = z
+  .string()
+  .regex(
+    new RegExp(TIMESTAMP_PATTERN),
+    'must be an ISO 8601 timestamp (YYYY-MM-DDThh:mm:ss, Z or an offset) from the year 0001 on, with a UTC offset under 16 hours',
+  )
+  .meta({ format: 'date-time' });
+
+export const queryTimestamp = timestampSchema;
+
+/**
+ * An http(s) URL the server accepts: a host name of ASCII letters, digits, `_` and single hyphens
+ * (its last label not starting with a digit, so it is never read as an IPv4 number; no `xn--`
+ * label, which URL parsers disagree on) or an IPv4 address, an optional port up to 65535, then an
+ * optional path, query and fragment of the characters RFC 3986 allows there (anything else
+ * percent-encoded). Every such string is a URI (RFC 3986) and a URL the WHATWG parser reads; the
+ * unit test checks both.
+ */
+const LABEL = '[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*';
+const TOP_LABEL = '[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const PORT = '(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*${TOP_LABEL}|${OCTET}(?:\\.${OCTET}){3})` +
+  `(?::${PORT})?(?:/(?:${PCHAR}|/)*)?(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?$`;
+
+/**
+ * An http(s) URL of at most 2048 characters matching HTTP_URL_PATTERN: the one check the server
+ * makes, and what the document says (format uri and that pattern).
+ */
+export const httpUrl = () =>
+  z
+    .string()
+    .max(2048, 'must be at most 2048 characters')
+    .regex(
+      new RegExp(HTTP_URL_PATTERN),
+      'must be an http(s) URL with a host name or IPv4 address (no user name, IPv6 or xn-- host)',
+    )
+    .meta({ format: 'uri' });

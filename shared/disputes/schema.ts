@@ -4,34 +4,30 @@ import { z } from 'zod';
 import { DISPUTE_OUTCOMES, DISPUTE_REASON_CODES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from './enums.ts';
 import { ESCROW_STATUSES } from '../escrow/enums.ts';
 import { nairaAmount } from '../core/money.ts';
-import { queryInt, queryTimestamp } from '../core/validation.ts';
+import { queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
+import { onlyWhen, withRules } from '../core/rules.ts';
 import { naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
 
 // ---- requests --------------------------------------------------------------------------------
 
 export const disputeRaiseBody = z.strictObject({
   escrow_id: uuid,
   reason_code: z.enum(DISPUTE_REASON_CODES),
-  reason: z.string().trim().min(10, 'must be at least 10 characters').max(2000, 'must be at most 2000 characters'),
+  reason: text(10, 2000),
 });
 
 /** A settlement: release, refund, or split with the payee's share (payee_amount, naira) of what is still held. */
 const settlement = {
   outcome: z.enum(DISPUTE_OUTCOMES),
-  payee_amount: nairaAmount({ minKobo: 1 }).optional(),
+  payee_amount: nairaAmount({
+    minKobo: 1,
+    note: "The payee's share must also leave the payer something: at most what is still held less 0.01 " +
+      '(400 otherwise, saying the bound).',
+  }).optional(),
 };
-const splitNeedsAmount = <T extends { outcome: string; payee_amount?: number }>(b: T, ctx: z.RefinementCtx) => {
-  if (b.outcome === 'split' && b.payee_amount === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['payee_amount'], message: 'is required when outcome is split' });
-  }
-  if (b.outcome !== 'split' && b.payee_amount !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['payee_amount'], message: 'is only accepted when outcome is split' });
-  }
-};
+const splitNeedsAmount = onlyWhen('payee_amount', { outcome: 'split' }, { required: true });
 
-export const disputeProposeBody = z.strictObject({ escrow_id: uuid, ...settlement }).superRefine(splitNeedsAmount);
+export const disputeProposeBody = withRules(z.strictObject({ escrow_id: uuid, ...settlement }), [splitNeedsAmount]);
 
 export const disputeRespondBody = z.strictObject({
   escrow_id: uuid,
@@ -48,16 +44,10 @@ export const adminDisputeListQuery = z.strictObject({
   after: queryTimestamp.optional(),
 });
 
-export const adminDisputeResolveBody = z
-  .strictObject({
-    dispute_id: uuid,
-    ...settlement,
-    resolution: z.string().trim().min(10, 'must be at least 10 characters').max(
-      2000,
-      'must be at most 2000 characters',
-    ),
-  })
-  .superRefine(splitNeedsAmount);
+export const adminDisputeResolveBody = withRules(
+  z.strictObject({ dispute_id: uuid, ...settlement, resolution: text(10, 2000) }),
+  [splitNeedsAmount],
+);
 
 // ---- responses -------------------------------------------------------------------------------
 

@@ -1,23 +1,32 @@
 import { z } from 'zod';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES, PAYER_ROLES } from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
-import { phoneSchema, queryInt, queryTimestamp } from '../core/validation.ts';
+import {
+  chars,
+  dateSchema as date,
+  httpUrl,
+  phoneSchema,
+  queryInt,
+  queryTimestamp,
+  text,
+  uuidSchema as uuid,
+} from '../core/validation.ts';
+import { exactlyOne, minFields, onlyWhen, withRules } from '../core/rules.ts';
 import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
 import { chargeStarted } from '../money/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
-const date = z.iso.date({ message: 'must be a date (YYYY-MM-DD)' });
 
 // ---- requests --------------------------------------------------------------------------------
 
 export const escrowCreateBody = z.strictObject({
   category: z.enum(ESCROW_CATEGORIES),
   payer_role: z.enum(PAYER_ROLES),
-  title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  title: text(1, 200),
   // the same formats and the same readable sentence as every other phone field
-  counterparty_phone: phoneSchema,
+  counterparty_phone: phoneSchema.meta({
+    description: "The counterparty's phone: someone else's number (the caller's own is refused with 400)",
+  }),
   amount: nairaAmount({ minKobo: 1 }),
-  description: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+  description: text(0, 2000).optional(),
 });
 
 export const escrowIdQuery = z.strictObject({ escrow_id: uuid });
@@ -31,58 +40,46 @@ export const escrowListQuery = z.strictObject({
 export const escrowIdBody = z.strictObject({ escrow_id: uuid });
 
 /** accept / decline: by escrow id or by the invite token, exactly one */
-export const escrowInviteBody = z
-  .strictObject({
+export const escrowInviteBody = withRules(
+  z.strictObject({
     escrow_id: uuid.optional(),
-    invite_token: z.string().min(20, 'is not a valid invite token').max(200, 'is not a valid invite token').optional(),
-  })
-  .refine((b) => (b.escrow_id === undefined) !== (b.invite_token === undefined), {
-    path: ['escrow_id'],
-    message: 'give escrow_id or invite_token (exactly one)',
-  })
-  // the refinement, as the OpenAPI document's JSON Schema says it
-  .meta({ oneOf: [{ required: ['escrow_id'] }, { required: ['invite_token'] }] });
+    invite_token: chars(20, 200, 'is not a valid invite token').optional(),
+  }),
+  [exactlyOne(['escrow_id', 'invite_token'], 'give escrow_id or invite_token (exactly one)')],
+);
 
-export const escrowFundBody = z
-  .strictObject({
+export const escrowFundBody = withRules(
+  z.strictObject({
     escrow_id: uuid,
     method: z.enum(['wallet', 'card', 'saved_card', 'bank_transfer']),
     card_id: uuid.optional(),
-    callback_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
-  })
-  .superRefine((b, ctx) => {
-    if (b.method === 'saved_card' && !b.card_id) {
-      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is required when method is saved_card' });
-    }
-    if (b.method !== 'saved_card' && b.card_id) {
-      ctx.addIssue({ code: 'custom', path: ['card_id'], message: 'is only accepted when method is saved_card' });
-    }
-    if (b.method !== 'card' && b.callback_url) {
-      ctx.addIssue({ code: 'custom', path: ['callback_url'], message: 'is only accepted when method is card' });
-    }
-  });
+    callback_url: httpUrl().optional(),
+  }),
+  [
+    onlyWhen('card_id', { method: 'saved_card' }, { required: true }),
+    onlyWhen('callback_url', { method: 'card' }),
+  ],
+);
 
 export const milestoneCreateBody = z.strictObject({
   escrow_id: uuid,
-  title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  title: text(1, 200),
   amount: nairaAmount({ minKobo: 1 }),
-  description: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+  description: text(0, 2000).optional(),
   due_date: date.optional(),
 });
 
-export const milestoneUpdateBody = z
-  .strictObject({
+export const milestoneUpdateBody = withRules(
+  z.strictObject({
     milestone_id: uuid,
-    title: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
-    description: z.string().trim().max(2000, 'must be at most 2000 characters').nullable().optional(),
+    title: text(1, 200).optional(),
+    description: text(0, 2000).nullable().optional(),
     amount: nairaAmount({ minKobo: 1 }).optional(),
     due_date: date.nullable().optional(),
-    changes_note: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
-  })
-  .refine((b) => Object.keys(b).some((k) => k !== 'milestone_id'), {
-    path: ['body'],
-    message: 'must change at least one field',
-  });
+    changes_note: text(0, 2000).optional(),
+  }),
+  [minFields(2, 'must change at least one field', 'milestone_id and at least one field to change')],
+);
 
 export const milestoneIdBody = z.strictObject({ milestone_id: uuid });
 

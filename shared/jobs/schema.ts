@@ -1,9 +1,10 @@
 // Request and response schemas of jobs-run.
 import { z } from 'zod';
 import { count, timestamp } from '../core/schema.ts';
+import { timestampSchema } from '../core/validation.ts';
 
 export const jobsRunBody = z.strictObject({
-  now: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().meta({
+  now: timestampSchema.optional().meta({
     description:
       "The job's clock: accepted on the local stack only (400 in a deployment, which runs at the current time)",
   }),

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from './enums.ts';
 import { count, naira, timestamp } from '../core/schema.ts';
+import { chars } from '../core/validation.ts';
+import { onlyWhen, patternWhen, type Rule, withRules } from '../core/rules.ts';
 
 // ---- requests --------------------------------------------------------------------------------
 
@@ -13,46 +15,46 @@ export const kycStartBody = z.strictObject({
 export const IDENTITY_TYPES = ['nin', 'bvn', 'cac', 'tin', 'bank_account', 'director'] as const;
 export type IdentityType = (typeof IDENTITY_TYPES)[number];
 
-/** A company registration number: RC, BN, IT, LP or LLP and up to 8 digits (spaces and case ignored). */
-const RC_NUMBER = /^(RC|BN|IT|LP|LLP)?[0-9]{1,8}$/;
-const compact = (s: string) => s.replace(/[\s]/g, '').toUpperCase();
+/**
+ * The shapes of an id number as sent, spaces (any white space) allowed anywhere and letters in
+ * either case: the server checks these very patterns, then removes the spaces and upper-cases
+ * the letters (compact), and the document states them per type.
+ */
+const digits = (n: number) => `^\\s*(?:[0-9]\\s*){${n}}$`;
+/** A company registration number: RC, BN, IT, LP or LLP and up to 8 digits. */
+const RC_NUMBER =
+  '^\\s*(?:[Rr]\\s*[Cc]|[Bb]\\s*[Nn]|[Ii]\\s*[Tt]|[Ll]\\s*[Pp]|[Ll]\\s*[Ll]\\s*[Pp])?\\s*(?:[0-9]\\s*){1,8}$';
+const RC_MESSAGE = 'must be a CAC registration number such as RC1234567 or BN1234567';
+const compact = (s: string) => s.replace(/\s/g, '').toUpperCase();
 
-/** The shape of each type's id_number (after spaces are removed), and what to say when it is not. */
-const ID_FORMATS: Record<IdentityType, { re: RegExp; message: string }> = {
-  nin: { re: /^[0-9]{11}$/, message: 'must be an 11-digit NIN' },
-  bvn: { re: /^[0-9]{11}$/, message: 'must be an 11-digit BVN' },
-  cac: { re: RC_NUMBER, message: 'must be a CAC registration number such as RC1234567 or BN1234567' },
-  tin: { re: /^[0-9]{8}-[0-9]{4}$/, message: 'must be a TIN of the form 12345678-0001' },
-  bank_account: { re: /^[0-9]{10}$/, message: 'must be a 10-digit NUBAN account number' },
-  director: { re: /^[0-9]{11}$/, message: "must be the director's 11-digit NIN or BVN" },
+/** The shape of each type's id_number, and what to say when it is not. */
+const ID_FORMATS: Record<IdentityType, { pattern: string; message: string }> = {
+  nin: { pattern: digits(11), message: 'must be an 11-digit NIN' },
+  bvn: { pattern: digits(11), message: 'must be an 11-digit BVN' },
+  cac: { pattern: RC_NUMBER, message: RC_MESSAGE },
+  tin: { pattern: `^\\s*(?:[0-9]\\s*){8}-\\s*(?:[0-9]\\s*){4}$`, message: 'must be a TIN of the form 12345678-0001' },
+  bank_account: { pattern: digits(10), message: 'must be a 10-digit NUBAN account number' },
+  director: { pattern: digits(11), message: "must be the director's 11-digit NIN or BVN" },
 };
 
-export const identityVerifyBody = z
-  .strictObject({
+const identityRules: Rule[] = [
+  ...IDENTITY_TYPES.map((type) =>
+    patternWhen('id_number', { type }, ID_FORMATS[type].pattern, ID_FORMATS[type].message)
+  ),
+  onlyWhen('bank_code', { type: 'bank_account' }, { required: true }),
+  onlyWhen('rc_number', { type: 'director' }, { required: true }),
+  patternWhen('rc_number', { type: 'director' }, RC_NUMBER, RC_MESSAGE),
+];
+
+export const identityVerifyBody = withRules(
+  z.strictObject({
     type: z.enum(IDENTITY_TYPES, { message: `must be one of ${IDENTITY_TYPES.join(', ')}` }),
-    id_number: z.string().max(40, 'must be at most 40 characters').transform(compact),
+    id_number: chars(0, 40).meta({ description: 'Its format depends on type; spaces anywhere are ignored' }),
     bank_code: z.string().regex(/^[0-9]{3,6}$/, 'must be a bank code of 3 to 6 digits').optional(),
-    rc_number: z.string().max(20, 'must be at most 20 characters').transform(compact).optional(),
-  })
-  .superRefine((b, ctx) => {
-    const f = ID_FORMATS[b.type];
-    if (!f.re.test(b.id_number)) ctx.addIssue({ code: 'custom', path: ['id_number'], message: f.message });
-    if (b.type === 'bank_account' && !b.bank_code) {
-      ctx.addIssue({ code: 'custom', path: ['bank_code'], message: 'is required when type is bank_account' });
-    }
-    if (b.type !== 'bank_account' && b.bank_code !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['bank_code'], message: 'is only accepted when type is bank_account' });
-    }
-    if (b.type === 'director' && !b.rc_number) {
-      ctx.addIssue({ code: 'custom', path: ['rc_number'], message: 'is required when type is director' });
-    }
-    if (b.type === 'director' && b.rc_number && !RC_NUMBER.test(b.rc_number)) {
-      ctx.addIssue({ code: 'custom', path: ['rc_number'], message: ID_FORMATS.cac.message });
-    }
-    if (b.type !== 'director' && b.rc_number !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['rc_number'], message: 'is only accepted when type is director' });
-    }
-  });
+    rc_number: chars(0, 20).optional(),
+  }),
+  identityRules,
+).transform((b) => ({ ...b, id_number: compact(b.id_number), rc_number: b.rc_number && compact(b.rc_number) }));
 export type IdentityVerifyBody = z.output<typeof identityVerifyBody>;
 
 // ---- responses -------------------------------------------------------------------------------
@@ -104,12 +106,12 @@ export const kycWebhookResponse = z.strictObject({ received: z.literal(true) });
 
 /** What webhook-kyc reads of a Sumsub event (the rest is kept as it came). */
 export const sumsubEventSchema = z.looseObject({
-  type: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  type: chars(1, 100),
 });
 
 /** What webhook-identity reads of a result (the spec's fields; others are kept only if listed). */
 export const identityEventSchema = z.looseObject({
-  reference: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  verificationType: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters'),
-  status: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters'),
+  reference: chars(1, 100),
+  verificationType: chars(1, 40),
+  status: chars(1, 40),
 });

@@ -7,46 +7,49 @@ import {
   VIRTUAL_ACCOUNT_STATUSES,
 } from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
-import { queryInt, queryTimestamp } from '../core/validation.ts';
+import { httpUrl, queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
 import { currency, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
 
 // ---- requests --------------------------------------------------------------------------------
 
 export const walletTopupBody = z.strictObject({
   amount: nairaAmount({ minKobo: 100_00 }),
   card_id: uuid.optional(),
-  callback_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
+  callback_url: httpUrl().optional(),
 });
 
 export const walletWithdrawBody = z.strictObject({
   amount: nairaAmount({ minKobo: 100_00 }),
-  payout_account_id: uuid.optional(),
-  reason: z.string().trim().max(100, 'must be at most 100 characters').optional(),
+  payout_account_id: uuid.optional().meta({
+    description: 'The payout account to pay; without it, the default one (400 when there is none)',
+  }),
+  reason: text(0, 100).optional(),
 });
 
 export const cardAddBody = z.strictObject({
-  authorization_code: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  authorization_code: text(1, 100),
   last4: z.string().regex(/^[0-9]{4}$/, 'must be exactly 4 digits'), // one problem, one detail
-  brand: z.string().trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters'),
+  brand: text(1, 50),
   exp_month: z.string().regex(/^(0?[1-9]|1[0-2])$/, 'must be a month, 1-12'),
   exp_year: z.string().regex(/^[0-9]{2}([0-9]{2})?$/, 'must be a 2- or 4-digit year'),
-  signature: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-  bank: z.string().trim().max(100, 'must be at most 100 characters').optional(),
+  signature: text(1, 200),
+  bank: text(0, 100).optional(),
 });
 
 export const cardIdBody = z.strictObject({ card_id: uuid });
 
 export const payoutAddBody = z.strictObject({
   bank_code: z.string().trim().regex(/^[0-9A-Za-z]{2,10}$/, 'must be the bank code (2-10 letters or digits)'),
-  bank_name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  bank_name: text(1, 100),
   account_number: z
     .string()
     .min(10, 'must be at least 10 characters')
     .max(20, 'must be at most 20 characters')
     .regex(/^[0-9]+$/, 'must contain only digits'),
-  account_name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  account_name: text(1, 200).meta({
+    description: '1 to 200 characters once trimmed (never blank); where the bank can be asked, the name it holds for ' +
+      'the account must match (400 otherwise)',
+  }),
 });
 
 export const payoutIdBody = z.strictObject({ payout_account_id: uuid });

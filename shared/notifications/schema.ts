@@ -1,10 +1,9 @@
 // Request and response schemas of notification-list and notification-read.
 import { z } from 'zod';
 import { ACTION_LABELS, ENTITY_TYPES, NOTIFICATION_EVENT_TYPES } from './enums.ts';
-import { queryBool, queryInt, queryTimestamp } from '../core/validation.ts';
+import { queryBool, queryInt, queryTimestamp, uuidSchema as uuid } from '../core/validation.ts';
+import { exactlyOne, withRules } from '../core/rules.ts';
 import { count, timestamp, uuid as responseUuid } from '../core/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
 
 // ---- requests --------------------------------------------------------------------------------
 
@@ -15,13 +14,15 @@ export const notificationListQuery = z.strictObject({
   unread_only: queryBool(false),
 });
 
-export const notificationReadBody = z
-  .strictObject({ notification_id: uuid.optional(), escrow_id: uuid.optional() })
-  .refine((b) => (b.notification_id === undefined) !== (b.escrow_id === undefined), {
-    path: ['notification_id'],
-    message: 'give notification_id (one) or escrow_id (all of that escrow), exactly one',
-  })
-  .meta({ oneOf: [{ required: ['notification_id'] }, { required: ['escrow_id'] }] });
+export const notificationReadBody = withRules(
+  z.strictObject({ notification_id: uuid.optional(), escrow_id: uuid.optional() }),
+  [
+    exactlyOne(
+      ['notification_id', 'escrow_id'],
+      'give notification_id (one) or escrow_id (all of that escrow), exactly one',
+    ),
+  ],
+);
 
 // ---- responses (the `data` of the success envelope) ----------------------------------------
 

@@ -1,7 +1,7 @@
 // Profiles and next of kin, always read and written as the caller (row-level security applies).
 import type { AuthUser } from '../auth/session.ts';
 import { asUser, isPgError, readAsUser, sqlText, type Tx } from '../core/db.ts';
-import { NOTHING_TO_CHANGE, PROFILE_NOT_FOUND, USERNAME_TAKEN } from './refusals.ts';
+import { PROFILE_NOT_FOUND, USERNAME_TAKEN } from './refusals.ts';
 import {
   type NextOfKinResponse,
   nextOfKinResponse,
@@ -69,9 +69,7 @@ export async function profileUpdate({ claims }: AuthUser, input: ProfileUpdate) 
     changes.avatar_status = 'active';
   }
   if (input.storage_path !== undefined) changes.avatar_storage_path = input.storage_path;
-  if (Object.keys(changes).length === 0) {
-    throw NOTHING_TO_CHANGE.error({});
-  }
+  // never empty: profileUpdateBody refuses a body without a field (minFields)
   try {
     return await asUser(claims, async (tx) => {
       await tx`update public.profiles set ${tx(changes)}, updated_at = now() where id = (select auth.uid())`;

@@ -10,16 +10,6 @@ export const PROFILE_NOT_FOUND = refusal({
   example: {},
 });
 
-export const NOTHING_TO_CHANGE = refusal({
-  code: 'nothing_to_change',
-  status: 400,
-  when: 'A profile update whose body names no field to change',
-  then: 'Send at least one field to change',
-  message: () => 'Send at least one field to change',
-  details: () => [{ field: 'body', message: 'must contain at least one field' }],
-  example: {},
-});
-
 export const USERNAME_TAKEN = refusal({
   code: 'username_taken',
   status: 409,

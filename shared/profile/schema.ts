@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { MARITAL_STATUSES } from './enums.ts';
-import { text } from '../core/validation.ts';
+import { httpUrl, text } from '../core/validation.ts';
+import { minFields, withRules } from '../core/rules.ts';
 import { e164Phone, timestamp, uuid } from '../core/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
-
-const avatarUrl = z
-  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-  .max(2048, 'must be at most 2048 characters');
 
 const phoneIsFixed = z
   .unknown()
@@ -15,36 +12,46 @@ const phoneIsFixed = z
   // no value is accepted: JSON Schema's `not: {}`
   .meta({ not: {}, description: 'Cannot be changed: the phone number is fixed at sign-up (any value is refused)' });
 
-export const profileUpdateBody = z
-  .strictObject({
-    first_name: text(1, 100),
-    last_name: text(1, 100),
-    username: z
-      .string()
-      .min(3, 'must be at least 3 characters')
-      .max(30, 'must be at most 30 characters')
-      .regex(/^[a-zA-Z0-9_]+$/, 'may contain only letters, digits and underscores'),
-    address: z.string().trim().max(500, 'must be at most 500 characters'),
-    marital_status: z.enum(MARITAL_STATUSES),
-    bio: z.string().trim().max(300, 'must be at most 300 characters'),
-    avatar_url: avatarUrl,
-    storage_path: z.string().trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
-    // Named so the answer says why rather than just "not accepted".
-    phone_number: phoneIsFixed,
-    phone: phoneIsFixed,
-  })
-  .partial();
+export const profileUpdateBody = withRules(
+  z
+    .strictObject({
+      first_name: text(1, 100),
+      last_name: text(1, 100),
+      username: z
+        .string()
+        .min(3, 'must be at least 3 characters')
+        .max(30, 'must be at most 30 characters')
+        .regex(/^[a-zA-Z0-9_]+$/, 'may contain only letters, digits and underscores'),
+      address: text(0, 500),
+      marital_status: z.enum(MARITAL_STATUSES),
+      bio: text(0, 300),
+      avatar_url: httpUrl(),
+      storage_path: text(1, 1024),
+      // Named so the answer says why rather than just "not accepted".
+      phone_number: phoneIsFixed,
+      phone: phoneIsFixed,
+    })
+    .partial(),
+  // a PATCH that changes nothing is almost always a client's mistake
+  [minFields(1, 'must contain at least one field', 'At least one field to change')],
+);
 
 export type ProfileUpdate = z.output<typeof profileUpdateBody>;
 
 export const nokUpdateBody = z.strictObject({
   first_name: text(1, 100),
   last_name: text(1, 100),
+  // the pattern refuses a trailing space (trimmed away, it could leave too few digits), so what
+  // matches it as sent still matches once trimmed
   phone: z
     .string()
     .trim()
     .max(20, 'must be at most 20 characters')
-    .regex(/^\+?[0-9][0-9 -]{5,}$/, 'must be a phone number (digits, optionally a leading + and spaces or dashes)'),
+    .regex(
+      /^\+?[0-9][0-9 -]{4,}[0-9-]$/,
+      'must be a phone number (digits, optionally a leading + and spaces or dashes)',
+    )
+    .meta({ description: 'At most 20 characters once leading and trailing white space is trimmed' }),
   address: text(1, 500),
   relationship: text(1, 100),
 });

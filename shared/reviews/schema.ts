@@ -1,9 +1,7 @@
 // Reviews and the public profile (docs/reviews.md).
 import { z } from 'zod';
-import { queryInt, queryTimestamp } from '../core/validation.ts';
+import { queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
 import { count, isoDate, timestamp, uuid as responseUuid } from '../core/schema.ts';
-
-const uuid = z.uuid({ message: 'must be a UUID' });
 
 // ---- requests --------------------------------------------------------------------------------
 
@@ -11,7 +9,7 @@ export const reviewSubmitBody = z.strictObject({
   escrow_id: uuid,
   rating: z.int().min(1, 'must be at least 1').max(5, 'must be at most 5'),
   // trimmed; blank is no feedback (stored and answered as null)
-  feedback: z.string().trim().max(2000, 'must be at most 2000 characters').nullable().optional(),
+  feedback: text(0, 2000).nullable().optional(),
 });
 export type ReviewSubmit = z.output<typeof reviewSubmitBody>;
 

@@ -147,7 +147,9 @@ describe('the OpenAPI document', () => {
       { required: ['invite_token'] },
     ]);
     expect(operation('notification-read').op?.requestBody.required).toBe(true);
-    expect(operation('profile-update').op?.requestBody.required).toBe(false);
+    // a PATCH with nothing to change is refused: minProperties 1
+    expect(operation('profile-update').op?.requestBody.required).toBe(true);
+    expect(operation('profile-update').op?.requestBody.content['application/json'].schema.minProperties).toBe(1);
     // a field that is named only to be refused accepts no value
     const profile = operation('profile-update').op?.requestBody.content['application/json'].schema;
     expect(profile.properties.phone.not).toEqual({});

@@ -6,7 +6,10 @@
 // here is written per operation. `npm run openapi` writes the result to docs/api/openapi.json, which
 // the `openapi` function serves; tests/unit/openapi.test.ts fails when the committed file differs
 // from what this builds, when it stops validating as OpenAPI 3.1, or when a function is missing, and
-// every answer the test suites receive is checked against it (tests/support/responses.ts).
+// every answer the test suites receive is checked against it (tests/support/responses.ts). The
+// request schemas state every rule the server checks on a query or a body (the control rule on
+// every string, added here; the rest carried by the schemas' zod metadata), and
+// tests/unit/request-rules.test.ts checks them against the server's own validation.
 import { z } from 'zod';
 import type { EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
 import { type AnyRefusal, errorBody } from '../../../shared/core/http.ts';
@@ -21,6 +24,8 @@ import {
   UNAUTHENTICATED,
   VALIDATION_FAILED,
 } from '../../../shared/core/refusals.ts';
+import { RULE_KEYWORDS } from '../../../shared/core/rules.ts';
+import { excludesControl, NO_CONTROL_PATTERN } from '../../../shared/core/validation.ts';
 
 /** The JSON Schema dialect of OpenAPI 3.1 documents. */
 const DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
@@ -80,22 +85,70 @@ export function refusalExample(r: AnyRefusal): JsonSchema {
   return errorBody(r.status, r.code, r.message(r.example), r.exampleDetails ?? r.details?.(r.example)) as JsonSchema;
 }
 
-/** Formats that say all a client needs; zod adds its own regex of each, which is dropped. */
+/**
+ * In an answer, formats that say all a client needs; zod adds its own regex of each, which is
+ * dropped. A request keeps the pattern beside the format: it is exactly what the server accepts
+ * (a UUID of any version, a timestamp Postgres reads), where a validator's format may allow more.
+ */
 const SELF_EXPLAINING_FORMATS = new Set(['uuid', 'date-time', 'date']);
 
+/** The component every value of free-form JSON in a request refers to (a webhook's payload). */
+export const FREE_JSON = 'JsonWithoutControlCharacters';
+const FREE_JSON_REF = { $ref: `#/components/schemas/${FREE_JSON}` };
+
+/**
+ * Any JSON without a forbidden control character in a string or a key, at any depth: what the
+ * server's control rule (controlCharacterProblems) leaves of free-form JSON.
+ */
+const freeJson: JsonSchema = {
+  description: 'Any JSON value whose strings and object keys, at any depth, hold no control character but tab, ' +
+    'line feed and carriage return',
+  anyOf: [
+    { type: ['null', 'boolean', 'number'] },
+    { type: 'string', pattern: NO_CONTROL_PATTERN },
+    { type: 'array', items: FREE_JSON_REF },
+    { type: 'object', propertyNames: { pattern: NO_CONTROL_PATTERN }, additionalProperties: FREE_JSON_REF },
+  ],
+};
+
+/**
+ * The control rule on one string of a request: the server refuses NUL and the other C0 codes
+ * (tab, line feed and carriage return aside) in every string it is sent, before any schema runs,
+ * so every string schema states it: as its pattern, or beside a pattern of its own that does not
+ * already exclude them. An enum or a constant needs nothing.
+ */
+function controlRule(json: JsonSchema): void {
+  if (json.type !== 'string' || 'enum' in json || 'const' in json) return;
+  const allOf = (json.allOf ?? []) as JsonSchema[];
+  const patterns = [json.pattern, ...allOf.map((s) => s.pattern)].filter((p): p is string => typeof p === 'string');
+  if (patterns.some(excludesControl)) return;
+  if (patterns.length === 0) json.pattern = NO_CONTROL_PATTERN;
+  else json.allOf = [...allOf, { pattern: NO_CONTROL_PATTERN }];
+}
+
 /** JSON Schema of a zod schema, as a client sends it (request) or receives it (response). */
-export function schemaOf(schema: z.ZodType): JsonSchema {
+export function schemaOf(schema: z.ZodType, side: 'request' | 'response' = 'response'): JsonSchema {
   const json = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'throw',
     target: 'draft-2020-12',
     override: ({ jsonSchema }) => {
-      if (typeof jsonSchema.format === 'string' && SELF_EXPLAINING_FORMATS.has(jsonSchema.format)) {
+      const format = jsonSchema.format;
+      if (side === 'response' && typeof format === 'string' && SELF_EXPLAINING_FORMATS.has(format)) {
         delete jsonSchema.pattern;
       }
       // a query integer or boolean (shared/core/validation.ts) is described as what it stands for
       if (jsonSchema.type === 'integer') delete jsonSchema.pattern;
       if (jsonSchema.type === 'boolean') delete jsonSchema.enum;
+      if (side === 'request') {
+        controlRule(jsonSchema as JsonSchema);
+        // free-form JSON (a webhook's payload) is any JSON the control rule leaves
+        const extra = jsonSchema.additionalProperties;
+        if (jsonSchema.type === 'object' && extra !== undefined && extra !== false) {
+          jsonSchema.propertyNames = { pattern: NO_CONTROL_PATTERN };
+          jsonSchema.additionalProperties = FREE_JSON_REF;
+        }
+      }
     },
   }) as JsonSchema;
   delete json.$schema;
@@ -136,6 +189,19 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
   { name: 'document', description: 'This document', prefixes: ['openapi'] },
   { name: 'admin', description: 'Operators only; anyone else gets the 404 of a missing function', prefixes: ['admin'] },
 ];
+
+/**
+ * The rules between the parameters of a query (shared/core/rules.ts: before and after not
+ * together), as a JSON Schema of the query read as an object of its parameters. OpenAPI 3.1 has no
+ * place for them among the parameters, so the operation carries them as `x-query-schema`.
+ */
+function queryRules(meta: EndpointMeta): JsonSchema | undefined {
+  if (!meta.query) return undefined;
+  const json = schemaOf(meta.query, 'request');
+  const rules = Object.fromEntries(RULE_KEYWORDS.filter((k) => k in json).map((k) => [k, json[k]]));
+  if (Object.keys(rules).length === 0) return undefined;
+  return { ...(typeof json.description === 'string' ? { description: json.description } : {}), ...rules };
+}
 
 /** The tag of an operation, by its name's first word (auth, escrow, wallet, ...). */
 export function tagOf(name: string): string {
@@ -198,7 +264,7 @@ function successEnvelope(status: number, data: JsonSchema): JsonSchema {
 /** The query parameters of a z.object query schema, one by one. */
 function queryParameters(meta: EndpointMeta): JsonSchema[] {
   if (!meta.query) return [];
-  const json = schemaOf(meta.query);
+  const json = schemaOf(meta.query, 'request');
   const props = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(props).map(([name, schema]) => {
@@ -270,6 +336,7 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
       content: { 'application/json': success ? { schema } : { schema, examples } },
     };
   }
+  const queryRuleSchema = queryRules(meta);
   const op: JsonSchema = {
     operationId: meta.name,
     tags: [tagOf(meta.name)],
@@ -277,10 +344,11 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     ...(meta.description ? { description: meta.description } : {}),
     security: meta.auth === 'none' ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : []) : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
+    ...(queryRuleSchema ? { 'x-query-schema': queryRuleSchema } : {}),
     responses,
   };
   if (meta.body) {
-    const body = schemaOf(meta.body);
+    const body = schemaOf(meta.body, 'request');
     op.requestBody = {
       // required when an empty body is refused: a required field, or a rule such as "exactly one of"
       required: !meta.body.safeParse({}).success,
@@ -329,6 +397,7 @@ export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
     components: {
       schemas: {
         ErrorEnvelope: errorEnvelope,
+        [FREE_JSON]: freeJson,
         ErrorCode: {
           type: 'string',
           description: 'Every code an operation may answer (docs/errors.md); each operation lists its own per status.',

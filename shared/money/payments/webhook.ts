@@ -15,11 +15,12 @@ import { dispatchQueuedSmsSoon } from '../../messages/sms-outbox.ts';
 import { payments } from './index.ts';
 import { chargeMismatch, type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';
+import { chars } from '../../core/validation.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const paymentsEventSchema = z.looseObject({
-  event: z.string().min(1, 'must not be empty').max(100),
+  event: chars(1, 100),
   data: z.looseObject({}),
 });
 

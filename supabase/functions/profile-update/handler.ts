@@ -1,5 +1,5 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
-import { NOTHING_TO_CHANGE, PROFILE_NOT_FOUND, USERNAME_TAKEN } from '../../../shared/profile/refusals.ts';
+import { PROFILE_NOT_FOUND, USERNAME_TAKEN } from '../../../shared/profile/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { profileUpdate } from '../../../shared/profile/profile.ts';
 import { profileResponse, profileUpdateBody } from '../../../shared/profile/schema.ts';
@@ -7,7 +7,7 @@ import { profileResponse, profileUpdateBody } from '../../../shared/profile/sche
 export default endpoint({
   name: 'profile-update',
   summary: "Changes fields of the caller's profile",
-  refusals: [NOTHING_TO_CHANGE, PROFILE_NOT_FOUND, USERNAME_TAKEN],
+  refusals: [PROFILE_NOT_FOUND, USERNAME_TAKEN],
   method: 'PATCH',
   auth: userSession,
   idempotent: false,
