@@ -4650,7 +4650,7 @@ export interface operations {
           payer_role: 'initiator' | 'counterparty';
           /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           title: string;
-          /** @description The counterparty's phone: someone else's number (the caller's own is refused with 400) */
+          /** @description The counterparty's phone: someone else's number (the caller's own is refused with 409) */
           counterparty_phone: string;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
