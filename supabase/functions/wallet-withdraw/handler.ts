@@ -14,6 +14,12 @@ import { walletWithdraw } from '../../../shared/money/wallet.ts';
 export default endpoint({
   name: 'wallet-withdraw',
   summary: 'Withdraws from the wallet to a saved payout account',
+  description: "A signed-in user at KYC tier 1 or above, within the tier's single and daily limits, to " +
+    '`payout_account_id` or else their default payout account. The amount leaves the wallet at once into a pending ' +
+    'withdrawal handed to the provider; if the provider refuses it, or cannot be reached before the transfer is ' +
+    'asked for, it fails and the money is back in the wallet. Otherwise it stays pending until the provider ' +
+    "reports the transfer (`webhook-payments`, or the job's reconciliation): a failure or reversal puts the money " +
+    'back exactly once.',
   refusals: [
     PAYOUT_ACCOUNT_NOT_FOUND,
     PAYOUT_ACCOUNT_REQUIRED,
