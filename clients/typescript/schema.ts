@@ -373,7 +373,7 @@ export interface paths {
     put?: never;
     /**
      * Accepts or rejects the other party's open proposal
-     * @description Only the party who did not make the proposal, while it is open and the dispute in `negotiation`. Rejecting tells the proposer (`dispute_proposal_rejected`). Accepting settles the dispute at once over what is still held: a release pays the payee as `escrow-release` does, a refund returns the whole hold to the payer's wallet, a split pays the payee `payee_amount` less its seller fee and returns the rest with its payer fee and VAT; the escrow is `released` or `refunded`, open proposals close, and both parties are told what they received (`dispute_resolved` and an SMS), the payee's share going on to their bank as after a release.
+     * @description Only the party who did not make the proposal, while it is open and the dispute in `negotiation`. Rejecting tells the proposer (`dispute_proposal_rejected`). Accepting settles at once over what is still held (a release as `escrow-release`; a refund of the whole hold; a split paying the payee `payee_amount` less its seller fee and the payer the rest with its fee and VAT): the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and SMS), and the payee's share goes on to their bank as after a release.
      */
     post: operations['dispute-respond'];
     delete?: never;
@@ -453,7 +453,7 @@ export interface paths {
     put?: never;
     /**
      * Creates an escrow with a counterparty's phone number, and answers its fees
-     * @description A signed-in user, at any KYC tier, who becomes the initiator. With `payer_role: initiator` the escrow is a `draft` and invites no one until it is funded; with `payer_role: counterparty` it is `invite_pending` and the counterparty is invited at once, in the app when the phone has an account and by SMS (at most 3 invite SMS to a phone a day), such escrows being limited by default to 20 an hour and 100 a day per initiator. The fee breakdown is stored, the conversation created and the initiator notified (`escrow_created`); no money moves, and a repeat without an Idempotency-Key creates another escrow.
+     * @description A signed-in user at any KYC tier, who becomes the initiator; no money moves. `payer_role: initiator` gives a `draft`, which invites no one until it is funded; `payer_role: counterparty` gives `invite_pending` and invites the counterparty at once, in the app if the phone has an account and by SMS (by default at most 3 invite SMS a day to a phone, and 20 such escrows an hour and 100 a day per initiator). The fee breakdown is stored, the conversation created and the initiator notified (`escrow_created`); a repeat without an Idempotency-Key creates another escrow.
      */
     post: operations['escrow-create'];
     delete?: never;
@@ -533,7 +533,7 @@ export interface paths {
     put?: never;
     /**
      * The payer funds the escrow from the wallet, a card, a saved card or a bank transfer
-     * @description Only the payer, at KYC tier 1 or above and within the tier's limits for the total charge, while the escrow is a `draft` or `active` accepted but not yet funded. `wallet` moves the total charge into the escrow's hold at once; `card` and `saved_card` start a charge whose confirmation (`webhook-payments`) funds the hold, or credits the payer's wallet when the escrow can no longer take it; `bank_transfer` marks the escrow waiting and answers the payer's virtual account, a transfer into which is credited to the wallet and funds the oldest waiting escrow once the wallet covers its total charge. Once funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS), an accepted escrow becomes `funded`, and the payer, and the payee of an accepted escrow, are notified (`funded`).
+     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes it cover the total. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.
      */
     post: operations['escrow-fund'];
     delete?: never;
@@ -653,7 +653,7 @@ export interface paths {
     put?: never;
     /**
      * Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler
-     * @description Only the scheduler, with the jobs secret (every minute: pg_cron in production, `npm start` locally); `now` is accepted on the local stack only. At that time, disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee (the payer raised it and took no part) or escalated to the admins; escrows whose inspection period ended are released as by `escrow-release`; `released` and `refunded` escrows 14 days old are `ended`. Then it sends payouts never sent, settles from the provider's answer money movements pending for 30 minutes, sends queued SMS and deletes Idempotency-Keys older than 24 hours; every step is safe to run twice or at once, and the answer counts what was done.
+     * @description Only the scheduler, with the jobs secret (every minute); `now` is accepted on the local stack only. Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee (the payer raised it and took no part) or escalated; ended inspection periods are released as by `escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent and Idempotency-Keys older than 24 hours deleted; every step is safe to repeat.
      */
     post: operations['jobs-run'];
     delete?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
     put?: never;
     /**
      * Withdraws from the wallet to a saved payout account
-     * @description A signed-in user at KYC tier 1 or above, within the tier's single and daily limits, to `payout_account_id` or else their default payout account. The amount leaves the wallet at once into a pending withdrawal handed to the provider; if the provider refuses it, or cannot be reached before the transfer is asked for, it fails and the money is back in the wallet. Otherwise it stays pending until the provider reports the transfer (`webhook-payments`, or the job's reconciliation): a failure or reversal puts the money back exactly once.
+     * @description A signed-in user at KYC tier 1 or above, within the tier's single and daily limits, to `payout_account_id` or else their default payout account. The amount leaves the wallet at once for the provider; a transfer the provider refuses, or that could not be asked for, fails now with the money back in the wallet. Otherwise the withdrawal stays pending until the provider reports it (`webhook-payments`, or the job's reconciliation), a failure or reversal putting the money back exactly once.
      */
     post: operations['wallet-withdraw'];
     delete?: never;
@@ -1293,7 +1293,7 @@ export interface paths {
     put?: never;
     /**
      * Receives an event from the payments provider (Paystack)
-     * @description Only the payments provider (Paystack), signed over the raw body. `charge.success` completes a card top-up or an escrow's card funding when the amount is what its transaction expects (else it is verified with the provider or held for review), or credits a bank transfer into a virtual account to the wallet, funding the oldest escrow waiting for a bank transfer once the wallet covers it (else the payer is told the shortfall, in the app and by SMS); `transfer.success`, `transfer.failed` and `transfer.reversed` settle a withdrawal or an escrow payout (a failure puts the money back once, and a payee is notified); `dedicatedaccount.assign.*` makes the virtual account active or inactive. Each event takes effect once however often it is delivered; other events are recorded and ignored, and one whose effect fails is kept, still answered 200, so that a redelivery applies it.
+     * @description Only the payments provider (Paystack), signed over the raw body; each event takes effect once, however often it is delivered. `charge.success` completes a card top-up or an escrow's card funding (a charge whose amount differs is verified with the provider or held for review), or credits a bank transfer to the virtual account's owner, funding their oldest escrow waiting for one when the wallet now covers it (else telling them the shortfall). `transfer.*` settles a withdrawal or an escrow payout (a failure puts the money back), and `dedicatedaccount.assign.*` makes the virtual account active or inactive. Other events are recorded and ignored; one whose effect fails is kept and still answered 200, so that a redelivery applies it.
      */
     post: operations['webhook-payments'];
     delete?: never;

@@ -15,14 +15,12 @@ import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 export default endpoint({
   name: 'escrow-fund',
   summary: 'The payer funds the escrow from the wallet, a card, a saved card or a bank transfer',
-  description: "Only the payer, at KYC tier 1 or above and within the tier's limits for the total charge, while the " +
-    'escrow is a `draft` or `active` accepted but not yet funded. `wallet` moves the total charge into the ' +
-    "escrow's hold at once; `card` and `saved_card` start a charge whose confirmation (`webhook-payments`) funds " +
-    "the hold, or credits the payer's wallet when the escrow can no longer take it; `bank_transfer` marks the " +
-    "escrow waiting and answers the payer's virtual account, a transfer into which is credited to the wallet and " +
-    'funds the oldest waiting escrow once the wallet covers its total charge. Once funded, a `draft` becomes ' +
-    '`active` and its counterparty is invited (notification and SMS), an accepted escrow becomes `funded`, and the ' +
-    'payer, and the payee of an accepted escrow, are notified (`funded`).',
+  description: 'Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow ' +
+    "is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; " +
+    '`card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; ' +
+    "`bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the " +
+    'wallet once a transfer makes it cover the total. Funded, a `draft` becomes `active` and its counterparty is ' +
+    'invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.',
   refusals: [
     ESCROW_WRONG_PARTY,
     ESCROW_NOT_FOUND,
