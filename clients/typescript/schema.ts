@@ -432,7 +432,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancels an escrow before it is delivered; money held goes back to the payer's wallet
+     * Cancels an escrow not yet both funded and accepted; money held goes back to the payer's wallet
      * @description Either party, while the escrow holds no money (`draft`, `invite_pending`, or `active` accepted but unfunded): it becomes `cancelled` and its pending funding transactions are canceled. Once the initiator funded it, and until the counterparty accepts, only the payer may: it becomes `refunded`, the whole hold (fees and VAT included) going back to the payer's wallet. Open milestones are cancelled and both parties are notified (`cancelled`); from `funded` on it is refused.
      */
     post: operations['escrow-cancel'];
@@ -533,7 +533,7 @@ export interface paths {
     put?: never;
     /**
      * The payer funds the escrow from the wallet, a card, a saved card or a bank transfer
-     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes it cover the total. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.
+     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.
      */
     post: operations['escrow-fund'];
     delete?: never;
@@ -1112,7 +1112,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Reviews the other party of an ended escrow, once
+     * Reviews the other party of a finished escrow, once
      * @description Either party, once per escrow, when it is `released`, `refunded` or `ended` and the counterparty had accepted it. The other party is notified (`review_received`); when both have now reviewed, a `released` or `refunded` escrow is `ended` at once. No money moves.
      */
     post: operations['review-submit'];
@@ -1253,7 +1253,7 @@ export interface paths {
     put?: never;
     /**
      * Receives a result from the identity-check provider
-     * @description Only the identity-check provider, with the shared token. A result for a reference `identity-verify` created passes the check (`found`) or fails it (may be retried), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. An unknown reference, another type than the request's, or a request already decided changes nothing; each result takes effect once, and every authenticated call is answered 200.
+     * @description Only the identity-check provider, with the shared token. A result for a reference `identity-verify` created passes the check (`found`) or fails it (may be retried), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. An unknown reference, another type than the request's, or a request already decided changes nothing; each result takes effect once, and a well-formed one is answered 200 whatever it said.
      */
     post: operations['webhook-identity'];
     delete?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
     put?: never;
     /**
      * Receives a review result or event from the KYC provider (Sumsub)
-     * @description Only the KYC provider (Sumsub), signed over the raw body. A completed `applicantReviewed` of a known user and level records the check passed or failed (RETRY or FINAL: only a FINAL rejection withdraws a pass, and an older result never overrides a newer one), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. Each event takes effect once; any other is recorded and ignored, and every authenticated event is answered 200.
+     * @description Only the KYC provider (Sumsub), signed over the raw body. A completed `applicantReviewed` of a known user and level records the check passed or failed (RETRY or FINAL: only a FINAL rejection withdraws a pass, and an older result never overrides a newer one), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. Each event takes effect once; any other is recorded and ignored, and a well-formed one is answered 200 whatever it said.
      */
     post: operations['webhook-kyc'];
     delete?: never;
@@ -1293,7 +1293,7 @@ export interface paths {
     put?: never;
     /**
      * Receives an event from the payments provider (Paystack)
-     * @description Only the payments provider (Paystack), signed over the raw body; each event takes effect once, however often it is delivered. `charge.success` completes a card top-up or an escrow's card funding (a charge whose amount differs is verified with the provider or held for review), or credits a bank transfer to the virtual account's owner, funding their oldest escrow waiting for one when the wallet now covers it (else telling them the shortfall). `transfer.*` settles a withdrawal or an escrow payout (a failure puts the money back), and `dedicatedaccount.assign.*` makes the virtual account active or inactive. Other events are recorded and ignored; one whose effect fails is kept and still answered 200, so that a redelivery applies it.
+     * @description Only the payments provider (Paystack), signed over the raw body; each event takes effect once, however often it is delivered. `charge.success` completes a card top-up or an escrow's card funding (a charge whose amount differs is verified with the provider or held for review), or credits a bank transfer to the virtual account's owner, funding their oldest escrow waiting for one when the wallet now covers it (else telling them the shortfall). `transfer.*` settles a withdrawal or an escrow payout (a failure or reversal puts the money back in the wallet once), and `dedicatedaccount.assign.*` makes the virtual account active or inactive. Other events are recorded and ignored; one whose effect fails is kept and still answered 200, so that a redelivery applies it.
      */
     post: operations['webhook-payments'];
     delete?: never;

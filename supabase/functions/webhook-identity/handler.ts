@@ -9,7 +9,7 @@ export default endpoint({
     'created passes the check (`found`) or fails it (may be retried), then recomputes the tier: a change is told ' +
     'by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. An unknown reference, ' +
     "another type than the request's, or a request already decided changes nothing; each result takes effect once, " +
-    'and every authenticated call is answered 200.',
+    'and a well-formed one is answered 200 whatever it said.',
   signedBy: IDENTITY_TOKEN,
   method: 'POST',
   auth: 'none',

@@ -9,7 +9,7 @@ export default endpoint({
     'user and level records the check passed or failed (RETRY or FINAL: only a FINAL rejection withdraws a pass, ' +
     'and an older result never overrides a newer one), then recomputes the tier: a change is told by notification ' +
     '(`kyc_tier_changed`) and SMS, a failure by `verification_failed`. Each event takes effect once; any other is ' +
-    'recorded and ignored, and every authenticated event is answered 200.',
+    'recorded and ignored, and a well-formed one is answered 200 whatever it said.',
   signedBy: KYC_SIGNATURE,
   method: 'POST',
   auth: 'none',
