@@ -6700,7 +6700,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again (Do not retry; the user must contact support); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6712,7 +6712,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'kyc_check_passed' | 'kyc_check_rejected' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'kyc_check_passed' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
