@@ -98,7 +98,12 @@ describe('dispute-respond', () => {
       const before = await balances(deal);
       const e = await stored(deal.escrowId);
       ok(await raise(deal, 'payee'), 201);
+      // a proposal replaced by a newer one of the same party can no longer be answered
+      const first = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0]!;
       const d = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 7_000.01 }), 201);
+      const stale = await respond(deal, 'payer', first.id, true);
+      expect(refused(stale, 409)).toEqual([]);
+      expect(stale.body.code).toBe('proposal_not_open');
       expect(d.proposals).toHaveLength(1);
       expect(d.proposals[0]).toMatchObject({ outcome: 'split', payee_amount: 7_000.01, status: 'open' });
       refused(await respond(deal, 'payee', d.proposals[0]!.id, true), 403);
