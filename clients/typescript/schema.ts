@@ -8874,6 +8874,7 @@ export interface operations {
             }[];
             tags: {
               name: string;
+              description: string;
             }[];
             paths: {
               [key: string]: {
