@@ -95,7 +95,7 @@ describe('control characters in text fields', () => {
 
 // JSON text may escape an unpaired surrogate (\ud800), which is no Unicode character and which the
 // document's patterns admit: the server reads it as U+FFFD, as a text column stores it, where a json
-// column refused it with a 500 (found by tests/integration/fuzz.clock.test.ts).
+// column refused it with a 500 (found by the schema-driven fuzz).
 describe('unpaired surrogates in JSON text', () => {
   it('escrow-create and milestone-update keep the text, with U+FFFD for each unpaired surrogate', async () => {
     const deal = await newDeal({ category: 'hiring', amount: 5_000 });
