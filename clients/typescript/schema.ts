@@ -8682,6 +8682,7 @@ export interface operations {
             }[];
             tags: {
               name: string;
+              description: string;
             }[];
             paths: {
               [key: string]: {

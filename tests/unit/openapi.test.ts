@@ -194,6 +194,13 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('is what the openapi function says it answers (its response schema takes the tags with their descriptions)', async () => {
+    const meta = await endpointMeta('openapi');
+    const doc = JSON.parse(committedText);
+    const parsed = meta!.response!.safeParse(doc);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
+  });
+
   it('says where a field can be null (docs/openapi.md)', () => {
     const escrow = operation('escrow-get').op?.responses['200'].content['application/json'].schema.properties.data;
     expect(escrow.properties.counterparty_id.anyOf).toContainEqual({ type: 'null' });

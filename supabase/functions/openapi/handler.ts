@@ -8,7 +8,7 @@ const openApiDocumentSchema = z.strictObject({
   jsonSchemaDialect: z.string(),
   info: z.strictObject({ title: z.string(), version: z.string(), description: z.string() }),
   servers: z.array(z.record(z.string(), z.unknown())),
-  tags: z.array(z.strictObject({ name: z.string() })),
+  tags: z.array(z.strictObject({ name: z.string(), description: z.string() })),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
   components: z.strictObject({
     schemas: z.record(z.string(), z.unknown()),
