@@ -27,7 +27,7 @@ import {
   VALIDATION_FAILED,
 } from './refusals.ts';
 import { errorMessage, log } from './log.ts';
-import { controlCharacterProblems, queryObject, zodDetails } from './validation.ts';
+import { controlCharacterProblems, queryObject, wellFormed, zodDetails } from './validation.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -276,7 +276,7 @@ async function readBody(req: Request): Promise<Uint8Array> {
 function parseJson(raw: Uint8Array): unknown {
   if (raw.byteLength === 0) return undefined;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    return wellFormed(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)));
   } catch {
     throw VALIDATION_FAILED.error({ part: 'json' }, { details: [{ field: 'body', message: 'must be valid JSON' }] });
   }

@@ -237,6 +237,25 @@ export function controlCharacterProblems(input: unknown, path: string[] = []): F
   return [];
 }
 
+const LONE_SURROGATE = /\p{Cs}/gu;
+
+/**
+ * A parsed JSON body with every unpaired surrogate (an escape such as \ud800 that JSON text may
+ * hold, which is no Unicode character) read as U+FFFD, in values and keys at any depth: what a
+ * text column stores for it anyway, where a json column refuses it (a 500). One code point for
+ * another, neither white space nor a control character: the schemas' verdict is unchanged.
+ */
+export function wellFormed(input: unknown): unknown {
+  if (typeof input === 'string') return input.replace(LONE_SURROGATE, '\ufffd');
+  if (Array.isArray(input)) return input.map(wellFormed);
+  if (input !== null && typeof input === 'object') {
+    return Object.fromEntries(
+      Object.entries(input).map(([k, v]) => [k.replace(LONE_SURROGATE, '\ufffd'), wellFormed(v)]),
+    );
+  }
+  return input;
+}
+
 /** URL query -> plain object; a parameter given twice is kept as an array (and then rejected). */
 export function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

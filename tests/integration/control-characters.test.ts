@@ -1,14 +1,20 @@
 // docs/security.md: NUL and the other C0 control characters (but tab, line feed and carriage return) are
 // refused in every text field with 400 and details naming the field, never a 500 from the database.
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, type Envelope, patch, post } from '../support/api.ts';
+import { call, type Envelope, patch, post, postRaw } from '../support/api.ts';
+import { newDeal } from '../support/escrows.ts';
+import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../support/stack.ts';
 import { newPhone, signUp } from '../support/users.ts';
 import authSignup from '../../supabase/functions/auth-signup/handler.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowList from '../../supabase/functions/escrow-list/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
+import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
 import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
 import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
+import webhookPayments from '../../supabase/functions/webhook-payments/handler.ts';
 
 const CONTROL_MESSAGE = expect.stringContaining('control characters');
 
@@ -84,5 +90,37 @@ describe('control characters in text fields', () => {
     const user = await signUp();
     const res = await call(escrowList, { token: user.accessToken, query: { status: 'draft\u0000' } });
     refusedOn(res, 'status');
+  });
+});
+
+// JSON text may escape an unpaired surrogate (\ud800), which is no Unicode character and which the
+// document's patterns admit: the server reads it as U+FFFD, as a text column stores it, where a json
+// column refused it with a 500 (found by tests/integration/fuzz.clock.test.ts).
+describe('unpaired surrogates in JSON text', () => {
+  it('escrow-create and milestone-update keep the text, with U+FFFD for each unpaired surrogate', async () => {
+    const deal = await newDeal({ category: 'hiring', amount: 5_000 });
+    const token = deal.initiator.accessToken;
+    const created = await post(escrowCreate, {
+      category: 'goods_products',
+      payer_role: 'counterparty',
+      title: 'A\ud800B',
+      amount: 5000,
+      counterparty_phone: newPhone().local,
+    }, { token });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const m = await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'First', amount: 100 }, { token });
+    expect(m.status, JSON.stringify(m.body)).toBe(201);
+    const updated = await patch(milestoneUpdate, { milestone_id: m.body.data.id, title: '\udfffx\ud800' }, { token });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.data.title).toBe('\ufffdx\ufffd');
+  });
+
+  it('webhook-payments takes them in any value or key of the payload', async () => {
+    const raw = JSON.stringify({ event: 'fuzz.\ud800', data: { 'k\udfff': ['v\ud800'] } });
+    const signature = createHmac('sha512', TEST_PAYMENTS_WEBHOOK_SECRET).update(raw).digest('hex');
+    const res = await postRaw(webhookPayments, raw, {
+      headers: { 'Content-Type': 'application/json', 'x-payments-signature': signature },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 });
