@@ -29,11 +29,14 @@ import {
 
 // ---- randomness: fast-check's generators, drawn one at a time -------------------------------
 
-/** One request's randomness: fast-check values drawn in order from a seeded fc.gen(). */
+/**
+ * One request's randomness: fast-check values drawn in order from a seeded fc.gen(). Choices are
+ * uniform (fc.noBias): fast-check's bias towards small values would skew every probability.
+ */
 export class Draw {
   constructor(private readonly g: fc.GeneratorValue) {}
   int(min: number, max: number): number {
-    return this.g(fc.integer, { min, max });
+    return this.g((c) => fc.noBias(fc.integer(c)), { min, max });
   }
   chance(p: number): boolean {
     return this.int(0, 9_999) < p * 10_000;
