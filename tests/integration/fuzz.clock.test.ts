@@ -16,6 +16,7 @@
 // A clock suite (tests/README.md, "the clock group"): the fuzz sends its own requests to jobs-run,
 // with generated clocks, so it runs after every other suite, alone. The job's requests are sent
 // last, after every other operation's.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
@@ -151,6 +152,30 @@ async function passResendGap(e164: string): Promise<void> {
 /** A phone as the generated one was written: local (0...) or E.164 (+234...). */
 const asWritten = (generated: unknown, e164: string) =>
   typeof generated === 'string' && generated.startsWith('0') ? `0${e164.slice(4)}` : e164;
+
+/** The events webhook-payments acts on, and one it does not know. */
+const PAYMENT_EVENTS = [
+  'charge.success',
+  'transfer.success',
+  'transfer.failed',
+  'transfer.reversed',
+  'dedicatedaccount.assign.success',
+  'dedicatedaccount.assign.failed',
+  'customeridentification.failed',
+];
+
+/** A time as Sumsub writes it ('2025-03-01 10:15:30.123', UTC, or with an offset), any year, the ends often. */
+const SUMSUB_TIME = fc
+  .tuple(
+    fc.oneof(fc.constantFrom('0000', '0001', '9999', '2026'), fc.stringMatching(/^[0-9]{4}$/)),
+    fc.stringMatching(/^-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[ T]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$/),
+    fc.constantFrom('', '.000', '.999'),
+    fc.oneof(
+      fc.constantFrom('', 'Z', '+2359', '-2359', '+01:00'),
+      fc.stringMatching(/^[+-](0[0-9]|1[0-4])[0-5][0-9]$/),
+    ),
+  )
+  .map((parts) => parts.join(''));
 
 // ---- fixtures built through the real endpoints -------------------------------------------------
 
@@ -294,9 +319,13 @@ async function buildWorld(): Promise<World> {
   const payees = rest.slice(6);
   await Promise.all([grantAdmin(admin!.phone), ...payers.map((p) => fundWallet(p, 300_000))]);
   const d0 = await deal(payers[0]!, payees[0]!);
-  ok(await post('message-send', { conversation_id: d0.conversationId, content: 'Hello' }, {
-    token: payers[0]!.accessToken,
-  }), 'message-send', 201);
+  ok(
+    await post('message-send', { conversation_id: d0.conversationId, content: 'Hello' }, {
+      token: payers[0]!.accessToken,
+    }),
+    'message-send',
+    201,
+  );
   return { admin: admin!, payers, payees, stranger: stranger!, d0 };
 }
 
@@ -338,6 +367,10 @@ function scenarios(): Record<string, Scenario> {
   let hiring: Record<'create' | 'update' | 'approve' | 'complete' | 'release', Deal>;
   const milestoneIds: Record<string, string[]> = {};
   let notificationIds: string[] = [];
+  // webhooks
+  let hookUser: TestUser, kycHookUsers: TestUser[] = [];
+  const topupRefs: { reference: string; kobo: number }[] = [];
+  const identityRefs: string[] = [];
 
   const escrowIdOps = (op: string, role: 'payer' | 'payee' | 'initiator' | 'counterparty' | 'either'): Scenario => ({
     prepare: (t) => {
@@ -369,7 +402,11 @@ function scenarios(): Record<string, Scenario> {
           if (!u) return;
           await passResendGap(u.phone);
           ok(await post('auth-send-otp', { phone: u.phone, context: 'login' }), 'auth-send-otp');
-          Object.assign(body, { phone: asWritten(body.phone, u.phone), otp_code: await lastOtp(u.phone), password: u.password });
+          Object.assign(body, {
+            phone: asWritten(body.phone, u.phone),
+            otp_code: await lastOtp(u.phone),
+            password: u.password,
+          });
         } else if (swapping(t)) {
           const { e164 } = newPhone();
           ok(await post('auth-send-otp', { phone: e164, context: 'signup' }), 'auth-send-otp');
@@ -392,7 +429,11 @@ function scenarios(): Record<string, Scenario> {
       prepare: (t) => {
         if (!swapping(t)) return;
         const reuse = !t.happy && usedRefreshTokens.length > 0 && t.d.chance(0.2);
-        set(t, 'refresh_token', reuse ? t.d.pick(usedRefreshTokens) : t.d.pick(refreshUsers.slice(0, t.happy ? 1 : 2)).refreshToken);
+        set(
+          t,
+          'refresh_token',
+          reuse ? t.d.pick(usedRefreshTokens) : t.d.pick(refreshUsers.slice(0, t.happy ? 1 : 2)).refreshToken,
+        );
       },
       after: (t, answer) => {
         const sent = (t.draft.body as { refresh_token?: string } | undefined)?.refresh_token;
@@ -421,7 +462,11 @@ function scenarios(): Record<string, Scenario> {
       prepare: async (t) => {
         const u = forgotUsers.take(t, 0.3);
         if (u) await passResendGap(u.phone);
-        set(t, 'phone', u ? asWritten(slot(t, 'phone')?.phone, u.phone) : asWritten(slot(t, 'phone')?.phone, newPhone().e164));
+        set(
+          t,
+          'phone',
+          u ? asWritten(slot(t, 'phone')?.phone, u.phone) : asWritten(slot(t, 'phone')?.phone, newPhone().e164),
+        );
       },
     },
     'auth-reset-password': {
@@ -604,13 +649,17 @@ function scenarios(): Record<string, Scenario> {
     'escrow-list': { prepare: (t) => caller(t, w.payers[0]!, [w.stranger]) },
     'escrow-accept': {
       setup: async () => {
-        pools['escrow-accept'] = await Promise.all([0, 1, 2].map((i) => deal(...pair(i), { payerRole: 'counterparty' })));
+        pools['escrow-accept'] = await Promise.all(
+          [0, 1, 2].map((i) => deal(...pair(i), { payerRole: 'counterparty' })),
+        );
       },
       prepare: (t) => inviteOp(t, pools['escrow-accept']!),
     },
     'escrow-decline': {
       setup: async () => {
-        pools['escrow-decline'] = await Promise.all([3, 4, 5].map((i) => deal(...pair(i), { payerRole: 'counterparty' })));
+        pools['escrow-decline'] = await Promise.all(
+          [3, 4, 5].map((i) => deal(...pair(i), { payerRole: 'counterparty' })),
+        );
       },
       prepare: (t) => inviteOp(t, pools['escrow-decline']!),
     },
@@ -818,9 +867,91 @@ function scenarios(): Record<string, Scenario> {
     },
 
     // ---- signed: the providers' webhooks and the job -----------------------------------------------
-    'webhook-payments': { prepare: signature },
-    'webhook-kyc': { prepare: signature },
-    'webhook-identity': { prepare: signature },
+    // the payloads are free-form JSON: the fields the server reads are swapped in, with fixtures'
+    // references and values of any type, so that each event's code runs on what it may be sent
+    'webhook-payments': {
+      setup: async () => {
+        hookUser = await signUp({ tier: 1 });
+        for (const amount of [1_000, 2_500]) {
+          const r = ok(await post('wallet-topup', { amount }, { token: hookUser.accessToken }), 'wallet-topup');
+          topupRefs.push({ reference: r.body.data.reference, kobo: amount * 100 });
+        }
+      },
+      prepare: (t) => {
+        signature(t);
+        const body = t.draft.body as Record<string, unknown>;
+        if (!swapping(t, 0.6)) return;
+        const d = t.d;
+        const ref = d.pick(topupRefs);
+        const data: Record<string, unknown> = { ...(body.data as Record<string, unknown>) };
+        body.event = d.pick(PAYMENT_EVENTS);
+        if (d.chance(0.8)) {
+          data.reference = d.chance(0.8) ? ref.reference : d.pick([ref.reference.toUpperCase(), 'ref_1']);
+        }
+        if (d.chance(0.8)) {
+          data.amount = d.pick([ref.kobo, ref.kobo + 1, String(ref.kobo), 0, -100, 1.5, 1e21, null, {}]);
+        }
+        if (d.chance(0.6)) data.currency = d.pick(['NGN', 'ngn', 'USD', '', 7]);
+        if (d.chance(0.6)) data.status = d.pick(['success', 'failed', 'abandoned', 1]);
+        if (d.chance(0.6)) data.channel = d.pick(['card', 'dedicated_nuban', 'bank_transfer']);
+        if (d.chance(0.5)) data.id = d.pick([d.int(1, 2_000_000_000), 'ch_1', -1]);
+        if (d.chance(0.5)) {
+          data.customer = { email: d.pick([`${hookUser.id}@customers.escrow.ng`, 'x@y.z', 5]), customer_code: 'CUS_x' };
+        }
+        if (d.chance(0.5)) {
+          data.dedicated_account = { account_number: d.pick(['0123456789', 12, '']), bank: { name: 'Wema' } };
+        }
+        if (d.chance(0.3)) data.authorization = { receiver_bank_account_number: '0123456789', sender_name: 'A B' };
+        if (d.chance(0.3)) data.transfer_code = d.pick(['TRF_x', 9]);
+        body.data = data;
+      },
+    },
+    'webhook-kyc': {
+      setup: async () => {
+        kycHookUsers = await Promise.all([signUp(), signUp()]);
+      },
+      prepare: (t) => {
+        signature(t);
+        const body = t.draft.body as Record<string, unknown>;
+        if (!swapping(t, 0.6)) return;
+        const d = t.d;
+        body.type = d.pick(['applicantReviewed', 'applicantPending', 'applicantReset', String(body.type)]);
+        body.externalUserId = d.pick([kycHookUsers[0]!.id, kycHookUsers[1]!.id.toUpperCase(), 'not-a-user', 42]);
+        body.levelName = d.pick(['tier-1', 'tier-2', 'tier-9', null]);
+        if (d.chance(0.7)) body.reviewStatus = d.pick(['completed', 'pending', 'onHold']);
+        body.reviewResult = {
+          reviewAnswer: d.pick(['GREEN', 'RED', 'YELLOW']),
+          ...(d.chance(0.5) ? { rejectLabels: d.pick([['FORGERY'], [], 'SELFIE', [1, 'x'.repeat(101)]]) } : {}),
+          ...(d.chance(0.5) ? { reviewRejectType: d.pick(['RETRY', 'FINAL', 'SOON']) } : {}),
+        };
+        if (d.chance(0.8)) body.createdAtMs = d.from(SUMSUB_TIME);
+        if (d.chance(0.5)) body.applicantId = d.pick(['app_1', 7]);
+      },
+    },
+    'webhook-identity': {
+      setup: async () => {
+        const u = await signUp();
+        for (const id_number of ['12345678901', '10987654321']) {
+          const r = ok(
+            await post('identity-verify', { type: 'nin', id_number }, { token: u.accessToken }),
+            'identity',
+            201,
+          );
+          identityRefs.push(r.body.data.reference);
+        }
+      },
+      prepare: (t) => {
+        signature(t);
+        const body = t.draft.body as Record<string, unknown>;
+        if (!swapping(t, 0.6)) return;
+        const d = t.d;
+        body.reference = d.pick(identityRefs);
+        body.verificationType = d.pick(['NIN', 'nin', 'BVN', 'DIRECTOR', 'PASSPORT']);
+        body.status = d.pick(['found', 'FOUND', 'not_found', 'failed']);
+        if (d.chance(0.5)) body.idLast4 = d.pick(['8901', '12345', 1234]);
+        if (d.chance(0.5)) body.completedAt = d.from(SUMSUB_TIME);
+      },
+    },
     [JOBS]: { prepare: signature },
     openapi: {},
   };
@@ -899,14 +1030,24 @@ async function fuzz(name: string, sc: Scenario, phase: string, runs: number, pro
       continue;
     }
     // sometimes the key of the operation's previous request again: a replay, or 409 with another body
-    if (op.idempotencyKey && lastKey && !t.happy && t.valid && d.chance(0.1)) draft.headers['Idempotency-Key'] = lastKey;
+    if (op.idempotencyKey && lastKey && !t.happy && t.valid && d.chance(0.1)) {
+      draft.headers['Idempotency-Key'] = lastKey;
+    }
     if (!valid) mutate(draft, d);
     const verdict = classify(draft);
     if (verdict.valid) lastKey = draft.headers['Idempotency-Key'] ?? lastKey;
     const sent = wire(draft, d);
     const answer = await send(sent);
     sc.after?.(t, answer);
-    if (process.env.FUZZ_DEBUG) console.log(name, verdict.valid, answer.status, JSON.stringify(answer.body).slice(0, 200), t.draft.token?.slice(-10));
+    if (process.env.FUZZ_DEBUG) {
+      console.log(
+        name,
+        verdict.valid,
+        answer.status,
+        JSON.stringify(answer.body).slice(0, 200),
+        t.draft.token?.slice(-10),
+      );
+    }
     record(name, verdict.valid, answer.status);
     const problems = judge(op, verdict.valid, answer, providerFailing);
     if (problems.length > 0) {
@@ -976,38 +1117,46 @@ describe('the OpenAPI fuzz', () => {
     });
   }, 120_000);
 
-  it('every schema-valid request gets a 2xx or a refusal of state, every invalid one a 400, every answer as declared', async () => {
-    const started = Date.now();
-    // the main phase: every operation but the job, providers healthy
-    await inParallel(names.filter((n) => n !== JOBS), WORKERS, (name) => fuzz(name, sc[name] ?? {}, 'main', RUNS, false));
-    // the providers' fakes fail: Paystack is unreachable, the KYC fake refuses or is unreachable
-    const failing = names.filter((n) => PROVIDER_OPS[n]);
-    await paystack.outage('unavailable', 120);
-    try {
-      for (const name of failing) {
-        if (PROVIDER_OPS[name] === 'kyc') {
-          const mode = name === 'kyc-start' ? 'refuse' : 'unavailable';
-          await kycFake.fail({ path: '/resources/accessTokens/sdk', mode });
-          await kycFake.fail({ path: '/identity/verifications', mode });
+  it(
+    'every schema-valid request gets a 2xx or a refusal of state, every invalid one a 400, every answer as declared',
+    async () => {
+      const started = Date.now();
+      // the main phase: every operation but the job, providers healthy
+      await inParallel(
+        names.filter((n) => n !== JOBS),
+        WORKERS,
+        (name) => fuzz(name, sc[name] ?? {}, 'main', RUNS, false),
+      );
+      // the providers' fakes fail: Paystack is unreachable, the KYC fake refuses or is unreachable
+      const failing = names.filter((n) => PROVIDER_OPS[n]);
+      await paystack.outage('unavailable', 120);
+      try {
+        for (const name of failing) {
+          if (PROVIDER_OPS[name] === 'kyc') {
+            const mode = name === 'kyc-start' ? 'refuse' : 'unavailable';
+            await kycFake.fail({ path: '/resources/accessTokens/sdk', mode });
+            await kycFake.fail({ path: '/identity/verifications', mode });
+          }
+          try {
+            await fuzz(name, sc[name] ?? {}, 'providers failing', PROVIDER_RUNS, true);
+          } finally {
+            if (PROVIDER_OPS[name] === 'kyc') await kycFake.clearFail({ path: '/resources/accessTokens/sdk' });
+            if (PROVIDER_OPS[name] === 'kyc') await kycFake.clearFail({ path: '/identity/verifications' });
+          }
         }
-        try {
-          await fuzz(name, sc[name] ?? {}, 'providers failing', PROVIDER_RUNS, true);
-        } finally {
-          if (PROVIDER_OPS[name] === 'kyc') await kycFake.clearFail({ path: '/resources/accessTokens/sdk' });
-          if (PROVIDER_OPS[name] === 'kyc') await kycFake.clearFail({ path: '/identity/verifications' });
-        }
+      } finally {
+        await paystack.outage('none');
       }
-    } finally {
-      await paystack.outage('none');
-    }
-    // the job, last: its clock may end what the others still use
-    if (names.includes(JOBS)) await fuzz(JOBS, sc[JOBS]!, 'main', JOB_RUNS, false);
-    console.log(`${table()}\n${((Date.now() - started) / 1000).toFixed(1)} s`);
-    if (failures.length > 0) {
-      console.log(`${failures.length} failures; the first ones:\n${failures.slice(0, 40).map(report).join('\n\n')}`);
-    }
-    expect(failures.map((f) => `${f.op}: ${f.status} ${f.problems[0]?.split('\n')[0]}`)).toEqual([]);
-  }, 240_000);
+      // the job, last: its clock may end what the others still use
+      if (names.includes(JOBS)) await fuzz(JOBS, sc[JOBS]!, 'main', JOB_RUNS, false);
+      console.log(`${table()}\n${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (failures.length > 0) {
+        console.log(`${failures.length} failures; the first ones:\n${failures.slice(0, 40).map(report).join('\n\n')}`);
+      }
+      expect(failures.map((f) => `${f.op}: ${f.status} ${f.problems[0]?.split('\n')[0]}`)).toEqual([]);
+    },
+    240_000,
+  );
 
   it('every operation reaches a 2xx', () => {
     expect(names.filter((n) => !reached2xx.has(n))).toEqual([]);
