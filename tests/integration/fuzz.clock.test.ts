@@ -17,6 +17,7 @@
 // with generated clocks, so it runs after every other suite, alone. The job's requests are sent
 // last, after every other operation's.
 import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
@@ -996,6 +997,8 @@ interface Failure {
 const counts = new Map<string, Map<string, number>>();
 const failures: Failure[] = [];
 const reached2xx = new Set<string>();
+/** The payments webhooks sent, to find the one a kept failure is about. */
+const paymentsSent: { body: unknown; curl: string }[] = [];
 
 function record(op: string, valid: boolean, status: number): void {
   const row = counts.get(op) ?? new Map<string, number>();
@@ -1038,6 +1041,7 @@ async function fuzz(name: string, sc: Scenario, phase: string, runs: number, pro
     if (verdict.valid) lastKey = draft.headers['Idempotency-Key'] ?? lastKey;
     const sent = wire(draft, d);
     const answer = await send(sent);
+    if (name === 'webhook-payments' && sent.raw) paymentsSent.push({ body: JSON.parse(sent.raw), curl: curl(sent) });
     sc.after?.(t, answer);
     if (process.env.FUZZ_DEBUG) {
       console.log(
@@ -1107,9 +1111,12 @@ function report(f: Failure): string {
 describe('the OpenAPI fuzz', () => {
   const names = operationNames().filter(included);
   let sc: Record<string, Scenario>;
+  let failuresBefore = 0;
 
   beforeAll(async () => {
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} reruns it), ${RUNS} requests per operation`);
+    [{ last: failuresBefore }] = await testDb()<{ last: number }[]>`
+      select coalesce(max(id), 0)::int as last from private.webhook_failures`;
     w = await buildWorld();
     sc = scenarios();
     await inParallel(names, WORKERS, async (name) => {
@@ -1157,6 +1164,20 @@ describe('the OpenAPI fuzz', () => {
     },
     240_000,
   );
+
+  it('no payments webhook failed behind its 200 (private.webhook_failures: an error the server kept)', async () => {
+    const kept = await testDb()<{ event_type: string; error: string; payload: unknown }[]>`
+      select event_type, error, payload from private.webhook_failures where id > ${failuresBefore} order by id`;
+    for (const k of kept) {
+      const sent = paymentsSent.find((p) => isDeepStrictEqual(p.body, k.payload));
+      console.log(
+        `✘ webhook-payments kept a failure: ${k.error}\n    ${
+          sent?.curl ?? JSON.stringify(k.payload)
+        }\n    (seed ${SEED})`,
+      );
+    }
+    expect(kept.map((k) => `${k.event_type}: ${k.error}`)).toEqual([]);
+  });
 
   it('every operation reaches a 2xx', () => {
     expect(names.filter((n) => !reached2xx.has(n))).toEqual([]);
