@@ -66,7 +66,7 @@ export const draws = (seed: number, n: number): Draw[] =>
 export interface FuzzOperation {
   name: string;
   method: string;
-  /** bearer, none, or the signature scheme (jobsSecret, paymentsSignature, sumsubDigest, identityToken) */
+  /** bearer, none, or the name of the signature's security scheme in the document */
   security: string;
   hasQuery: boolean;
   /** The body's schema; undefined: the operation takes no body. */
@@ -667,30 +667,31 @@ function credentials(draft: Draft, raw: string | undefined, d: Draw | undefined)
   const bytes = raw ?? '';
   const headers: Record<string, string> = {};
   if (draft.signature === 'missing') return headers;
-  switch (draft.op.security) {
+  // the header the document's security scheme names (the scheduler's, a webhook's)
+  const scheme = draft.op.security;
+  const name = (doc.components.securitySchemes[scheme]?.name ?? '') as string;
+  const ALGS = [['HMAC_SHA512_HEX', 'sha512'], ['HMAC_SHA256_HEX', 'sha256'], ['HMAC_SHA1_HEX', 'sha1']] as const;
+  switch (scheme) {
     case 'bearer':
       if (draft.token) headers.Authorization = `Bearer ${draft.token}`;
       break;
     case 'jobsSecret':
-      headers['x-jobs-secret'] = wrong ? 'not-the-secret' : TEST_JOBS_SECRET;
+      headers[name] = wrong ? 'not-the-secret' : TEST_JOBS_SECRET;
       break;
     case 'identityToken':
-      headers['x-identity-webhook-token'] = wrong ? 'not-the-token' : TEST_IDENTITY_WEBHOOK_SECRET;
+      headers[name] = wrong ? 'not-the-token' : TEST_IDENTITY_WEBHOOK_SECRET;
       break;
     case 'paymentsSignature': {
-      const name = d?.chance(0.5) ? 'x-paystack-signature' : 'x-payments-signature';
-      headers[name] = hmac('sha512', wrong ? 'not-the-secret' : TEST_PAYMENTS_WEBHOOK_SECRET, bytes);
+      // the scheme's header, or Paystack's own name for it
+      const secret = wrong ? 'not-the-secret' : TEST_PAYMENTS_WEBHOOK_SECRET;
+      headers[d?.chance(0.5) ? 'x-paystack-signature' : name] = hmac('sha512', secret, bytes);
       break;
     }
     case 'sumsubDigest': {
-      const [alg, hash] = d?.pick(
-        [['HMAC_SHA512_HEX', 'sha512'], ['HMAC_SHA256_HEX', 'sha256'], [
-          'HMAC_SHA1_HEX',
-          'sha1',
-        ], [null, 'sha512']] as const,
-      ) ?? [null, 'sha512'];
-      if (alg) headers['x-payload-digest-alg'] = alg;
-      headers['x-payload-digest'] = hmac(hash, wrong ? 'not-the-secret' : TEST_KYC_WEBHOOK_SECRET, bytes);
+      // the algorithm named in <header>-alg, or none (SHA-512)
+      const named = d?.chance(0.75) ? d.pick(ALGS) : undefined;
+      if (named) headers[`${name}-alg`] = named[0];
+      headers[name] = hmac(named?.[1] ?? 'sha512', wrong ? 'not-the-secret' : TEST_KYC_WEBHOOK_SECRET, bytes);
       break;
     }
   }
