@@ -19,9 +19,8 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
-import { type ApiResult, call, patch, post } from '../support/api.ts';
+import { type ApiResult, call, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
 import {
@@ -361,7 +360,8 @@ function scenarios(): Record<string, Scenario> {
   let kycUsers: TestUser[] = [], identityUsers: TestUser[] = [], profileUser: TestUser, nokUser: TestUser;
   // escrows
   const pools: Record<string, Deal[]> = {};
-  let fundDeals: Deal[] = [], fundCards: Record<string, string> = {};
+  let fundDeals: Deal[] = [];
+  const fundCards: Record<string, string> = {};
   let respondDeals: (Deal & { proposalId: string })[] = [];
   let resolveDeals: (Deal & { disputeId: string })[] = [];
   let disputedRead: Deal, proposeDeal: Deal;
@@ -1115,8 +1115,9 @@ describe('the OpenAPI fuzz', () => {
 
   beforeAll(async () => {
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} reruns it), ${RUNS} requests per operation`);
-    [{ last: failuresBefore }] = await testDb()<{ last: number }[]>`
+    const [row] = await testDb()<{ last: number }[]>`
       select coalesce(max(id), 0)::int as last from private.webhook_failures`;
+    failuresBefore = row?.last ?? 0;
     w = await buildWorld();
     sc = scenarios();
     await inParallel(names, WORKERS, async (name) => {
