@@ -998,6 +998,8 @@ interface Failure {
 const counts = new Map<string, Map<string, number>>();
 const failures: Failure[] = [];
 const reached2xx = new Set<string>();
+/** Each operation's first request (schema-valid, every fixture swapped in) and its answer. */
+const firstRequests = new Map<string, { curl: string; status: number; body: unknown }>();
 /** The payments webhooks sent, to find the one a kept failure is about. */
 const paymentsSent: { body: unknown; curl: string }[] = [];
 
@@ -1042,6 +1044,7 @@ async function fuzz(name: string, sc: Scenario, phase: string, runs: number, pro
     if (verdict.valid) lastKey = draft.headers['Idempotency-Key'] ?? lastKey;
     const sent = wire(draft, d);
     const answer = await send(sent);
+    if (t.happy) firstRequests.set(name, { curl: curl(sent), status: answer.status, body: answer.body });
     if (name === 'webhook-payments' && sent.raw) paymentsSent.push({ body: JSON.parse(sent.raw), curl: curl(sent) });
     sc.after?.(t, answer);
     if (process.env.FUZZ_DEBUG) {
@@ -1182,6 +1185,16 @@ describe('the OpenAPI fuzz', () => {
   });
 
   it('every operation reaches a 2xx', () => {
-    expect(names.filter((n) => !reached2xx.has(n))).toEqual([]);
+    const never = names.filter((n) => !reached2xx.has(n));
+    for (const name of never) {
+      const statuses = [...(counts.get(name) ?? new Map()).entries()].map(([k, n]) => `${k} x${n}`).join(', ');
+      const first = firstRequests.get(name);
+      console.log(
+        `✘ ${name} never answered a 2xx (${statuses}); its first request, with every fixture swapped in, answered ${first?.status}: ${
+          JSON.stringify(first?.body)?.slice(0, 400)
+        }\n    ${first?.curl}\n    (seed ${SEED}: FUZZ_SEED=${SEED} FUZZ_OPS=${name} to rerun this operation)`,
+      );
+    }
+    expect(never).toEqual([]);
   });
 });
