@@ -52,7 +52,7 @@ afterAll(() => closeDb());
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_601);
 /** Requests per operation in the main phase. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 /** The share of schema-valid requests (the first request of each operation is always one). */
 const VALID_SHARE = 0.6;
 /** How many operations are fuzzed at once (each on its own fixtures). */
