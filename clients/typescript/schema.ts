@@ -9,7 +9,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists disputes for the admin queue (open ones by default) */
+    /**
+     * Lists disputes for the admin queue (open ones by default)
+     * @description Admins only: to anyone else the function does not exist. The open disputes (`negotiation` and `escalated`) or those of `status`, oldest first, each with its escrow, both parties' names, what is not yet released and every proposal made; page with `after`. Each call is written to the admin audit log.
+     */
     get: operations['admin-dispute-list'];
     put?: never;
     post?: never;
@@ -28,7 +31,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolves an escalated dispute by release, refund or split */
+    /**
+     * Resolves an open dispute, escalated or still negotiated, by release, refund or split
+     * @description Admins only (to anyone else the function does not exist), and never on an escrow the admin is a party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and an SMS) and the payee's share goes on to their bank as after a release. The decision and its `resolution` are written to the admin audit log in the same transaction.
+     */
     post: operations['admin-dispute-resolve'];
     delete?: never;
     options?: never;
@@ -45,7 +51,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sends a password-reset code by SMS (the answer is the same whether or not the phone is registered) */
+    /**
+     * Sends a password-reset code by SMS (the answer is the same whether or not the phone is registered)
+     * @description Anyone, without a token. A `reset` code, valid 10 minutes, is stored for the phone whether or not it has an account, under the rate limits of `auth-send-otp`; the SMS goes out only when it has one. Nothing else changes.
+     */
     post: operations['auth-forgot-password'];
     delete?: never;
     options?: never;
@@ -62,7 +71,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ends the caller's session: its access and refresh tokens stop working */
+    /**
+     * Ends the caller's session: its access and refresh tokens stop working
+     * @description A signed-in user. Only the session of this access token ends: its refresh tokens are deleted and the access token is refused from then on, while other devices' sessions stay live. A repeat is refused: the session is over.
+     */
     post: operations['auth-logout'];
     delete?: never;
     options?: never;
@@ -79,7 +91,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Exchanges a refresh token for a new session; the old refresh token is used up */
+    /**
+     * Exchanges a refresh token for a new session; the old refresh token is used up
+     * @description Anyone holding a live refresh token; no access token. Answers a new access token and refresh token of the same session, whose expiry moves to 30 days from now. Presenting a token that was rotated already (beyond a 10-second grace for two refreshes at once) ends the whole session.
+     */
     post: operations['auth-refresh'];
     delete?: never;
     options?: never;
@@ -96,7 +111,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sets a new password with a reset code and ends every session of the account */
+    /**
+     * Sets a new password with a reset code and ends every session of the account
+     * @description Anyone holding the `reset` code `auth-forgot-password` sent; the code is used once. Stores the new password and ends every live session of the account, so every device logs in again; no session is answered.
+     */
     post: operations['auth-reset-password'];
     delete?: never;
     options?: never;
@@ -113,7 +131,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sends a one-time code by SMS, for sign-up or login */
+    /**
+     * Sends a one-time code by SMS, for sign-up or login
+     * @description Anyone, without a token. A 6-digit code for the phone and context, valid 10 minutes, replaces any live one; the SMS carries it only when it can be used (sign-up of a new phone, login of an existing account): a sign-up for a registered phone gets a notice without a code, a login for an unknown phone gets nothing. Limited by default per phone (a code a minute, 5 an hour) and per client address (30 an hour), spent either way.
+     */
     post: operations['auth-send-otp'];
     delete?: never;
     options?: never;
@@ -130,7 +151,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Creates the account of a phone verified for sign-up, and opens a session */
+    /**
+     * Creates the account of a phone verified for sign-up, and opens a session
+     * @description Anyone, without a token, for a phone verified with `auth-verify` (`context: signup`) in the last 30 minutes; the verification is used up. Creates the account at KYC tier 0, its profile and its first session, and links to it every escrow that invited this phone.
+     */
     post: operations['auth-signup'];
     delete?: never;
     options?: never;
@@ -147,7 +171,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session */
+    /**
+     * Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session
+     * @description Anyone, without a token; a code is used once, and 5 wrong tries (by default) burn it. With `context: signup` a good code marks the phone verified for 30 minutes, the time `auth-signup` has. With `context: login` the password is checked too (a wrong one spends a try) and a new session opens: an access token for an hour and a refresh token for 30 days.
+     */
     post: operations['auth-verify'];
     delete?: never;
     options?: never;
@@ -164,7 +191,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Saves a card from the authorization of a successful card charge */
+    /**
+     * Saves a card from the authorization of a successful card charge
+     * @description A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card charge. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The authorization code is kept apart and never answered.
+     */
     post: operations['card-add'];
     delete?: never;
     options?: never;
@@ -179,7 +209,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's saved cards, the default first */
+    /**
+     * Lists the caller's saved cards, the default first
+     * @description A signed-in user, for their own cards only: the default first, then the newest; never the authorization code. Changes nothing.
+     */
     get: operations['card-list'];
     put?: never;
     post?: never;
@@ -198,7 +231,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Removes one of the caller's saved cards */
+    /**
+     * Removes one of the caller's saved cards
+     * @description A signed-in user, for one of their own cards (anyone else's is unknown to them). The card and its stored authorization are deleted; when it was the default, the newest remaining card becomes the default.
+     */
     post: operations['card-remove'];
     delete?: never;
     options?: never;
@@ -215,7 +251,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Makes one of the caller's saved cards the default */
+    /**
+     * Makes one of the caller's saved cards the default
+     * @description A signed-in user, for one of their own cards; the previous default stops being one. The default is listed first by `card-list`; a charge still names its card with `card_id`.
+     */
     post: operations['card-set-default'];
     delete?: never;
     options?: never;
@@ -230,7 +269,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's conversations, most recent activity first, with unread counts */
+    /**
+     * Lists the caller's conversations, most recent activity first, with unread counts
+     * @description A signed-in user, for the conversations of the escrows they are a party to (deleted escrows left out), each with its newest feed item and the caller's unread notifications in it; page with `before` on `last_activity_at`. An initiator sees the counterparty's name once they accepted, declined or wrote. Changes nothing.
+     */
     get: operations['conversation-list'];
     put?: never;
     post?: never;
@@ -249,7 +291,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Marks a conversation read up to now */
+    /**
+     * Marks a conversation read up to now
+     * @description Either party of the escrow; to anyone else, or once the escrow is deleted, the conversation does not exist. Marks the caller's own notifications of that escrow read (the other party's are untouched) and answers how many changed; a repeat changes nothing.
+     */
     post: operations['conversation-read'];
     delete?: never;
     options?: never;
@@ -264,7 +309,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads the dispute of an escrow: its status, proposals and deadlines */
+    /**
+     * Reads the dispute of an escrow: its status, proposals and deadlines
+     * @description Either party of the escrow, or an admin; to anyone else there is no dispute. The open dispute (in `negotiation` or `escalated`), else the most recent one, with its open proposals. Changes nothing.
+     */
     get: operations['dispute-get'];
     put?: never;
     post?: never;
@@ -283,7 +331,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Proposes an outcome to the other party: release, refund or a split */
+    /**
+     * Proposes an outcome to the other party: release, refund or a split
+     * @description Either party, while the escrow's dispute is in `negotiation` (not once escalated), at most 20 proposals per party and dispute; a split leaves each side at least 0.01 of what is not yet released. The proposal replaces the proposer's open one and the other party is notified (`dispute_proposal`); no money moves until it is accepted.
+     */
     post: operations['dispute-propose'];
     delete?: never;
     options?: never;
@@ -300,7 +351,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Raises a dispute on a funded escrow, which holds its money until it is settled */
+    /**
+     * Raises a dispute on a funded escrow, which holds its money until it is settled
+     * @description Either party, while the escrow is `funded` or in `inspection`, but not once its inspection period has ended, nor by a party who withdrew a dispute on this escrow before. The escrow becomes `disputed` (nothing is released or refunded, the inspection clock stops) and the dispute is in `negotiation` until `negotiation_deadline`, 72 hours later; when the payer raised it, `auto_release_at` says the job releases to the payee at the deadline if the payer took no part. Both parties are notified (`dispute_raised`); no money moves.
+     */
     post: operations['dispute-raise'];
     delete?: never;
     options?: never;
@@ -317,7 +371,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Accepts or rejects the other party's open proposal */
+    /**
+     * Accepts or rejects the other party's open proposal
+     * @description Only the party who did not make the proposal, while it is open and the dispute in `negotiation`. Rejecting tells the proposer (`dispute_proposal_rejected`). Accepting settles at once over what is still held (a release as `escrow-release`; a refund of the whole hold; a split paying the payee `payee_amount` less its seller fee and the payer the rest with its fee and VAT): the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and SMS), and the payee's share goes on to their bank as after a release.
+     */
     post: operations['dispute-respond'];
     delete?: never;
     options?: never;
@@ -334,7 +391,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Withdraws the caller's dispute; the escrow goes back to where it was */
+    /**
+     * Withdraws the caller's dispute; the escrow goes back to where it was
+     * @description Only the party who raised the dispute, while it is in `negotiation`. It is `withdrawn`, its open proposals close, and the escrow returns to `funded`, or to `inspection` with the time its inspection period had left; both parties are notified (`dispute_withdrawn`). That party cannot raise another dispute on this escrow; no money moves.
+     */
     post: operations['dispute-withdraw'];
     delete?: never;
     options?: never;
@@ -351,7 +411,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The counterparty accepts an escrow, by its id or its invite token */
+    /**
+     * The counterparty accepts an escrow, by its id or its invite token
+     * @description Only the invited counterparty, by the escrow's id or its `invite_token`. From `invite_pending` (they pay) the escrow becomes `active`, accepted and waiting for their money: a pending funding transaction is recorded and they are notified (`payment_requested`); from `active` funded by the initiator it becomes `funded`. The initiator is notified (`active`) and sees `counterparty_id` from now on; no money moves, and a repeat is refused as the state has moved on.
+     */
     post: operations['escrow-accept'];
     delete?: never;
     options?: never;
@@ -368,7 +431,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancels an escrow before it is delivered; money held goes back to the payer's wallet */
+    /**
+     * Cancels an escrow not yet both funded and accepted; money held goes back to the payer's wallet
+     * @description Either party, while the escrow holds no money (`draft`, `invite_pending`, or `active` accepted but unfunded): it becomes `cancelled` and its pending funding transactions are canceled. Once the initiator funded it, and until the counterparty accepts, only the payer may: it becomes `refunded`, the whole hold (fees and VAT included) going back to the payer's wallet. Open milestones are cancelled and both parties are notified (`cancelled`); from `funded` on it is refused.
+     */
     post: operations['escrow-cancel'];
     delete?: never;
     options?: never;
@@ -385,7 +451,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Creates an escrow with a counterparty's phone number, and answers its fees */
+    /**
+     * Creates an escrow with a counterparty's phone number, and answers its fees
+     * @description A signed-in user at any KYC tier, who becomes the initiator; no money moves. `payer_role: initiator` gives a `draft`, which invites no one until it is funded; `payer_role: counterparty` gives `invite_pending` and invites the counterparty at once, in the app if the phone has an account and by SMS (by default at most 3 invite SMS a day to a phone, and 20 such escrows an hour and 100 a day per initiator). The fee breakdown is stored, the conversation created and the initiator notified (`escrow_created`); a repeat without an Idempotency-Key creates another escrow.
+     */
     post: operations['escrow-create'];
     delete?: never;
     options?: never;
@@ -402,7 +471,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The counterparty declines an escrow, by its id or its invite token */
+    /**
+     * The counterparty declines an escrow, by its id or its invite token
+     * @description Only the invited counterparty, by the escrow's id or its `invite_token`. An escrow without money (`draft`, `invite_pending`, or `active` accepted but unfunded) becomes `cancelled` and its pending funding transactions are canceled; one the initiator funded that was not yet accepted becomes `refunded`, the whole hold (fees and VAT included) going back to the payer's wallet. Open milestones are cancelled, both parties are notified (`declined`), and the initiator sees `counterparty_id` from now on.
+     */
     post: operations['escrow-decline'];
     delete?: never;
     options?: never;
@@ -419,7 +491,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Deletes a draft or cancelled escrow from the caller's list */
+    /**
+     * Deletes a draft escrow: it leaves both parties' escrow lists
+     * @description Only the initiator, and only while the escrow is a `draft` (a cancelled escrow cannot be deleted). It becomes `deleted`: its pending funding transactions are canceled and its milestones cancelled, `escrow-list` shows it only when `status=deleted` is asked for, and its conversation is gone for both parties. No money moves and no one is notified.
+     */
     post: operations['escrow-delete'];
     delete?: never;
     options?: never;
@@ -436,7 +511,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payee marks the escrow delivered; inspection or release follows by category */
+    /**
+     * The payee marks the escrow delivered; inspection or release follows by category
+     * @description Only the payee, once the escrow is `funded` and not yet delivered. A `goods_products` escrow goes into `inspection` until `inspection_ends_at`, a day later, when the job releases it; other categories stay `funded` with the delivery recorded (an `auto_dealership` escrow can be released only after it). The payer is notified (`delivered`); no money moves.
+     */
     post: operations['escrow-deliver'];
     delete?: never;
     options?: never;
@@ -453,7 +531,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payer funds the escrow from the wallet, a card, a saved card or a bank transfer */
+    /**
+     * The payer funds the escrow from the wallet, a card, a saved card or a bank transfer
+     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.
+     */
     post: operations['escrow-fund'];
     delete?: never;
     options?: never;
@@ -468,7 +549,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads one escrow the caller is a party to */
+    /**
+     * Reads one escrow the caller is a party to
+     * @description Either party, in any state; to anyone else the escrow does not exist. To the initiator `counterparty_id` stays null until the counterparty accepts or declines. Changes nothing.
+     */
     get: operations['escrow-get'];
     put?: never;
     post?: never;
@@ -485,7 +569,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's escrows, newest first */
+    /**
+     * Lists the caller's escrows, newest first
+     * @description A signed-in user, for the escrows they are a party to on either side, in every state but `deleted` (asked for with `status=deleted`), each with its conversation; page with `before` (the last item's `created_at`). To the initiator `counterparty_id` stays null until the counterparty accepts or declines.
+     */
     get: operations['escrow-list'];
     put?: never;
     post?: never;
@@ -504,7 +591,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payee refunds the payer: the money held goes back to the payer's wallet */
+    /**
+     * The payee refunds the payer: the money held goes back to the payer's wallet
+     * @description Only the payee, while the escrow is `funded` or in `inspection`. Everything still in the hold, the payer's fee and VAT included, goes back to the payer's wallet, open milestones are cancelled and the escrow is `refunded`; both parties are notified (`refunded`).
+     */
     post: operations['escrow-refund'];
     delete?: never;
     options?: never;
@@ -521,7 +611,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payer releases the money held to the payee, less the payee's fee */
+    /**
+     * The payer releases the money held to the payee, less the payee's fee
+     * @description Only the payer, while the escrow is `funded` or in `inspection` (an `auto_dealership` escrow once the delivery is recorded). What is not yet released goes from the hold to the payee's wallet less the rest of the seller fee, the fees and VAT are booked, agreed milestones are released with it, and the escrow is `released`; both parties are notified (`released`). A payee at KYC tier 1 or above with a default payout account is paid out to their bank at once; otherwise the money stays in their wallet and they may be told to verify (`verification_needed`).
+     */
     post: operations['escrow-release'];
     delete?: never;
     options?: never;
@@ -538,7 +631,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above */
+    /**
+     * Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above
+     * @description A signed-in user, at most 5 checks a day by default. Records a pending check (`nin` and `bvn` count toward tier 3; `cac`, `tin`, `bank_account` and `director` toward tier 4) and asks the identity-check provider for it; the number is kept only as a keyed hash and its last 4 characters. A check that passed, or was rejected for good, cannot be asked for again, and one the provider could not take is not left pending. The result arrives only through `webhook-identity`.
+     */
     post: operations['identity-verify'];
     delete?: never;
     options?: never;
@@ -555,7 +651,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler */
+    /**
+     * Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler
+     * @description Only the scheduler, with the jobs secret (every minute); `now` is accepted on the local stack only. Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee (the payer raised it and took no part) or escalated; ended inspection periods are released as by `escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent and Idempotency-Keys older than 24 hours deleted; every step is safe to repeat.
+     */
     post: operations['jobs-run'];
     delete?: never;
     options?: never;
@@ -572,7 +671,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Starts a KYC verification (level 1 or 2) and answers the provider's access token for the app's SDK */
+    /**
+     * Starts a KYC verification (level 1 or 2) and answers the provider's access token for the app's SDK
+     * @description A signed-in user; level 1 is the `kyc_basic` check, level 2 `kyc_address`. Marks the check pending and answers a token for the Sumsub SDK, valid `expires_in` seconds; a check that passed, or was rejected for good, cannot be started again. The result arrives only through `webhook-kyc`: nothing here changes the tier.
+     */
     post: operations['kyc-start'];
     delete?: never;
     options?: never;
@@ -587,7 +689,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's KYC tier, its limits, what was used today and what the next tier needs */
+    /**
+     * The caller's KYC tier, its limits, what was used today and what the next tier needs
+     * @description A signed-in user, about themselves: the tier with its single, daily and balance limits, what counts toward today's limit since 00:00 Lagos time, each check with its status (and, when failed, whether it may be tried again), and the checks the next tier needs. Changes nothing.
+     */
     get: operations['kyc-status'];
     put?: never;
     post?: never;
@@ -604,7 +709,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads a conversation's feed: messages and system events, in order, pageable both ways */
+    /**
+     * Reads a conversation's feed: messages and system events, in order, pageable both ways
+     * @description Either party of the escrow; to anyone else, or once the escrow is deleted, the conversation does not exist. The messages of both parties and the caller's own notifications of that escrow, oldest to newest within a page: no cursor gives the newest, `before` pages back, `after` polls for newer ones. Changes nothing.
+     */
     get: operations['message-feed'];
     put?: never;
     post?: never;
@@ -623,7 +731,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sends a text message in an escrow's conversation */
+    /**
+     * Sends a text message in an escrow's conversation
+     * @description Either party of the escrow, in any state but `deleted`; 30 days after the deal closed (released, refunded or cancelled) the conversation is read-only. At most 30 messages a minute and 600 an hour per sender by default. The message is stored and answered as the feed shows it, with no notification or SMS; in a dispute under negotiation a message of the payer counts as taking part, and a repeat without an Idempotency-Key sends it twice.
+     */
     post: operations['message-send'];
     delete?: never;
     options?: never;
@@ -640,7 +751,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A party approves a proposed milestone; it is accepted once both parties have */
+    /**
+     * A party approves a proposed milestone; it is accepted once both parties have
+     * @description Either party, while the milestone is `proposed` and the escrow `draft`, `invite_pending`, `active` or `funded`. The second approval makes it `accepted` and both parties are notified (`milestone_accepted`); approving again changes nothing, and no money moves.
+     */
     post: operations['milestone-approve'];
     delete?: never;
     options?: never;
@@ -657,7 +771,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payee marks a milestone completed */
+    /**
+     * The payee marks a milestone completed
+     * @description Only the payee (the freelancer), while the milestone is `accepted` and the escrow `draft`, `invite_pending`, `active` or `funded`. It becomes `completed` and the payer is asked to release it (`milestone_completed`); no money moves.
+     */
     post: operations['milestone-complete'];
     delete?: never;
     options?: never;
@@ -674,7 +791,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Proposes a milestone on an escrow */
+    /**
+     * Proposes a milestone on an escrow
+     * @description Either party of a `hiring` escrow that is `draft`, `invite_pending`, `active` or `funded`; the milestones not cancelled may not add up to more than the escrow amount. The milestone is `proposed`, approved already by its proposer, and the other party is notified (`milestone_proposed`); no money moves, and a repeat without an Idempotency-Key proposes another.
+     */
     post: operations['milestone-create'];
     delete?: never;
     options?: never;
@@ -689,7 +809,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists an escrow's milestones */
+    /**
+     * Lists an escrow's milestones
+     * @description Either party, in any state of the escrow; to anyone else the escrow does not exist. Every milestone, cancelled and released ones included, in the order they were proposed. Changes nothing.
+     */
     get: operations['milestone-list'];
     put?: never;
     post?: never;
@@ -708,7 +831,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payer releases a completed milestone's amount to the payee */
+    /**
+     * The payer releases a completed milestone's amount to the payee
+     * @description Only the payer (the client), for a `completed` milestone while the escrow is `funded`. The milestone's amount goes from the hold to the payee's wallet less its share of the seller fee, its shares of the fees and VAT are booked, the payee is notified (`milestone_released`) and paid out to their bank as after `escrow-release`. When the released milestones reach the escrow amount, the escrow is `released` and both parties are notified (`released`).
+     */
     post: operations['milestone-release'];
     delete?: never;
     options?: never;
@@ -729,7 +855,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Either party edits a milestone while it is proposed; both parties' approvals start over */
+    /**
+     * Either party edits a milestone while it is proposed; the other party must approve it again
+     * @description Either party, while the milestone is `proposed` and the escrow `draft`, `invite_pending`, `active` or `funded`; only the fields sent change, and the milestones still may not add up to more than the escrow amount. The editor's approval stands, the other party's is withdrawn and they are notified (`milestone_updated`); no money moves.
+     */
     patch: operations['milestone-update'];
     trace?: never;
   };
@@ -740,7 +869,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's notifications, newest first */
+    /**
+     * Lists the caller's notifications, newest first
+     * @description A signed-in user, for their own notifications only, optionally of one escrow or only the unread ones; page with `before`. Each `content` is written from the event when it is read. Changes nothing.
+     */
     get: operations['notification-list'];
     put?: never;
     post?: never;
@@ -759,7 +891,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Marks notifications read: one by notification_id, or all of one escrow by escrow_id */
+    /**
+     * Marks notifications read: one by notification_id, or all of one escrow by escrow_id
+     * @description A signed-in user, for their own notifications only: one by `notification_id`, or every unread one of an escrow they are a party to by `escrow_id`. Marking read again changes nothing.
+     */
     post: operations['notification-read'];
     delete?: never;
     options?: never;
@@ -776,7 +911,7 @@ export interface paths {
     };
     /**
      * The OpenAPI 3.1 document of this API
-     * @description The bare document (no envelope), the same as `docs/api/openapi.json` in the repository.
+     * @description Anyone, without a token. The bare document (no envelope), the same as `docs/api/openapi.json` in the repository; it changes nothing.
      */
     get: operations['openapi'];
     put?: never;
@@ -796,7 +931,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Saves a bank account to withdraw to, checked with the bank where the provider can */
+    /**
+     * Saves a bank account to withdraw to, checked with the bank where the provider can
+     * @description A signed-in user, at any KYC tier; the same bank account twice is refused before the provider is asked. Where the provider resolves the account, the bank's name for it must match `account_name` and is stored as the bank writes it (`verified`); when the provider cannot be reached the account is kept unverified. A transfer recipient is created at the provider (or at the first payout), and the first account becomes the default.
+     */
     post: operations['payout-add'];
     delete?: never;
     options?: never;
@@ -811,7 +949,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's payout accounts, the default first */
+    /**
+     * Lists the caller's payout accounts, the default first
+     * @description A signed-in user, for their own payout accounts only: the default first, then the newest, each account number masked but its last 4 digits. Changes nothing.
+     */
     get: operations['payout-list'];
     put?: never;
     post?: never;
@@ -830,7 +971,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Removes one of the caller's payout accounts */
+    /**
+     * Removes one of the caller's payout accounts
+     * @description A signed-in user, for one of their own payout accounts (anyone else's is unknown to them). When it was the default, the newest remaining account becomes the default.
+     */
     post: operations['payout-remove'];
     delete?: never;
     options?: never;
@@ -847,7 +991,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Makes one of the caller's payout accounts the default */
+    /**
+     * Makes one of the caller's payout accounts the default
+     * @description A signed-in user, for one of their own payout accounts; the previous default stops being one. Escrow releases pay out to the default account, and `wallet-withdraw` sends to it when no `payout_account_id` is given.
+     */
     post: operations['payout-set-default'];
     delete?: never;
     options?: never;
@@ -862,7 +1009,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads the caller's own profile */
+    /**
+     * Reads the caller's own profile
+     * @description A signed-in user, for their own profile only, with its avatar and next of kin (null until set). Changes nothing.
+     */
     get: operations['profile-get'];
     put?: never;
     post?: never;
@@ -885,7 +1035,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Sets or changes the caller's next of kin */
+    /**
+     * Sets or changes the caller's next of kin
+     * @description A signed-in user, for their own next of kin: one per user, created by the first call and replaced whole by the next (every field is required). Nothing else changes.
+     */
     patch: operations['profile-nok-update'];
     trace?: never;
   };
@@ -896,7 +1049,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads another user's public profile: name, rating and completed deals */
+    /**
+     * Reads another user's public profile: name, rating and completed deals
+     * @description Any signed-in user, about any user. Only what a counterparty may see before trusting someone: first name and last initial, username, avatar, KYC tier, sign-up date, completed deals (escrows released to the payee) and the rating; never the phone, the address or the next of kin. Changes nothing.
+     */
     get: operations['profile-public-get'];
     put?: never;
     post?: never;
@@ -919,7 +1075,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes fields of the caller's profile */
+    /**
+     * Changes fields of the caller's profile
+     * @description A signed-in user, on their own profile only. Only the fields sent change (at least one); a `username` another user has is refused, and the phone number never changes after sign-up.
+     */
     patch: operations['profile-update'];
     trace?: never;
   };
@@ -930,7 +1089,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists reviews, of the caller by default or of another user */
+    /**
+     * Lists reviews, of the caller by default or of another user
+     * @description Any signed-in user, for any user's reviews (those they received), newest first; page with `before`. The reviewer's last name is in full only to the two parties of that review, its initial to anyone else, and the escrow's title is shown. Changes nothing.
+     */
     get: operations['review-list'];
     put?: never;
     post?: never;
@@ -949,7 +1111,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reviews the other party of an ended escrow, once */
+    /**
+     * Reviews the other party of a finished escrow, once
+     * @description Either party, once per escrow, when it is `released`, `refunded` or `ended` and the counterparty had accepted it. The other party is notified (`review_received`); when both have now reviewed, a `released` or `refunded` escrow is `ended` at once. No money moves.
+     */
     post: operations['review-submit'];
     delete?: never;
     options?: never;
@@ -964,7 +1129,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Lists the caller's transactions (deposits, withdrawals, escrow movements), newest first */
+    /**
+     * Lists the caller's transactions (deposits, withdrawals, escrow movements), newest first
+     * @description A signed-in user, for their own transactions only, optionally of one `category`, `escrow_id` or `status`; page with `next_cursor` as `before`. Amounts and the figures in `metadata` are in naira. Changes nothing.
+     */
     get: operations['transaction-list'];
     put?: never;
     post?: never;
@@ -983,7 +1151,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Requests a dedicated bank account number for top-ups by transfer */
+    /**
+     * Requests a dedicated bank account number for top-ups by transfer
+     * @description A signed-in user at KYC tier 1 or above. Asks the provider for a dedicated account, `pending` until `webhook-payments` makes it `active` (number, name and bank) or `inactive`; one already pending or active is answered as it is, without asking again, and an inactive one may be asked for again. If the provider refuses or cannot be reached, it is marked `inactive` with the reason.
+     */
     post: operations['virtual-account-create'];
     delete?: never;
     options?: never;
@@ -998,7 +1169,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads the caller's dedicated top-up account */
+    /**
+     * Reads the caller's dedicated top-up account
+     * @description A signed-in user, about their own dedicated account: its status (`pending`, `active`, or `inactive` with the failure reason) and, once active, where to send bank transfers, which are credited to the wallet. Changes nothing.
+     */
     get: operations['virtual-account-get'];
     put?: never;
     post?: never;
@@ -1015,7 +1189,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reads the caller's wallet: its balance, pending top-ups and withdrawals, and its dedicated account */
+    /**
+     * Reads the caller's wallet: its balance, pending top-ups and withdrawals, and its dedicated account
+     * @description A signed-in user, about their own wallet: the balance from the ledger, the sums of pending top-ups and of pending withdrawals, and the dedicated account (null until asked for). Changes nothing.
+     */
     get: operations['wallet-get'];
     put?: never;
     post?: never;
@@ -1034,7 +1211,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Tops up the wallet by card; the money is credited when the provider confirms the charge */
+    /**
+     * Tops up the wallet by card; the money is credited when the provider confirms the charge
+     * @description A signed-in user at KYC tier 1 or above, within the tier's single, daily and balance limits (the balance counting pending top-ups). Records a pending top-up whose id is the charge reference: a new card answers the provider's checkout page (`authorization_url`), a saved one (`card_id`) is charged with its stored authorization. The wallet is credited only when `webhook-payments` confirms the charge of exactly that amount; a charge that is declined, refused or cannot be started marks the top-up failed.
+     */
     post: operations['wallet-topup'];
     delete?: never;
     options?: never;
@@ -1051,7 +1231,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Withdraws from the wallet to a saved payout account */
+    /**
+     * Withdraws from the wallet to a saved payout account
+     * @description A signed-in user at KYC tier 1 or above, within the tier's single and daily limits, to `payout_account_id` or else their default payout account. The amount leaves the wallet at once for the provider; a transfer the provider refuses, or that could not be asked for, fails now with the money back in the wallet. Otherwise the withdrawal stays pending until the provider reports it (`webhook-payments`, or the job's reconciliation), a failure or reversal putting the money back exactly once.
+     */
     post: operations['wallet-withdraw'];
     delete?: never;
     options?: never;
@@ -1068,7 +1251,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Receives a result from the identity-check provider */
+    /**
+     * Receives a result from the identity-check provider
+     * @description Only the identity-check provider, with the shared token. A result for a reference `identity-verify` created passes the check (`found`) or fails it (may be retried), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. An unknown reference, another type than the request's, or a request already decided changes nothing; each result takes effect once, and a well-formed one is answered 200 whatever it said.
+     */
     post: operations['webhook-identity'];
     delete?: never;
     options?: never;
@@ -1085,7 +1271,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Receives a review result or event from the KYC provider (Sumsub) */
+    /**
+     * Receives a review result or event from the KYC provider (Sumsub)
+     * @description Only the KYC provider (Sumsub), signed over the raw body. A completed `applicantReviewed` of a known user and level records the check passed or failed (RETRY or FINAL: only a FINAL rejection withdraws a pass, and an older result never overrides a newer one), then recomputes the tier: a change is told by notification (`kyc_tier_changed`) and SMS, a failure by `verification_failed`. Each event takes effect once; any other is recorded and ignored, and a well-formed one is answered 200 whatever it said.
+     */
     post: operations['webhook-kyc'];
     delete?: never;
     options?: never;
@@ -1102,7 +1291,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Receives an event from the payments provider (Paystack) */
+    /**
+     * Receives an event from the payments provider (Paystack)
+     * @description Only the payments provider (Paystack), signed over the raw body; each event takes effect once, however often it is delivered. `charge.success` completes a card top-up or an escrow's card funding (a charge whose amount differs is verified with the provider or held for review), or credits a bank transfer to the virtual account's owner, funding their oldest escrow waiting for one when the wallet now covers it (else telling them the shortfall). `transfer.*` settles a withdrawal or an escrow payout (a failure or reversal puts the money back in the wallet once), and `dedicatedaccount.assign.*` makes the virtual account active or inactive. Other events are recorded and ignored; one whose effect fails is kept and still answered 200, so that a redelivery applies it.
+     */
     post: operations['webhook-payments'];
     delete?: never;
     options?: never;
@@ -4650,7 +4842,7 @@ export interface operations {
           payer_role: 'initiator' | 'counterparty';
           /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
           title: string;
-          /** @description The counterparty's phone: someone else's number (the caller's own is refused with 400) */
+          /** @description The counterparty's phone: someone else's number (the caller's own is refused with 409) */
           counterparty_phone: string;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
@@ -6508,7 +6700,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `kyc_check_rejected`: The check was rejected for good (FINAL) and cannot be tried again (Do not retry; the user must contact support); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6520,7 +6712,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'kyc_check_passed' | 'kyc_check_rejected' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'kyc_check_passed' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };

@@ -3,7 +3,6 @@
 // RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
 // it started (a release) is sent to the provider (shared/money/payouts.ts), through afterCommit
 // (shared/core/background.ts).
-import { overLimitOr } from '../kyc/tiers.ts';
 import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -261,26 +260,23 @@ export async function escrowFund(user: AuthUser, input: FundInput): Promise<Escr
 }
 
 /**
- * From the wallet, at once: the escrow as it now is. A wallet short of the total charge is refused
- * by the SQL with what is missing (insufficient_funds), a KYC limit by its 403 (overLimitOr).
+ * From the wallet, at once: the escrow as it now is. The SQL refuses with its facts (a wallet short
+ * of the total charge: insufficient_funds; below the identity floor or over a KYC limit), worded by
+ * the endpoint's declared refusals.
  */
-async function fundFromWallet(user: AuthUser, id: string): Promise<EscrowFundResponse> {
-  try {
-    return await transition(
-      user,
-      id,
-      (sql) =>
-        sql<
-          { status: 'active' | 'funded' }[]
-        >`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
-      // a draft that became active (the initiator paid) queued its invitation SMS
-      async ([r]) => {
-        if (r?.status === 'active') await sendQueuedSms();
-      },
-    );
-  } catch (err) {
-    throw overLimitOr(err);
-  }
+function fundFromWallet(user: AuthUser, id: string): Promise<EscrowFundResponse> {
+  return transition(
+    user,
+    id,
+    (sql) =>
+      sql<
+        { status: 'active' | 'funded' }[]
+      >`select private.escrow_fund_wallet_request(${id}, ${user.id}) as status`,
+    // a draft that became active (the initiator paid) queued its invitation SMS
+    async ([r]) => {
+      if (r?.status === 'active') await sendQueuedSms();
+    },
+  );
 }
 
 /** By bank transfer: the escrow waits for it, and the answer names the payer's virtual account. */
@@ -297,8 +293,6 @@ async function fundByBankTransfer(user: AuthUser, id: string): Promise<EscrowFun
       throw VIRTUAL_ACCOUNT_REQUIRED.error({});
     }
     return row;
-  }).catch((err) => {
-    throw overLimitOr(err);
   });
   const escrow = await escrowGet(user, id);
   return {
@@ -319,8 +313,6 @@ async function fundByCard(user: AuthUser, input: FundInput): Promise<EscrowFundR
     const [row] = await tx<{ id: string; amount: string }[]>`
       select id, amount::text from public.transactions where id = ${(created as { id: string }).id}`;
     return row as { id: string; amount: string };
-  }).catch((err) => {
-    throw overLimitOr(err);
   });
   const started = await startCharge({
     reference,

@@ -23,7 +23,7 @@ export const escrowCreateBody = z.strictObject({
   title: text(1, 200),
   // the same formats and the same readable sentence as every other phone field
   counterparty_phone: phoneSchema.meta({
-    description: "The counterparty's phone: someone else's number (the caller's own is refused with 400)",
+    description: "The counterparty's phone: someone else's number (the caller's own is refused with 409)",
   }),
   amount: nairaAmount({ minKobo: 1 }),
   description: text(0, 2000).optional(),

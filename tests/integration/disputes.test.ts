@@ -22,6 +22,7 @@ import { type Deal, escrowOp, escrowStatus, fundedDeal, milestoneOp as opM } fro
 import { signUp } from '../support/users.ts';
 import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
 import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
+import disputeRespond from '../../supabase/functions/dispute-respond/handler.ts';
 import disputeWithdraw from '../../supabase/functions/dispute-withdraw/handler.ts';
 import messageFeed from '../../supabase/functions/message-feed/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
@@ -97,10 +98,26 @@ describe('dispute-respond', () => {
       const before = await balances(deal);
       const e = await stored(deal.escrowId);
       ok(await raise(deal, 'payee'), 201);
+      // a proposal replaced by a newer one of the same party can no longer be answered
+      const first = ok(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0]!;
       const d = ok(await propose(deal, 'payee', { outcome: 'split', payee_amount: 7_000.01 }), 201);
+      const stale = await respond(deal, 'payer', first.id, true);
+      expect(refused(stale, 409)).toEqual([]);
+      expect(stale.body.code).toBe('proposal_not_open');
       expect(d.proposals).toHaveLength(1);
       expect(d.proposals[0]).toMatchObject({ outcome: 'split', payee_amount: 7_000.01, status: 'open' });
       refused(await respond(deal, 'payee', d.proposals[0]!.id, true), 403);
+      // a stranger who learned the proposal's id learns nothing more: the escrow is not found
+      const stranger = await signUp();
+      const byStranger = await post(disputeRespond, {
+        escrow_id: deal.escrowId,
+        proposal_id: d.proposals[0]!.id,
+        accept: true,
+      }, {
+        token: stranger.accessToken,
+      });
+      expect(refused(byStranger, 404)).toEqual([]);
+      expect(byStranger.body.code).toBe('escrow_not_found');
       const settled = ok(await respond(deal, 'payer', d.proposals[0]!.id, true));
       expect(settled).toMatchObject({ status: 'resolved', resolved_by: null, proposals: [] });
       const after = await balances(deal);

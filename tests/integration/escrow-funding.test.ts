@@ -325,6 +325,7 @@ describe('escrow-fund', () => {
       const cardId = await addCard(deal.payer, uniqueCode('AUTH_decline'));
       const res = await fund(deal, { method: 'saved_card', card_id: cardId });
       expectStatus(res, 402);
+      expect(res.body.code).toBe('card_declined');
       expect(await escrowStatus(deal)).toBe('draft');
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: 0 });
       expect((await fundingTxs(deal.escrowId)).map((t) => t.status)).toEqual(['failed']);
@@ -332,6 +333,16 @@ describe('escrow-fund', () => {
       await fundWallet(deal.payer, deal.feeBreakdown.total_charge);
       expectStatus(await fund(deal, { method: 'wallet' }), 200);
       expect(await holdKobo(deal.escrowId)).toBe(kobo(deal.feeBreakdown.total_charge));
+    });
+
+    it('a charge the provider refuses to start is 402 charge_refused: the funding fails, the escrow stays draft', async () => {
+      const deal = await newDeal({ amount: 4_000, payerTier: 1 });
+      await paystack.fail({ path: '/transaction/initialize', field: 'email', value: emailOf(deal.payer) }, 'refuse');
+      const res = await fund(deal, { method: 'card' });
+      expectStatus(res, 402);
+      expect(res.body.code).toBe('charge_refused');
+      expect(await escrowStatus(deal)).toBe('draft');
+      expect((await fundingTxs(deal.escrowId)).map((t) => t.status)).toEqual(['failed']);
     });
 
     it("someone else's card is 404; card_id is required for saved_card and refused for other methods", async () => {

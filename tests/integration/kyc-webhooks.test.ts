@@ -47,6 +47,18 @@ async function verifyIdentity(
 }
 
 describe('kyc-start', () => {
+  it('a level already passed is 409 kyc_check_passed: nothing is asked of the provider', async () => {
+    const u = await signUp();
+    expectOk(await post(kycStart, { level: 1 }, { token: u.accessToken }));
+    received(await review(u, 'tier-1', 'GREEN'));
+    const before = (await kycFake.requests('/resources/accessTokens/sdk')).filter((r) => r.body?.userId === u.id);
+    const again = await post(kycStart, { level: 1 }, { token: u.accessToken });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'kyc_check_passed', error: 'this check has already passed' });
+    const after = (await kycFake.requests('/resources/accessTokens/sdk')).filter((r) => r.body?.userId === u.id);
+    expect(after).toHaveLength(before.length);
+  });
+
   it('answers an SDK token from Sumsub for the level, asked with a correctly signed request, and marks the check pending', async () => {
     const u = await signUp();
     const s = expectOk(await post(kycStart, { level: 1 }, { token: u.accessToken }));

@@ -71,15 +71,16 @@ describe('the dependency rule', () => {
 
   it('finds each kind of violation in a sample', () => {
     const sample = {
-      'shared/core/endpoint.ts': `import { limitFacts } from '../kyc/tiers.ts';\nimport { log } from './log.ts';`,
+      'shared/core/endpoint.ts':
+        `import { KYC_LIMIT_EXCEEDED } from '../kyc/refusals.ts';\nimport { log } from './log.ts';`,
       'shared/core/db.ts': `// was: import { AuthUser } from '../auth/session.ts';\nimport postgres from 'postgres';`,
       'shared/escrow/escrow.ts': `import { openApiDocument } from '../../scripts/lib/spec/openapi.ts';`,
       'shared/money/wallet.ts':
-        `import { asUser } from '../core/db.ts';\nimport { overLimitOr } from '../kyc/tiers.ts';`,
+        `import { asUser } from '../core/db.ts';\nimport { KYC_LIMIT_EXCEEDED } from '../kyc/refusals.ts';`,
     } as Record<string, string>;
     const found = violations(edges(Object.keys(sample), (f) => sample[f] as string));
     expect(found).toEqual([
-      'shared/core/endpoint.ts imports shared/kyc/tiers.ts: shared/core imports no area (move the code, or have the area pass it in)',
+      'shared/core/endpoint.ts imports shared/kyc/refusals.ts: shared/core imports no area (move the code, or have the area pass it in)',
       // an import in a comment is uploaded by the CLI all the same, so it counts
       'shared/core/db.ts imports shared/auth/session.ts: shared/core imports no area (move the code, or have the area pass it in)',
       'shared/escrow/escrow.ts imports scripts/lib/spec/openapi.ts: deployed code imports nothing from scripts/ or tests/',

@@ -40,7 +40,19 @@ describe('docs/adding-a-function.md', () => {
     const example = await meta('tests/docs-examples/escrow-create/handler.ts');
     const real = await meta('supabase/functions/escrow-create/handler.ts');
     for (
-      const key of ['name', 'method', 'auth', 'status', 'idempotent', 'repeat', 'query', 'body', 'response'] as const
+      const key of [
+        'name',
+        'summary',
+        'description',
+        'method',
+        'auth',
+        'status',
+        'idempotent',
+        'repeat',
+        'query',
+        'body',
+        'response',
+      ] as const
     ) {
       expect(example[key], key).toBe(real[key]);
     }

@@ -80,7 +80,8 @@ export interface OperationArgs {
   /**
    * dispute-propose: the outcome and payee_amount as sent (kobo; undefined: absent). A split needs
    * 1 <= P <= R - 1 (R: the amount not yet released); a payee_amount with release or refund, or a
-   * split without one or below 1 kobo, fails validation (400) before anything else.
+   * split without one or below 1 kobo, fails validation (400) before anything else; a P above
+   * R - 1 depends on what is held, and is 409 (split_exceeds_held).
    */
   proposal?: Settlement;
   /**
@@ -227,7 +228,8 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     operation: 'dispute-propose (release, refund, or split with payee_amount P, 0.01 <= P <= R - 0.01)',
     who: 'either party',
     to: 'disputed',
-    also: "replaces the proposer's open proposal; the other party is asked to answer; P outside the range is 400; 201",
+    also:
+      "replaces the proposer's open proposal; the other party is asked to answer; P below 0.01 is 400, P above R - 0.01 is 409; 201",
   },
   {
     from: 'disputed (negotiation)',
@@ -431,7 +433,7 @@ export function predict(
       if (!proposalBodyValid(p)) return refuse(400);
       if (actor === 'job') return refuse(404);
       if (!negotiating) return refuse(409);
-      if (p.outcome === 'split' && (p.payeeAmount as number) > unreleased(e) - 1) return refuse(400);
+      if (p.outcome === 'split' && (p.payeeAmount as number) > unreleased(e) - 1) return refuse(409);
       const proposals = { ...negotiating.proposals, [side]: p };
       return ok({ dispute: { ...negotiating, proposals, payerTookPart: negotiating.payerTookPart || payer } }, 201);
     }

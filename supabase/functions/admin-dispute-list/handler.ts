@@ -6,6 +6,9 @@ import { adminDisputeListQuery, adminDisputeListResponse } from '../../../shared
 export default endpoint({
   name: 'admin-dispute-list',
   summary: 'Lists disputes for the admin queue (open ones by default)',
+  description: 'Admins only: to anyone else the function does not exist. The open disputes (`negotiation` and ' +
+    "`escalated`) or those of `status`, oldest first, each with its escrow, both parties' names, what is not yet " +
+    'released and every proposal made; page with `after`. Each call is written to the admin audit log.',
   method: 'GET',
   auth: adminSession,
   query: adminDisputeListQuery,

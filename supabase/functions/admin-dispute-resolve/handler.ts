@@ -11,7 +11,12 @@ import {
 
 export default endpoint({
   name: 'admin-dispute-resolve',
-  summary: 'Resolves an escalated dispute by release, refund or split',
+  summary: 'Resolves an open dispute, escalated or still negotiated, by release, refund or split',
+  description: 'Admins only (to anyone else the function does not exist), and never on an escrow the admin is a ' +
+    'party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves ' +
+    'the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told what they ' +
+    "received (`dispute_resolved` and an SMS) and the payee's share goes on to their bank as after a release. The " +
+    'decision and its `resolution` are written to the admin audit log in the same transaction.',
   refusals: [ADMIN_IS_PARTY, DISPUTE_NOT_FOUND, DISPUTE_WRONG_STATE, SPLIT_EXCEEDS_HELD],
   method: 'POST',
   auth: adminSession,

@@ -6,6 +6,9 @@ import { logoutResponse } from '../../../shared/auth/schema.ts';
 export default endpoint({
   name: 'auth-logout',
   summary: "Ends the caller's session: its access and refresh tokens stop working",
+  description: 'A signed-in user. Only the session of this access token ends: its refresh tokens are deleted and the ' +
+    "access token is refused from then on, while other devices' sessions stay live. A repeat is refused: the " +
+    'session is over.',
   method: 'POST',
   auth: userSession,
   idempotent: false,

@@ -6,6 +6,8 @@ import { resetPasswordBody, resetPasswordResponse } from '../../../shared/auth/s
 export default endpoint({
   name: 'auth-reset-password',
   summary: 'Sets a new password with a reset code and ends every session of the account',
+  description: 'Anyone holding the `reset` code `auth-forgot-password` sent; the code is used once. Stores the new ' +
+    'password and ends every live session of the account, so every device logs in again; no session is answered.',
   refusals: [OTP_INVALID],
   method: 'POST',
   auth: 'none',

@@ -7,6 +7,10 @@ export default endpoint({
   name: 'auth-verify',
   summary:
     'Checks a one-time code: for sign-up it verifies the phone; for login (with the password) it opens a session',
+  description: 'Anyone, without a token; a code is used once, and 5 wrong tries (by default) burn it. With `context: ' +
+    'signup` a good code marks the phone verified for 30 minutes, the time `auth-signup` has. With `context: ' +
+    'login` the password is checked too (a wrong one spends a try) and a new session opens: an access token for an ' +
+    'hour and a refresh token for 30 days.',
   refusals: [OTP_INVALID, LOGIN_FAILED],
   method: 'POST',
   auth: 'none',

@@ -7,6 +7,9 @@ import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 export default endpoint({
   name: 'card-add',
   summary: 'Saves a card from the authorization of a successful card charge',
+  description: 'A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card ' +
+    'charge. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, ' +
+    'refreshed, and answers 200. The authorization code is kept apart and never answered.',
   refusals: [KYC_TIER_REQUIRED],
   alsoSucceedsWith: [{ status: 200, description: 'The card was saved already: the saved card' }],
   method: 'POST',

@@ -7,6 +7,8 @@ import { cardIdBody, cardRemovedResponse } from '../../../shared/money/schema.ts
 export default endpoint({
   name: 'card-remove',
   summary: "Removes one of the caller's saved cards",
+  description: "A signed-in user, for one of their own cards (anyone else's is unknown to them). The card and its " +
+    'stored authorization are deleted; when it was the default, the newest remaining card becomes the default.',
   refusals: [CARD_NOT_FOUND],
   method: 'POST',
   auth: userSession,

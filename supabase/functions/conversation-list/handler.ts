@@ -6,6 +6,10 @@ import { conversationListQuery, conversationListResponse } from '../../../shared
 export default endpoint({
   name: 'conversation-list',
   summary: "Lists the caller's conversations, most recent activity first, with unread counts",
+  description: 'A signed-in user, for the conversations of the escrows they are a party to (deleted escrows left ' +
+    "out), each with its newest feed item and the caller's unread notifications in it; page with `before` on " +
+    "`last_activity_at`. An initiator sees the counterparty's name once they accepted, declined or wrote. Changes " +
+    'nothing.',
   method: 'GET',
   auth: userSession,
   query: conversationListQuery,

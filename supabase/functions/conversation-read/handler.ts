@@ -7,6 +7,9 @@ import { conversationIdBody, conversationReadResponse } from '../../../shared/co
 export default endpoint({
   name: 'conversation-read',
   summary: 'Marks a conversation read up to now',
+  description: 'Either party of the escrow; to anyone else, or once the escrow is deleted, the conversation does not ' +
+    "exist. Marks the caller's own notifications of that escrow read (the other party's are untouched) and answers " +
+    'how many changed; a repeat changes nothing.',
   refusals: [CONVERSATION_NOT_FOUND],
   method: 'POST',
   auth: userSession,

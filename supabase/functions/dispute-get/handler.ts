@@ -7,6 +7,8 @@ import { DISPUTE_NOT_FOUND } from '../../../shared/disputes/refusals.ts';
 export default endpoint({
   name: 'dispute-get',
   summary: 'Reads the dispute of an escrow: its status, proposals and deadlines',
+  description: 'Either party of the escrow, or an admin; to anyone else there is no dispute. The open dispute (in ' +
+    '`negotiation` or `escalated`), else the most recent one, with its open proposals. Changes nothing.',
   refusals: [DISPUTE_NOT_FOUND],
   method: 'GET',
   auth: userSession,

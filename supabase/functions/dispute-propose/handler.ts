@@ -13,6 +13,10 @@ import {
 export default endpoint({
   name: 'dispute-propose',
   summary: 'Proposes an outcome to the other party: release, refund or a split',
+  description: "Either party, while the escrow's dispute is in `negotiation` (not once escalated), at most 20 " +
+    'proposals per party and dispute; a split leaves each side at least 0.01 of what is not yet released. The ' +
+    "proposal replaces the proposer's open one and the other party is notified (`dispute_proposal`); no money " +
+    'moves until it is accepted.',
   refusals: [ESCROW_NOT_FOUND, DISPUTE_NOT_OPEN, DISPUTE_WRONG_STATE, DISPUTE_PROPOSAL_LIMIT, SPLIT_EXCEEDS_HELD],
   method: 'POST',
   auth: userSession,

@@ -14,6 +14,12 @@ import {
 export default endpoint({
   name: 'dispute-respond',
   summary: "Accepts or rejects the other party's open proposal",
+  description: 'Only the party who did not make the proposal, while it is open and the dispute in `negotiation`. ' +
+    'Rejecting tells the proposer (`dispute_proposal_rejected`). Accepting settles at once over what is still held ' +
+    '(a release as `escrow-release`; a refund of the whole hold; a split paying the payee `payee_amount` less its ' +
+    'seller fee and the payer the rest with its fee and VAT): the escrow is `released` or `refunded`, open ' +
+    "proposals close, both parties are told what they received (`dispute_resolved` and SMS), and the payee's share " +
+    'goes on to their bank as after a release.',
   refusals: [
     ESCROW_NOT_FOUND,
     DISPUTE_WRONG_PARTY,

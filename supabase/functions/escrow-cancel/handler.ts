@@ -6,7 +6,12 @@ import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../
 
 export default endpoint({
   name: 'escrow-cancel',
-  summary: "Cancels an escrow before it is delivered; money held goes back to the payer's wallet",
+  summary: "Cancels an escrow not yet both funded and accepted; money held goes back to the payer's wallet",
+  description: 'Either party, while the escrow holds no money (`draft`, `invite_pending`, or `active` accepted but ' +
+    'unfunded): it becomes `cancelled` and its pending funding transactions are canceled. Once the initiator ' +
+    'funded it, and until the counterparty accepts, only the payer may: it becomes `refunded`, the whole hold ' +
+    "(fees and VAT included) going back to the payer's wallet. Open milestones are cancelled and both parties are " +
+    'notified (`cancelled`); from `funded` on it is refused.',
   refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE],
   method: 'POST',
   auth: userSession,

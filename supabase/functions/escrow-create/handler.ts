@@ -8,6 +8,12 @@ import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
 export default endpoint({
   name: 'escrow-create',
   summary: "Creates an escrow with a counterparty's phone number, and answers its fees",
+  description: 'A signed-in user at any KYC tier, who becomes the initiator; no money moves. `payer_role: initiator` ' +
+    'gives a `draft`, which invites no one until it is funded; `payer_role: counterparty` gives `invite_pending` ' +
+    'and invites the counterparty at once, in the app if the phone has an account and by SMS (by default at most 3 ' +
+    'invite SMS a day to a phone, and 20 such escrows an hour and 100 a day per initiator). The fee breakdown is ' +
+    'stored, the conversation created and the initiator notified (`escrow_created`); a repeat without an ' +
+    'Idempotency-Key creates another escrow.',
   refusals: [COUNTERPARTY_IS_SELF, RATE_LIMITED],
   method: 'POST',
   auth: userSession,

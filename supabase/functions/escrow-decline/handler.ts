@@ -7,6 +7,11 @@ import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../
 export default endpoint({
   name: 'escrow-decline',
   summary: 'The counterparty declines an escrow, by its id or its invite token',
+  description: "Only the invited counterparty, by the escrow's id or its `invite_token`. An escrow without money " +
+    '(`draft`, `invite_pending`, or `active` accepted but unfunded) becomes `cancelled` and its pending funding ' +
+    'transactions are canceled; one the initiator funded that was not yet accepted becomes `refunded`, the whole ' +
+    "hold (fees and VAT included) going back to the payer's wallet. Open milestones are cancelled, both parties " +
+    'are notified (`declined`), and the initiator sees `counterparty_id` from now on.',
   refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE],
   method: 'POST',
   auth: userSession,

@@ -6,7 +6,11 @@ import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../
 
 export default endpoint({
   name: 'escrow-delete',
-  summary: "Deletes a draft or cancelled escrow from the caller's list",
+  summary: "Deletes a draft escrow: it leaves both parties' escrow lists",
+  description: 'Only the initiator, and only while the escrow is a `draft` (a cancelled escrow cannot be deleted). ' +
+    'It becomes `deleted`: its pending funding transactions are canceled and its milestones cancelled, ' +
+    '`escrow-list` shows it only when `status=deleted` is asked for, and its conversation is gone for both ' +
+    'parties. No money moves and no one is notified.',
   refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE],
   method: 'POST',
   auth: userSession,

@@ -7,6 +7,10 @@ import { ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, ESCROW_WRONG_STATE } from '../../
 export default endpoint({
   name: 'escrow-deliver',
   summary: 'The payee marks the escrow delivered; inspection or release follows by category',
+  description: 'Only the payee, once the escrow is `funded` and not yet delivered. A `goods_products` escrow goes ' +
+    'into `inspection` until `inspection_ends_at`, a day later, when the job releases it; other categories stay ' +
+    '`funded` with the delivery recorded (an `auto_dealership` escrow can be released only after it). The payer is ' +
+    'notified (`delivered`); no money moves.',
   refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE],
   method: 'POST',
   auth: userSession,

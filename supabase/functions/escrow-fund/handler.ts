@@ -15,6 +15,13 @@ import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 export default endpoint({
   name: 'escrow-fund',
   summary: 'The payer funds the escrow from the wallet, a card, a saved card or a bank transfer',
+  description: 'Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow ' +
+    "is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; " +
+    '`card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; ' +
+    "`bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the " +
+    'wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its ' +
+    'counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are ' +
+    'notified.',
   refusals: [
     ESCROW_WRONG_PARTY,
     ESCROW_NOT_FOUND,

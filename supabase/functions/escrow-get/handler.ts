@@ -7,6 +7,8 @@ import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 export default endpoint({
   name: 'escrow-get',
   summary: 'Reads one escrow the caller is a party to',
+  description: 'Either party, in any state; to anyone else the escrow does not exist. To the initiator ' +
+    '`counterparty_id` stays null until the counterparty accepts or declines. Changes nothing.',
   refusals: [ESCROW_NOT_FOUND],
   method: 'GET',
   auth: userSession,

@@ -6,6 +6,9 @@ import { escrowListQuery, escrowListResponse } from '../../../shared/escrow/sche
 export default endpoint({
   name: 'escrow-list',
   summary: "Lists the caller's escrows, newest first",
+  description: 'A signed-in user, for the escrows they are a party to on either side, in every state but `deleted` ' +
+    "(asked for with `status=deleted`), each with its conversation; page with `before` (the last item's " +
+    '`created_at`). To the initiator `counterparty_id` stays null until the counterparty accepts or declines.',
   method: 'GET',
   auth: userSession,
   query: escrowListQuery,

@@ -12,6 +12,12 @@ import {
 export default endpoint({
   name: 'escrow-release',
   summary: "The payer releases the money held to the payee, less the payee's fee",
+  description: 'Only the payer, while the escrow is `funded` or in `inspection` (an `auto_dealership` escrow once ' +
+    "the delivery is recorded). What is not yet released goes from the hold to the payee's wallet less the rest of " +
+    'the seller fee, the fees and VAT are booked, agreed milestones are released with it, and the escrow is ' +
+    '`released`; both parties are notified (`released`). A payee at KYC tier 1 or above with a default payout ' +
+    'account is paid out to their bank at once; otherwise the money stays in their wallet and they may be told to ' +
+    'verify (`verification_needed`).',
   refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, ESCROW_NOT_DELIVERED],
   method: 'POST',
   auth: userSession,

@@ -11,6 +11,12 @@ export default endpoint({
   name: 'jobs-run',
   summary:
     'Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler',
+  description: 'Only the scheduler, with the jobs secret (every minute); `now` is accepted on the local stack only. ' +
+    'Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee ' +
+    '(the payer raised it and took no part) or escalated; ended inspection periods are released as by ' +
+    '`escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, ' +
+    "movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent and " +
+    'Idempotency-Keys older than 24 hours deleted; every step is safe to repeat.',
   signedBy: JOBS_SECRET_HEADER,
   method: 'POST',
   auth: 'none',

@@ -7,6 +7,10 @@ import { messageFeedQuery, messageFeedResponse } from '../../../shared/conversat
 export default endpoint({
   name: 'message-feed',
   summary: "Reads a conversation's feed: messages and system events, in order, pageable both ways",
+  description: 'Either party of the escrow; to anyone else, or once the escrow is deleted, the conversation does not ' +
+    "exist. The messages of both parties and the caller's own notifications of that escrow, oldest to newest " +
+    'within a page: no cursor gives the newest, `before` pages back, `after` polls for newer ones. Changes ' +
+    'nothing.',
   refusals: [CONVERSATION_NOT_FOUND],
   method: 'GET',
   auth: userSession,

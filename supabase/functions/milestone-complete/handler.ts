@@ -13,6 +13,9 @@ import {
 export default endpoint({
   name: 'milestone-complete',
   summary: 'The payee marks a milestone completed',
+  description: 'Only the payee (the freelancer), while the milestone is `accepted` and the escrow `draft`, ' +
+    '`invite_pending`, `active` or `funded`. It becomes `completed` and the payer is asked to release it ' +
+    '(`milestone_completed`); no money moves.',
   refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,

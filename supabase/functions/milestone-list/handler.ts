@@ -7,6 +7,8 @@ import { ESCROW_NOT_FOUND } from '../../../shared/escrow/refusals.ts';
 export default endpoint({
   name: 'milestone-list',
   summary: "Lists an escrow's milestones",
+  description: 'Either party, in any state of the escrow; to anyone else the escrow does not exist. Every milestone, ' +
+    'cancelled and released ones included, in the order they were proposed. Changes nothing.',
   refusals: [ESCROW_NOT_FOUND],
   method: 'GET',
   auth: userSession,

@@ -13,6 +13,11 @@ import {
 export default endpoint({
   name: 'milestone-release',
   summary: "The payer releases a completed milestone's amount to the payee",
+  description: 'Only the payer (the client), for a `completed` milestone while the escrow is `funded`. The ' +
+    "milestone's amount goes from the hold to the payee's wallet less its share of the seller fee, its shares of " +
+    'the fees and VAT are booked, the payee is notified (`milestone_released`) and paid out to their bank as after ' +
+    '`escrow-release`. When the released milestones reach the escrow amount, the escrow is `released` and both ' +
+    'parties are notified (`released`).',
   refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
   method: 'POST',
   auth: userSession,

@@ -12,7 +12,11 @@ import {
 
 export default endpoint({
   name: 'milestone-update',
-  summary: "Either party edits a milestone while it is proposed; both parties' approvals start over",
+  summary: 'Either party edits a milestone while it is proposed; the other party must approve it again',
+  description: 'Either party, while the milestone is `proposed` and the escrow `draft`, `invite_pending`, `active` ' +
+    'or `funded`; only the fields sent change, and the milestones still may not add up to more than the escrow ' +
+    "amount. The editor's approval stands, the other party's is withdrawn and they are notified " +
+    '(`milestone_updated`); no money moves.',
   refusals: [
     ESCROW_NOT_FOUND,
     MILESTONE_NOT_FOUND,

@@ -6,6 +6,8 @@ import { notificationListQuery, notificationListResponse } from '../../../shared
 export default endpoint({
   name: 'notification-list',
   summary: "Lists the caller's notifications, newest first",
+  description: 'A signed-in user, for their own notifications only, optionally of one escrow or only the unread ' +
+    'ones; page with `before`. Each `content` is written from the event when it is read. Changes nothing.',
   method: 'GET',
   auth: userSession,
   query: notificationListQuery,

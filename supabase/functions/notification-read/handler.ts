@@ -7,6 +7,8 @@ import { notificationReadBody, notificationReadResponse } from '../../../shared/
 export default endpoint({
   name: 'notification-read',
   summary: 'Marks notifications read: one by notification_id, or all of one escrow by escrow_id',
+  description: 'A signed-in user, for their own notifications only: one by `notification_id`, or every unread one of ' +
+    'an escrow they are a party to by `escrow_id`. Marking read again changes nothing.',
   refusals: [NOTIFICATION_NOT_FOUND, NOTIFICATION_ESCROW_NOT_FOUND],
   method: 'POST',
   auth: userSession,

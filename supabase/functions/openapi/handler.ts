@@ -22,7 +22,8 @@ const openApiDocumentSchema = z.strictObject({
 export default endpoint({
   name: 'openapi',
   summary: 'The OpenAPI 3.1 document of this API',
-  description: 'The bare document (no envelope), the same as `docs/api/openapi.json` in the repository.',
+  description: 'Anyone, without a token. The bare document (no envelope), the same as `docs/api/openapi.json` in the ' +
+    'repository; it changes nothing.',
   method: 'GET',
   auth: 'none',
   envelope: false,

@@ -7,6 +7,8 @@ import { payoutIdBody, payoutRemovedResponse } from '../../../shared/money/schem
 export default endpoint({
   name: 'payout-remove',
   summary: "Removes one of the caller's payout accounts",
+  description: "A signed-in user, for one of their own payout accounts (anyone else's is unknown to them). When it " +
+    'was the default, the newest remaining account becomes the default.',
   refusals: [PAYOUT_ACCOUNT_NOT_FOUND],
   method: 'POST',
   auth: userSession,

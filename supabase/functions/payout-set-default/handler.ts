@@ -7,6 +7,9 @@ import { payoutAccountResponse, payoutIdBody } from '../../../shared/money/schem
 export default endpoint({
   name: 'payout-set-default',
   summary: "Makes one of the caller's payout accounts the default",
+  description: 'A signed-in user, for one of their own payout accounts; the previous default stops being one. Escrow ' +
+    'releases pay out to the default account, and `wallet-withdraw` sends to it when no `payout_account_id` is ' +
+    'given.',
   refusals: [PAYOUT_ACCOUNT_NOT_FOUND],
   method: 'POST',
   auth: userSession,

@@ -7,6 +7,8 @@ import { profileResponse } from '../../../shared/profile/schema.ts';
 export default endpoint({
   name: 'profile-get',
   summary: "Reads the caller's own profile",
+  description: 'A signed-in user, for their own profile only, with its avatar and next of kin (null until set). ' +
+    'Changes nothing.',
   refusals: [PROFILE_NOT_FOUND],
   method: 'GET',
   auth: userSession,

@@ -6,6 +6,8 @@ import { nextOfKinResponse, nokUpdateBody } from '../../../shared/profile/schema
 export default endpoint({
   name: 'profile-nok-update',
   summary: "Sets or changes the caller's next of kin",
+  description: 'A signed-in user, for their own next of kin: one per user, created by the first call and replaced ' +
+    'whole by the next (every field is required). Nothing else changes.',
   method: 'PATCH',
   auth: userSession,
   idempotent: false,

@@ -7,6 +7,8 @@ import { profileResponse, profileUpdateBody } from '../../../shared/profile/sche
 export default endpoint({
   name: 'profile-update',
   summary: "Changes fields of the caller's profile",
+  description: 'A signed-in user, on their own profile only. Only the fields sent change (at least one); a ' +
+    '`username` another user has is refused, and the phone number never changes after sign-up.',
   refusals: [PROFILE_NOT_FOUND, USERNAME_TAKEN],
   method: 'PATCH',
   auth: userSession,

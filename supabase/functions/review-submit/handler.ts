@@ -7,7 +7,10 @@ import { ALREADY_REVIEWED, REVIEW_NEVER_ACCEPTED } from '../../../shared/reviews
 
 export default endpoint({
   name: 'review-submit',
-  summary: 'Reviews the other party of an ended escrow, once',
+  summary: 'Reviews the other party of a finished escrow, once',
+  description: 'Either party, once per escrow, when it is `released`, `refunded` or `ended` and the counterparty had ' +
+    'accepted it. The other party is notified (`review_received`); when both have now reviewed, a `released` or ' +
+    '`refunded` escrow is `ended` at once. No money moves.',
   refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, REVIEW_NEVER_ACCEPTED, ALREADY_REVIEWED],
   method: 'POST',
   auth: userSession,

@@ -6,6 +6,9 @@ import { transactionList } from '../../../shared/money/transactions.ts';
 export default endpoint({
   name: 'transaction-list',
   summary: "Lists the caller's transactions (deposits, withdrawals, escrow movements), newest first",
+  description: 'A signed-in user, for their own transactions only, optionally of one `category`, `escrow_id` or ' +
+    '`status`; page with `next_cursor` as `before`. Amounts and the figures in `metadata` are in naira. Changes ' +
+    'nothing.',
   method: 'GET',
   auth: userSession,
   query: transactionListQuery,

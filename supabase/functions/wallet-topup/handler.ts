@@ -9,6 +9,11 @@ import { walletTopup } from '../../../shared/money/wallet.ts';
 export default endpoint({
   name: 'wallet-topup',
   summary: 'Tops up the wallet by card; the money is credited when the provider confirms the charge',
+  description: "A signed-in user at KYC tier 1 or above, within the tier's single, daily and balance limits (the " +
+    'balance counting pending top-ups). Records a pending top-up whose id is the charge reference: a new card ' +
+    "answers the provider's checkout page (`authorization_url`), a saved one (`card_id`) is charged with its " +
+    'stored authorization. The wallet is credited only when `webhook-payments` confirms the charge of exactly that ' +
+    'amount; a charge that is declined, refused or cannot be started marks the top-up failed.',
   refusals: [
     CARD_NOT_FOUND,
     CARD_DECLINED,

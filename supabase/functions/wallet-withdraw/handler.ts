@@ -14,6 +14,11 @@ import { walletWithdraw } from '../../../shared/money/wallet.ts';
 export default endpoint({
   name: 'wallet-withdraw',
   summary: 'Withdraws from the wallet to a saved payout account',
+  description: "A signed-in user at KYC tier 1 or above, within the tier's single and daily limits, to " +
+    '`payout_account_id` or else their default payout account. The amount leaves the wallet at once for the ' +
+    'provider; a transfer the provider refuses, or that could not be asked for, fails now with the money back in ' +
+    'the wallet. Otherwise the withdrawal stays pending until the provider reports it (`webhook-payments`, or the ' +
+    "job's reconciliation), a failure or reversal putting the money back exactly once.",
   refusals: [
     PAYOUT_ACCOUNT_NOT_FOUND,
     PAYOUT_ACCOUNT_REQUIRED,
