@@ -60,7 +60,7 @@ export function verifyIdentityToken(req: Request): Promise<void> {
 /**
  * Sumsub's createdAtMs ('2025-03-01 10:15:30.123', UTC) or the older createdAt
  * ('2020-02-21 13:23:19+0000'): when the review happened, so that a late older result never
- * overrides a newer one. Null when missing or unreadable.
+ * overrides a newer one. Null when missing or unreadable, or outside the years 1 to 9999 in UTC.
  */
 export function sumsubTime(e: Json): Date | null {
   const raw = text(e.createdAtMs, 40) ?? text(e.createdAt, 40);
@@ -69,7 +69,9 @@ export function sumsubTime(e: Json): Date | null {
   if (!m) return null;
   const zone = m[3] === undefined ? 'Z' : m[3] === 'Z' ? 'Z' : m[3].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
   const d = new Date(`${m[1]}T${m[2]}${zone}`);
-  return Number.isNaN(d.getTime()) ? null : d;
+  // Postgres keeps years 1 to 9999 as we write them (no year 0; 10000 in ISO's +010000 form is refused)
+  const year = d.getUTCFullYear();
+  return Number.isNaN(d.getTime()) || year < 1 || year > 9999 ? null : d;
 }
 
 /** What an applicantReviewed says: passed (GREEN), failed (RED), or null when not a completed review. */

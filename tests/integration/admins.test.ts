@@ -3,9 +3,7 @@
 // the append-only audit; private.admin_record; and the endpoint builder's auth 'admin', through a
 // toy admin endpoint built with the real builder and run in process against the real database
 // with real sessions (no admin endpoint exists yet).
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,13 +11,12 @@ import { closeDb } from '../../shared/core/db.ts';
 import { adminUser } from '../../shared/auth/session.ts';
 import { endpoint } from '../../shared/core/endpoint.ts';
 import { adminSession } from '../../shared/auth/session.ts';
+import { adminScript } from '../support/admins.ts';
 import { baseUrl, post } from '../support/api.ts';
 import { failureOf, type PgFailure, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
 import { inject } from 'vitest';
 import authLogout from '../../supabase/functions/auth-logout/handler.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 type Tx = postgres.TransactionSql;
 
@@ -27,33 +24,7 @@ afterAll(() => closeDb());
 
 // ---- helpers -------------------------------------------------------------------------------
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run admin:<verb> -- <args>`, as an operator types it, with the given environment changes. */
-function script(verb: 'grant' | 'revoke', args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, DATABASE_URL: inject('databaseUrl'), ...env })) {
-    if (v !== undefined) merged[k] = v;
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', `admin:${verb}`, '--', ...args], {
-      cwd: root,
-      env: merged,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
+const script = adminScript;
 const grant = (phone: string, env?: Record<string, string | undefined>) => script('grant', [phone], env);
 const revoke = (phone: string, env?: Record<string, string | undefined>) => script('revoke', [phone], env);
 

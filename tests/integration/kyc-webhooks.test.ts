@@ -190,6 +190,14 @@ describe('webhook-kyc', () => {
     expect(row?.outcome).toBe('kyc_basic:stale');
   });
 
+  it('a review time outside the years 1 to 9999 (UTC) is no time: the review applies, never a 500', async () => {
+    for (const createdAtMs of ['0000-01-01 00:00:00.000', '0001-01-01 00:00:00+2359', '9999-12-31 23:59:59.999-2359']) {
+      const u = await signUp();
+      received(await review(u, 'tier-1', 'GREEN', { createdAtMs }));
+      expect(await tierOf(u), createdAtMs).toBe(1);
+    }
+  });
+
   it('accepts SHA-256 and SHA-1 digests named by x-payload-digest-alg, SHA-512 without the header', async () => {
     for (const alg of ['HMAC_SHA256_HEX', 'HMAC_SHA1_HEX', null] as const) {
       const u = await signUp();

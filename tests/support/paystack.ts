@@ -60,6 +60,8 @@ export const paystack = {
   transferStatus: (reference: string, status: string) => control('/transfer-status', { reference, status }),
   /** Every charge the fake was asked for; status null until someone pays it. */
   charges: () => control<{ reference: string; amount: number; status: string | null }[]>('/charges'),
+  /** For `seconds`, every API call fails that way, whatever it asks; mode 'none' ends it early. */
+  outage: (mode: 'unavailable' | 'timeout' | 'none', seconds = 0) => control('/outage', { mode, seconds }),
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
 };

@@ -5,10 +5,8 @@
 // its query and body (the control rule, then the endpoint's zod schema); the document is compiled
 // by ajv (JSON Schema 2020-12, strict, multipleOfPrecision as docs/openapi.md advises). Examples per
 // rule are written by hand; fast-check adds random strings, numbers, ids and URLs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
@@ -23,80 +21,23 @@ import {
 } from '../../shared/core/validation.ts';
 import { hasAtMostTwoDecimals } from '../../shared/core/money.ts';
 import { endpointMeta } from '../support/responses.ts';
-
-// ajv-formats is CommonJS: its default export arrives as the module object under some loaders
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as typeof addFormatsModule;
-
-type Json = Record<string, unknown>;
-type Where = 'query' | 'body';
+import {
+  bodySchema,
+  documentAccepts,
+  type Json,
+  operation,
+  querySchema,
+  requestAjv as ajv,
+  type Where,
+} from '../support/openapi-requests.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// deno-lint-ignore no-explicit-any -- a parsed JSON document, read by path below
-const doc = JSON.parse(readFileSync(`${root}docs/api/openapi.json`, 'utf8')) as any;
 const names = readdirSync(`${root}supabase/functions`, { withFileTypes: true })
   .filter((e) => e.isDirectory() && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(e.name))
   .map((e) => e.name)
   .sort();
 
-/** The validator docs/openapi.md describes: 2020-12, strict schemas, formats, amounts compared to 1e-8. */
-const ajv = new Ajv2020({
-  strict: true,
-  // `required` inside if/then/oneOf names properties declared beside them, not in the branch
-  strictRequired: false,
-  // the rules' branches (if, then, oneOf) do not repeat type: object
-  strictTypes: false,
-  allErrors: true,
-  multipleOfPrecision: 8,
-});
-addFormats(ajv);
-
-// ---- the document's request schemas, and the server's check ------------------------------------
-
-/** An operation of the document: its method's object. */
-// deno-lint-ignore no-explicit-any -- read by path
-const operation = (name: string): any => Object.values(doc.paths[`/${name}`] ?? {})[0];
-
-/** A request schema of the document, standalone: its refs to components become local $defs. */
-function standalone(schema: Json): Json {
-  const text = JSON.stringify({ ...schema, $defs: doc.components.schemas });
-  return JSON.parse(text.replaceAll('"#/components/schemas/', '"#/$defs/'));
-}
-
-/** The query of an operation as one JSON Schema: each parameter a property, and x-query-schema's rules. */
-function querySchema(name: string): Json | undefined {
-  const params =
-    ((operation(name)?.parameters ?? []) as { in: string; name: string; required: boolean; schema: Json }[])
-      .filter((p) => p.in === 'query');
-  if (params.length === 0) return undefined;
-  return {
-    type: 'object',
-    properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
-    required: params.filter((p) => p.required).map((p) => p.name),
-    additionalProperties: false,
-    ...(operation(name)['x-query-schema'] ?? {}),
-  };
-}
-
-const bodySchema = (name: string): Json | undefined => operation(name)?.requestBody?.content['application/json'].schema;
-
-const validators = new Map<string, ValidateFunction>();
-function documentValidator(name: string, where: Where): ValidateFunction {
-  const key = `${name} ${where}`;
-  let v = validators.get(key);
-  if (!v) {
-    const schema = where === 'query' ? querySchema(name) : bodySchema(name);
-    if (!schema) throw new Error(`${name} has no ${where} in the document`);
-    v = ajv.compile(standalone(schema));
-    validators.set(key, v);
-  }
-  return v;
-}
-
-/** Does the document accept this query (parameters as the values they stand for) or body? */
-function documentAccepts(name: string, where: Where, value: unknown): boolean {
-  return documentValidator(name, where)(value) as boolean;
-}
+// ---- the document's request schemas (tests/support/openapi-requests.ts), and the server's check ----
 
 const metas = new Map<string, EndpointMeta>();
 

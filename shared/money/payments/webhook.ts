@@ -57,9 +57,10 @@ const str = (
   v: unknown,
 ): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
 const obj = (v: unknown): Data => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Data) : {});
+/** A positive whole number of kobo, exact as a double (2^53 and above are no exact amount: null). */
 const kobo = (v: unknown): number | null => {
   const n = typeof v === 'string' ? Number(v) : v;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : null;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
 };
 
 /** What identifies an event across redeliveries (Paystack events carry no event id). */
