@@ -1,7 +1,7 @@
 // The refusals every endpoint can answer, whatever it does: the request's shape, the caller, the
 // method and size, Idempotency-Key, rate limits and what is briefly unavailable. The catalog
 // (shared/refusals/catalog.ts) includes these beside the areas' own; docs/errors.md lists them all.
-import { refusal } from './http.ts';
+import { PROVIDER_RETRY_AFTER_SECONDS, refusal, retryAfterHeader } from './http.ts';
 
 const VALIDATION_MESSAGES = {
   body: 'Validation failed',
@@ -107,6 +107,10 @@ export const PROVIDER_UNAVAILABLE = refusal<{ message: string }>({
   message: (f) => f.message,
   example: { message: 'The payment provider is unavailable; nothing was charged' },
 });
+
+/** A provider out of reach: the 503 with the Retry-After a client waits (nothing was started). */
+export const providerUnavailable = (message: string) =>
+  PROVIDER_UNAVAILABLE.error({ message }, { headers: retryAfterHeader(PROVIDER_RETRY_AFTER_SECONDS) });
 
 export const SERVICE_UNAVAILABLE = refusal({
   code: 'service_unavailable',

@@ -6,8 +6,8 @@ import { getConfig } from '../core/config.ts';
 import { asService } from '../core/db.ts';
 import type { KycCheckStatus, KycCheckType, KycRejectType } from './enums.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { describeWait, type HttpError, PROVIDER_RETRY_AFTER_SECONDS, retryAfterHeader } from '../core/http.ts';
-import { PROVIDER_UNAVAILABLE, RATE_LIMITED } from '../core/refusals.ts';
+import { describeWait, type HttpError, retryAfterHeader } from '../core/http.ts';
+import { providerUnavailable, RATE_LIMITED } from '../core/refusals.ts';
 import { KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from './refusals.ts';
 import { log } from '../core/log.ts';
 import { iso, toNaira } from '../core/money.ts';
@@ -82,10 +82,7 @@ export async function kycStatus(user: AuthUser): Promise<KycStatusResponse> {
 function providerFailure(err: ProviderError, what: 'verification' | 'identity-check'): HttpError {
   return err.kind === 'refused'
     ? KYC_PROVIDER_REFUSED.error({ what, reason: err.message })
-    : PROVIDER_UNAVAILABLE.error(
-      { message: `The ${what} provider is unavailable; try again shortly` },
-      { headers: retryAfterHeader(PROVIDER_RETRY_AFTER_SECONDS) },
-    );
+    : providerUnavailable(`The ${what} provider is unavailable; try again shortly`);
 }
 
 export async function kycStart(user: AuthUser, level: 1 | 2) {

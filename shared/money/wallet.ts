@@ -5,8 +5,7 @@
 // the path escrow payouts take too.
 import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
-import { PROVIDER_RETRY_AFTER_SECONDS } from '../core/http.ts';
-import { PROVIDER_UNAVAILABLE } from '../core/refusals.ts';
+import { providerUnavailable } from '../core/refusals.ts';
 import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
@@ -151,7 +150,3 @@ export async function virtualAccountCreate(user: AuthUser) {
   }
   return virtualAccountView(claimed.row);
 }
-
-/** The 503 of a provider out of reach, with the Retry-After a client waits. */
-const providerUnavailable = (message: string) =>
-  PROVIDER_UNAVAILABLE.error({ message }, { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) } });

@@ -3,8 +3,7 @@
 // saved card through its stored authorization. The outcome always arrives as charge.success
 // (or reconciliation); what is decided here is only what the customer is told now.
 import { asService } from '../../core/db.ts';
-import { PROVIDER_RETRY_AFTER_SECONDS } from '../../core/http.ts';
-import { PROVIDER_UNAVAILABLE } from '../../core/refusals.ts';
+import { providerUnavailable } from '../../core/refusals.ts';
 import { CARD_DECLINED, CARD_NOT_FOUND, CHARGE_REFUSED } from '../refusals.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { customerEmail, payments, ProviderError } from './index.ts';
@@ -60,10 +59,7 @@ export async function startCharge(opts: {
     if (!opts.authorizationCode) {
       // Nothing can have been charged before the customer visits a payment page we never got.
       await opts.markFailed('payment provider unavailable');
-      throw PROVIDER_UNAVAILABLE.error(
-        { message: 'The payment provider is unavailable; nothing was charged, try again shortly' },
-        { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) } },
-      );
+      throw providerUnavailable('The payment provider is unavailable; nothing was charged, try again shortly');
     }
     // A saved-card charge whose answer was lost may still have gone through: it stays pending
     // and the charge.success webhook (or reconciliation) settles it.
