@@ -12,13 +12,13 @@ import { escrowOp, escrowStatus, fundedDeal, fundWallet, newDeal } from '../supp
 import { kycFake } from '../support/kyc-fake.ts';
 import { walletKobo } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
+import { addPayout } from '../support/payouts.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import kycStart from '../../supabase/functions/kyc-start/handler.ts';
 import kycStatus from '../../supabase/functions/kyc-status/handler.ts';
 import notificationList from '../../supabase/functions/notification-list/handler.ts';
-import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
@@ -46,19 +46,6 @@ const addCard = (u: TestUser) =>
     exp_year: '2030',
     signature: `SIG_${crypto.randomUUID()}`,
   }, { token: u.accessToken });
-
-/** Saves a payout account the fake bank knows; answers nothing (201 expected). */
-async function addPayout(u: TestUser): Promise<void> {
-  const accountNumber = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999)).slice(0, 10);
-  await paystack.registerAccount('058', accountNumber, 'ADA OBI');
-  const r = await post(payoutAdd, {
-    bank_code: '058',
-    bank_name: 'Guaranty Trust Bank',
-    account_number: accountNumber,
-    account_name: 'Ada Obi',
-  }, { token: u.accessToken });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-}
 
 /** Tier 1 the way a user reaches it: kyc-start for level 1, then Sumsub's signed GREEN review. */
 async function passTier1(u: TestUser): Promise<void> {

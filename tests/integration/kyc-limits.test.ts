@@ -14,10 +14,10 @@ import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { walletKobo } from '../support/ledger.ts';
 import { raiseTier } from '../support/kyc.ts';
 import { paystack } from '../support/paystack.ts';
+import { addPayout } from '../support/payouts.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import kycStatus from '../../supabase/functions/kyc-status/handler.ts';
 import notificationList from '../../supabase/functions/notification-list/handler.ts';
-import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
@@ -61,19 +61,6 @@ async function creditYesterday(u: TestUser, naira: number): Promise<void> {
     left -= part;
   }
   await aDayLater(u.id);
-}
-
-/** Saves a payout account the fake bank knows (wallet-withdraw pays the default one). */
-async function addPayout(u: TestUser): Promise<void> {
-  const accountNumber = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999)).slice(0, 10);
-  await paystack.registerAccount('058', accountNumber, 'ADA OBI');
-  const r = await post(payoutAdd, {
-    bank_code: '058',
-    bank_name: 'Guaranty Trust Bank',
-    account_number: accountNumber,
-    account_name: 'Ada Obi',
-  }, { token: u.accessToken });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
 }
 
 describe('the tiers table', () => {
