@@ -217,7 +217,9 @@ create table private.idempotency_keys (
   request_hash text not null,
   response_status integer,
   response_body text,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  reference uuid not null default gen_random_uuid(),
+  claimed_at timestamp with time zone not null default now()
 );
 alter table private.idempotency_keys add constraint idempotency_keys_key_check CHECK (char_length(key) >= 1 AND char_length(key) <= 255);
 alter table private.idempotency_keys add constraint idempotency_keys_pkey PRIMARY KEY (user_id, operation, key);
@@ -226,6 +228,8 @@ CREATE INDEX idempotency_keys_created_at_idx ON private.idempotency_keys USING b
 alter table private.idempotency_keys enable row level security;
 create policy "Service role manages idempotency keys" on private.idempotency_keys as permissive for all to service_role using (true) with check (true);
 comment on table private.idempotency_keys is 'Idempotency-Keys of a user''s requests with the first answer, replayed byte for byte; kept 24 hours.';
+comment on column private.idempotency_keys.reference is 'The reference the operation records its pending movement under (the id of the transaction row), kept across a resumed request.';
+comment on column private.idempotency_keys.claimed_at is 'When a request last took the claim; a claim with no answer is running until 60 s after it.';
 grant select, insert, update, delete on table private.idempotency_keys to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -3121,6 +3125,103 @@ revoke all on function private.hold_balance(p_escrow uuid) from public;
 grant execute on function private.hold_balance(p_escrow uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.idempotency_answer(p_user_id uuid, p_operation text, p_key text, p_status integer, p_body text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.idempotency_answer(p_user_id uuid, p_operation text, p_key text, p_status integer, p_body text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if p_status is null then
+    -- "not now" (a 429, a 5xx): the key is freed for the same request to be retried with it
+    delete from private.idempotency_keys k
+     where k.user_id = p_user_id and k.operation = p_operation and k.key = p_key;
+  else
+    update private.idempotency_keys k set response_status = p_status, response_body = p_body
+     where k.user_id = p_user_id and k.operation = p_operation and k.key = p_key;
+  end if;
+end
+$function$;
+comment on function private.idempotency_answer(p_user_id uuid, p_operation text, p_key text, p_status integer, p_body text) is 'Stores the answer of a claimed Idempotency-Key, or frees the key (null status) after a 429 or a 5xx.';
+revoke all on function private.idempotency_answer(p_user_id uuid, p_operation text, p_key text, p_status integer, p_body text) from public;
+grant execute on function private.idempotency_answer(p_user_id uuid, p_operation text, p_key text, p_status integer, p_body text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.idempotency_claim(p_user_id uuid, p_operation text, p_key text, p_request_hash text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.idempotency_claim(p_user_id uuid, p_operation text, p_key text, p_request_hash text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_row private.idempotency_keys%rowtype;
+  v_reference uuid;
+  v_lock_timeout text := pg_catalog.current_setting('lock_timeout');
+begin
+  -- the only statement here that may wait is the insert, for another request with the same key
+  -- that has not committed yet: 2 s, then "still in progress"
+  perform pg_catalog.set_config('lock_timeout', '2s', true);
+  begin
+    insert into private.idempotency_keys as k (user_id, operation, key, request_hash)
+    values (p_user_id, p_operation, p_key, p_request_hash)
+    on conflict (user_id, operation, key) do update
+      set request_hash = excluded.request_hash, reference = gen_random_uuid(), claimed_at = now(),
+          created_at = now(), response_status = null, response_body = null
+      where k.created_at < now() - interval '24 hours'
+    returning k.reference into v_reference;
+  exception when lock_not_available then
+    raise exception 'idempotency_in_progress' using errcode = 'ESKIP';
+  end;
+  perform pg_catalog.set_config('lock_timeout', v_lock_timeout, true);
+  if v_reference is not null then
+    perform pg_catalog.set_config('escrow.idempotency_reference', v_reference::text, true);
+    return pg_catalog.jsonb_build_object('reference', v_reference, 'resumed', false);
+  end if;
+
+  select * into v_row from private.idempotency_keys k
+   where k.user_id = p_user_id and k.operation = p_operation and k.key = p_key
+   for update;
+  if v_row.request_hash <> p_request_hash then
+    raise exception 'idempotency_key_reused' using errcode = 'ESKRU';
+  end if;
+  if v_row.response_status is not null then
+    raise exception 'idempotency_replay' using errcode = 'ESRPL',
+      detail = pg_catalog.jsonb_build_object('status', v_row.response_status, 'body', v_row.response_body)::text;
+  end if;
+  if v_row.claimed_at > now() - interval '60 seconds' then
+    raise exception 'idempotency_in_progress' using errcode = 'ESKIP';
+  end if;
+  -- a claim left by a request that died: this request takes it over, under the same reference
+  update private.idempotency_keys k set claimed_at = now()
+   where k.user_id = p_user_id and k.operation = p_operation and k.key = p_key;
+  perform pg_catalog.set_config('escrow.idempotency_reference', v_row.reference::text, true);
+  return pg_catalog.jsonb_build_object('reference', v_row.reference, 'resumed', true);
+end
+$function$;
+comment on function private.idempotency_claim(p_user_id uuid, p_operation text, p_key text, p_request_hash text) is 'Claims an Idempotency-Key in the calling transaction: {reference, resumed} (resumed: a dead claim taken over); raises ESRPL (replay, answer in DETAIL), ESKRU (other body) or ESKIP (in progress).';
+revoke all on function private.idempotency_claim(p_user_id uuid, p_operation text, p_key text, p_request_hash text) from public;
+grant execute on function private.idempotency_claim(p_user_id uuid, p_operation text, p_key text, p_request_hash text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.idempotency_reference()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.idempotency_reference()
+ RETURNS uuid
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.idempotency_reference', true), '')::uuid, gen_random_uuid())
+$function$;
+comment on function private.idempotency_reference() is 'The id a movement created under an Idempotency-Key takes (the key''s reference, the same for a resumed request), else a new uuid.';
+revoke all on function private.idempotency_reference() from public;
+grant execute on function private.idempotency_reference() to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
@@ -4858,14 +4959,20 @@ CREATE OR REPLACE FUNCTION private.topup_create(p_user uuid, p_amount bigint, p_
 AS $function$
 declare
   v_tx uuid;
+  v_ref uuid := private.idempotency_reference();
 begin
+  -- a request resumed under its Idempotency-Key finds the top-up it recorded
+  select id into v_tx from public.transactions where id = v_ref and user_id = p_user and type = 'wallet_topup';
+  if found then
+    return v_tx;
+  end if;
   if p_amount <= 0 then
     -- an assertion: the endpoint validated the amount
     raise exception 'amount must be positive';
   end if;
   perform private.kyc_limit_check(p_user, p_amount, 'topup', 'amount');
-  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
-  values (p_user, 'wallet_topup', 'deposit',
+  insert into public.transactions (id, user_id, type, category, message, amount, direction, status, provider, metadata)
+  values (v_ref, p_user, 'wallet_topup', 'deposit',
           pg_catalog.jsonb_build_object('kind', case when p_card_id is null then 'wallet_topup'
                                                      else 'wallet_topup_saved_card' end),
           p_amount, 'in', 'pending', p_provider,
@@ -4874,7 +4981,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference, within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise).';
+comment on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) is 'wallet-topup: a pending card top-up transaction, whose id is the charge reference (the Idempotency-Key''s, the same top-up for a resumed request), within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise).';
 revoke all on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) from public;
 grant execute on function private.topup_create(p_user uuid, p_amount bigint, p_provider text, p_card_id uuid) to service_role;
 
@@ -5028,8 +5135,14 @@ CREATE OR REPLACE FUNCTION private.withdrawal_create(p_user uuid, p_amount bigin
 AS $function$
 declare
   v_tx uuid;
+  v_ref uuid := private.idempotency_reference();
   pa public.payout_accounts%rowtype;
 begin
+  -- a request resumed under its Idempotency-Key finds the withdrawal it recorded
+  select id into v_tx from public.transactions where id = v_ref and user_id = p_user and type = 'withdrawal';
+  if found then
+    return v_tx;
+  end if;
   if p_amount <= 0 then
     -- an assertion: the endpoint validated the amount
     raise exception 'amount must be positive';
@@ -5040,8 +5153,8 @@ begin
       'field', 'payout_account_id', 'payout_account_id', p_payout_account));
   end if;
   perform private.kyc_limit_check(p_user, p_amount, 'withdrawal', 'amount');
-  insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
-  values (p_user, 'withdrawal', 'withdrawal',
+  insert into public.transactions (id, user_id, type, category, message, amount, direction, status, provider, metadata)
+  values (v_ref, p_user, 'withdrawal', 'withdrawal',
           pg_catalog.jsonb_build_object('kind', 'withdrawal', 'bank_name', pa.bank_name,
                                         'account_last4', pg_catalog.right(pa.account_number, 4)),
           p_amount, 'out', 'pending', p_provider,
@@ -5063,6 +5176,6 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise) to one of their payout accounts (payout_account_not_found); the amount leaves the wallet at once for the payout transfer (insufficient_funds, facts {field, balance, amount}, when short).';
+comment on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'wallet-withdraw: a pending withdrawal within the user''s KYC limits (kyc_tier_required, kyc_limit_exceeded otherwise) to one of their payout accounts (payout_account_not_found); under the Idempotency-Key''s reference (the same withdrawal for a resumed request); the amount leaves the wallet at once for the payout transfer (insufficient_funds, facts {field, balance, amount}, when short).';
 revoke all on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
 grant execute on function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;

@@ -11,7 +11,12 @@
 // (EdgeRuntime.waitUntil); elsewhere
 // (the local server, tests) it is a promise of its own, started on a later turn of the event loop,
 // after the handler has returned its Response.
+//
+// Under an atomic Idempotency-Key the request's transactions are one, committed only once the
+// answer is known (shared/core/idempotency.ts): work asked for while it is open waits for that
+// commit, in the order it was asked.
 import { errorMessage, log } from './log.ts';
+import { currentKeyClaim } from './key-claim.ts';
 
 type EdgeRuntimeLike = { waitUntil(promise: Promise<unknown>): void };
 
@@ -19,6 +24,11 @@ const pending = new Set<Promise<void>>();
 
 /** Runs work that follows a commit; resolves when it is done, also when it failed (logged). */
 export async function afterCommit(task: string, work: () => Promise<unknown>): Promise<void> {
+  const claim = currentKeyClaim();
+  if (claim?.state === 'open') {
+    claim.deferred.push({ task, work, afterResponse: false });
+    return;
+  }
   try {
     await work();
   } catch (err) {
@@ -28,6 +38,11 @@ export async function afterCommit(task: string, work: () => Promise<unknown>): P
 
 /** The same as afterCommit, after the answer has gone out. */
 export function afterResponse(task: string, work: () => Promise<unknown>): void {
+  const claim = currentKeyClaim();
+  if (claim?.state === 'open') {
+    claim.deferred.push({ task, work, afterResponse: true });
+    return;
+  }
   const run: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
     .then(() => afterCommit(task, work))
     .finally(() => pending.delete(run));

@@ -9,6 +9,7 @@ import { getConfig } from './config.ts';
 import { log } from './log.ts';
 import { UNAUTHENTICATED } from './refusals.ts';
 import { type RequestSession, requestSession, SESSION_ENDED, uncheckedSession } from './request-session.ts';
+import { currentKeyClaim, type KeyClaim, noteClaim } from './key-claim.ts';
 
 export type Sql = postgres.Sql;
 /** What a transaction callback gets: the tagged-template query function of its connection. */
@@ -161,8 +162,12 @@ export function asServiceOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return transaction(serviceSetup, fn);
 }
 
-/** The SQL of a setup statement (no parameters: see `text`), sent in one message with BEGIN. */
-type Setup = (session: RequestSession | undefined) => string;
+/**
+ * The SQL of a setup statement (no parameters: see `text`), sent in one message with BEGIN. `first`
+ * holds the select items that run before the role changes: the live-session check and the claim
+ * of the request's Idempotency-Key, when this statement is the first to carry them.
+ */
+type Setup = (session: RequestSession | undefined, claim?: KeyClaim) => string;
 
 /**
  * A text value written into a statement as a dollar-quoted literal, with a tag that does not
@@ -223,16 +228,37 @@ const sessionCheck = (session: RequestSession | undefined) =>
   session ? `private.session_assert(${text(session.sessionId)}::uuid, ${text(session.userId)}::uuid), ` : '';
 
 /**
+ * The claim of the request's Idempotency-Key (shared/core/key-claim.ts), as a select item of the
+ * statement that carries it: after the session check, before the role changes (it runs as the
+ * connecting role, like the check). Its refusals (a replay, another body, still running) abort the
+ * transaction before any of the operation's statements runs.
+ */
+const claimCall = (claim: KeyClaim) =>
+  `private.idempotency_claim(${text(claim.userId)}::uuid, ${text(claim.operation)}, ${text(claim.key)}, ${
+    text(claim.hash)
+  })`;
+const claimItem = (claim: KeyClaim | undefined) => (claim ? `${claimCall(claim)}, ` : '');
+
+/**
+ * After the claim committed (a provider operation's later transactions): its reference, which
+ * private.idempotency_reference reads, so what the request records goes under it.
+ */
+const referenceItem = () => {
+  const found = currentKeyClaim()?.found;
+  return found ? `set_config('escrow.idempotency_reference', ${text(found.reference)}, true), ` : '';
+};
+
+/**
  * The role and claims PostgREST sets for this user (request.jwt.claims, which auth.uid() reads),
  * and the settings the SQL reads.
  */
-const userSetup = (claims: UserClaims): Setup => (session) =>
-  `select ${sessionCheck(session)}set_config('role', 'authenticated', true), ` +
+const userSetup = (claims: UserClaims): Setup => (session, claim) =>
+  `select ${sessionCheck(session)}${claimItem(claim)}${referenceItem()}set_config('role', 'authenticated', true), ` +
   `set_config('request.jwt.claims', ${text(JSON.stringify(claims))}, true), ` +
   `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true)`;
 
-const serviceSetup: Setup = (session) =>
-  `select ${sessionCheck(session)}set_config('role', 'service_role', true), ` +
+const serviceSetup: Setup = (session, claim) =>
+  `select ${sessionCheck(session)}${claimItem(claim)}${referenceItem()}set_config('role', 'service_role', true), ` +
   `set_config('request.jwt.claims', '{"role":"service_role"}', true), ` +
   `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true), ` +
   `set_config('escrow.payments_provider', ${text(getConfig().PAYMENTS_PROVIDER)}, true)`;
@@ -292,11 +318,15 @@ export function sendWithCommit(tx: Tx, statement: postgres.PendingQuery<postgres
 }
 
 async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const keyClaim = currentKeyClaim();
+  if (keyClaim?.mode === 'atomic' && keyClaim.state !== 'done') return await inUnit(keyClaim, setup, fn);
+  // a provider claim rides in the request's first transaction and commits with it
+  const claim = keyClaim?.state === 'unclaimed' ? keyClaim : undefined;
   refuseEndedSession();
   const conn = await reserveConnection();
   const c = conn.sql;
   try {
-    const opened = open(conn, setup);
+    const opened = open(conn, setup, claim);
     let out: T;
     let sentWithCommit: Promise<unknown>[] = [];
     try {
@@ -320,6 +350,7 @@ async function transaction<T>(setup: Setup, fn: (tx: Tx) => Promise<T>): Promise
       throw err;
     }
     await committed(await conn.orLost(commit), conn);
+    if (claim) claim.state = 'claimed';
     return out;
   } finally {
     await conn.release();
@@ -337,6 +368,15 @@ interface ReadPart {
  * transaction stops there when it has ended.
  */
 async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
+  const keyClaim = currentKeyClaim();
+  if (keyClaim?.mode === 'atomic' && keyClaim.state !== 'done') return await pipelinedInUnit(keyClaim, parts);
+  const claim = keyClaim?.state === 'unclaimed' ? keyClaim : undefined;
+  const out = await pipelinedAlone(parts, claim);
+  if (claim) claim.state = 'claimed';
+  return out;
+}
+
+async function pipelinedAlone(parts: ReadPart[], claim: KeyClaim | undefined): Promise<unknown[][]> {
   refuseEndedSession();
   const conn = await reserveConnection();
   const c = conn.sql;
@@ -344,9 +384,13 @@ async function pipelined(parts: ReadPart[]): Promise<unknown[][]> {
     const reads = parts.map((part) => part.read(c));
     const texts = reads.map((qs) => qs.map(statementText));
     if (texts.every((qs) => qs.every((t) => t !== null))) {
-      return await oneMessage(conn, parts.map((part, i) => ({ setup: part.setup, statements: texts[i] as string[] })));
+      return await oneMessage(
+        conn,
+        parts.map((part, i) => ({ setup: part.setup, statements: texts[i] as string[] })),
+        claim,
+      );
     }
-    const opened = open(conn, parts[0]!.setup);
+    const opened = open(conn, parts[0]!.setup, claim);
     const sent: Promise<unknown>[][] = parts.map((part, i) => [
       ...(i === 0 ? [] : [c.unsafe(part.setup(undefined))]),
       ...(reads[i] as Queries),
@@ -392,10 +436,11 @@ function statementText(q: postgres.PendingQuery<postgres.Row[]>): string | null 
 async function oneMessage(
   conn: Reserved,
   parts: { setup: Setup; statements: string[] }[],
+  claim: KeyClaim | undefined,
 ): Promise<unknown[][]> {
   const session = uncheckedSession();
   const message = parts
-    .flatMap((part, i) => [part.setup(i === 0 ? session : undefined), ...part.statements])
+    .flatMap((part, i) => [i === 0 ? part.setup(session, claim) : part.setup(undefined), ...part.statements])
     .join(';\n');
   const options = { onexecute: conn.watch } as postgres.UnsafeQueryOptions;
   let results: postgres.RowList<postgres.Row[]>[];
@@ -409,6 +454,7 @@ async function oneMessage(
     conn.ended(); // the message's own transaction is over, whichever way it went
   }
   if (session?.state === 'unchecked') session.state = 'live';
+  if (claim) noteClaim(claim, (results[0] as postgres.Row[] | undefined)?.[0]);
   const expected = parts.reduce((n, part) => n + 1 + part.statements.length, 0);
   if (!Array.isArray(results[0]) || results.length !== expected) {
     throw new Error(
@@ -461,6 +507,10 @@ async function reserveConnection() {
     orLost<T>(work: Promise<T>): Promise<T> {
       return lost ? Promise.reject(lost) : Promise.race([work, closed]);
     },
+    /** The connection closed under the transaction. */
+    isLost(): boolean {
+      return lost !== null;
+    },
     /** The transaction answered COMMIT or ROLLBACK: nothing is left open on the connection. */
     ended(): void {
       ended = true;
@@ -490,13 +540,14 @@ type Reserved = Awaited<ReturnType<typeof reserveConnection>>;
  * handled by the caller after the callback's own queries (the first cause of a failure is
  * reported, not the queries that failed after it).
  */
-function open(conn: Reserved, setup: Setup): Promise<void> {
+function open(conn: Reserved, setup: Setup, claim?: KeyClaim): Promise<void> {
   const session = uncheckedSession();
   // onexecute is postgres.js's own hook (its sql.begin uses it), not in its typings
   const options = { onexecute: conn.watch } as postgres.UnsafeQueryOptions;
-  const opened = conn.sql.unsafe(`begin; ${setup(session)}`, [], options).then(
-    () => {
+  const opened = conn.sql.unsafe(`begin; ${setup(session, claim)}`, [], options).then(
+    (results) => {
       if (session?.state === 'unchecked') session.state = 'live';
+      if (claim) noteClaim(claim, (results as unknown as postgres.Row[][])[1]?.[0]);
     },
     (err) => {
       if (session && isPgError(err, SESSION_ENDED)) session.state = 'ended';
@@ -536,4 +587,165 @@ async function committed(result: postgres.RowList<postgres.Row[]>, conn: Reserve
 export function isPgError(err: unknown, code: string, constraint?: string): boolean {
   const e = err as { code?: string; constraint_name?: string } | null;
   return !!e && e.code === code && (constraint === undefined || e.constraint_name === constraint);
+}
+
+// ---- The unit of an atomic Idempotency-Key ----------------------------------------------------
+
+/**
+ * The one transaction of a request under an atomic Idempotency-Key: its connection, the BEGIN and
+ * claim statement (`opened`), and the savepoints handed out so far.
+ */
+interface Unit {
+  conn: Reserved;
+  opened: Promise<void>;
+  savepoints: number;
+}
+
+const units = new WeakMap<KeyClaim, Unit>();
+
+/** The claim's unit, opened on first use: BEGIN, the session check and the claim, then a savepoint. */
+async function unitOf(claim: KeyClaim): Promise<Unit> {
+  const open = units.get(claim);
+  if (open) return open;
+  refuseEndedSession();
+  const conn = await reserveConnection();
+  const session = uncheckedSession();
+  const options = { onexecute: conn.watch } as postgres.UnsafeQueryOptions;
+  const opened = conn.sql.unsafe(
+    `begin; select ${sessionCheck(session)}${claimCall(claim)}; savepoint claimed`,
+    [],
+    options,
+  ).then(
+    (results) => {
+      if (session?.state === 'unchecked') session.state = 'live';
+      noteClaim(claim, (results as unknown as postgres.Row[][])[1]?.[0]);
+    },
+    (err) => {
+      if (session && isPgError(err, SESSION_ENDED)) session.state = 'ended';
+      throw err;
+    },
+  );
+  opened.catch(() => {});
+  const unit: Unit = { conn, opened, savepoints: 0 };
+  units.set(claim, unit);
+  claim.state = 'open';
+  return unit;
+}
+
+/** The handler's transactions on the unit, one after another (one statement stream, one transaction). */
+const queues = new WeakMap<KeyClaim, Promise<unknown>>();
+
+function queued<T>(claim: KeyClaim, work: (unit: Unit) => Promise<T>): Promise<T> {
+  const before = queues.get(claim) ?? Promise.resolve();
+  const run = before.then(async () => await work(await unitOf(claim)));
+  queues.set(claim, run.catch(() => {}));
+  return run;
+}
+
+/**
+ * When the unit's opening failed (the claim refused: a replay, another body, still running; the
+ * session ended; a deadlock on the key), that is the cause of whatever failed after it: the unit
+ * is closed, the claim is free to be tried again (a retry of the whole transaction), and the cause
+ * is thrown.
+ */
+async function throwIfOpeningFailed(claim: KeyClaim, unit: Unit): Promise<void> {
+  try {
+    await unit.conn.orLost(unit.opened);
+  } catch (err) {
+    units.delete(claim);
+    claim.state = 'unclaimed';
+    await unit.conn.release();
+    throw err;
+  }
+}
+
+/** A transaction of the handler as a savepoint of the unit: the same contract as `transaction`. */
+function inUnit<T>(claim: KeyClaim, setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return queued(claim, async (unit) => {
+    const c = unit.conn.sql;
+    const name = `s${++unit.savepoints}`;
+    const started = c.unsafe(`savepoint ${name}; ${setup(undefined)}`);
+    started.catch(() => {});
+    try {
+      const out = await unit.conn.orLost(fn(c));
+      await unit.conn.orLost(started);
+      await unit.conn.orLost(Promise.all(withCommit.get(c) ?? []));
+      // not waited for: the next statement on the connection goes behind it
+      c.unsafe(`release savepoint ${name}`).catch(() => {});
+      return out;
+    } catch (err) {
+      await throwIfOpeningFailed(claim, unit);
+      if (unit.conn.isLost()) throw err;
+      await unit.conn.orLost(c.unsafe(`rollback to savepoint ${name}`)).catch(() => {});
+      await unit.conn.orLost(started); // a setup that failed is the cause
+      throw err;
+    } finally {
+      withCommit.delete(c);
+    }
+  });
+}
+
+/** A pipelined read or call as a savepoint of the unit: the same contract as `pipelined`. */
+function pipelinedInUnit(claim: KeyClaim, parts: ReadPart[]): Promise<unknown[][]> {
+  return queued(claim, async (unit) => {
+    const c = unit.conn.sql;
+    const name = `s${++unit.savepoints}`;
+    const reads = parts.map((part) => part.read(c));
+    const sent: Promise<unknown>[][] = parts.map((part, i) => [
+      c.unsafe(i === 0 ? `savepoint ${name}; ${part.setup(undefined)}` : part.setup(undefined)),
+      ...(reads[i] as Queries),
+    ]);
+    const all = Promise.all(sent.flat());
+    all.catch(() => {});
+    try {
+      await unit.conn.orLost(all);
+    } catch (err) {
+      await throwIfOpeningFailed(claim, unit);
+      if (unit.conn.isLost()) throw err;
+      await unit.conn.orLost(c.unsafe(`rollback to savepoint ${name}`)).catch(() => {});
+      for (const q of sent.flat()) await unit.conn.orLost(q);
+      throw err;
+    }
+    c.unsafe(`release savepoint ${name}`).catch(() => {});
+    return Promise.all(sent.map((qs) => Promise.all(qs.slice(1))));
+  });
+}
+
+/**
+ * Ends the unit of an atomic claim: with an answer, the answer is stored and everything commits
+ * in one round trip; a refusal's answer is stored after rolling back to just after the claim (the
+ * operation leaves nothing but its stored refusal); with none ("not now": a 429, a 5xx, a failure),
+ * the whole unit rolls back and the key is free again. No unit (the handler never reached the
+ * database) ends nothing. Whatever happens, the claim is done: later transactions of the request
+ * run on their own.
+ */
+export async function endUnit(
+  claim: KeyClaim,
+  outcome: { status: number; body: string } | null,
+): Promise<void> {
+  await queues.get(claim);
+  const unit = units.get(claim);
+  units.delete(claim);
+  claim.state = 'done';
+  if (!unit) return;
+  const { conn } = unit;
+  try {
+    await conn.orLost(unit.opened);
+    if (!outcome) return;
+    const c = conn.sql;
+    // a refusal leaves nothing of the operation: back to just after the claim
+    const undo = outcome.status >= 400 ? 'rollback to savepoint claimed; ' : '';
+    const store = c.unsafe(
+      `${undo}select set_config('role', 'service_role', true); select private.idempotency_answer(${
+        text(claim.userId)
+      }::uuid, ${text(claim.operation)}, ${text(claim.key)}, ${outcome.status}, ${text(outcome.body)})`,
+    );
+    store.catch(() => {});
+    const commit = c`commit`;
+    commit.catch(() => {});
+    await conn.orLost(store);
+    await committed(await conn.orLost(commit), conn);
+  } finally {
+    await conn.release(); // rolls back whatever did not commit
+  }
 }

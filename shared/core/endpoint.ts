@@ -29,6 +29,7 @@ import {
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, wellFormed, zodDetails } from './validation.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
+import type { ClaimMode } from './key-claim.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -166,8 +167,13 @@ export interface EndpointSpec<
   response?: RS;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201;
-  /** Honour the Idempotency-Key header (money-moving and creating POSTs; needs an auth mode). */
-  idempotent?: boolean;
+  /**
+   * Honour the Idempotency-Key header (money-moving and creating POSTs; needs an auth mode): true
+   * runs the request as one transaction with its key and answer; 'provider' (the handler calls a
+   * provider) commits the key with the first transaction and the answer after; a function of the
+   * parsed body chooses per request (shared/core/idempotency.ts).
+   */
+  idempotent?: boolean | 'provider' | ((body: z.output<NonNullable<BS>>) => ClaimMode);
   /**
    * Why `idempotent` is what it is: what the same request sent again does (the README's
    * Idempotency-Key table is generated from it). Every POST or PATCH with an auth mode says it.
@@ -307,6 +313,8 @@ interface Route {
   successStatus: number;
   deadline: boolean;
   idempotent: boolean;
+  /** How the Idempotency-Key is claimed for this request (its parsed body). */
+  claimMode: (body: unknown) => ClaimMode;
   envelope: boolean;
   query: z.ZodType | undefined;
   body: z.ZodType | undefined;
@@ -339,7 +347,8 @@ export function endpoint<
     mode: spec.auth === 'none' ? undefined : (spec.auth as AuthMode<Caller>),
     successStatus: spec.status ?? 200,
     deadline: spec.deadline !== false,
-    idempotent: spec.idempotent === true,
+    idempotent: spec.idempotent !== undefined && spec.idempotent !== false,
+    claimMode: claimModeOf(spec.idempotent as Route['claimMode'] | boolean | 'provider' | undefined),
     envelope: spec.envelope !== false,
     query: spec.query,
     body: spec.body,
@@ -459,7 +468,7 @@ async function afterAuth(route: Route, incoming: Incoming): Promise<Response> {
     rawBody,
     user,
   };
-  const result = await idempotently(route, incoming, () => runHandler(route, ctx));
+  const result = await idempotently(route, incoming, body, () => runHandler(route, ctx));
   return answer(result, incoming.headers);
 }
 
@@ -471,11 +480,21 @@ async function afterAuth(route: Route, incoming: Incoming): Promise<Response> {
 async function idempotently(
   route: Route,
   { req, rawBody, user }: Incoming,
+  body: unknown,
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const key = route.idempotent && user ? req.headers.get('idempotency-key') : null;
   if (key === null || !user) return { ...(await run()), replayed: false };
-  return await withIdempotency({ userId: user.id, operation: route.name, key, rawBody }, run);
+  const mode = route.claimMode(body);
+  return await withIdempotency({ userId: user.id, operation: route.name, key, rawBody, mode }, run);
+}
+
+/** The spec's `idempotent` as a choice per request. */
+function claimModeOf(
+  spec: ((body: unknown) => ClaimMode) | boolean | 'provider' | undefined,
+): (body: unknown) => ClaimMode {
+  if (typeof spec === 'function') return spec;
+  return spec === 'provider' ? () => 'provider' : () => 'atomic';
 }
 
 /** The answer: the result as JSON, a replay marked Idempotent-Replayed, a fresh one with its own headers. */

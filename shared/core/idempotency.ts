@@ -1,16 +1,30 @@
 // Idempotency-Key (Stripe's model) for POSTs that move money or create resources: the same key
 // with the same body replays the first answer; the same key with another body is 409; a key whose
-// first request is still running is 409; keys live 24 hours. A request that failed with a 5xx or
-// was rate limited (429) leaves no record, so it can be retried with the same key, and so does one
-// that died without answering (after ABANDONED_AFTER_SECONDS). One exception: when the database
-// went out of reach, the outcome is unknown, and the key stays claimed until then.
+// first request is still running is 409; keys live 24 hours.
+//
+// The key is claimed in the request's first statement (shared/core/key-claim.ts, the SQL in
+// private.idempotency_claim), never in a transaction of its own:
+// - An operation that calls no provider runs as one transaction: claim, operation and answer
+//   commit together, so after any crash or outage the key either carries the answer or was never
+//   claimed, and a retry replays or runs once. A refusal is stored too (it replays); a 429 or a 5xx
+//   rolls everything back, so the same request can be retried with the key.
+// - An operation that calls a provider commits its claim with its first transaction, which records
+//   the pending movement under the claim's reference; the provider is called with that reference,
+//   and the answer stored after. A claim left with no answer by a request that died is taken over
+//   by a retry 60 s after it was made; the operation resumes from what was recorded.
 import { sha256Hex } from './crypto.ts';
-import { asService, isDatabaseUnavailable } from './db.ts';
+import { callAsService, endUnit, inline, isPgError } from './db.ts';
+import { afterCommit, afterResponse } from './background.ts';
+import {
+  CLAIM_IN_PROGRESS,
+  CLAIM_REPLAY,
+  CLAIM_REUSED,
+  type ClaimMode,
+  type KeyClaim,
+  withKeyClaim,
+} from './key-claim.ts';
+import { HttpError } from './http.ts';
 import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED, VALIDATION_FAILED } from './refusals.ts';
-
-const IDEMPOTENCY_TTL_HOURS = 24;
-/** A claimed key with no answer after this long belongs to a request that died. */
-const ABANDONED_AFTER_SECONDS = 300;
 
 export interface StoredResponse {
   status: number;
@@ -19,8 +33,11 @@ export interface StoredResponse {
   headers?: Record<string, string>;
 }
 
+/** A 429 or a 5xx says "not now", not "this request's answer": the key is not kept for it. */
+const notNow = (status: number) => status >= 500 || status === 429;
+
 export async function withIdempotency(
-  opts: { userId: string; operation: string; key: string; rawBody: Uint8Array },
+  opts: { userId: string; operation: string; key: string; rawBody: Uint8Array; mode: ClaimMode },
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (opts.key.length < 1 || opts.key.length > 255 || !/^[\x21-\x7e]+$/.test(opts.key)) {
@@ -28,68 +45,78 @@ export async function withIdempotency(
       details: [{ field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }],
     });
   }
-  const hash = await sha256Hex(`${opts.operation}\n${new TextDecoder().decode(opts.rawBody)}`);
-  const claimed = await asService(async (tx) => {
-    // Expired keys are forgotten; so is a claim whose request died before answering (a crash):
-    // no request runs for minutes, and the money operations under it are idempotent themselves.
-    await tx`delete from private.idempotency_keys
-             where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}
-               and (created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
-                    or (response_status is null and created_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})))`;
-    const inserted = await tx`
-      insert into private.idempotency_keys (user_id, operation, key, request_hash)
-      values (${opts.userId}, ${opts.operation}, ${opts.key}, ${hash})
-      on conflict do nothing returning key`;
-    if (inserted.length > 0) return null;
-    const [row] = await tx<{ request_hash: string; response_status: number | null; response_body: string | null }[]>`
-      select request_hash, response_status, response_body from private.idempotency_keys
-       where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`;
-    return row ?? null;
-  });
-
-  if (claimed) {
-    if (claimed.request_hash !== hash) {
-      throw IDEMPOTENCY_KEY_REUSED.error({}, {
-        details: [{
-          field: 'Idempotency-Key',
-          message: 'was used with a different body; use a new key for a new request',
-        }],
-      });
-    }
-    if (claimed.response_status === null) {
-      throw IDEMPOTENCY_IN_PROGRESS.error({});
-    }
-    return { status: claimed.response_status, body: JSON.parse(claimed.response_body ?? 'null'), replayed: true };
-  }
-
+  const claim: KeyClaim = {
+    userId: opts.userId,
+    operation: opts.operation,
+    key: opts.key,
+    hash: await sha256Hex(`${opts.operation}\n${new TextDecoder().decode(opts.rawBody)}`),
+    mode: opts.mode,
+    state: 'unclaimed',
+    deferred: [],
+  };
   let result: StoredResponse;
   try {
-    result = await run();
+    result = await withKeyClaim(claim, run);
   } catch (err) {
-    // With the database out of reach the operation may have committed before the connection went:
-    // the key stays claimed (a retry hears "still being processed") rather than freed for a second
-    // run. It is freed like any abandoned claim, after ABANDONED_AFTER_SECONDS.
-    if (!isDatabaseUnavailable(err)) {
-      await asService((tx) =>
-        tx`delete from private.idempotency_keys
-        where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
-      );
+    if (claim.mode === 'atomic') await endUnit(claim, null).catch(() => {});
+    const refused = claimRefusal(err);
+    if (refused) return refused;
+    // A provider claim already committed: a deliberate "not now" (the provider unavailable with
+    // nothing sent, a 429) frees the key; anything else (the database out of reach, a failure
+    // after the provider may have acted) keeps it, for a retry to resume once its lease is over.
+    if (claim.state === 'claimed' && err instanceof HttpError && notNow(err.status)) {
+      await storeProviderAnswer(claim, null);
     }
     throw err;
   }
-  // A 5xx or a 429 says "not now", not "this request's answer": the key is freed so the same
-  // request can be retried with it once the fault or the limit has passed.
-  if (result.status >= 500 || result.status === 429) {
-    await asService((tx) =>
-      tx`delete from private.idempotency_keys
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
-    );
-  } else {
-    await asService((tx) =>
-      tx`update private.idempotency_keys
-      set response_status = ${result.status}, response_body = ${JSON.stringify(result.body)}
-      where user_id = ${opts.userId} and operation = ${opts.operation} and key = ${opts.key}`
-    );
+  const stored = notNow(result.status) ? null : { status: result.status, body: JSON.stringify(result.body) };
+  if (claim.mode === 'atomic') {
+    try {
+      await endUnit(claim, stored);
+    } catch (err) {
+      // the COMMIT failed, or its acknowledgement was lost: the work is not done for the deferred
+      const refused = claimRefusal(err);
+      if (refused) return refused;
+      throw err;
+    }
+    await runDeferred(claim);
+  } else if (claim.state === 'claimed') {
+    await storeProviderAnswer(claim, stored);
   }
   return { ...result, replayed: false };
+}
+
+/** A provider claim's answer, stored once the provider has answered; null frees the key. */
+async function storeProviderAnswer(claim: KeyClaim, stored: { status: number; body: string } | null): Promise<void> {
+  await callAsService((tx) => [
+    inline(tx)`select private.idempotency_answer(${claim.userId}, ${claim.operation}, ${claim.key}, ${
+      stored?.status ?? null
+    }, ${stored?.body ?? null})`,
+  ]);
+}
+
+/** What the claim found instead of a fresh key: a replay, or a 409. Null for any other error. */
+function claimRefusal(err: unknown): (StoredResponse & { replayed: boolean }) | null {
+  if (isPgError(err, CLAIM_REPLAY)) {
+    const stored = JSON.parse((err as { detail: string }).detail) as { status: number; body: string };
+    return { status: stored.status, body: JSON.parse(stored.body), replayed: true };
+  }
+  if (isPgError(err, CLAIM_REUSED)) {
+    throw IDEMPOTENCY_KEY_REUSED.error({}, {
+      details: [{
+        field: 'Idempotency-Key',
+        message: 'was used with a different body; use a new key for a new request',
+      }],
+    });
+  }
+  if (isPgError(err, CLAIM_IN_PROGRESS)) throw IDEMPOTENCY_IN_PROGRESS.error({});
+  return null;
+}
+
+/** The work that waited for the unit's commit (payouts to hand over, SMS to send), in order. */
+async function runDeferred(claim: KeyClaim): Promise<void> {
+  for (const d of claim.deferred.splice(0)) {
+    if (d.afterResponse) afterResponse(d.task, d.work);
+    else await afterCommit(d.task, d.work);
+  }
 }

@@ -4,6 +4,7 @@
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
 import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
+import { claimResumed } from '../core/key-claim.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { providerUnavailable } from '../core/refusals.ts';
 import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
@@ -70,6 +71,17 @@ export async function walletTopup(
     select private.topup_create(${user.id}, ${input.amount}, ${provider.name}, ${input.card_id ?? null}) as id`
   );
   const reference = (created as { id: string }).id;
+  // a retry that took over the claim of a request that died after recording this top-up: the
+  // charge may have been started; its webhook or reconciliation settles it, never a second start
+  if (await recordedBeforeResume(reference)) {
+    return {
+      transaction_id: reference,
+      reference,
+      amount: toNaira(input.amount),
+      status: 'pending',
+      authorization_url: null,
+    };
+  }
   const started = await startCharge({
     reference,
     amountKobo: input.amount,
@@ -89,6 +101,9 @@ export async function walletWithdraw(
 ) {
   const account = await payoutAccountOf(user.id, input.payout_account_id);
   const txId = await createWithdrawal(user.id, input.amount, account);
+  // a retry that took over the claim of a request that died after recording this withdrawal: the
+  // transfer may have been asked for; its webhook or reconciliation settles it, never a second one
+  if (await recordedBeforeResume(txId)) return await withdrawalView(txId);
   const reason = input.reason ?? 'Wallet withdrawal';
   const sent = await sendPayout({ kind: 'withdrawal', txId, account, amountKobo: input.amount, reason });
   if (sent.status === 'failed' && sent.refused) {
@@ -99,6 +114,25 @@ export async function walletWithdraw(
       'The payment provider is unavailable; nothing was sent and the amount is back in your wallet, try again shortly',
     );
   }
+  return await withdrawalView(txId);
+}
+
+/**
+ * Whether the movement (created under the request's Idempotency-Key reference) was recorded by
+ * an earlier request whose claim this one took over (claimResumed), rather than just now.
+ */
+async function recordedBeforeResume(txId: string): Promise<boolean> {
+  if (!claimResumed()) return false;
+  const [row] = await asService((tx) =>
+    tx<{ before: boolean }[]>`
+    select t.created_at < k.claimed_at as before
+      from public.transactions t join private.idempotency_keys k on k.reference = t.id
+     where t.id = ${txId}`
+  );
+  return row?.before === true;
+}
+
+async function withdrawalView(txId: string) {
   const view = await asService((tx) => readTransaction(tx, txId));
   // created in this request: not finding it is a bug
   if (!view) throw new Error(`withdrawal ${txId} created but not found`);

@@ -3,7 +3,7 @@
 // another body is 409; a key whose first request is still running is 409; keys are per user and
 // operation and live 24 hours. Users who top up, withdraw or save a card are at tier 1: tier 0
 // moves no money (the identity floor, tests/integration/kyc-floor.test.ts).
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { baseUrl, type BodyOf, type DataOf, type Endpoint, type Envelope, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
@@ -402,7 +402,7 @@ describe('payout-add', () => {
 });
 
 describe('Idempotency-Key claimed by a request that died', () => {
-  it('is free again after five minutes without an answer (and not before)', async () => {
+  it('a provider claim with no answer is "in progress" for 60 s, then a retry takes it over', async () => {
     const user = await signUp({ tier: 1 });
     const key = `died-${crypto.randomUUID()}`;
     const body = {
@@ -413,12 +413,43 @@ describe('Idempotency-Key claimed by a request that died', () => {
       exp_year: '2030',
       signature: `SIG-${key}`,
     };
-    // a claim with no answer, as a crashed request leaves it
-    await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash) values (${user.id}, 'card-add', ${key}, 'x')`;
+    const raw = JSON.stringify(body);
+    const hash = createHash('sha256').update(`card-add\n${raw}`).digest('hex');
+    // a claim with no answer, as a request that died after its first transaction leaves it
+    await testDb()`insert into private.idempotency_keys (user_id, operation, key, request_hash)
+                   values (${user.id}, 'card-add', ${key}, ${hash})`;
     const blocked = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
-    expect(blocked.status).toBe(409);
-    await testDb()`update private.idempotency_keys set created_at = now() - interval '301 seconds' where key = ${key}`;
+    expect([blocked.status, blocked.body.code]).toEqual([409, 'idempotency_in_progress']);
+    await testDb()`update private.idempotency_keys set claimed_at = now() - interval '61 seconds' where key = ${key}`;
     const retried = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    const replayed = await post(cardAdd, body, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+    expect(replayed.status).toBe(201);
+    expect(replayed.body).toEqual(retried.body);
+  });
+
+  it('an atomic claim waits at most 2 s for a first request still in its transaction, then answers 409', async () => {
+    const user = await signUp();
+    const key = `held-${crypto.randomUUID()}`;
+    // another transaction holds the key's row uncommitted, as a first request still running would
+    const holder = await testDb().reserve();
+    try {
+      await holder`begin`;
+      await holder`insert into private.idempotency_keys (user_id, operation, key, request_hash)
+                   values (${user.id}, 'escrow-create', ${key}, 'x')`;
+      const started = Date.now();
+      const res = await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'Held key',
+        counterparty_phone: (await signUp()).phone,
+        amount: 1000,
+      }, { token: user.accessToken, headers: { 'Idempotency-Key': key } });
+      expect([res.status, res.body.code]).toEqual([409, 'idempotency_in_progress']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await holder`rollback`;
+      holder.release();
+    }
   });
 });

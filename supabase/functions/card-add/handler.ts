@@ -15,7 +15,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   status: 201,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'saves a card (a card saved already answers 200 with it)',
   body: cardAddBody,
   response: cardResponse,

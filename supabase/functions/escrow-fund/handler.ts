@@ -38,7 +38,7 @@ export default endpoint({
   ],
   method: 'POST',
   auth: userSession,
-  idempotent: true,
+  idempotent: (body) => (body.method === 'wallet' ? 'atomic' : 'provider'),
   repeat: "moves the payer's money into the escrow, or starts a card charge",
   body: escrowFundBody,
   response: escrowFundResponse,

@@ -17,7 +17,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   status: 201,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'asks the identity provider for a paid lookup; a repeat without a key asks again',
   body: identityVerifyBody,
   response: identityVerifyResponse,

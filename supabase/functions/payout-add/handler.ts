@@ -20,7 +20,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   status: 201,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'saves a payout account (and its transfer recipient at the provider)',
   body: payoutAddBody,
   response: payoutAccountResponse,

@@ -16,7 +16,7 @@ export default endpoint({
   refusals: [KYC_TIER_REQUIRED, VIRTUAL_ACCOUNT_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: userSession,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'asks the provider for a dedicated account',
   response: virtualAccountResponse,
   handler: ({ user }) => virtualAccountCreate(user),

@@ -24,7 +24,7 @@ export default endpoint({
   ],
   method: 'POST',
   auth: userSession,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'starts a card charge',
   body: walletTopupBody,
   response: walletTopupResponse,

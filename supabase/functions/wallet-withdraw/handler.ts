@@ -30,7 +30,7 @@ export default endpoint({
   ],
   method: 'POST',
   auth: userSession,
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'sends money to a bank account',
   body: walletWithdrawBody,
   response: transactionResponse,
