@@ -17,17 +17,23 @@
 //                 transaction (BEGIN, set_config, query, COMMIT, each awaited) on the same database
 //   5. profile    what one request of each kind sends to Postgres: statements and round trips,
 //                 counted by a proxy that reads the protocol, the handlers run in this process
-//   6. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
+//   6. keys       idempotent POSTs with an Idempotency-Key (escrow-create, escrow-release,
+//                 wallet-withdraw): statements and round trips per request, counted as in profile,
+//                 for this checkout and, with BENCH_PROFILE_BEFORE=<another checkout>, for that one
+//                 in the same run; and each over HTTP against its SQL function called directly
+//   7. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
 //
 // Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
 // BENCH_HTTP_SECONDS (8), BENCH_RELEASES (3000), BENCH_HTTP_PORT (54391), BENCH_PG_PORT (54392).
-// BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, stories).
+// BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, keys, stories).
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
 import { inline } from '../shared/core/db.ts';
 import { startStack, testStackEnv } from '../tests/support/stack.ts';
+import { feeBreakdown, type FeeSchedule } from '../shared/escrow/fees.ts';
 import {
   autocannon,
+  benchPayoutAccount,
   type BenchUser,
   benchUser,
   countingProxy,
@@ -47,7 +53,7 @@ const connections = Number(Deno.env.get('BENCH_CONNECTIONS') ?? 32);
 const httpSeconds = Number(Deno.env.get('BENCH_HTTP_SECONDS') ?? 8);
 const releases = Number(Deno.env.get('BENCH_RELEASES') ?? 3000);
 const only = new Set(
-  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,stories').split(',').map((x) => x.trim()),
+  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,keys,stories').split(',').map((x) => x.trim()),
 );
 const faults = Deno.args.includes('--faults');
 
@@ -186,6 +192,7 @@ try {
   if (only.has('http')) await moneyRuns();
   if (only.has('reads')) await readRuns();
   if (only.has('profile')) await profileRuns();
+  if (only.has('keys')) await keyRuns();
 
   // The books still balance after all of it.
   const [check] = await sql<{ total: string; drift: string; negative: string }[]>`
@@ -491,6 +498,165 @@ async function profileRuns() {
   const { closeDb } = await import(new URL('../../shared/core/db.ts', fns).href);
   await closeDb();
   proxy.close();
+}
+
+/**
+ * Idempotent POSTs with an Idempotency-Key: what one sends to Postgres (this checkout's handlers
+ * and, with BENCH_PROFILE_BEFORE, another checkout's, in this run, on this database), then each
+ * over HTTP on the real server against its SQL function called directly.
+ */
+async function keyRuns() {
+  const proxyPort = httpPort + 7;
+  const proxy = countingProxy(proxyPort, pgPort);
+  for (const [k, v] of Object.entries(testStackEnv(httpPort, pgPort))) Deno.env.set(k, v);
+  Deno.env.set('DATABASE_URL', `postgres://postgres:postgres@127.0.0.1:${proxyPort}/postgres`);
+  Deno.env.set('ESCROW_LOCAL_STACK', '1');
+  const n = 20;
+  const payer = await benchUser(stack.baseUrl, sql, 4);
+  const payee = await benchUser(stack.baseUrl, sql, 1);
+  const withdrawer = await benchUser(stack.baseUrl, sql, 4);
+  await creditWallet(sql, withdrawer.id, 100_000_000);
+  const account = await benchPayoutAccount(stack.baseUrl, stack.fakePaystackUrl, withdrawer);
+  const before = Deno.env.get('BENCH_PROFILE_BEFORE');
+  const checkouts: [string, URL][] = [['after', new URL('../', import.meta.url)]];
+  if (before) checkouts.unshift(['before', new URL(`file://${before.replace(/\/$/, '')}/`)]);
+
+  const post = (name: string, token: string, body: unknown) =>
+    new Request(`http://127.0.0.1/functions/v1/${name}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        'idempotency-key': crypto.randomUUID(),
+      },
+      body: JSON.stringify(body),
+    });
+  const createBody = (i: number) => ({
+    category: 'goods_products',
+    payer_role: 'initiator',
+    title: `Key bench ${i}`,
+    counterparty_phone: payee.phone,
+    amount: 100_000,
+  });
+  console.log(`\nkeys: what one idempotent POST sends to Postgres, with a new Idempotency-Key each (mean of ${n})`);
+  const figures = new Map<string, Map<string, { statements: number; roundTrips: number }>>();
+  for (const [label, root] of checkouts) {
+    const escrows = await releasableEscrows(sql, payer, payee, n + 3, 1);
+    const ops: [string, (i: number) => Request][] = [
+      ['escrow-create', (i) => post('escrow-create', payer.token, createBody(i))],
+      ['escrow-release', (i) => post('escrow-release', payer.token, { escrow_id: escrows[i] })],
+      ['wallet-withdraw', () => post('wallet-withdraw', withdrawer.token, { amount: 100, payout_account_id: account })],
+    ];
+    for (const [name, request] of ops) {
+      const h = (await import(new URL(`supabase/functions/${name}/handler.ts`, root).href)).default;
+      const print = console.log; // the handlers' own log lines would bury the figures
+      console.log = () => {};
+      try {
+        for (let i = 0; i < 3; i++) await (await h(request(n + i))).text(); // warm the pool
+        proxy.reset();
+        for (let i = 0; i < n; i++) {
+          const res: Response = await h(request(i));
+          const text = await res.text();
+          if (res.status >= 300) throw new Error(`${label} ${name}: ${res.status} ${text}`);
+        }
+      } finally {
+        console.log = print;
+      }
+      const row = figures.get(name) ?? new Map();
+      row.set(label, { statements: proxy.counts.statements / n, roundTrips: proxy.counts.roundTrips / n });
+      figures.set(name, row);
+    }
+    const { closeDb } = await import(new URL('shared/core/db.ts', root).href);
+    await closeDb();
+  }
+  proxy.close();
+  for (const [name, row] of figures) {
+    const cells = [...row].map(([label, f]) =>
+      `${label}: statements ${f.statements.toFixed(1).padStart(5)}  round trips ${f.roundTrips.toFixed(1).padStart(5)}`
+    );
+    console.log(`  POST ${name.padEnd(16)} ${cells.join('   ')}`);
+    const b = row.get('before');
+    const a = row.get('after')!;
+    if (b) {
+      const fewer = b.roundTrips - a.roundTrips;
+      const provider = name === 'wallet-withdraw';
+      summary.push(
+        `${name} round trips with a key: ${b.roundTrips.toFixed(1)} -> ${a.roundTrips.toFixed(1)}${
+          provider ? ' (calls a provider)' : ` (goal: at least 2 fewer: ${goal(fewer >= 2)})`
+        }`,
+      );
+    }
+  }
+
+  // over HTTP on the real server, against the SQL function called directly
+  console.log(`\nkeys: over HTTP with an Idempotency-Key each, against the SQL function called directly`);
+  const [schedule] = await sql<FeeSchedule[]>`
+    select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = 'goods_products'`;
+  const fees = feeBreakdown(100_000, schedule as FeeSchedule);
+  const viaHttp = (name: string, token: string, body: () => unknown) => async () => {
+    const res = await fetch(`${stack.baseUrl}/${name}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        'idempotency-key': crypto.randomUUID(),
+      },
+      body: JSON.stringify(body()),
+    });
+    await res.body?.cancel();
+    if (res.status >= 300) throw new Error(`${name}: HTTP ${res.status}`);
+  };
+  let seq = 0;
+  const createSql = await drive('escrow_create (sql)', async () => {
+    await inline(
+      sql,
+    )`select * from private.escrow_create(${payer.id}, 'goods_products', 'initiator', ${`Key bench sql ${++seq}`},
+      '', ${payee.phone}, 100000, ${fees.payer_fee}, ${fees.vat}, ${fees.seller_fee}, ${crypto.randomUUID()})`;
+  });
+  show(createSql);
+  const createHttp = await drive(
+    'escrow-create (http, key)',
+    viaHttp('escrow-create', payer.token, () => createBody(++seq)),
+  );
+  show(createHttp, rate(createSql));
+
+  const per = Math.max(1, Math.ceil(releases / clients / 4));
+  const pairs = await Promise.all(
+    Array.from({ length: clients }, async () => ({
+      payer: await benchUser(stack.baseUrl, sql, 4),
+      payee: await benchUser(stack.baseUrl, sql, 1),
+    })),
+  );
+  const ids = await Promise.all(pairs.map((p) => releasableEscrows(sql, p.payer, p.payee, 2 * per, 1)));
+  const releaseSql = await driveItems('escrow_release (sql)', ids.map((x) => x.slice(0, per)), async (c, id) => {
+    await inline(sql)`select payout_tx from private.escrow_release(${id}, ${pairs[c]!.payer.id}, now())`;
+  });
+  show(releaseSql);
+  const releaseHttp = await driveItems(
+    'escrow-release (http, key)',
+    ids.map((x) => x.slice(per)),
+    (c, id) => viaHttp('escrow-release', pairs[c]!.payer.token, () => ({ escrow_id: id }))(),
+  );
+  show(releaseHttp, rate(releaseSql));
+
+  const withdrawSql = await drive('withdrawal_create (sql)', async () => {
+    await inline(sql)`select private.withdrawal_create(${withdrawer.id}, 100, ${account}, 'paystack')`;
+  });
+  show(withdrawSql);
+  const withdrawHttp = await drive(
+    'wallet-withdraw (http, key)',
+    viaHttp('wallet-withdraw', withdrawer.token, () => ({ amount: 1, payout_account_id: account })),
+  );
+  show(withdrawHttp, rate(withdrawSql));
+  for (
+    const [label, http, direct] of [
+      ['escrow-create', createHttp, createSql],
+      ['escrow-release', releaseHttp, releaseSql],
+      ['wallet-withdraw', withdrawHttp, withdrawSql],
+    ] as const
+  ) {
+    summary.push(`${label} with a key / its SQL function: ${(rate(http) / rate(direct)).toFixed(2)}`);
+  }
 }
 
 /**

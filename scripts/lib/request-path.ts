@@ -79,7 +79,7 @@ export async function startBaseline(port: number, databaseUrl: string, poolMax: 
   };
 }
 
-async function call(base: string, op: string, body: unknown, token?: string) {
+export async function call(base: string, op: string, body: unknown, token?: string) {
   const res = await fetch(`${base}/${op}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -262,4 +262,26 @@ export function countingProxy(listenPort: number, pgPort: number) {
     },
     close: () => listener.close(),
   };
+}
+
+/**
+ * A default payout account for `user`, saved through payout-add at a bank the Paystack fake knows
+ * (registered through its control API); returns its id.
+ */
+export async function benchPayoutAccount(base: string, fakePaystackUrl: string, user: BenchUser): Promise<string> {
+  const account_number = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999)).slice(0, 10);
+  const res = await fetch(`${fakePaystackUrl}/_fake/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ bank_code: '058', account_number, account_name: 'BENCH USER' }),
+  });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`fake Paystack /_fake/accounts: ${res.status}`);
+  const saved = await call(
+    base,
+    'payout-add',
+    { bank_code: '058', bank_name: 'Guaranty Trust Bank', account_number, account_name: 'Bench User' },
+    user.token,
+  );
+  return saved.id as string;
 }

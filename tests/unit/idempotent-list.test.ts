@@ -1,5 +1,6 @@
 // Which endpoints honour Idempotency-Key is a deliberate, documented list derived from the endpoint
-// definitions: every POST or PATCH a signed-in user (or admin) calls states `idempotent: true` or `false` in
+// definitions: every POST or PATCH a signed-in user (or admin) calls states `idempotent: true` (or
+// 'provider', or a function of the body) or `false` in
 // its handler.ts, and the README's table (between <!-- idempotent:start --> and
 // <!-- idempotent:end -->) has one row per such endpoint, saying the same, with the reason.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -29,7 +30,10 @@ async function definitionOf(name: string): Promise<Definition> {
   const file = `supabase/functions/${name}/handler.ts`;
   const mod = await import(pathToFileURL(`${root}${file}`).href);
   const meta = (mod.default as { meta: Definition['meta'] }).meta;
-  const stated = [...read(file).matchAll(/\bidempotent:\s*(true|false)\b/g)].map((m) => m[1] === 'true');
+  // true, 'provider' (it calls a provider) or a function of the body choosing one of the two
+  const stated = [...read(file).matchAll(/\bidempotent:\s*(true|false|'provider'|\(body\) =>)/g)].map((m) =>
+    m[1] !== 'false'
+  );
   return { name, file, meta, stated };
 }
 

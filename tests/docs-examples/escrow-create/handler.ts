@@ -24,6 +24,7 @@ export default endpoint({
   auth: userSession, // a bearer token of a live session; 'none' for public and webhook endpoints
   status: 201, // only for creations; 200 otherwise (the default)
   idempotent: true, // POSTs that move money or create a resource honour Idempotency-Key
+  //                   ('provider' when the handler calls a provider: see the README)
   repeat: 'creates an escrow, may send an invitation SMS; a repeat without a key creates another', // README
   body: escrowCreateBody, // or query: ... for a GET
   response: escrowCreateResponse, // the `data` of the success envelope
