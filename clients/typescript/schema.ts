@@ -633,7 +633,7 @@ export interface paths {
     put?: never;
     /**
      * Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above
-     * @description A signed-in user, at most 5 checks a day by default. Records a pending check (`nin` and `bvn` count toward tier 3; `cac`, `tin`, `bank_account` and `director` toward tier 4) and asks the identity-check provider for it; the number is kept only as a keyed hash and its last 4 characters. A check that passed, or was rejected for good, cannot be asked for again, and one the provider could not take is not left pending. The result arrives only through `webhook-identity`.
+     * @description A signed-in user, at most 3 checks of each type a day by default. Records a pending check (`nin` and `bvn` count toward tier 3; `cac`, `tin`, `bank_account` and `director` toward tier 4) and asks the identity-check provider for it; the number is kept only as a keyed hash and its last 4 characters. A check that passed, or was rejected for good, cannot be asked for again, and one the provider could not take is not left pending. The result arrives only through `webhook-identity`.
      */
     post: operations['identity-verify'];
     delete?: never;

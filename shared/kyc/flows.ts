@@ -25,6 +25,16 @@ export const IDENTITY_CHECKS: Record<IdentityType, { check: KycCheckType; verifi
   director: { check: 'director_match', verificationType: 'DIRECTOR' },
 };
 
+/** Each type as a message names it. */
+const TYPE_WORDS: Record<IdentityType, string> = {
+  nin: 'NIN',
+  bvn: 'BVN',
+  cac: 'CAC',
+  tin: 'TIN',
+  bank_account: 'bank account',
+  director: 'director',
+};
+
 /** The check of each KYC provider level. */
 const LEVEL_CHECKS: Record<1 | 2, KycCheckType> = { 1: 'kyc_basic', 2: 'kyc_address' };
 
@@ -118,9 +128,10 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
   const provider = identityProvider();
   const { check, verificationType } = IDENTITY_CHECKS[body.type];
   const hash = await identityHash(check, body.id_number);
-  const limit = getConfig().IDENTITY_VERIFY_MAX_PER_DAY;
+  const limit = getConfig().IDENTITY_VERIFY_MAX_PER_TYPE_PER_DAY;
   const created = await asService(async (tx): Promise<{ wait: number } | { reference: string }> => {
-    const rules = [{ key: `identity-verify:${user.id}`, limit, window_seconds: 86_400 }];
+    // per type of check: a business needs six different ones, and may ask for them in one day
+    const rules = [{ key: `identity-verify:${user.id}:${check}`, limit, window_seconds: 86_400 }];
     const [rate] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
     const wait = rate?.wait ?? 0;
     if (wait > 0) return { wait };
@@ -132,7 +143,8 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
   if ('wait' in created) {
     throw RATE_LIMITED.error(
       {
-        message: `Too many identity checks: at most ${limit} a day; you can ask again in ${describeWait(created.wait)}`,
+        message: `Too many ${TYPE_WORDS[body.type]} checks: at most ${limit} a day for each type of check; you can ` +
+          `ask again in ${describeWait(created.wait)}`,
       },
       { headers: retryAfterHeader(created.wait) },
     );

@@ -3,6 +3,7 @@
 // webhook-kyc reviews (GREEN, RED RETRY/FINAL, redeliveries, late older reviews, other types,
 // tampered or missing signatures), identity-verify and webhook-identity, and the tier they raise
 // and lower, with its notifications and SMS.
+import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, baseUrl, type BodyOf, expectOk, get, post } from '../support/api.ts';
 import { lastSms, testDb } from '../support/db.ts';
@@ -15,6 +16,8 @@ import notificationList from '../../supabase/functions/notification-list/handler
 import profilePublicGet from '../../supabase/functions/profile-public-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
+/** A random 11-digit number not ending in 0: a NIN or BVN no other test uses (numbers are bound to one account). */
+const eleven = () => `${String(randomInt(1, 10_000_000_000)).padStart(10, '0')}${randomInt(1, 10)}`;
 const status = async (u: TestUser) => expectOk(await get(kycStatus, { token: u.accessToken }));
 const tierOf = async (u: TestUser) => (await status(u)).tier as number;
 const review = (u: TestUser, level: 'tier-1' | 'tier-2', answer: 'GREEN' | 'RED', extra = {}) =>
@@ -362,9 +365,9 @@ describe('identity-verify and webhook-identity', () => {
       expect((await status(u)).checks).toEqual([]);
     });
 
-    it('at most 5 requests a day per user (each is a paid lookup): the 6th is 429 with Retry-After', async () => {
+    it('at most 3 requests a day for each type of check (each is a paid lookup): the 4th of one type is 429 with Retry-After, another type still passes', async () => {
       const u = await signUp();
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 3; i++) {
         expectOk(
           await post(identityVerify, { type: 'tin', id_number: `1234567${i}-0001` }, { token: u.accessToken }),
           201,
@@ -376,7 +379,40 @@ describe('identity-verify and webhook-identity', () => {
       expect(r.status).toBe(429);
       expect(r.body).toMatchObject({ code: 'rate_limited' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(80_000);
-      expect(r.body.error).toContain('at most 5 a day');
+      expect(r.body.error).toContain('Too many TIN checks: at most 3 a day for each type of check');
+      // the other types are counted apart
+      expectOk(await post(identityVerify, { type: 'cac', id_number: 'RC7654321' }, { token: u.accessToken }), 201);
+    });
+
+    it('a business asks for its six checks in one day and reaches tier 4 (six types, one request each)', async () => {
+      const biz = await signUp({ tier: 2 });
+      await verifyIdentity(biz, 'nin', eleven());
+      await verifyIdentity(biz, 'bvn', eleven());
+      await verifyIdentity(biz, 'cac', 'RC1234567');
+      await verifyIdentity(biz, 'tin', '1234567890');
+      await verifyIdentity(biz, 'director', eleven(), 'found', { rc_number: 'RC1234567' });
+      await verifyIdentity(biz, 'bank_account', '0123456789', 'found', { bank_code: '058' });
+      expect(await tierOf(biz)).toBe(4);
+    });
+
+    it('a TIN: FIRS with or without its dash is one number (sent and hashed as 12345678-0001); a 10-digit JTB TIN is accepted', async () => {
+      const u = await signUp();
+      const first = await verifyIdentity(u, 'tin', '876543210001', 'not_found');
+      const second = await verifyIdentity(u, 'tin', '87654321 - 0001', 'not_found');
+      const jtb = await verifyIdentity(u, 'tin', '20 1234 5678');
+      const sent = await kycFake.requests('/identity/verifications');
+      const idOf = (ref: string) => sent.find((r) => r.body?.reference === ref)?.body?.idNumber;
+      expect([idOf(first), idOf(second), idOf(jtb)]).toEqual(['87654321-0001', '87654321-0001', '2012345678']);
+      const hashes = await testDb()<{ reference: string; id_hash: string; id_last4: string }[]>`
+        select reference, id_hash, id_last4 from private.identity_requests where user_id = ${u.id}`;
+      const hashOf = (ref: string) => hashes.find((h) => h.reference === ref)?.id_hash;
+      expect(hashOf(first)).toBe(hashOf(second));
+      expect(hashOf(jtb)).not.toBe(hashOf(first));
+      expect((await status(u)).checks).toEqual([expect.objectContaining({ type: 'tin', status: 'passed' })]);
+      for (const id_number of ['12345678', '1234567-0001', '123456789', '12345678-00011', '12345678--0001']) {
+        const r = await post(identityVerify, { type: 'tin', id_number }, { token: u.accessToken });
+        expect(r.status, id_number).toBe(400);
+      }
     });
   });
 
