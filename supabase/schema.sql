@@ -3547,8 +3547,10 @@ declare
   v_outcome text;
   v_result jsonb;
 begin
+  -- only what the service reads of the event is kept (private.kyc_sumsub_kept)
   insert into private.kyc_webhook_inbox (key, source, event_type, user_id, outcome, payload)
-  values (p_key, 'sumsub', p_type, case when v_known then p_user end, 'received', p_payload)
+  values (p_key, 'sumsub', p_type, case when v_known then p_user end, 'received',
+          coalesce(private.kyc_sumsub_kept(p_payload), '{}'::jsonb))
   on conflict (key) do nothing;
   if not found then
     return 'duplicate';
@@ -3570,9 +3572,42 @@ begin
   return v_outcome;
 end
 $function$;
-comment on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) is 'webhook-kyc: takes a Sumsub event once (by its key) and applies a completed applicantReviewed to the user''s check; anything else is kept and ignored.';
+comment on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) is 'webhook-kyc: takes a Sumsub event once (by its key), keeping only private.kyc_sumsub_kept of it, and applies a completed applicantReviewed to the user''s check; anything else is kept and ignored.';
 revoke all on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) from public;
 grant execute on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_sumsub_kept(p_payload jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_sumsub_kept(p_payload jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'type', p_payload -> 'type',
+    'applicantId', p_payload -> 'applicantId',
+    'inspectionId', p_payload -> 'inspectionId',
+    'correlationId', p_payload -> 'correlationId',
+    'applicantType', p_payload -> 'applicantType',
+    'externalUserId', p_payload -> 'externalUserId',
+    'levelName', p_payload -> 'levelName',
+    'reviewStatus', p_payload -> 'reviewStatus',
+    'createdAtMs', p_payload -> 'createdAtMs',
+    'createdAt', p_payload -> 'createdAt',
+    'sandboxMode', p_payload -> 'sandboxMode',
+    'reviewResult', case when pg_catalog.jsonb_typeof(p_payload -> 'reviewResult') = 'object' then
+      pg_catalog.jsonb_build_object(
+        'reviewAnswer', p_payload -> 'reviewResult' -> 'reviewAnswer',
+        'rejectLabels', p_payload -> 'reviewResult' -> 'rejectLabels',
+        'reviewRejectType', p_payload -> 'reviewResult' -> 'reviewRejectType')
+    end))
+  where pg_catalog.jsonb_typeof(p_payload) = 'object';
+$function$;
+comment on function private.kyc_sumsub_kept(p_payload jsonb) is 'What the KYC inbox keeps of a Sumsub event: its type, ids, user, level, review status, answer, labels, reject type and time; nothing else (no names, dates of birth, document numbers or comments).';
+revoke all on function private.kyc_sumsub_kept(p_payload jsonb) from public;
+grant execute on function private.kyc_sumsub_kept(p_payload jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.kyc_tier_of(p_user uuid)

@@ -121,7 +121,7 @@ export const identityVerifyResponse = z.strictObject({
 /** webhook-kyc and webhook-identity: every authenticated event is acknowledged. */
 export const kycWebhookResponse = z.strictObject({ received: z.literal(true) });
 
-/** What webhook-kyc reads of a Sumsub event (the rest is kept as it came). */
+/** What webhook-kyc reads of a Sumsub event (the inbox keeps only private.kyc_sumsub_kept of it). */
 export const sumsubEventSchema = z.looseObject({
   type: chars(1, 100),
 });

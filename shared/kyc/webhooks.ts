@@ -104,6 +104,7 @@ export async function webhookKyc(
   const check = level ? checkTypeOfLevel(level) : null;
   const r = review(e);
   const at = sumsubTime(e);
+  // the inbox keeps only what is read here (private.kyc_sumsub_kept): no names, dates or documents
   const outcome = await asService(async (tx) => {
     const [row] = await tx<{ outcome: string }[]>`
       select private.kyc_sumsub_event(${key}, ${e.type}, ${tx.json(e as never)}, ${user}, ${check}, ${r.passed},

@@ -4,6 +4,7 @@
 // tampered or missing signatures), identity-verify and webhook-identity, and the tier they raise
 // and lower, with its notifications and SMS.
 import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, baseUrl, type BodyOf, expectOk, get, post } from '../support/api.ts';
 import { lastSms, testDb } from '../support/db.ts';
@@ -181,6 +182,68 @@ describe('webhook-kyc', () => {
     // and the limits follow at once
     const r = await post(walletTopup, { amount: 25_000 }, { token: u.accessToken });
     expect(r.status).toBe(403);
+  });
+
+  it('keeps in the inbox only what the service reads: no names, date of birth, document number or comments', async () => {
+    const u = await signUp();
+    const personal = ['Chiamaka', 'Nwankwo', '1990-04-12', 'A09876543', '12 Allen Avenue', 'looks like Chiamaka'];
+    const event = {
+      type: 'applicantReviewed',
+      applicantId: 'a'.repeat(24),
+      externalUserId: u.id,
+      levelName: 'tier-1',
+      reviewStatus: 'completed',
+      createdAtMs: '2026-11-20 10:00:00.000',
+      info: { firstName: personal[0], lastName: personal[1], dob: personal[2], country: 'NGA' },
+      idDocs: [{ idDocType: 'PASSPORT', number: personal[3] }],
+      address: personal[4],
+      reviewResult: { reviewAnswer: 'GREEN', moderationComment: personal[5], clientComment: personal[5] },
+    };
+    received(await kycFake.sumsubEvent(event));
+    expect(await tierOf(u)).toBe(1);
+    const [row] = await testDb()<{ payload: Record<string, unknown> }[]>`
+      select payload from private.kyc_webhook_inbox where user_id = ${u.id}`;
+    expect(row?.payload).toEqual({
+      type: 'applicantReviewed',
+      applicantId: 'a'.repeat(24),
+      externalUserId: u.id,
+      levelName: 'tier-1',
+      reviewStatus: 'completed',
+      createdAtMs: '2026-11-20 10:00:00.000',
+      reviewResult: { reviewAnswer: 'GREEN' },
+    });
+    for (const p of personal) expect(JSON.stringify(row?.payload)).not.toContain(p);
+  });
+
+  it('the migration scrubs the personal fields of rows kept before it, and leaves what the service reads', async () => {
+    const key = `sumsub:test-${crypto.randomUUID()}`;
+    const old = {
+      type: 'applicantReviewed',
+      externalUserId: crypto.randomUUID(),
+      levelName: 'tier-2',
+      info: { firstName: 'Chiamaka', dob: '1990-04-12' },
+      idDocs: [{ number: 'A09876543' }],
+      reviewResult: {
+        reviewAnswer: 'RED',
+        rejectLabels: ['FORGERY'],
+        reviewRejectType: 'FINAL',
+        moderationComment: 'x',
+      },
+    };
+    await testDb()`insert into private.kyc_webhook_inbox (key, source, event_type, outcome, payload)
+                   values (${key}, 'sumsub', 'applicantReviewed', 'unknown_user', ${testDb().json(old)})`;
+    const migration = readFileSync('supabase/migrations/20261127060000_kyc_inbox_minimal.sql', 'utf8');
+    const scrub = migration.slice(migration.indexOf('-- the rows already stored'));
+    await testDb().unsafe(scrub);
+    const [row] = await testDb()<
+      { payload: unknown }[]
+    >`select payload from private.kyc_webhook_inbox where key = ${key}`;
+    expect(row?.payload).toEqual({
+      type: 'applicantReviewed',
+      externalUserId: old.externalUserId,
+      levelName: 'tier-2',
+      reviewResult: { reviewAnswer: 'RED', rejectLabels: ['FORGERY'], reviewRejectType: 'FINAL' },
+    });
   });
 
   it('a late review older than the one applied is ignored', async () => {
