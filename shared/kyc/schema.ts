@@ -131,4 +131,9 @@ export const identityEventSchema = z.looseObject({
   reference: chars(1, 100),
   verificationType: chars(1, 40),
   status: chars(1, 40),
+  firstName: chars(0, 200).optional().meta({
+    description: 'NIN and BVN: the first name found for the number (compared with the profile, never stored)',
+  }),
+  middleName: chars(0, 200).optional().meta({ description: 'NIN and BVN: the middle names found, if any' }),
+  lastName: chars(0, 200).optional().meta({ description: 'NIN and BVN: the surname found for the number' }),
 });

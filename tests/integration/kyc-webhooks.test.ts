@@ -314,14 +314,23 @@ describe('webhook-kyc', () => {
 describe('identity-verify and webhook-identity', () => {
   it('records a pending check, asks the provider, and the result raises the tier to 3 with nin and bvn', async () => {
     const u = await signUp({ tier: 2 });
-    const ref = await verifyIdentity(u, 'nin', '123 4567 8901');
+    const nin = eleven();
+    const ref = await verifyIdentity(u, 'nin', `${nin.slice(0, 3)} ${nin.slice(3, 7)} ${nin.slice(7)}`);
     expect(ref).toMatch(/^idv_[0-9a-f]{32}$/);
     const asked = (await kycFake.requests('/identity/verifications')).filter((r) => r.body?.reference === ref);
     expect(asked).toHaveLength(1);
-    expect(asked[0]?.body).toMatchObject({ reference: ref, verificationType: 'NIN', idNumber: '12345678901' });
+    // with the holder as the profile names them (signUp's Ada Obi) and the phone
+    expect(asked[0]?.body).toEqual({
+      reference: ref,
+      verificationType: 'NIN',
+      idNumber: nin,
+      firstName: 'Ada',
+      lastName: 'Obi',
+      phone: u.phone,
+    });
     expect(asked[0]?.identity?.authorized).toBe(true);
     expect(await tierOf(u)).toBe(2);
-    await verifyIdentity(u, 'bvn', '22345678901');
+    await verifyIdentity(u, 'bvn', eleven());
     const s = await status(u);
     expect(s.tier).toBe(3);
     expect(s.limits).toEqual({ single: 5_000_000, daily: 5_000_000, balance: null });
@@ -352,9 +361,10 @@ describe('identity-verify and webhook-identity', () => {
     expect((await status(u)).checks).toEqual([
       expect.objectContaining({ type: 'nin', status: 'failed', reject_labels: ['NOT_FOUND'], can_retry: true }),
     ]);
-    await verifyIdentity(u, 'nin', '12345678901');
+    const nin = eleven();
+    await verifyIdentity(u, 'nin', nin);
     expect((await status(u)).checks[0]).toMatchObject({ type: 'nin', status: 'passed' });
-    const again = await post(identityVerify, { type: 'nin', id_number: '12345678901' }, { token: u.accessToken });
+    const again = await post(identityVerify, { type: 'nin', id_number: nin }, { token: u.accessToken });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'kyc_check_passed', error: 'this check has already passed' });
   });
@@ -484,7 +494,7 @@ describe('identity-verify and webhook-identity', () => {
       const u = await signUp({ tier: 2 });
       const nin = async () => ((await status(u)).checks as { type: string }[]).find((c) => c.type === 'nin');
       const r = expectOk(
-        await post(identityVerify, { type: 'nin', id_number: '12345678901' }, { token: u.accessToken }),
+        await post(identityVerify, { type: 'nin', id_number: eleven() }, { token: u.accessToken }),
         201,
       );
       const forged = await kycFake.identityResult({ reference: r.reference, token: 'not-the-token' });
