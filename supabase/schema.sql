@@ -233,6 +233,28 @@ comment on column private.idempotency_keys.claimed_at is 'When a request last to
 grant select, insert, update, delete on table private.idempotency_keys to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.identity_bindings
+-- ---------------------------------------------------------------------------------------------
+create table private.identity_bindings (
+  kind text not null,
+  id_hash text not null,
+  id_last4 text not null,
+  user_id uuid,
+  reference text not null,
+  bound_at timestamp with time zone not null default now()
+);
+alter table private.identity_bindings add constraint identity_bindings_id_hash_check CHECK (id_hash ~ '^[0-9a-f]{64}$'::text);
+alter table private.identity_bindings add constraint identity_bindings_id_last4_check CHECK (char_length(id_last4) >= 1 AND char_length(id_last4) <= 4);
+alter table private.identity_bindings add constraint identity_bindings_kind_check CHECK (kind = ANY (ARRAY['nin'::text, 'bvn'::text]));
+alter table private.identity_bindings add constraint identity_bindings_pkey PRIMARY KEY (kind, id_hash);
+alter table private.identity_bindings add constraint identity_bindings_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX identity_bindings_user_idx ON private.identity_bindings USING btree (user_id);
+alter table private.identity_bindings enable row level security;
+create policy "Service role manages identity bindings" on private.identity_bindings as permissive for all to service_role using (true) with check (true);
+comment on table private.identity_bindings is 'Each NIN and BVN that passed, by keyed hash, and the account it is bound to (null: that account was deleted; the number stays bound). One row per number: no second account passes with it.';
+grant select, insert, update, delete on table private.identity_bindings to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.identity_requests
 -- ---------------------------------------------------------------------------------------------
 create table private.identity_requests (
@@ -253,7 +275,7 @@ alter table private.identity_requests add constraint identity_requests_id_hash_c
 alter table private.identity_requests add constraint identity_requests_id_last4_check CHECK (char_length(id_last4) >= 1 AND char_length(id_last4) <= 4);
 alter table private.identity_requests add constraint identity_requests_pkey PRIMARY KEY (reference);
 alter table private.identity_requests add constraint identity_requests_reference_check CHECK (reference ~ '^idv_[0-9a-f]{32}$'::text);
-alter table private.identity_requests add constraint identity_requests_status_check CHECK (status = ANY (ARRAY['pending'::text, 'passed'::text, 'failed'::text, 'not_sent'::text]));
+alter table private.identity_requests add constraint identity_requests_status_check CHECK (status = ANY (ARRAY['pending'::text, 'passed'::text, 'failed'::text, 'not_sent'::text, 'held'::text]));
 alter table private.identity_requests add constraint identity_requests_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX identity_requests_user_idx ON private.identity_requests USING btree (user_id, created_at DESC);
 alter table private.identity_requests enable row level security;
@@ -399,6 +421,27 @@ CREATE TRIGGER ledger_transfers_immutable BEFORE DELETE OR UPDATE ON private.led
 CREATE TRIGGER ledger_transfers_no_truncate BEFORE TRUNCATE ON private.ledger_transfers FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
 comment on table private.ledger_transfers is 'One balanced posting of the ledger, idempotent on its key, naming its transaction; append-only.';
 grant select, insert on table private.ledger_transfers to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.operator_flags
+-- ---------------------------------------------------------------------------------------------
+create table private.operator_flags (
+  id uuid not null default gen_random_uuid(),
+  kind text not null,
+  user_id uuid,
+  details jsonb not null default '{}'::jsonb,
+  created_at timestamp with time zone not null default now(),
+  resolved_at timestamp with time zone
+);
+alter table private.operator_flags add constraint operator_flags_kind_check CHECK (kind ~ '^[a-z][a-z0-9_]{0,59}$'::text);
+alter table private.operator_flags add constraint operator_flags_pkey PRIMARY KEY (id);
+alter table private.operator_flags add constraint operator_flags_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX operator_flags_open_idx ON private.operator_flags USING btree (created_at) WHERE (resolved_at IS NULL);
+CREATE INDEX operator_flags_user_idx ON private.operator_flags USING btree (user_id) WHERE (user_id IS NOT NULL);
+alter table private.operator_flags enable row level security;
+create policy "Service role manages operator flags" on private.operator_flags as permissive for all to service_role using (true) with check (true);
+comment on table private.operator_flags is 'Events an operator must look at (identity_in_use: a NIN or BVN bound to another account was submitted; identity_holder_erased: a number bound to a deleted account passed again and is held). Written by SQL functions only; read by the back office. No client role may read it.';
+grant select, insert, update on table private.operator_flags to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- table private.otps
@@ -3222,9 +3265,9 @@ revoke all on function private.idempotency_reference() from public;
 grant execute on function private.idempotency_reference() to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
+-- function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb, p_names_match boolean)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb)
+CREATE OR REPLACE FUNCTION private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb, p_names_match boolean)
  RETURNS text
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -3233,6 +3276,10 @@ declare
   r private.identity_requests%rowtype;
   v_outcome text;
   v_result jsonb;
+  v_holder uuid;
+  v_bound boolean;
+  v_pass boolean := p_found;
+  v_label text := pg_catalog.upper(coalesce(p_status, 'unknown'));
 begin
   select * into r from private.identity_requests where reference = p_reference for update;
   insert into private.kyc_webhook_inbox (key, source, event_type, user_id, outcome, payload)
@@ -3245,25 +3292,91 @@ begin
     v_outcome := 'unknown_reference';
   elsif p_check is distinct from r.check_type then
     v_outcome := 'type_mismatch';
-  elsif r.status in ('passed', 'failed') then
+  elsif r.status in ('passed', 'failed', 'held') then
     v_outcome := 'already_done';
   else
+    if p_found and r.check_type in ('nin', 'bvn') then
+      if p_names_match is not true then
+        -- found, but not this holder's names (or none returned)
+        v_pass := false;
+        v_label := 'NAME_MISMATCH';
+      else
+        -- bind the number to this account, unless it is bound already; of two results for one
+        -- number at once, the second waits here for the first and finds its binding
+        insert into private.identity_bindings (kind, id_hash, id_last4, user_id, reference)
+        values (r.check_type, r.id_hash, r.id_last4, r.user_id, r.reference)
+        on conflict (kind, id_hash) do nothing;
+        v_bound := found;
+        if not v_bound then
+          select user_id into v_holder from private.identity_bindings
+           where kind = r.check_type and id_hash = r.id_hash;
+          if v_holder is null then
+            -- bound to a deleted account: held pending for an operator, never passed here
+            update private.identity_requests set status = 'held', completed_at = now() where reference = r.reference;
+            insert into private.operator_flags (kind, user_id, details)
+            values ('identity_holder_erased', r.user_id, pg_catalog.jsonb_build_object(
+              'check', r.check_type, 'id_last4', r.id_last4, 'reference', r.reference));
+            v_outcome := r.check_type || ':held';
+            update private.kyc_webhook_inbox set outcome = v_outcome where key = p_key;
+            return v_outcome;
+          elsif v_holder <> r.user_id then
+            v_pass := false;
+            v_label := 'IDENTITY_IN_USE';
+            insert into private.operator_flags (kind, user_id, details)
+            values ('identity_in_use', r.user_id, pg_catalog.jsonb_build_object(
+              'check', r.check_type, 'id_last4', r.id_last4, 'reference', r.reference, 'bound_to', v_holder,
+              'found', 'result'));
+          end if;
+        end if;
+      end if;
+    end if;
     update private.identity_requests
-       set status = case when p_found then 'passed' else 'failed' end, completed_at = now()
+       set status = case when v_pass then 'passed' else 'failed' end, completed_at = now()
      where reference = r.reference;
-    v_result := private.kyc_record(r.user_id, r.check_type, p_found,
-                  case when p_found then '{}'::text[] else array[pg_catalog.upper(coalesce(p_status, 'unknown'))] end,
+    v_result := private.kyc_record(r.user_id, r.check_type, v_pass,
+                  case when v_pass then '{}'::text[] else array[v_label] end,
                   null, r.provider, r.reference, null);
     update private.kyc_checks set id_last4 = r.id_last4 where user_id = r.user_id and check_type = r.check_type;
-    v_outcome := r.check_type || ':' || (v_result ->> 'outcome');
+    v_outcome := r.check_type || ':' || case v_label when 'NAME_MISMATCH' then 'name_mismatch'
+                                                      when 'IDENTITY_IN_USE' then 'identity_in_use'
+                                                      else v_result ->> 'outcome' end;
   end if;
   update private.kyc_webhook_inbox set outcome = v_outcome where key = p_key;
   return v_outcome;
 end
 $function$;
-comment on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) is 'webhook-identity: takes a result once (by its key) and applies it to the request it names (found: a pass; anything else: a failure the user may retry); an unknown reference or a type other than the request''s is kept and applied to nobody.';
-revoke all on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) from public;
-grant execute on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb) to service_role;
+comment on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb, p_names_match boolean) is 'webhook-identity: takes a result once (by its key) and applies it to the request it names. found passes, except a NIN or BVN whose returned names are not the holder''s (NAME_MISMATCH), or that is bound to another account (IDENTITY_IN_USE, flagged), or to a deleted one (held pending, flagged); a pass binds the number. Anything else fails (the user may retry). An unknown reference or another type than the request''s is kept and applied to nobody.';
+revoke all on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb, p_names_match boolean) from public;
+grant execute on function private.identity_event(p_key text, p_reference text, p_check text, p_found boolean, p_status text, p_payload jsonb, p_names_match boolean) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.identity_number_in_use(p_user uuid, p_check text, p_id_hash text, p_id_last4 text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.identity_number_in_use(p_user uuid, p_check text, p_id_hash text, p_id_last4 text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_holder uuid;
+begin
+  if p_check not in ('nin', 'bvn') then
+    return false;
+  end if;
+  select user_id into v_holder from private.identity_bindings where kind = p_check and id_hash = p_id_hash;
+  -- free, the caller's own, or a deleted account's (that one is held at result time)
+  if not found or v_holder is null or v_holder = p_user then
+    return false;
+  end if;
+  insert into private.operator_flags (kind, user_id, details)
+  values ('identity_in_use', p_user, pg_catalog.jsonb_build_object(
+    'check', p_check, 'id_last4', p_id_last4, 'bound_to', v_holder, 'found', 'request'));
+  return true;
+end
+$function$;
+comment on function private.identity_number_in_use(p_user uuid, p_check text, p_id_hash text, p_id_last4 text) is 'identity-verify: true (and an operator flag identity_in_use) when this NIN or BVN is bound to another live account; the caller answers 409 identity_in_use after committing, so the flag and the rate limit stay.';
+revoke all on function private.identity_number_in_use(p_user uuid, p_check text, p_id_hash text, p_id_last4 text) from public;
+grant execute on function private.identity_number_in_use(p_user uuid, p_check text, p_id_hash text, p_id_last4 text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.identity_request_create(p_user uuid, p_check text, p_id_hash text, p_id_last4 text, p_bank_code text, p_rc_number text, p_provider text)
@@ -3648,8 +3761,10 @@ declare
   v_outcome text;
   v_result jsonb;
 begin
+  -- only what the service reads of the event is kept (private.kyc_sumsub_kept)
   insert into private.kyc_webhook_inbox (key, source, event_type, user_id, outcome, payload)
-  values (p_key, 'sumsub', p_type, case when v_known then p_user end, 'received', p_payload)
+  values (p_key, 'sumsub', p_type, case when v_known then p_user end, 'received',
+          coalesce(private.kyc_sumsub_kept(p_payload), '{}'::jsonb))
   on conflict (key) do nothing;
   if not found then
     return 'duplicate';
@@ -3671,9 +3786,42 @@ begin
   return v_outcome;
 end
 $function$;
-comment on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) is 'webhook-kyc: takes a Sumsub event once (by its key) and applies a completed applicantReviewed to the user''s check; anything else is kept and ignored.';
+comment on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) is 'webhook-kyc: takes a Sumsub event once (by its key), keeping only private.kyc_sumsub_kept of it, and applies a completed applicantReviewed to the user''s check; anything else is kept and ignored.';
 revoke all on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) from public;
 grant execute on function private.kyc_sumsub_event(p_key text, p_type text, p_payload jsonb, p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_applicant text, p_result_at timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_sumsub_kept(p_payload jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_sumsub_kept(p_payload jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'type', p_payload -> 'type',
+    'applicantId', p_payload -> 'applicantId',
+    'inspectionId', p_payload -> 'inspectionId',
+    'correlationId', p_payload -> 'correlationId',
+    'applicantType', p_payload -> 'applicantType',
+    'externalUserId', p_payload -> 'externalUserId',
+    'levelName', p_payload -> 'levelName',
+    'reviewStatus', p_payload -> 'reviewStatus',
+    'createdAtMs', p_payload -> 'createdAtMs',
+    'createdAt', p_payload -> 'createdAt',
+    'sandboxMode', p_payload -> 'sandboxMode',
+    'reviewResult', case when pg_catalog.jsonb_typeof(p_payload -> 'reviewResult') = 'object' then
+      pg_catalog.jsonb_build_object(
+        'reviewAnswer', p_payload -> 'reviewResult' -> 'reviewAnswer',
+        'rejectLabels', p_payload -> 'reviewResult' -> 'rejectLabels',
+        'reviewRejectType', p_payload -> 'reviewResult' -> 'reviewRejectType')
+    end))
+  where pg_catalog.jsonb_typeof(p_payload) = 'object';
+$function$;
+comment on function private.kyc_sumsub_kept(p_payload jsonb) is 'What the KYC inbox keeps of a Sumsub event: its type, ids, user, level, review status, answer, labels, reject type and time; nothing else (no names, dates of birth, document numbers or comments).';
+revoke all on function private.kyc_sumsub_kept(p_payload jsonb) from public;
+grant execute on function private.kyc_sumsub_kept(p_payload jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.kyc_tier_of(p_user uuid)

@@ -633,7 +633,7 @@ export interface paths {
     put?: never;
     /**
      * Starts an identity check (NIN, BVN, CAC, TIN, bank account, director) for tier 3 and above
-     * @description A signed-in user, at most 5 checks a day by default. Records a pending check (`nin` and `bvn` count toward tier 3; `cac`, `tin`, `bank_account` and `director` toward tier 4) and asks the identity-check provider for it; the number is kept only as a keyed hash and its last 4 characters. A check that passed, or was rejected for good, cannot be asked for again, and one the provider could not take is not left pending. The result arrives only through `webhook-identity`.
+     * @description A signed-in user, at most 3 checks of each type a day by default. Records a pending check (`nin` and `bvn` count toward tier 3; `cac`, `tin`, `bank_account` and `director` toward tier 4) and asks the identity-check provider for it, a NIN or BVN with the profile's names and phone; the number is kept only as a keyed hash and its last 4 characters. A check that passed or was rejected for good cannot be asked for again, nor a NIN or BVN that verifies another account, and one the provider could not take is not left pending. The result arrives only through `webhook-identity`, and a NIN or BVN passes only with the names of the profile.
      */
     post: operations['identity-verify'];
     delete?: never;
@@ -1350,6 +1350,7 @@ export interface components {
       | 'function_not_found'
       | 'idempotency_in_progress'
       | 'idempotency_key_reused'
+      | 'identity_in_use'
       | 'inspection_ended'
       | 'insufficient_funds'
       | 'internal_error'
@@ -6700,7 +6701,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `kyc_check_passed`: The check asked for (a KYC level, or an identity number check) has passed already (Nothing to do: kyc-status shows the tier and what the next one needs); or `identity_in_use`: The NIN or BVN has passed on another account: a number verifies one account only (the attempt is flagged for an operator and counts toward the day's limit) (Check the number; if it is really the user's, they must contact support (nothing about the other account is told)); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6712,7 +6713,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'kyc_check_passed' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'kyc_check_passed' | 'identity_in_use' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -11211,6 +11212,12 @@ export interface operations {
           reference: string;
           verificationType: string;
           status: string;
+          /** @description NIN and BVN: the first name found for the number (compared with the profile, never stored) */
+          firstName?: string;
+          /** @description NIN and BVN: the middle names found, if any */
+          middleName?: string;
+          /** @description NIN and BVN: the surname found for the number */
+          lastName?: string;
         } & {
           [key: string]: components['schemas']['JsonWithoutControlCharacters'];
         };

@@ -62,8 +62,9 @@ const schema = z
     IDENTITY_API_KEY: z.string().min(1).optional(),
     // The key of the keyed hash identity numbers are stored as (with their last 4 digits only).
     IDENTITY_HASH_KEY: secret,
-    // identity-verify requests one user may make in 24 hours (each costs a provider lookup).
-    IDENTITY_VERIFY_MAX_PER_DAY: int(5, 1),
+    // identity-verify requests one user may make in 24 hours for each type of check (each costs a
+    // provider lookup); per type, so a business that needs all six checks gets them in a day.
+    IDENTITY_VERIFY_MAX_PER_TYPE_PER_DAY: int(3, 1),
 
     SMS_PROVIDER: z.enum(['outbox', 'termii']).default('outbox'),
     TERMII_API_KEY: z.string().min(1).optional(),

@@ -8,12 +8,12 @@ import type { KycCheckStatus, KycCheckType, KycRejectType } from './enums.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { describeWait, type HttpError, retryAfterHeader } from '../core/http.ts';
 import { providerUnavailable, RATE_LIMITED } from '../core/refusals.ts';
-import { KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from './refusals.ts';
+import { IDENTITY_IN_USE, KYC_CHECK_REJECTED, KYC_PROVIDER_REFUSED } from './refusals.ts';
 import { log } from '../core/log.ts';
 import { iso, toNaira } from '../core/money.ts';
 import type { IdentityType, IdentityVerifyBody, KycStatusResponse } from './schema.ts';
 import { identityProvider, kycProvider, levelName } from './index.ts';
-import { ProviderError, type VerificationType } from './provider.ts';
+import { type IdentityHolder, ProviderError, type VerificationType } from './provider.ts';
 
 /** identity-verify's types: the check each records and the provider's verificationType. */
 export const IDENTITY_CHECKS: Record<IdentityType, { check: KycCheckType; verificationType: VerificationType }> = {
@@ -23,6 +23,22 @@ export const IDENTITY_CHECKS: Record<IdentityType, { check: KycCheckType; verifi
   tin: { check: 'tin', verificationType: 'TIN' },
   bank_account: { check: 'bank_account', verificationType: 'BANK_ACCOUNT' },
   director: { check: 'director_match', verificationType: 'DIRECTOR' },
+};
+
+/**
+ * The checks of the holder's own number: the request carries the holder's names and phone, the
+ * result must return the same names, and the number is bound to one account (docs/kyc.md).
+ */
+export const HOLDER_CHECKS: ReadonlySet<KycCheckType> = new Set(['nin', 'bvn']);
+
+/** Each type as a message names it. */
+const TYPE_WORDS: Record<IdentityType, string> = {
+  nin: 'NIN',
+  bvn: 'BVN',
+  cac: 'CAC',
+  tin: 'TIN',
+  bank_account: 'bank account',
+  director: 'director',
 };
 
 /** The check of each KYC provider level. */
@@ -118,24 +134,47 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
   const provider = identityProvider();
   const { check, verificationType } = IDENTITY_CHECKS[body.type];
   const hash = await identityHash(check, body.id_number);
-  const limit = getConfig().IDENTITY_VERIFY_MAX_PER_DAY;
-  const created = await asService(async (tx): Promise<{ wait: number } | { reference: string }> => {
-    const rules = [{ key: `identity-verify:${user.id}`, limit, window_seconds: 86_400 }];
-    const [rate] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
-    const wait = rate?.wait ?? 0;
-    if (wait > 0) return { wait };
-    const [row] = await tx<{ reference: string }[]>`
-      select private.identity_request_create(${user.id}, ${check}, ${hash}, ${body.id_number.slice(-4)},
-               ${body.bank_code ?? null}, ${body.rc_number ?? null}, ${provider.name}) as reference`;
-    return { reference: (row as { reference: string }).reference };
-  });
+  const last4 = body.id_number.slice(-4);
+  const limit = getConfig().IDENTITY_VERIFY_MAX_PER_TYPE_PER_DAY;
+  const created = await asService(
+    async (tx): Promise<{ wait: number } | { inUse: true } | { reference: string; holder?: IdentityHolder }> => {
+      // per type of check: a business needs six different ones, and may ask for them in one day
+      const rules = [{ key: `identity-verify:${user.id}:${check}`, limit, window_seconds: 86_400 }];
+      const [rate] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+      const wait = rate?.wait ?? 0;
+      if (wait > 0) return { wait };
+      // a NIN or BVN bound to another account: refused, flagged for an operator, and counted by the
+      // limit above (this transaction commits), so the refusal cannot test numbers without end
+      const [use] = await tx<{ in_use: boolean }[]>`
+        select private.identity_number_in_use(${user.id}, ${check}, ${hash}, ${last4}) as in_use`;
+      if (use?.in_use) return { inUse: true };
+      const [row] = await tx<{ reference: string }[]>`
+        select private.identity_request_create(${user.id}, ${check}, ${hash}, ${last4},
+                 ${body.bank_code ?? null}, ${body.rc_number ?? null}, ${provider.name}) as reference`;
+      const reference = (row as { reference: string }).reference;
+      if (!HOLDER_CHECKS.has(check)) return { reference };
+      // the result must name this holder: the provider is told who they say they are
+      const [me] = await tx<{ first_name: string; last_name: string; phone: string }[]>`
+        select p.first_name, p.last_name, u.phone
+          from private.users u join public.profiles p on p.id = u.id where u.id = ${user.id}`;
+      return {
+        reference,
+        holder: me && { firstName: me.first_name, lastName: me.last_name, phone: me.phone },
+      };
+    },
+  );
   if ('wait' in created) {
     throw RATE_LIMITED.error(
       {
-        message: `Too many identity checks: at most ${limit} a day; you can ask again in ${describeWait(created.wait)}`,
+        message: `Too many ${TYPE_WORDS[body.type]} checks: at most ${limit} a day for each type of check; you can ` +
+          `ask again in ${describeWait(created.wait)}`,
       },
       { headers: retryAfterHeader(created.wait) },
     );
+  }
+  if ('inUse' in created) {
+    log.warn('identity.number_in_use', { check });
+    throw IDENTITY_IN_USE.error({ check: check as 'nin' | 'bvn' });
   }
   try {
     await provider.requestCheck({
@@ -144,6 +183,7 @@ export async function identityVerify(user: AuthUser, body: IdentityVerifyBody) {
       idNumber: body.id_number,
       bankCode: body.bank_code,
       rcNumber: body.rc_number,
+      holder: created.holder,
     });
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;

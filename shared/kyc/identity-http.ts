@@ -6,14 +6,17 @@
 //   POST {IDENTITY_BASE_URL}/verifications
 //     Authorization: Bearer <IDENTITY_API_KEY>
 //     {"reference", "verificationType": NIN|BVN|CAC|TIN|BANK_ACCOUNT|DIRECTOR, "idNumber",
-//      "bankCode"? (BANK_ACCOUNT), "rcNumber"? (DIRECTOR)}
+//      "bankCode"? (BANK_ACCOUNT), "rcNumber"? (DIRECTOR),
+//      "firstName", "lastName", "phone" (NIN and BVN: the account holder, as the profile says)}
 //   -> 202 (or 200) {"reference", "status": "pending"}: accepted; a repeated reference is the same
 //      request, not a second check. 4xx {"message"} or {"error"}: refused. 5xx or 429: try again later.
 //
 //   Later, the result: POST {our base}/webhook-identity
 //     x-identity-webhook-token: <IDENTITY_WEBHOOK_SECRET>
 //     {"reference", "verificationType", "status": "found" | "not_found" | ..., "idLast4"?,
-//      "providerReference"?, "completedAt"?}   ("found" passes; anything else fails)
+//      "providerReference"?, "completedAt"?,
+//      "firstName", "middleName"?, "lastName" (NIN and BVN: the names found for the number)}
+//   ("found" passes, for a NIN or BVN only with the holder's names; anything else fails)
 //
 // The id number goes to the provider only: it is never logged nor put in an error message.
 import { providerFetch } from '../core/outbound.ts';
@@ -37,6 +40,11 @@ export function httpIdentityProvider(
       };
       if (input.bankCode !== undefined) body.bankCode = input.bankCode;
       if (input.rcNumber !== undefined) body.rcNumber = input.rcNumber;
+      if (input.holder) {
+        body.firstName = input.holder.firstName;
+        body.lastName = input.holder.lastName;
+        body.phone = input.holder.phone;
+      }
       let res: Response;
       try {
         res = await providerFetch(url, {

@@ -66,4 +66,4 @@ export function checkTypeOfLevel(name: string): 'kyc_basic' | 'kyc_address' | nu
 
 export { FINAL_REJECT_ERROR_CODE, isFinalRejection } from './sumsub.ts';
 export { ProviderError } from './provider.ts';
-export type { IdentityProvider, IdentityRequest, KycProvider, VerificationType } from './provider.ts';
+export type { IdentityHolder, IdentityProvider, IdentityRequest, KycProvider, VerificationType } from './provider.ts';

@@ -28,6 +28,18 @@ export interface IdentityRequest {
   bankCode?: string;
   /** DIRECTOR only: the company's registration number (idNumber is the director's NIN or BVN). */
   rcNumber?: string;
+  /**
+   * NIN and BVN only: the account holder as the profile names them, and the phone (E.164). The
+   * provider returns the names it found for the number, which must be these (shared/kyc/names.ts).
+   */
+  holder?: IdentityHolder;
+}
+
+/** Who the account holder says they are (their profile's names and the account's phone). */
+export interface IdentityHolder {
+  firstName: string;
+  lastName: string;
+  phone: string;
 }
 
 export interface IdentityProvider {

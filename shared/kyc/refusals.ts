@@ -140,3 +140,28 @@ export const KYC_PROVIDER_REFUSED = refusal<{ what: 'verification' | 'identity-c
   message: (f) => `The ${f.what} provider refused the request (${f.reason}); try again later`,
   example: { what: 'identity-check', reason: 'Invalid credentials' },
 });
+
+/** The facts of identity_in_use: only the kind of number, never whose it is. */
+export interface IdentityInUseFacts {
+  check: 'nin' | 'bvn';
+}
+
+const NUMBER_WORDS: Record<IdentityInUseFacts['check'], string> = { nin: 'NIN', bvn: 'BVN' };
+
+export const IDENTITY_IN_USE = refusal<IdentityInUseFacts>({
+  code: 'identity_in_use',
+  status: 409,
+  when: 'The NIN or BVN has passed on another account: a number verifies one account only (the attempt is ' +
+    "flagged for an operator and counts toward the day's limit)",
+  then: "Check the number; if it is really the user's, they must contact support (nothing about the other " +
+    'account is told)',
+  message: (f) =>
+    `This ${NUMBER_WORDS[f.check]} cannot verify this account: it is already verified on another one. ` +
+    'If it is yours, contact support',
+  details: (f) => [{
+    field: 'id_number',
+    message: `this ${NUMBER_WORDS[f.check]} already verifies another account`,
+    code: 'identity_in_use',
+  }],
+  example: { check: 'nin' },
+});

@@ -89,7 +89,8 @@ export function sandboxKycProvider(opts: { webhookUrl: string; secret: string; d
 /**
  * An identity-check provider without one. The rule: a number whose last digit is 0 is `not_found`
  * (the check fails); any other number is `found` (it passes). So 12345678901 passes and 12345678900
- * shows a newcomer what a failure looks like.
+ * shows a newcomer what a failure looks like. A NIN or BVN found comes back with the holder's names
+ * as a registry writes them (capitals, surname first), so they match the profile.
  */
 export function sandboxIdentityProvider(
   opts: { webhookUrl: string; token: string; delayMs: number },
@@ -101,12 +102,16 @@ export function sandboxIdentityProvider(
       const status = input.idNumber.endsWith('0') ? 'not_found' : 'found';
       const idLast4 = input.idNumber.slice(-4);
       const { reference, verificationType } = input;
+      const names = input.holder && status === 'found'
+        ? { lastName: input.holder.lastName.toUpperCase(), firstName: input.holder.firstName.toUpperCase() }
+        : {};
       setTimeout(() => {
         const body = JSON.stringify({
           reference,
           verificationType,
           status,
           idLast4,
+          ...names,
           provider: 'sandbox',
           completedAt: new Date().toISOString(),
         });

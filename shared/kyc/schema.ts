@@ -32,10 +32,23 @@ const ID_FORMATS: Record<IdentityType, { pattern: string; message: string }> = {
   nin: { pattern: digits(11), message: 'must be an 11-digit NIN' },
   bvn: { pattern: digits(11), message: 'must be an 11-digit BVN' },
   cac: { pattern: RC_NUMBER, message: RC_MESSAGE },
-  tin: { pattern: `^\\s*(?:[0-9]\\s*){8}-\\s*(?:[0-9]\\s*){4}$`, message: 'must be a TIN of the form 12345678-0001' },
+  tin: {
+    pattern: `^\\s*(?:(?:[0-9]\\s*){8}-?\\s*(?:[0-9]\\s*){4}|(?:[0-9]\\s*){10})$`,
+    message: 'must be a FIRS TIN such as 12345678-0001 (the dash may be left out) or a JTB TIN of 10 digits',
+  },
   bank_account: { pattern: digits(10), message: 'must be a 10-digit NUBAN account number' },
   director: { pattern: digits(11), message: "must be the director's 11-digit NIN or BVN" },
 };
+
+/**
+ * The number as stored (its keyed hash and last 4) and sent to the provider: spaces removed,
+ * letters upper-cased, and a FIRS TIN always with its dash (12345678-0001), so the same TIN
+ * written with or without it is one number. A JTB TIN (10 digits) has no dash.
+ */
+export function normalId(type: IdentityType, idNumber: string): string {
+  const id = compact(idNumber);
+  return type === 'tin' && /^[0-9]{12}$/.test(id) ? `${id.slice(0, 8)}-${id.slice(8)}` : id;
+}
 
 const identityRules: Rule[] = [
   ...IDENTITY_TYPES.map((type) =>
@@ -54,7 +67,11 @@ export const identityVerifyBody = withRules(
     rc_number: chars(0, 20).optional(),
   }),
   identityRules,
-).transform((b) => ({ ...b, id_number: compact(b.id_number), rc_number: b.rc_number && compact(b.rc_number) }));
+).transform((b) => ({
+  ...b,
+  id_number: normalId(b.type, b.id_number),
+  rc_number: b.rc_number && compact(b.rc_number),
+}));
 export type IdentityVerifyBody = z.output<typeof identityVerifyBody>;
 
 // ---- responses -------------------------------------------------------------------------------
@@ -104,7 +121,7 @@ export const identityVerifyResponse = z.strictObject({
 /** webhook-kyc and webhook-identity: every authenticated event is acknowledged. */
 export const kycWebhookResponse = z.strictObject({ received: z.literal(true) });
 
-/** What webhook-kyc reads of a Sumsub event (the rest is kept as it came). */
+/** What webhook-kyc reads of a Sumsub event (the inbox keeps only private.kyc_sumsub_kept of it). */
 export const sumsubEventSchema = z.looseObject({
   type: chars(1, 100),
 });
@@ -114,4 +131,9 @@ export const identityEventSchema = z.looseObject({
   reference: chars(1, 100),
   verificationType: chars(1, 40),
   status: chars(1, 40),
+  firstName: chars(0, 200).optional().meta({
+    description: 'NIN and BVN: the first name found for the number (compared with the profile, never stored)',
+  }),
+  middleName: chars(0, 200).optional().meta({ description: 'NIN and BVN: the middle names found, if any' }),
+  lastName: chars(0, 200).optional().meta({ description: 'NIN and BVN: the surname found for the number' }),
 });

@@ -13,7 +13,9 @@ import { log } from '../core/log.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { checkTypeOfLevel } from './index.ts';
 import { DEFAULT_ALG, validIdentityToken, verifyKycDigest } from './signature.ts';
-import { IDENTITY_CHECKS } from './flows.ts';
+import { HOLDER_CHECKS, IDENTITY_CHECKS } from './flows.ts';
+import type { KycCheckType } from './enums.ts';
+import { namesMatch } from './names.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Json = Record<string, unknown>;
@@ -104,6 +106,7 @@ export async function webhookKyc(
   const check = level ? checkTypeOfLevel(level) : null;
   const r = review(e);
   const at = sumsubTime(e);
+  // the inbox keeps only what is read here (private.kyc_sumsub_kept): no names, dates or documents
   const outcome = await asService(async (tx) => {
     const [row] = await tx<{ outcome: string }[]>`
       select private.kyc_sumsub_event(${key}, ${e.type}, ${tx.json(e as never)}, ${user}, ${check}, ${r.passed},
@@ -129,22 +132,41 @@ export async function webhookIdentity(
   const check = VERIFICATION_TYPES.get(e.verificationType.toUpperCase()) ?? null;
   const status = e.status.toLowerCase();
   const key = `identity:${e.reference}:${e.verificationType}:${status}`;
-  // only the contract's fields are kept: a provider may send names, dates of birth or photos
-  const kept = {
-    reference: e.reference,
-    verificationType: e.verificationType,
-    status: e.status,
-    idLast4: text(e.idLast4, 4),
-    providerReference: text(e.providerReference, 100),
-    completedAt: text(e.completedAt, 40),
-  };
   const outcome = await asService(async (tx) => {
+    // a NIN or BVN found must name the holder: the names returned against the profile's, decided
+    // here (shared/kyc/names.ts); the names themselves are never stored
+    const [holder] = await tx<{ check_type: string; first_name: string | null; last_name: string | null }[]>`
+      select r.check_type, p.first_name, p.last_name
+        from private.identity_requests r left join public.profiles p on p.id = r.user_id
+       where r.reference = ${e.reference}`;
+    const namesMatter = holder !== undefined && HOLDER_CHECKS.has(holder.check_type as KycCheckType);
+    const namesOk = namesMatter ? holderNamed(holder, e) : null;
+    // only the contract's fields are kept: a provider may send names, dates of birth or photos
+    const kept = {
+      reference: e.reference,
+      verificationType: e.verificationType,
+      status: e.status,
+      idLast4: text(e.idLast4, 4),
+      providerReference: text(e.providerReference, 100),
+      completedAt: text(e.completedAt, 40),
+      ...(namesOk === null ? {} : { namesMatch: namesOk }),
+    };
     const [row] = await tx<{ outcome: string }[]>`
       select private.identity_event(${key}, ${e.reference}, ${check}, ${status === 'found'}, ${status},
-               ${tx.json(kept)}) as outcome`;
+               ${tx.json(kept)}, ${namesOk}) as outcome`;
     return (row as { outcome: string }).outcome;
   });
   log.info('webhook.identity', { verification_type: e.verificationType, outcome, request_id: requestId });
   if (outcome.includes(':')) await afterCommit('sms.dispatch', () => dispatchQueuedSms());
   return { received: true };
+}
+
+/** Whether a result's names are the profile's (false when either side has none). */
+function holderNamed(profile: { first_name: string | null; last_name: string | null }, e: Json): boolean {
+  if (profile.first_name === null || profile.last_name === null) return false;
+  return namesMatch({ first: profile.first_name, last: profile.last_name }, {
+    firstName: text(e.firstName),
+    middleName: text(e.middleName),
+    lastName: text(e.lastName),
+  });
 }

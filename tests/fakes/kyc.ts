@@ -27,9 +27,12 @@
 //        object, or a string sent byte for byte) -> {responses, payload}
 //        alg: 'HMAC_SHA512_HEX' (default) | 'HMAC_SHA256_HEX' | 'HMAC_SHA1_HEX' | null (no
 //        x-payload-digest-alg header, SHA-512); signature: sent instead of the right digest
-//   POST /_fake/identity-result {reference, status?, verificationType?, times?, concurrent?, token?}
+//   POST /_fake/identity-result {reference, status?, verificationType?, names?, times?, concurrent?, token?}
 //        the result of a check (status 'found' by default; the type the request asked for unless
-//        given; token: sent instead of the right one) -> {responses, payload}
+//        given; token: sent instead of the right one; names: {firstName?, middleName?, lastName?}
+//        returned for the number, or null for none; by default a NIN or BVN found returns the names
+//        its request sent, in capitals, surname and first name swapped, as a registry writes them)
+//        -> {responses, payload}
 //   POST /_fake/identity-auto {enabled, status?}   answer every new /identity/verifications request
 //        by posting its result 50 ms later (status 'found' by default)
 // Times copies of a webhook are the same bytes, sent one after another, or all at once when concurrent.
@@ -72,7 +75,10 @@ const requests: Recorded[] = [];
 let fails: FailRule[] = [];
 const finals = new Set<string>(); // `${userId}\n${levelName}` with a FINAL rejection
 // reference -> the verification request (the whole number stays in memory only; never printed)
-const verifications = new Map<string, { verificationType: string; idNumber: string }>();
+const verifications = new Map<
+  string,
+  { verificationType: string; idNumber: string; firstName?: string; lastName?: string }
+>();
 let auto: { status: string } | null = null;
 let lastCreatedMs = 0;
 
@@ -212,6 +218,9 @@ async function identityApi(req: Request, url: URL): Promise<Response> {
     ? 'bankCode is required for BANK_ACCOUNT'
     : b.verificationType === 'DIRECTOR' && (typeof b.rcNumber !== 'string' || !b.rcNumber)
     ? 'rcNumber is required for DIRECTOR'
+    : (b.verificationType === 'NIN' || b.verificationType === 'BVN') &&
+        [b.firstName, b.lastName, b.phone].some((v) => typeof v !== 'string' || !v)
+    ? 'firstName, lastName and phone are required for NIN and BVN'
     : null;
   if (problem) return json(400, { message: problem });
   const rule = injected(url.pathname, body);
@@ -220,7 +229,13 @@ async function identityApi(req: Request, url: URL): Promise<Response> {
   if (rule?.mode === 'refuse') return json(422, { message: 'Declined by test rule' });
 
   const reference = b.reference as string;
-  verifications.set(reference, { verificationType: b.verificationType as string, idNumber: idNumber as string });
+  verifications.set(reference, {
+    verificationType: b.verificationType as string,
+    idNumber: idNumber as string,
+    ...(typeof b.firstName === 'string' && typeof b.lastName === 'string'
+      ? { firstName: b.firstName, lastName: b.lastName }
+      : {}),
+  });
   if (auto) {
     const status = auto.status;
     setTimeout(() => {
@@ -324,6 +339,15 @@ async function identityResult(b: Json) {
     completedAt: new Date().toISOString(),
   };
   if (known) payload.idLast4 = known.idNumber.slice(-4);
+  // the names found for the number: as given, or those the request sent, written as a registry does
+  const names = b.names !== undefined
+    ? b.names as Json | null
+    : known?.firstName !== undefined && payload.status === 'found'
+    ? { firstName: known.lastName?.toUpperCase(), lastName: known.firstName.toUpperCase() }
+    : null;
+  if (names) {
+    for (const k of ['firstName', 'middleName', 'lastName']) if (typeof names[k] === 'string') payload[k] = names[k];
+  }
   const token = typeof b.token === 'string' ? b.token : identityWebhookToken;
   return {
     responses: await send(identityWebhookUrl, { 'x-identity-webhook-token': token }, JSON.stringify(payload), b),

@@ -17,6 +17,8 @@ import { TEST_IDENTITY_API_KEY, TEST_SUMSUB_APP_TOKEN, TEST_SUMSUB_SECRET_KEY } 
 type SumsubEvent = { applicantId: string; correlationId: string; createdAtMs: string } & Record<string, unknown>;
 
 const TOKEN_PATH = '/resources/accessTokens/sdk';
+/** The account holder a NIN or BVN request carries. */
+const HOLDER = { firstName: 'Chidi', lastName: 'Okafor', phone: '+2348031234567' };
 const VERIFY_PATH = '/identity/verifications';
 const fakeUrl = () => inject('fakeKycUrl');
 
@@ -163,13 +165,20 @@ describe('Sumsub adapter against the fake', () => {
 });
 
 describe('http identity adapter against the fake', () => {
-  it('an accepted request resolves; the fake received our contract with the bearer key', async () => {
+  it('an accepted request resolves; the fake received our contract with the bearer key and the holder', async () => {
     const reference = `idv_${randomUUID()}`;
     const idNumber = eleven();
-    await identity().requestCheck({ reference, verificationType: 'NIN', idNumber });
+    await identity().requestCheck({ reference, verificationType: 'NIN', idNumber, holder: HOLDER });
     const seen = (await kycFake.requests(VERIFY_PATH)).filter((r) => r.body?.reference === reference);
     expect(seen).toHaveLength(1);
-    expect(seen[0]?.body).toEqual({ reference, verificationType: 'NIN', idNumber });
+    expect(seen[0]?.body).toEqual({
+      reference,
+      verificationType: 'NIN',
+      idNumber,
+      firstName: 'Chidi',
+      lastName: 'Okafor',
+      phone: '+2348031234567',
+    });
     expect(seen[0]?.identity).toEqual({ authorized: true, idLast4: idNumber.slice(-4) });
   });
 
@@ -199,10 +208,19 @@ describe('http identity adapter against the fake', () => {
         reference: `idv_${randomUUID()}`,
         verificationType: 'BVN',
         idNumber: eleven(),
+        holder: HOLDER,
       }),
     );
     expect([err.kind, err.httpStatus]).toEqual(['refused', 401]);
     expect(err.message).toContain('Invalid API key');
+  });
+
+  it('a NIN or BVN without the holder is malformed to the contract (400)', async () => {
+    const err = await rejection(
+      identity().requestCheck({ reference: `idv_${randomUUID()}`, verificationType: 'NIN', idNumber: eleven() }),
+    );
+    expect([err.kind, err.httpStatus]).toEqual(['refused', 400]);
+    expect(err.message).toContain('firstName, lastName and phone are required');
   });
 
   it('a request the provider finds malformed is refused with its message (400)', async () => {
@@ -221,7 +239,8 @@ describe('http identity adapter against the fake', () => {
     const reference = `idv_${randomUUID()}`;
     const err = await withFailure(
       { path: VERIFY_PATH, mode: 'unavailable', field: 'reference', value: reference },
-      () => rejection(identity().requestCheck({ reference, verificationType: 'NIN', idNumber: eleven() })),
+      () =>
+        rejection(identity().requestCheck({ reference, verificationType: 'NIN', idNumber: eleven(), holder: HOLDER })),
     );
     expect([err.kind, err.httpStatus]).toEqual(['unavailable', 500]);
   });
@@ -405,7 +424,7 @@ describe('sandboxes', () => {
     answer = reply(200, '{"received":true}');
     const path = `/identity-${randomUUID()}`;
     const id = sandboxIdentityProvider({ webhookUrl: `${local}${path}`, token, delayMs: 10 });
-    await id.requestCheck({ reference: 'ref-found', verificationType: 'NIN', idNumber: '12345678901' });
+    await id.requestCheck({ reference: 'ref-found', verificationType: 'NIN', idNumber: '12345678901', holder: HOLDER });
     await id.requestCheck({ reference: 'ref-missing', verificationType: 'BVN', idNumber: '12345678900' });
     const results = await caughtAt(path, 2);
     expect(results).toHaveLength(2);
@@ -422,8 +441,12 @@ describe('sandboxes', () => {
       status: 'found',
       idLast4: '8901',
       provider: 'sandbox',
+      // the holder's names as a registry writes them
+      firstName: 'CHIDI',
+      lastName: 'OKAFOR',
     });
     expect(bodies['ref-missing']).toMatchObject({ verificationType: 'BVN', status: 'not_found', idLast4: '8900' });
+    expect(bodies['ref-missing']).not.toHaveProperty('firstName');
     expect(Number.isNaN(Date.parse(bodies['ref-found']!.completedAt))).toBe(false);
     expect(results.some((r) => r.raw.toString('utf8').includes('12345678901'))).toBe(false);
   });

@@ -3,6 +3,8 @@
 // webhook-kyc reviews (GREEN, RED RETRY/FINAL, redeliveries, late older reviews, other types,
 // tampered or missing signatures), identity-verify and webhook-identity, and the tier they raise
 // and lower, with its notifications and SMS.
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, baseUrl, type BodyOf, expectOk, get, post } from '../support/api.ts';
 import { lastSms, testDb } from '../support/db.ts';
@@ -15,6 +17,8 @@ import notificationList from '../../supabase/functions/notification-list/handler
 import profilePublicGet from '../../supabase/functions/profile-public-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
+/** A random 11-digit number not ending in 0: a NIN or BVN no other test uses (numbers are bound to one account). */
+const eleven = () => `${String(randomInt(1, 10_000_000_000)).padStart(10, '0')}${randomInt(1, 10)}`;
 const status = async (u: TestUser) => expectOk(await get(kycStatus, { token: u.accessToken }));
 const tierOf = async (u: TestUser) => (await status(u)).tier as number;
 const review = (u: TestUser, level: 'tier-1' | 'tier-2', answer: 'GREEN' | 'RED', extra = {}) =>
@@ -180,6 +184,68 @@ describe('webhook-kyc', () => {
     expect(r.status).toBe(403);
   });
 
+  it('keeps in the inbox only what the service reads: no names, date of birth, document number or comments', async () => {
+    const u = await signUp();
+    const personal = ['Chiamaka', 'Nwankwo', '1990-04-12', 'A09876543', '12 Allen Avenue', 'looks like Chiamaka'];
+    const event = {
+      type: 'applicantReviewed',
+      applicantId: 'a'.repeat(24),
+      externalUserId: u.id,
+      levelName: 'tier-1',
+      reviewStatus: 'completed',
+      createdAtMs: '2026-11-20 10:00:00.000',
+      info: { firstName: personal[0], lastName: personal[1], dob: personal[2], country: 'NGA' },
+      idDocs: [{ idDocType: 'PASSPORT', number: personal[3] }],
+      address: personal[4],
+      reviewResult: { reviewAnswer: 'GREEN', moderationComment: personal[5], clientComment: personal[5] },
+    };
+    received(await kycFake.sumsubEvent(event));
+    expect(await tierOf(u)).toBe(1);
+    const [row] = await testDb()<{ payload: Record<string, unknown> }[]>`
+      select payload from private.kyc_webhook_inbox where user_id = ${u.id}`;
+    expect(row?.payload).toEqual({
+      type: 'applicantReviewed',
+      applicantId: 'a'.repeat(24),
+      externalUserId: u.id,
+      levelName: 'tier-1',
+      reviewStatus: 'completed',
+      createdAtMs: '2026-11-20 10:00:00.000',
+      reviewResult: { reviewAnswer: 'GREEN' },
+    });
+    for (const p of personal) expect(JSON.stringify(row?.payload)).not.toContain(p);
+  });
+
+  it('the migration scrubs the personal fields of rows kept before it, and leaves what the service reads', async () => {
+    const key = `sumsub:test-${crypto.randomUUID()}`;
+    const old = {
+      type: 'applicantReviewed',
+      externalUserId: crypto.randomUUID(),
+      levelName: 'tier-2',
+      info: { firstName: 'Chiamaka', dob: '1990-04-12' },
+      idDocs: [{ number: 'A09876543' }],
+      reviewResult: {
+        reviewAnswer: 'RED',
+        rejectLabels: ['FORGERY'],
+        reviewRejectType: 'FINAL',
+        moderationComment: 'x',
+      },
+    };
+    await testDb()`insert into private.kyc_webhook_inbox (key, source, event_type, outcome, payload)
+                   values (${key}, 'sumsub', 'applicantReviewed', 'unknown_user', ${testDb().json(old)})`;
+    const migration = readFileSync('supabase/migrations/20261127060000_kyc_inbox_minimal.sql', 'utf8');
+    const scrub = migration.slice(migration.indexOf('-- the rows already stored'));
+    await testDb().unsafe(scrub);
+    const [row] = await testDb()<
+      { payload: unknown }[]
+    >`select payload from private.kyc_webhook_inbox where key = ${key}`;
+    expect(row?.payload).toEqual({
+      type: 'applicantReviewed',
+      externalUserId: old.externalUserId,
+      levelName: 'tier-2',
+      reviewResult: { reviewAnswer: 'RED', rejectLabels: ['FORGERY'], reviewRejectType: 'FINAL' },
+    });
+  });
+
   it('a late review older than the one applied is ignored', async () => {
     const u = await signUp();
     received(await review(u, 'tier-1', 'GREEN', { createdAtMs: '2026-11-20 10:00:00.500' }));
@@ -248,14 +314,23 @@ describe('webhook-kyc', () => {
 describe('identity-verify and webhook-identity', () => {
   it('records a pending check, asks the provider, and the result raises the tier to 3 with nin and bvn', async () => {
     const u = await signUp({ tier: 2 });
-    const ref = await verifyIdentity(u, 'nin', '123 4567 8901');
+    const nin = eleven();
+    const ref = await verifyIdentity(u, 'nin', `${nin.slice(0, 3)} ${nin.slice(3, 7)} ${nin.slice(7)}`);
     expect(ref).toMatch(/^idv_[0-9a-f]{32}$/);
     const asked = (await kycFake.requests('/identity/verifications')).filter((r) => r.body?.reference === ref);
     expect(asked).toHaveLength(1);
-    expect(asked[0]?.body).toMatchObject({ reference: ref, verificationType: 'NIN', idNumber: '12345678901' });
+    // with the holder as the profile names them (signUp's Ada Obi) and the phone
+    expect(asked[0]?.body).toEqual({
+      reference: ref,
+      verificationType: 'NIN',
+      idNumber: nin,
+      firstName: 'Ada',
+      lastName: 'Obi',
+      phone: u.phone,
+    });
     expect(asked[0]?.identity?.authorized).toBe(true);
     expect(await tierOf(u)).toBe(2);
-    await verifyIdentity(u, 'bvn', '22345678901');
+    await verifyIdentity(u, 'bvn', eleven());
     const s = await status(u);
     expect(s.tier).toBe(3);
     expect(s.limits).toEqual({ single: 5_000_000, daily: 5_000_000, balance: null });
@@ -286,9 +361,10 @@ describe('identity-verify and webhook-identity', () => {
     expect((await status(u)).checks).toEqual([
       expect.objectContaining({ type: 'nin', status: 'failed', reject_labels: ['NOT_FOUND'], can_retry: true }),
     ]);
-    await verifyIdentity(u, 'nin', '12345678901');
+    const nin = eleven();
+    await verifyIdentity(u, 'nin', nin);
     expect((await status(u)).checks[0]).toMatchObject({ type: 'nin', status: 'passed' });
-    const again = await post(identityVerify, { type: 'nin', id_number: '12345678901' }, { token: u.accessToken });
+    const again = await post(identityVerify, { type: 'nin', id_number: nin }, { token: u.accessToken });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'kyc_check_passed', error: 'this check has already passed' });
   });
@@ -362,9 +438,9 @@ describe('identity-verify and webhook-identity', () => {
       expect((await status(u)).checks).toEqual([]);
     });
 
-    it('at most 5 requests a day per user (each is a paid lookup): the 6th is 429 with Retry-After', async () => {
+    it('at most 3 requests a day for each type of check (each is a paid lookup): the 4th of one type is 429 with Retry-After, another type still passes', async () => {
       const u = await signUp();
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 3; i++) {
         expectOk(
           await post(identityVerify, { type: 'tin', id_number: `1234567${i}-0001` }, { token: u.accessToken }),
           201,
@@ -376,7 +452,40 @@ describe('identity-verify and webhook-identity', () => {
       expect(r.status).toBe(429);
       expect(r.body).toMatchObject({ code: 'rate_limited' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(80_000);
-      expect(r.body.error).toContain('at most 5 a day');
+      expect(r.body.error).toContain('Too many TIN checks: at most 3 a day for each type of check');
+      // the other types are counted apart
+      expectOk(await post(identityVerify, { type: 'cac', id_number: 'RC7654321' }, { token: u.accessToken }), 201);
+    });
+
+    it('a business asks for its six checks in one day and reaches tier 4 (six types, one request each)', async () => {
+      const biz = await signUp({ tier: 2 });
+      await verifyIdentity(biz, 'nin', eleven());
+      await verifyIdentity(biz, 'bvn', eleven());
+      await verifyIdentity(biz, 'cac', 'RC1234567');
+      await verifyIdentity(biz, 'tin', '1234567890');
+      await verifyIdentity(biz, 'director', eleven(), 'found', { rc_number: 'RC1234567' });
+      await verifyIdentity(biz, 'bank_account', '0123456789', 'found', { bank_code: '058' });
+      expect(await tierOf(biz)).toBe(4);
+    });
+
+    it('a TIN: FIRS with or without its dash is one number (sent and hashed as 12345678-0001); a 10-digit JTB TIN is accepted', async () => {
+      const u = await signUp();
+      const first = await verifyIdentity(u, 'tin', '876543210001', 'not_found');
+      const second = await verifyIdentity(u, 'tin', '87654321 - 0001', 'not_found');
+      const jtb = await verifyIdentity(u, 'tin', '20 1234 5678');
+      const sent = await kycFake.requests('/identity/verifications');
+      const idOf = (ref: string) => sent.find((r) => r.body?.reference === ref)?.body?.idNumber;
+      expect([idOf(first), idOf(second), idOf(jtb)]).toEqual(['87654321-0001', '87654321-0001', '2012345678']);
+      const hashes = await testDb()<{ reference: string; id_hash: string; id_last4: string }[]>`
+        select reference, id_hash, id_last4 from private.identity_requests where user_id = ${u.id}`;
+      const hashOf = (ref: string) => hashes.find((h) => h.reference === ref)?.id_hash;
+      expect(hashOf(first)).toBe(hashOf(second));
+      expect(hashOf(jtb)).not.toBe(hashOf(first));
+      expect((await status(u)).checks).toEqual([expect.objectContaining({ type: 'tin', status: 'passed' })]);
+      for (const id_number of ['12345678', '1234567-0001', '123456789', '12345678-00011', '12345678--0001']) {
+        const r = await post(identityVerify, { type: 'tin', id_number }, { token: u.accessToken });
+        expect(r.status, id_number).toBe(400);
+      }
     });
   });
 
@@ -385,7 +494,7 @@ describe('identity-verify and webhook-identity', () => {
       const u = await signUp({ tier: 2 });
       const nin = async () => ((await status(u)).checks as { type: string }[]).find((c) => c.type === 'nin');
       const r = expectOk(
-        await post(identityVerify, { type: 'nin', id_number: '12345678901' }, { token: u.accessToken }),
+        await post(identityVerify, { type: 'nin', id_number: eleven() }, { token: u.accessToken }),
         201,
       );
       const forged = await kycFake.identityResult({ reference: r.reference, token: 'not-the-token' });

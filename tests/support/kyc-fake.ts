@@ -92,6 +92,11 @@ export interface IdentityResult extends SendOptions {
   verificationType?: string;
   /** Sent as x-identity-webhook-token instead of the right one. */
   token?: string;
+  /**
+   * The names found for the number; null: none. Default: for a NIN or BVN found, the names its
+   * request sent, in capitals and swapped (surname as firstName), as a registry writes them.
+   */
+  names?: { firstName?: string; middleName?: string; lastName?: string } | null;
 }
 
 export interface IdentityWebhook {
@@ -102,6 +107,9 @@ export interface IdentityWebhook {
   providerReference: string;
   completedAt: string;
   idLast4?: string;
+  firstName?: string;
+  middleName?: string;
+  lastName?: string;
 }
 
 export interface RecordedRequest {

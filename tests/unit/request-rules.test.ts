@@ -644,7 +644,7 @@ describe('request rules: rules between fields', () => {
         nin: /^[0-9]{11}$/,
         bvn: /^[0-9]{11}$/,
         cac: /^(RC|BN|IT|LP|LLP)?[0-9]{1,8}$/,
-        tin: /^[0-9]{8}-[0-9]{4}$/,
+        tin: /^(?:[0-9]{8}-?[0-9]{4}|[0-9]{10})$/,
         bank_account: /^[0-9]{10}$/,
         director: /^[0-9]{11}$/,
       }[type]!.test(compact);
