@@ -1961,6 +1961,9 @@ begin
   -- at the same moment, or (the payee's wallet before a clearing shard) with a withdrawal. So,
   -- first, both users' transaction locks (the key of private.strictly_increasing_created_at on
   -- public.transactions), lower id first, then every account the settlement may touch, in id order.
+  -- Before them, the payee's limit lock, which a withdrawal takes before its transaction and
+  -- wallet: the payout a settlement may start is checked under it (private.escrow_start_payout).
+  perform private.kyc_lock(v_payee);
   for v_user in select x.u from unnest(array[v_payer, v_payee]) as x(u) order by x.u loop
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.transactions:' || v_user::text, 0));
   end loop;
@@ -2790,6 +2793,9 @@ declare
   v_transfer uuid;
   v_entries jsonb;
 begin
+  -- the payee's limit lock before their transactions and wallet (the order of a withdrawal): the
+  -- payout this release may start is checked under it (private.escrow_start_payout)
+  perform private.kyc_lock(v_payee);
   if p_amount <= 0 or v_after > e.amount then
     -- an assertion, not a refusal: milestones_fit keeps every release within the amount
     raise exception 'release of % kobo exceeds what is left in escrow', p_amount;
@@ -3006,6 +3012,7 @@ AS $function$
 declare
   v_payee uuid := private.payee_of(e);
   pa public.payout_accounts;
+  v_held jsonb;
   v_tx uuid;
 begin
   if p_amount <= 0 then
@@ -3022,6 +3029,13 @@ begin
     perform private.kyc_balance_notice(v_payee);
     return null;
   end if;
+  -- a payout is money leaving the service, as a withdrawal is: over the single limit, or past the
+  -- daily one, it stays in the wallet and the payee is told which tier lets it out
+  v_held := private.kyc_payout_limit(v_payee, p_amount);
+  if v_held is not null then
+    perform private.kyc_payout_notice(v_payee, v_held);
+    return null;
+  end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)),
@@ -3036,7 +3050,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account and their tier moves money; else the money stays in the wallet, and the payee is told to verify when it is below the identity floor or above the tier''s balance limit (kyc_balance_notice). Returns the pending transaction.';
+comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account, their tier moves money and the payout is within their single and daily limits (kyc_payout_limit, counted like a withdrawal); else the money stays in the wallet and the payee is told to verify: below the identity floor or above the balance limit (kyc_balance_notice), or over a limit (kyc_payout_notice). Returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
@@ -3436,6 +3450,93 @@ revoke all on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_m
 grant execute on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.kyc_lock(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_lock(p_user uuid)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$ select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc-limit:' || p_user::text, 0)) $function$;
+comment on function private.kyc_lock(p_user uuid) is 'Until commit, the per-user lock under which a movement is checked against the KYC limits (the key private.kyc_limit_check takes). A release or a settlement takes it for the payee before it writes their transactions or wallet, in the order a withdrawal takes them, so the two never deadlock.';
+revoke all on function private.kyc_lock(p_user uuid) from public;
+grant execute on function private.kyc_lock(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_payout_limit(p_user uuid, p_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_payout_limit(p_user uuid, p_amount bigint)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  l private.kyc_tiers%rowtype;
+  v_used bigint;
+  v_limit text;
+  v_allowed smallint;
+begin
+  -- the lock private.kyc_limit_check takes: a withdrawal, a funding and another payout of this user
+  -- wait until this transaction commits, and then count the payout it creates (the release or the
+  -- settlement took it already, before the payee's transactions and wallet: it is held again here)
+  perform private.kyc_lock(p_user);
+  select t.* into l from private.kyc_tiers t join private.users u on u.kyc_tier = t.tier where u.id = p_user;
+  if not found then
+    select t.* into l from private.kyc_tiers t where t.tier = 0;
+  end if;
+  v_used := private.kyc_used_today(p_user, now());
+  if p_amount > l.single_limit then
+    v_limit := 'single';
+  elsif v_used + p_amount > l.daily_limit then
+    v_limit := 'daily';
+  else
+    return null;
+  end if;
+  select min(t.tier) into v_allowed from private.kyc_tiers t
+   where t.tier > l.tier and t.single_limit >= p_amount and t.daily_limit >= v_used + p_amount;
+  return pg_catalog.jsonb_build_object(
+    'kyc_limit', v_limit, 'tier', l.tier, 'amount', p_amount,
+    'limit', case v_limit when 'single' then l.single_limit else l.daily_limit end,
+    'used_today', v_used, 'allowed_tier', v_allowed);
+end
+$function$;
+comment on function private.kyc_payout_limit(p_user uuid, p_amount bigint) is 'Null when a payout of p_amount to the user''s bank is within their tier''s single and daily limits (escrow payouts and withdrawals counted alike); else the facts {kyc_limit: single|daily, tier, amount, limit, used_today, allowed_tier}. Takes the per-user lock of kyc_limit_check until commit.';
+revoke all on function private.kyc_payout_limit(p_user uuid, p_amount bigint) from public;
+grant execute on function private.kyc_payout_limit(p_user uuid, p_amount bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_payout_notice(p_user uuid, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_payout_notice(p_user uuid, p_facts jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_phone text;
+begin
+  -- once a day (Lagos) is enough, whichever "verify" notice went first (private.kyc_balance_notice)
+  if exists (select 1 from public.notifications
+              where user_id = p_user and event_type = 'verification_needed' and escrow_id is null
+                and created_at >= private.lagos_day_start(now())) then
+    return;
+  end if;
+  perform private.notify_account(p_user, 'verification_needed',
+    pg_catalog.jsonb_build_object('kind', 'verify_to_pay_out', 'amount', p_facts -> 'amount',
+                                  'kyc_limit', p_facts -> 'kyc_limit', 'limit', p_facts -> 'limit',
+                                  'tier', p_facts -> 'allowed_tier'),
+    'Verify identity');
+  select phone into v_phone from private.users where id = p_user;
+  perform private.queue_sms(v_phone,
+    pg_catalog.jsonb_build_object('kind', 'verify_to_pay_out', 'amount', p_facts -> 'amount',
+                                  'kyc_limit', p_facts -> 'kyc_limit', 'limit', p_facts -> 'limit',
+                                  'tier', p_facts -> 'allowed_tier'));
+end
+$function$;
+comment on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) is 'A payout held by the payee''s single or daily limit (facts of kyc_payout_limit): tells them (notification verification_needed, kind verify_to_pay_out, and an SMS) that the money is in the wallet and which tier lifts the limit, at most once a Lagos day together with kyc_balance_notice.';
+revoke all on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) from public;
+grant execute on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone)
@@ -3607,17 +3708,17 @@ CREATE OR REPLACE FUNCTION private.kyc_used_today(p_user uuid, p_now timestamp w
  SET search_path TO ''
 AS $function$
   -- money moved into the service (card top-ups, bank transfers in, card fundings of escrows) and
-  -- out of it (withdrawals), pending or done, since 00:00 Lagos; a wallet funding moves money
-  -- already counted, and an escrow's payment request is not a charge
+  -- out of it (withdrawals and escrow payouts to the bank), pending or done, since 00:00 Lagos; a
+  -- wallet funding moves money already counted, and an escrow's payment request is not a charge
   select coalesce(sum(t.amount), 0)::bigint
     from public.transactions t
    where t.user_id = p_user
      and t.created_at >= private.lagos_day_start(p_now)
      and t.status in ('pending', 'succeeded')
-     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal')
+     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal', 'escrow_payout')
           or (t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'));
 $function$;
-comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings and withdrawals, pending or succeeded, in kobo.';
+comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings, withdrawals and escrow payouts, pending or succeeded, in kobo.';
 revoke all on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) from public;
 grant execute on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) to service_role;
 
