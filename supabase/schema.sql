@@ -551,7 +551,7 @@ create policy "Service role manages sms outbox" on private.sms_outbox as permiss
 comment on table private.sms_outbox is 'Every SMS, written in the transaction that decided to send it and dispatched after the commit.';
 comment on column private.sms_outbox.message is 'What to say: {kind, ...params}, rendered by shared/messages.ts (one-time codes: without the code).';
 comment on column private.sms_outbox.body is 'The text, written when the row is dispatched (one-time codes: when queued); null until then.';
-comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap.';
+comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap (the phone''s daily invite SMS), invite_initiator_cap (the initiator''s).';
 comment on column private.sms_outbox.expires_at is 'A queued message not sent by then is dropped (one-time codes).';
 grant select, insert, update, delete on table private.sms_outbox to service_role;
 
@@ -3248,6 +3248,58 @@ revoke all on function private.invite_sms_cap() from public;
 grant execute on function private.invite_sms_cap() to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.invite_sms_initiator_cap()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.invite_sms_initiator_cap()
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.invite_sms_max_per_initiator_per_day', true), '')::integer, 20);
+$function$;
+comment on function private.invite_sms_initiator_cap() is 'Invite SMS one initiator''s escrows may send in 24 hours: the transaction''s escrow.invite_sms_max_per_initiator_per_day (INVITE_SMS_MAX_PER_INITIATOR_PER_DAY), else 20.';
+revoke all on function private.invite_sms_initiator_cap() from public;
+grant execute on function private.invite_sms_initiator_cap() to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_cap integer := private.invite_sms_initiator_cap();
+  v_key text := 'invite_sms_from:' || p_initiator::text;
+  v_now timestamptz;
+  v_oldest timestamptz;
+begin
+  if v_cap <= 0 then
+    -- no invite SMS at all: invitations are in the app only, nothing to wait for
+    return 0;
+  end if;
+  -- the lock private.rate_limit_take takes on this key, held to the end of the transaction: the
+  -- invite this creation queues takes the slot this answer saw free
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('rate:' || v_key, 0));
+  v_now := coalesce(p_now, pg_catalog.clock_timestamp());
+  select e.created_at into v_oldest
+    from private.rate_limit_events e
+   where e.key = v_key and e.created_at > v_now - interval '1 day'
+   order by e.created_at desc
+  offset v_cap - 1 limit 1;
+  if not found then
+    return 0;
+  end if;
+  return greatest(ceil(extract(epoch from (v_oldest + interval '1 day' - v_now)))::integer, 1);
+end
+$function$;
+comment on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) is 'Seconds until the initiator may send another invite SMS (0: now, or never any when the cap is 0), without taking a unit; locks the key until commit. escrow-create of a counterparty-paid escrow answers 429 with it.';
+revoke all on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) from public;
+grant execute on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.is_admin(p_user uuid)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.is_admin(p_user uuid)
@@ -4437,12 +4489,25 @@ AS $function$
 declare
   v_name text;
   v_cap integer := private.invite_sms_cap();
+  v_initiator_cap integer := private.invite_sms_initiator_cap();
+  v_from text := 'invite_sms_from:' || e.initiator_id::text;
   v_withheld text;
 begin
   select private.sms_first_name(first_name) into v_name from public.profiles where id = e.initiator_id;
-  if v_cap <= 0 or private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
-       'key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap, 'window_seconds', 86400))) > 0 then
+  if v_cap <= 0 then
     v_withheld := 'invite_daily_cap';
+  elsif v_initiator_cap <= 0 then
+    v_withheld := 'invite_initiator_cap';
+  elsif private.rate_limit_take(pg_catalog.jsonb_build_array(
+          pg_catalog.jsonb_build_object('key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap,
+                                        'window_seconds', 86400),
+          pg_catalog.jsonb_build_object('key', v_from, 'limit', v_initiator_cap, 'window_seconds', 86400))) > 0 then
+    -- neither unit was taken; the initiator's cap is named first when both are full (both keys are
+    -- locked by rate_limit_take until commit, so the count is the one it saw)
+    v_withheld := case when (select count(*) from private.rate_limit_events r
+                               where r.key = v_from and r.created_at > pg_catalog.clock_timestamp() - interval '1 day')
+                            >= v_initiator_cap
+                       then 'invite_initiator_cap' else 'invite_daily_cap' end;
   end if;
   insert into private.sms_outbox (phone, message, sent_at, withheld)
   values (e.counterparty_phone,
@@ -4453,7 +4518,7 @@ begin
   return v_withheld is null;
 end
 $function$;
-comment on function private.queue_invite_sms(e public.escrows) is 'Queues an escrow''s invite SMS (no user-written text but a safe first name), withheld over the per-phone daily cap; true when it is to be sent.';
+comment on function private.queue_invite_sms(e public.escrows) is 'Queues an escrow''s invite SMS (no user-written text but a safe first name), taking a unit of the phone''s daily cap and one of the initiator''s, both or neither; withheld (invite_daily_cap, invite_initiator_cap) over either, never refused. True when it is to be sent.';
 revoke all on function private.queue_invite_sms(e public.escrows) from public;
 grant execute on function private.queue_invite_sms(e public.escrows) to service_role;
 

@@ -90,6 +90,10 @@ const schema = z
     // Invite SMS one phone receives in 24 hours from all initiators together; later invites are
     // created without an SMS.
     INVITE_SMS_MAX_PER_PHONE_PER_DAY: int(3, 0),
+    // Invite SMS one initiator's escrows send in 24 hours, whoever pays (an initiator-paid escrow's
+    // goes out at funding). Over it a funding's invite is in the app only; an escrow the
+    // counterparty pays is 429 (docs/escrow.md#invitations-and-their-limits).
+    INVITE_SMS_MAX_PER_INITIATOR_PER_DAY: int(20, 0),
     // Messages one user sends, in all conversations together (docs/conversations.md).
     MESSAGE_MAX_PER_MINUTE: int(30, 1),
     MESSAGE_MAX_PER_HOUR: int(600, 1),
