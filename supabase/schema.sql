@@ -4479,6 +4479,32 @@ revoke all on function private.post_transfer(p_key text, p_kind text, p_entries 
 grant execute on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.profile_reputation(p_user uuid, p_min_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.profile_reputation(p_user uuid, p_min_amount bigint)
+ RETURNS TABLE(completed_deals integer, rating_average numeric, rating_count integer)
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select
+    -- distinct counterparties of the user's escrows released to the payee (released, or ended
+    -- after a release) of at least the amount
+    (select count(distinct case when e.initiator_id = p_user then e.counterparty_id else e.initiator_id end)::integer
+       from public.escrows e
+      where (e.initiator_id = p_user or e.counterparty_id = p_user)
+        and e.status in ('released', 'ended') and e.released_at is not null
+        and e.amount >= p_min_amount),
+    round(avg(x.rating), 2),
+    count(x.id)::integer
+  from public.reviews x
+  where x.id in (select private.reviews_counted(p_user, p_min_amount));
+$function$;
+comment on function private.profile_reputation(p_user uuid, p_min_amount bigint) is 'profile-public-get''s completed_deals (distinct counterparties of released escrows of at least p_min_amount kobo), rating_average (2 decimals, null without counted reviews) and rating_count, over the reviews private.reviews_counted counts.';
+revoke all on function private.profile_reputation(p_user uuid, p_min_amount bigint) from public;
+grant execute on function private.profile_reputation(p_user uuid, p_min_amount bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.queue_invite_sms(e public.escrows)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.queue_invite_sms(e public.escrows)
@@ -4728,6 +4754,43 @@ $function$;
 comment on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) is 'review-submit: a party rates the other party of a released, refunded or ended escrow, once; the escrow ends when both have reviewed; the reviewee is notified. Returns the review id.';
 revoke all on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) from public;
 grant execute on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.reviews_counted(p_reviewee uuid, p_min_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.reviews_counted(p_reviewee uuid, p_min_amount bigint)
+ RETURNS SETOF uuid
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  r record;
+  v_reviewer uuid;
+  v_last timestamptz;
+begin
+  for r in
+    select x.id, x.reviewer_id, x.created_at
+      from public.reviews x
+      join public.escrows e on e.id = x.escrow_id
+     where x.reviewee_id = p_reviewee and e.amount >= p_min_amount
+     order by x.reviewer_id, x.created_at, x.id
+  loop
+    if v_reviewer is distinct from r.reviewer_id then
+      v_reviewer := r.reviewer_id;
+      v_last := null;
+    end if;
+    -- the reviewer's first counted review of this person in 30 days
+    if v_last is null or r.created_at >= v_last + interval '30 days' then
+      v_last := r.created_at;
+      return next r.id;
+    end if;
+  end loop;
+end
+$function$;
+comment on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) is 'The reviews of the user that count toward their public rating: on an escrow of at least p_min_amount kobo, and each reviewer''s first such review of them in 30 days (counted from the last counted one).';
+revoke all on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) from public;
+grant execute on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer)

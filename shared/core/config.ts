@@ -94,6 +94,9 @@ const schema = z
     // goes out at funding). Over it a funding's invite is in the app only; an escrow the
     // counterparty pays is 429 (docs/escrow.md#invitations-and-their-limits).
     INVITE_SMS_MAX_PER_INITIATOR_PER_DAY: int(20, 0),
+    // The smallest escrow amount, in kobo, whose review counts toward a public rating and whose
+    // release counts as a completed deal (docs/reviews.md#which-reviews-count): NGN 1,000.
+    REVIEW_MIN_AMOUNT: int(100_000, 1),
     // Messages one user sends, in all conversations together (docs/conversations.md).
     MESSAGE_MAX_PER_MINUTE: int(30, 1),
     MESSAGE_MAX_PER_HOUR: int(600, 1),
