@@ -598,7 +598,7 @@ create policy "Service role manages sms outbox" on private.sms_outbox as permiss
 comment on table private.sms_outbox is 'Every SMS, written in the transaction that decided to send it and dispatched after the commit.';
 comment on column private.sms_outbox.message is 'What to say: {kind, ...params}, rendered by shared/messages.ts (one-time codes: without the code).';
 comment on column private.sms_outbox.body is 'The text, written when the row is dispatched (one-time codes: when queued); null until then.';
-comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap.';
+comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap (the phone''s daily invite SMS), invite_initiator_cap (the initiator''s).';
 comment on column private.sms_outbox.expires_at is 'A queued message not sent by then is dropped (one-time codes).';
 grant select, insert, update, delete on table private.sms_outbox to service_role;
 
@@ -2008,6 +2008,9 @@ begin
   -- at the same moment, or (the payee's wallet before a clearing shard) with a withdrawal. So,
   -- first, both users' transaction locks (the key of private.strictly_increasing_created_at on
   -- public.transactions), lower id first, then every account the settlement may touch, in id order.
+  -- Before them, the payee's limit lock, which a withdrawal takes before its transaction and
+  -- wallet: the payout a settlement may start is checked under it (private.escrow_start_payout).
+  perform private.kyc_lock(v_payee);
   for v_user in select x.u from unnest(array[v_payer, v_payee]) as x(u) order by x.u loop
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.transactions:' || v_user::text, 0));
   end loop;
@@ -2837,6 +2840,9 @@ declare
   v_transfer uuid;
   v_entries jsonb;
 begin
+  -- the payee's limit lock before their transactions and wallet (the order of a withdrawal): the
+  -- payout this release may start is checked under it (private.escrow_start_payout)
+  perform private.kyc_lock(v_payee);
   if p_amount <= 0 or v_after > e.amount then
     -- an assertion, not a refusal: milestones_fit keeps every release within the amount
     raise exception 'release of % kobo exceeds what is left in escrow', p_amount;
@@ -3053,6 +3059,7 @@ AS $function$
 declare
   v_payee uuid := private.payee_of(e);
   pa public.payout_accounts;
+  v_held jsonb;
   v_tx uuid;
 begin
   if p_amount <= 0 then
@@ -3069,6 +3076,13 @@ begin
     perform private.kyc_balance_notice(v_payee);
     return null;
   end if;
+  -- a payout is money leaving the service, as a withdrawal is: over the single limit, or past the
+  -- daily one, it stays in the wallet and the payee is told which tier lets it out
+  v_held := private.kyc_payout_limit(v_payee, p_amount);
+  if v_held is not null then
+    perform private.kyc_payout_notice(v_payee, v_held);
+    return null;
+  end if;
   v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_payout',
             pg_catalog.jsonb_build_object('kind', 'escrow_payout', 'title', e.title, 'bank_name', pa.bank_name,
                                           'account_last4', pg_catalog.right(pa.account_number, 4)),
@@ -3083,7 +3097,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account and their tier moves money; else the money stays in the wallet, and the payee is told to verify when it is below the identity floor or above the tier''s balance limit (kyc_balance_notice). Returns the pending transaction.';
+comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account, their tier moves money and the payout is within their single and daily limits (kyc_payout_limit, counted like a withdrawal); else the money stays in the wallet and the payee is told to verify: below the identity floor or above the balance limit (kyc_balance_notice), or over a limit (kyc_payout_notice). Returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
@@ -3448,6 +3462,58 @@ revoke all on function private.invite_sms_cap() from public;
 grant execute on function private.invite_sms_cap() to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.invite_sms_initiator_cap()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.invite_sms_initiator_cap()
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(nullif(pg_catalog.current_setting('escrow.invite_sms_max_per_initiator_per_day', true), '')::integer, 20);
+$function$;
+comment on function private.invite_sms_initiator_cap() is 'Invite SMS one initiator''s escrows may send in 24 hours: the transaction''s escrow.invite_sms_max_per_initiator_per_day (INVITE_SMS_MAX_PER_INITIATOR_PER_DAY), else 20.';
+revoke all on function private.invite_sms_initiator_cap() from public;
+grant execute on function private.invite_sms_initiator_cap() to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_cap integer := private.invite_sms_initiator_cap();
+  v_key text := 'invite_sms_from:' || p_initiator::text;
+  v_now timestamptz;
+  v_oldest timestamptz;
+begin
+  if v_cap <= 0 then
+    -- no invite SMS at all: invitations are in the app only, nothing to wait for
+    return 0;
+  end if;
+  -- the lock private.rate_limit_take takes on this key, held to the end of the transaction: the
+  -- invite this creation queues takes the slot this answer saw free
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('rate:' || v_key, 0));
+  v_now := coalesce(p_now, pg_catalog.clock_timestamp());
+  select e.created_at into v_oldest
+    from private.rate_limit_events e
+   where e.key = v_key and e.created_at > v_now - interval '1 day'
+   order by e.created_at desc
+  offset v_cap - 1 limit 1;
+  if not found then
+    return 0;
+  end if;
+  return greatest(ceil(extract(epoch from (v_oldest + interval '1 day' - v_now)))::integer, 1);
+end
+$function$;
+comment on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) is 'Seconds until the initiator may send another invite SMS (0: now, or never any when the cap is 0), without taking a unit; locks the key until commit. escrow-create of a counterparty-paid escrow answers 429 with it.';
+revoke all on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) from public;
+grant execute on function private.invite_sms_initiator_wait(p_initiator uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.is_admin(p_user uuid)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.is_admin(p_user uuid)
@@ -3648,6 +3714,93 @@ $function$;
 comment on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) is 'Refuses a movement below the identity floor (kyc_floor_check: kyc_tier_required) or over the user''s tier limits (kyc_limit_exceeded, facts {kyc_limit, field, movement, tier, amount, limit, used_today, balance, allowed_tier}): single, daily (not for a wallet funding) and, for a top-up, the balance. Serialised per user until commit.';
 revoke all on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) from public;
 grant execute on function private.kyc_limit_check(p_user uuid, p_amount bigint, p_movement text, p_field text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_lock(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_lock(p_user uuid)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$ select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('kyc-limit:' || p_user::text, 0)) $function$;
+comment on function private.kyc_lock(p_user uuid) is 'Until commit, the per-user lock under which a movement is checked against the KYC limits (the key private.kyc_limit_check takes). A release or a settlement takes it for the payee before it writes their transactions or wallet, in the order a withdrawal takes them, so the two never deadlock.';
+revoke all on function private.kyc_lock(p_user uuid) from public;
+grant execute on function private.kyc_lock(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_payout_limit(p_user uuid, p_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_payout_limit(p_user uuid, p_amount bigint)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  l private.kyc_tiers%rowtype;
+  v_used bigint;
+  v_limit text;
+  v_allowed smallint;
+begin
+  -- the lock private.kyc_limit_check takes: a withdrawal, a funding and another payout of this user
+  -- wait until this transaction commits, and then count the payout it creates (the release or the
+  -- settlement took it already, before the payee's transactions and wallet: it is held again here)
+  perform private.kyc_lock(p_user);
+  select t.* into l from private.kyc_tiers t join private.users u on u.kyc_tier = t.tier where u.id = p_user;
+  if not found then
+    select t.* into l from private.kyc_tiers t where t.tier = 0;
+  end if;
+  v_used := private.kyc_used_today(p_user, now());
+  if p_amount > l.single_limit then
+    v_limit := 'single';
+  elsif v_used + p_amount > l.daily_limit then
+    v_limit := 'daily';
+  else
+    return null;
+  end if;
+  select min(t.tier) into v_allowed from private.kyc_tiers t
+   where t.tier > l.tier and t.single_limit >= p_amount and t.daily_limit >= v_used + p_amount;
+  return pg_catalog.jsonb_build_object(
+    'kyc_limit', v_limit, 'tier', l.tier, 'amount', p_amount,
+    'limit', case v_limit when 'single' then l.single_limit else l.daily_limit end,
+    'used_today', v_used, 'allowed_tier', v_allowed);
+end
+$function$;
+comment on function private.kyc_payout_limit(p_user uuid, p_amount bigint) is 'Null when a payout of p_amount to the user''s bank is within their tier''s single and daily limits (escrow payouts and withdrawals counted alike); else the facts {kyc_limit: single|daily, tier, amount, limit, used_today, allowed_tier}. Takes the per-user lock of kyc_limit_check until commit.';
+revoke all on function private.kyc_payout_limit(p_user uuid, p_amount bigint) from public;
+grant execute on function private.kyc_payout_limit(p_user uuid, p_amount bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_payout_notice(p_user uuid, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_payout_notice(p_user uuid, p_facts jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_phone text;
+begin
+  -- once a day (Lagos) is enough, whichever "verify" notice went first (private.kyc_balance_notice)
+  if exists (select 1 from public.notifications
+              where user_id = p_user and event_type = 'verification_needed' and escrow_id is null
+                and created_at >= private.lagos_day_start(now())) then
+    return;
+  end if;
+  perform private.notify_account(p_user, 'verification_needed',
+    pg_catalog.jsonb_build_object('kind', 'verify_to_pay_out', 'amount', p_facts -> 'amount',
+                                  'kyc_limit', p_facts -> 'kyc_limit', 'limit', p_facts -> 'limit',
+                                  'tier', p_facts -> 'allowed_tier'),
+    'Verify identity');
+  select phone into v_phone from private.users where id = p_user;
+  perform private.queue_sms(v_phone,
+    pg_catalog.jsonb_build_object('kind', 'verify_to_pay_out', 'amount', p_facts -> 'amount',
+                                  'kyc_limit', p_facts -> 'kyc_limit', 'limit', p_facts -> 'limit',
+                                  'tier', p_facts -> 'allowed_tier'));
+end
+$function$;
+comment on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) is 'A payout held by the payee''s single or daily limit (facts of kyc_payout_limit): tells them (notification verification_needed, kind verify_to_pay_out, and an SMS) that the money is in the wallet and which tier lifts the limit, at most once a Lagos day together with kyc_balance_notice.';
+revoke all on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) from public;
+grant execute on function private.kyc_payout_notice(p_user uuid, p_facts jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone)
@@ -3856,17 +4009,17 @@ CREATE OR REPLACE FUNCTION private.kyc_used_today(p_user uuid, p_now timestamp w
  SET search_path TO ''
 AS $function$
   -- money moved into the service (card top-ups, bank transfers in, card fundings of escrows) and
-  -- out of it (withdrawals), pending or done, since 00:00 Lagos; a wallet funding moves money
-  -- already counted, and an escrow's payment request is not a charge
+  -- out of it (withdrawals and escrow payouts to the bank), pending or done, since 00:00 Lagos; a
+  -- wallet funding moves money already counted, and an escrow's payment request is not a charge
   select coalesce(sum(t.amount), 0)::bigint
     from public.transactions t
    where t.user_id = p_user
      and t.created_at >= private.lagos_day_start(p_now)
      and t.status in ('pending', 'succeeded')
-     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal')
+     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal', 'escrow_payout')
           or (t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'));
 $function$;
-comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings and withdrawals, pending or succeeded, in kobo.';
+comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings, withdrawals and escrow payouts, pending or succeeded, in kobo.';
 revoke all on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) from public;
 grant execute on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) to service_role;
 
@@ -4575,6 +4728,32 @@ revoke all on function private.post_transfer(p_key text, p_kind text, p_entries 
 grant execute on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.profile_reputation(p_user uuid, p_min_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.profile_reputation(p_user uuid, p_min_amount bigint)
+ RETURNS TABLE(completed_deals integer, rating_average numeric, rating_count integer)
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select
+    -- distinct counterparties of the user's escrows released to the payee (released, or ended
+    -- after a release) of at least the amount
+    (select count(distinct case when e.initiator_id = p_user then e.counterparty_id else e.initiator_id end)::integer
+       from public.escrows e
+      where (e.initiator_id = p_user or e.counterparty_id = p_user)
+        and e.status in ('released', 'ended') and e.released_at is not null
+        and e.amount >= p_min_amount),
+    round(avg(x.rating), 2),
+    count(x.id)::integer
+  from public.reviews x
+  where x.id in (select private.reviews_counted(p_user, p_min_amount));
+$function$;
+comment on function private.profile_reputation(p_user uuid, p_min_amount bigint) is 'profile-public-get''s completed_deals (distinct counterparties of released escrows of at least p_min_amount kobo), rating_average (2 decimals, null without counted reviews) and rating_count, over the reviews private.reviews_counted counts.';
+revoke all on function private.profile_reputation(p_user uuid, p_min_amount bigint) from public;
+grant execute on function private.profile_reputation(p_user uuid, p_min_amount bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.queue_invite_sms(e public.escrows)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.queue_invite_sms(e public.escrows)
@@ -4585,12 +4764,25 @@ AS $function$
 declare
   v_name text;
   v_cap integer := private.invite_sms_cap();
+  v_initiator_cap integer := private.invite_sms_initiator_cap();
+  v_from text := 'invite_sms_from:' || e.initiator_id::text;
   v_withheld text;
 begin
   select private.sms_first_name(first_name) into v_name from public.profiles where id = e.initiator_id;
-  if v_cap <= 0 or private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
-       'key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap, 'window_seconds', 86400))) > 0 then
+  if v_cap <= 0 then
     v_withheld := 'invite_daily_cap';
+  elsif v_initiator_cap <= 0 then
+    v_withheld := 'invite_initiator_cap';
+  elsif private.rate_limit_take(pg_catalog.jsonb_build_array(
+          pg_catalog.jsonb_build_object('key', 'invite_sms:' || e.counterparty_phone, 'limit', v_cap,
+                                        'window_seconds', 86400),
+          pg_catalog.jsonb_build_object('key', v_from, 'limit', v_initiator_cap, 'window_seconds', 86400))) > 0 then
+    -- neither unit was taken; the initiator's cap is named first when both are full (both keys are
+    -- locked by rate_limit_take until commit, so the count is the one it saw)
+    v_withheld := case when (select count(*) from private.rate_limit_events r
+                               where r.key = v_from and r.created_at > pg_catalog.clock_timestamp() - interval '1 day')
+                            >= v_initiator_cap
+                       then 'invite_initiator_cap' else 'invite_daily_cap' end;
   end if;
   insert into private.sms_outbox (phone, message, sent_at, withheld)
   values (e.counterparty_phone,
@@ -4601,7 +4793,7 @@ begin
   return v_withheld is null;
 end
 $function$;
-comment on function private.queue_invite_sms(e public.escrows) is 'Queues an escrow''s invite SMS (no user-written text but a safe first name), withheld over the per-phone daily cap; true when it is to be sent.';
+comment on function private.queue_invite_sms(e public.escrows) is 'Queues an escrow''s invite SMS (no user-written text but a safe first name), taking a unit of the phone''s daily cap and one of the initiator''s, both or neither; withheld (invite_daily_cap, invite_initiator_cap) over either, never refused. True when it is to be sent.';
 revoke all on function private.queue_invite_sms(e public.escrows) from public;
 grant execute on function private.queue_invite_sms(e public.escrows) to service_role;
 
@@ -4811,6 +5003,43 @@ $function$;
 comment on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) is 'review-submit: a party rates the other party of a released, refunded or ended escrow, once; the escrow ends when both have reviewed; the reviewee is notified. Returns the review id.';
 revoke all on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) from public;
 grant execute on function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.reviews_counted(p_reviewee uuid, p_min_amount bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.reviews_counted(p_reviewee uuid, p_min_amount bigint)
+ RETURNS SETOF uuid
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  r record;
+  v_reviewer uuid;
+  v_last timestamptz;
+begin
+  for r in
+    select x.id, x.reviewer_id, x.created_at
+      from public.reviews x
+      join public.escrows e on e.id = x.escrow_id
+     where x.reviewee_id = p_reviewee and e.amount >= p_min_amount
+     order by x.reviewer_id, x.created_at, x.id
+  loop
+    if v_reviewer is distinct from r.reviewer_id then
+      v_reviewer := r.reviewer_id;
+      v_last := null;
+    end if;
+    -- the reviewer's first counted review of this person in 30 days
+    if v_last is null or r.created_at >= v_last + interval '30 days' then
+      v_last := r.created_at;
+      return next r.id;
+    end if;
+  end loop;
+end
+$function$;
+comment on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) is 'The reviews of the user that count toward their public rating: on an escrow of at least p_min_amount kobo, and each reviewer''s first such review of them in 30 days (counted from the last counted one).';
+revoke all on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) from public;
+grant execute on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer)

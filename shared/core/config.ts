@@ -91,6 +91,13 @@ const schema = z
     // Invite SMS one phone receives in 24 hours from all initiators together; later invites are
     // created without an SMS.
     INVITE_SMS_MAX_PER_PHONE_PER_DAY: int(3, 0),
+    // Invite SMS one initiator's escrows send in 24 hours, whoever pays (an initiator-paid escrow's
+    // goes out at funding). Over it a funding's invite is in the app only; an escrow the
+    // counterparty pays is 429 (docs/escrow.md#invitations-and-their-limits).
+    INVITE_SMS_MAX_PER_INITIATOR_PER_DAY: int(20, 0),
+    // The smallest escrow amount, in kobo, whose review counts toward a public rating and whose
+    // release counts as a completed deal (docs/reviews.md#which-reviews-count): NGN 1,000.
+    REVIEW_MIN_AMOUNT: int(100_000, 1),
     // Messages one user sends, in all conversations together (docs/conversations.md).
     MESSAGE_MAX_PER_MINUTE: int(30, 1),
     MESSAGE_MAX_PER_HOUR: int(600, 1),

@@ -70,11 +70,13 @@ export interface UserClaims {
 
 /**
  * Settings the SQL reads from the transaction, set in the same statement as the role: the invite
- * SMS cap (private.invite_sms_cap), so every transaction that may queue an invite SMS honours the
+ * SMS caps per phone and per initiator (private.invite_sms_cap, private.invite_sms_initiator_cap), so every transaction that may queue an invite SMS honours the
  * configuration, and, as service_role, the payments provider (private.payments_provider), which
  * an escrow payout that a release starts records, as a withdrawal does.
  */
 const inviteCap = () => String(Math.trunc(getConfig().INVITE_SMS_MAX_PER_PHONE_PER_DAY));
+/** INVITE_SMS_MAX_PER_INITIATOR_PER_DAY, for private.invite_sms_initiator_cap. */
+const initiatorInviteCap = () => String(Math.trunc(getConfig().INVITE_SMS_MAX_PER_INITIATOR_PER_DAY));
 
 /**
  * SQLSTATEs after which the whole transaction can simply run again: deadlock_detected (Postgres
@@ -255,12 +257,14 @@ const referenceItem = () => {
 const userSetup = (claims: UserClaims): Setup => (session, claim) =>
   `select ${sessionCheck(session)}${claimItem(claim)}${referenceItem()}set_config('role', 'authenticated', true), ` +
   `set_config('request.jwt.claims', ${text(JSON.stringify(claims))}, true), ` +
-  `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true)`;
+  `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true), ` +
+  `set_config('escrow.invite_sms_max_per_initiator_per_day', '${initiatorInviteCap()}', true)`;
 
 const serviceSetup: Setup = (session, claim) =>
   `select ${sessionCheck(session)}${claimItem(claim)}${referenceItem()}set_config('role', 'service_role', true), ` +
   `set_config('request.jwt.claims', '{"role":"service_role"}', true), ` +
   `set_config('escrow.invite_sms_max_per_phone_per_day', '${inviteCap()}', true), ` +
+  `set_config('escrow.invite_sms_max_per_initiator_per_day', '${initiatorInviteCap()}', true), ` +
   `set_config('escrow.payments_provider', ${text(getConfig().PAYMENTS_PROVIDER)}, true)`;
 
 /** Nothing more runs for a request whose session was found ended (a handler that caught the 401). */

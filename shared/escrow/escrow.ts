@@ -125,6 +125,12 @@ export async function escrowCreate(
       const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
       const wait = Number(limit?.wait ?? 0);
       if (wait > 0) return { wait, created: null, fees: null };
+      // and so is every invite SMS of the initiator's, whoever pays (INVITE_SMS_MAX_PER_INITIATOR_PER_DAY):
+      // an escrow the counterparty pays exists to invite them, so over that cap it is not created.
+      // The key stays locked to the commit; private.queue_invite_sms takes the unit.
+      const [sms] = await tx<{ wait: number }[]>`select private.invite_sms_initiator_wait(${user.id}) as wait`;
+      const smsWait = Number(sms?.wait ?? 0);
+      if (smsWait > 0) return { wait: smsWait, created: null, fees: null };
     }
     const [schedule] = await tx<FeeSchedule[]>`
       select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${input.category}`;

@@ -75,6 +75,12 @@ export interface NotificationParams {
    * credited and held; tier: the tier that lets it out.
    */
   verify_to_move_money: { tier: number; balance: Kobo };
+  /**
+   * A payout to the bank (of a release, a milestone, a settlement) held by the payee's single or
+   * daily limit: the amount stays in the wallet; tier: the lowest tier that would let it out
+   * (null: none does).
+   */
+  verify_to_pay_out: { amount: Kobo; kyc_limit: 'single' | 'daily'; limit: Kobo; tier: number | null };
 }
 
 export interface SmsParams {
@@ -98,6 +104,8 @@ export interface SmsParams {
   verification_needed: { tier: number; limit: Kobo };
   /** Money arrived while the account's tier moves none; tier: the tier that lets it out. */
   verify_to_move_money: { tier: number; balance: Kobo };
+  /** A payout held by the payee's single or daily limit; tier: the tier that lifts it (null: none). */
+  verify_to_pay_out: { amount: Kobo; kyc_limit: 'single' | 'daily'; limit: Kobo; tier: number | null };
 }
 
 export interface TransactionParams {
@@ -136,6 +144,7 @@ const SMS_KIND_LIST = {
   kyc_tier_changed: true,
   verification_needed: true,
   verify_to_move_money: true,
+  verify_to_pay_out: true,
 } as const satisfies { [K in SmsKind]: true };
 export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
 
@@ -528,6 +537,15 @@ export const NOTIFICATIONS = {
       'webhook-payments',
     ],
     sql: ['private.kyc_balance_notice'],
+    entity_type: 'account',
+    action_labels: ['Verify identity'],
+  },
+  verify_to_pay_out: {
+    events: ['verification_needed'],
+    to:
+      "the payee, when the payout to their bank of a release, a milestone or a settlement would pass their tier's single or daily limit: the money stays in the wallet, and the tier that lifts the limit (also by SMS; once a day with the other verification notices); no escrow",
+    operations: ['escrow-release', 'milestone-release', 'dispute-respond', 'admin-dispute-resolve', 'jobs-run'],
+    sql: ['private.kyc_payout_notice'],
     entity_type: 'account',
     action_labels: ['Verify identity'],
   },

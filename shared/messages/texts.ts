@@ -100,6 +100,10 @@ const outcomeEn = (o: DisputeOutcome, payeeAmount: Kobo | null) =>
     ? 'a split'
     : `a split, ${naira(payeeAmount)} to the payee and the rest back to the payer`;
 
+/** The limit a held payout would pass, in words. */
+const payoutLimitEn = (limit: 'single' | 'daily', amount: Kobo) =>
+  limit === 'single' ? `limit of ${naira(amount)} a withdrawal` : `daily limit of ${naira(amount)}`;
+
 const en: Language = {
   naira,
   notification: {
@@ -172,6 +176,10 @@ const en: Language = {
     verify_to_move_money: (p) =>
       `Your wallet holds ${naira(p.balance)}. Money leaves a wallet only once your identity is verified: ` +
       `verify to tier ${p.tier} to withdraw it or pay with it.`,
+    verify_to_pay_out: (p) =>
+      `${naira(p.amount)} paid to you is in your wallet and was not sent to your bank: it would pass your ` +
+      `${payoutLimitEn(p.kyc_limit, p.limit)}. Withdraw it within your limits` +
+      (p.tier === null ? '.' : `, or verify to tier ${p.tier} to raise them.`),
   },
   sms: {
     escrow_invite: (p) =>
@@ -206,6 +214,10 @@ const en: Language = {
     verify_to_move_money: (p) =>
       `Your Escrow wallet holds ${naira(p.balance)}. To withdraw it, verify your identity in the app ` +
       `(tier ${p.tier}).`,
+    verify_to_pay_out: (p) =>
+      `${naira(p.amount)} paid to you is in your Escrow wallet, not sent to your bank: it would pass your ` +
+      `${payoutLimitEn(p.kyc_limit, p.limit)}. Withdraw it in the app within your limits` +
+      (p.tier === null ? '.' : `, or verify to tier ${p.tier} to raise them.`),
   },
   transaction: {
     escrow_funding: (p) => `Escrow funding: ${p.title}`,

@@ -5,6 +5,7 @@
 // service_role, with the columns listed here one by one (never `select *`), and each answer is
 // built field by field. Nothing else of a profile (phone, address, bio, next of kin) or of an
 // escrow (amount, parties' phones) is read.
+import { getConfig } from '../core/config.ts';
 import { asService, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { USER_NOT_FOUND } from './refusals.ts';
@@ -100,8 +101,10 @@ interface PublicProfileRow {
 
 /**
  * profile-public-get: what a counterparty may see before trusting someone. Completed deals are
- * the escrows the user is a party of whose money was released to the payee: status released, or
- * ended after a release (released_at set); refunds, cancellations and open deals do not count.
+ * the distinct counterparties of the user's escrows whose money was released to the payee (status
+ * released, or ended after a release) and whose amount is at least REVIEW_MIN_AMOUNT; the rating
+ * counts only the reviews private.reviews_counted counts (that amount, and one per reviewer in 30
+ * days), so deals of a kobo with a friend build no reputation (docs/reviews.md#which-reviews-count).
  * Member since is the sign-up date (UTC), not its time of day.
  */
 export function profilePublicGet(userId: string): Promise<PublicProfileResponse> {
@@ -109,15 +112,10 @@ export function profilePublicGet(userId: string): Promise<PublicProfileResponse>
     const [p] = await tx<PublicProfileRow[]>`
       select p.id, p.first_name, p.last_name, p.username, p.avatar_url,
              to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD') as member_since,
-             (select count(*)::int from public.escrows e
-               where (e.initiator_id = p.id or e.counterparty_id = p.id)
-                 and e.status in ('released', 'ended') and e.released_at is not null) as completed_deals,
-             r.rating_average::text, r.rating_count,
+             r.completed_deals, r.rating_average::text, r.rating_count,
              (select u.kyc_tier from private.users u where u.id = p.id) as kyc_tier
         from public.profiles p
-        cross join lateral (
-          select round(avg(x.rating), 2) as rating_average, count(*)::int as rating_count
-            from public.reviews x where x.reviewee_id = p.id) r
+        cross join lateral private.profile_reputation(p.id, ${getConfig().REVIEW_MIN_AMOUNT}) r
        where p.id = ${userId}`;
     if (!p) throw USER_NOT_FOUND.error({});
     return {

@@ -3,7 +3,9 @@
 // initiator (INVITE_MAX_PER_HOUR 20, INVITE_MAX_PER_DAY 100: 429 with Retry-After, nothing
 // created, a failed creation spends nothing); one phone receives at most 3 invite SMS a day from
 // all initiators together (INVITE_SMS_MAX_PER_PHONE_PER_DAY), at creation or after funding, even
-// when the invites arrive at the same moment; further invites are created without an SMS; and an
+// when the invites arrive at the same moment; further invites are created without an SMS; one
+// initiator's escrows send at most 20 invite SMS a day whoever pays (INVITE_SMS_MAX_PER_INITIATOR_PER_DAY:
+// a funding over it succeeds with its SMS withheld, a counterparty-paid creation is 429); and an
 // SMS never carries the title, the description or a first name's hostile rest.
 //
 // The test stack sets no INVITE_* variables, so the defaults apply. Every test uses its own
@@ -15,12 +17,15 @@ import { lastSms, smsCount, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
 import authSignup from '../../supabase/functions/auth-signup/handler.ts';
+import escrowCancel_ from '../../supabase/functions/escrow-cancel/handler.ts';
 import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import escrowFund from '../../supabase/functions/escrow-fund/handler.ts';
 import escrowList from '../../supabase/functions/escrow-list/handler.ts';
 import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
+
+const escrowCancel = (u: TestUser, id: string) => post(escrowCancel_, { escrow_id: id }, { token: u.accessToken });
 
 const HOURLY = 20;
 const DAILY = 100;
@@ -297,6 +302,85 @@ describe(`one phone receives at most ${PER_PHONE} invite SMS a day, from all ini
     const quiet = newPhone().e164;
     expect((await create(a, quiet)).status).toBe(201);
     expect(await smsCount(quiet)).toBe(1);
+  });
+});
+
+// ---- per initiator, whoever pays ---------------------------------------------------------------
+
+const PER_INITIATOR_SMS = 20;
+
+/** An initiator-paid escrow of NGN 0.01 to a fresh phone, funded from the wallet: answers both. */
+async function fundedTiny(me: TestUser): Promise<{ id: string; phone: string; funded: ApiResult }> {
+  const phone = newPhone().e164;
+  const r = await create(me, phone, { payer_role: 'initiator', amount: 0.01 });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  const funded = await post(escrowFund, { escrow_id: r.body.data.escrow_id, method: 'wallet' }, {
+    token: me.accessToken,
+  });
+  return { id: r.body.data.escrow_id, phone, funded };
+}
+
+const initiatorCapped = async (phone: string) =>
+  (await outbox(phone)).filter((r) => r.withheld === 'invite_initiator_cap').length;
+
+describe(`one initiator's escrows send at most ${PER_INITIATOR_SMS} invite SMS a day, whoever pays`, () => {
+  it(
+    `the ${
+      PER_INITIATOR_SMS + 1
+    }st escrow of NGN 0.01 funded from the wallet and cancelled at once is funded but sends no SMS`,
+    { timeout: 120_000 },
+    async () => {
+      const me = await signUp({ tier: 1 }); // funds from a topped-up wallet: tier 0 moves no money
+      await fundWallet(me, 100);
+      const phones: string[] = [];
+      for (let i = 0; i < PER_INITIATOR_SMS + 1; i++) {
+        const { id, phone, funded } = await fundedTiny(me);
+        // the funding itself is never refused for an SMS
+        expect(expectOk(funded).status).toBe('active');
+        expect((await escrowCancel(me, id)).status).toBe(200);
+        phones.push(phone);
+      }
+      // the first 20 phones got their invite; the 21st none, its row withheld and never sent
+      for (const phone of phones.slice(0, PER_INITIATOR_SMS)) expect(await smsCount(phone)).toBe(1);
+      const last = phones[PER_INITIATOR_SMS]!;
+      expect(await smsCount(last)).toBe(0);
+      expect(await initiatorCapped(last)).toBe(1);
+      expect((await outbox(last))[0]!.sent_at).toBeNull();
+      // an escrow the counterparty pays, whose point is the SMS, is 429 now and is not created
+      const before = await escrowsOf(me.id);
+      const victim = newPhone().e164;
+      expect429(await create(me, victim), 86_400);
+      expect(await escrowsOf(me.id)).toBe(before);
+      expect(await outbox(victim)).toEqual([]);
+      // another initiator still invites by SMS, to the same phone too
+      const other = await signUp();
+      expect((await create(other, last)).status).toBe(201);
+      expect(await smsCount(last)).toBe(1);
+    },
+  );
+
+  it('counts counterparty-paid invites and fundings together, and holds when fundings arrive at once', {
+    timeout: 120_000,
+  }, async () => {
+    const me = await signUp({ tier: 1 });
+    await fundWallet(me, 100);
+    // 15 invites at creation, then 10 drafts funded at the same moment: 5 of them may text
+    for (let i = 0; i < 15; i++) expect((await create(me, newPhone().e164)).status).toBe(201);
+    const drafts: { id: string; phone: string }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const phone = newPhone().e164;
+      const r = await create(me, phone, { payer_role: 'initiator', amount: 0.01 });
+      expect(r.status).toBe(201);
+      drafts.push({ id: r.body.data.escrow_id, phone });
+    }
+    const results = await Promise.all(
+      drafts.map((d) => post(escrowFund, { escrow_id: d.id, method: 'wallet' }, { token: me.accessToken })),
+    );
+    for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const sent = (await Promise.all(drafts.map((d) => smsCount(d.phone)))).reduce((a, b) => a + b, 0);
+    const capped = (await Promise.all(drafts.map((d) => initiatorCapped(d.phone)))).reduce((a, b) => a + b, 0);
+    expect(sent).toBe(PER_INITIATOR_SMS - 15);
+    expect(capped).toBe(10 - (PER_INITIATOR_SMS - 15));
   });
 });
 

@@ -10,13 +10,16 @@ import { nairaEn } from '../../shared/core/money.ts';
 import { KYC_TIERS } from '../support/seeds.ts';
 import { type ApiResult, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, lastSms, smsMatching, testDb } from '../support/db.ts';
-import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
+import { propose, raise, respond } from '../support/disputes.ts';
+import { type Deal, escrowOp, fundWallet, milestoneOp, newDeal } from '../support/escrows.ts';
 import { walletKobo } from '../support/ledger.ts';
 import { raiseTier } from '../support/kyc.ts';
 import { paystack } from '../support/paystack.ts';
 import { addPayout } from '../support/payouts.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import kycStatus from '../../supabase/functions/kyc-status/handler.ts';
+import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
 import notificationList from '../../supabase/functions/notification-list/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import virtualAccountGet from '../../supabase/functions/virtual-account-get/handler.ts';
@@ -39,6 +42,15 @@ function expectOverLimit(r: ApiResult, field: string, allowedTier: number | null
 /** Moves a user's transactions of today to yesterday (Lagos), as if a day had passed for them. */
 async function aDayLater(userId: string) {
   await testDb()`update public.transactions set created_at = created_at - interval '1 day' where user_id = ${userId}`;
+}
+
+/** Tops a tier-1 user's wallet up with `naira` today, in top-ups of at most the single limit. */
+async function creditToday(u: TestUser, naira: number): Promise<void> {
+  for (let left = naira; left > 0;) {
+    const part = Math.min(TIER_1.single, left);
+    await fundWallet(u, part);
+    left -= part;
+  }
 }
 
 /** Tier 1's limits in naira, as seeded (tests/support/seeds.ts). */
@@ -304,5 +316,197 @@ describe('money that arrives is never refused', () => {
     expectOverLimit(await topup(u, 60_000), 'amount', 2);
     expect(await raiseTier(u.id, 2)).toBe(2);
     expectOk(await topup(u, 60_000));
+  });
+});
+
+// ---- payouts to the bank count against the payee's limits -------------------------------------
+
+/** The payee's escrow payouts to the bank (pending or paid), oldest first, in kobo. */
+async function payoutsOf(userId: string): Promise<number[]> {
+  const rows = await testDb()<{ amount: string }[]>`
+    select amount::text from public.transactions
+     where user_id = ${userId} and type = 'escrow_payout' and status in ('pending', 'succeeded')
+     order by created_at, id`;
+  return rows.map((r) => Number(r.amount));
+}
+
+/**
+ * A funded escrow of `amount` from `payer` (who pays from the wallet) to `payee`, accepted and
+ * delivered: what a release, a milestone or a settlement then pays the payee.
+ */
+async function dealTo(
+  payer: TestUser,
+  payee: TestUser,
+  amount: number,
+  category: 'goods_products' | 'hiring' = 'goods_products',
+): Promise<Deal> {
+  const created = expectOk(
+    await post(escrowCreate, {
+      category,
+      payer_role: 'initiator',
+      title: 'Phone case',
+      counterparty_phone: payee.phone,
+      amount,
+    }, { token: payer.accessToken }),
+    201,
+  );
+  await fundWallet(payer, created.fee_breakdown.total_charge);
+  expectOk(await escrowOp('escrow-fund', payer, created.escrow_id, { method: 'wallet' }));
+  expectOk(await escrowOp('escrow-accept', payee, created.escrow_id));
+  return {
+    initiator: payer,
+    counterparty: payee,
+    payer,
+    payee,
+    escrowId: created.escrow_id,
+    conversationId: created.conversation_id,
+    inviteToken: created.invite_token,
+    feeBreakdown: created.fee_breakdown,
+  };
+}
+
+/** A release of `amount` from payer to payee; answers what the payee was credited, in kobo. */
+async function releaseTo(payer: TestUser, payee: TestUser, amount: number): Promise<number> {
+  const deal = await dealTo(payer, payee, amount);
+  expectOk(await escrowOp('escrow-deliver', payee, deal.escrowId));
+  expectOk(await escrowOp('escrow-release', payer, deal.escrowId));
+  return Math.round(deal.feeBreakdown.seller_payout * 100);
+}
+
+/** A tier-1 payee with a default payout account, and a tier-3 payer who can fund NGN 1,000,000. */
+async function payeeAndPayer() {
+  const [payee, payer] = await Promise.all([signUp({ tier: 1 }), signUp({ tier: 3 })]);
+  await addPayout(payee);
+  return { payee, payer };
+}
+
+describe("payouts to the bank count against the payee's limits", () => {
+  it('releases pay out within the daily and single limits; the ones over stay in the wallet, the payee told once', async () => {
+    const { payee, payer } = await payeeAndPayer();
+    // six releases of NGN 49,000 pay out NGN 48,632.50 each: NGN 291,795 of the day's NGN 300,000
+    const paid: number[] = [];
+    for (let i = 0; i < 6; i++) paid.push(await releaseTo(payer, payee, 49_000));
+    expect(await payoutsOf(payee.id)).toEqual(paid);
+    const used = paid.reduce((a, b) => a + b, 0);
+    expect(used).toBeLessThanOrEqual(TIER_1.daily * 100);
+    expect(expectOk(await get(kycStatus, { token: payee.accessToken })).used_today).toBe(used / 100);
+    expect(await walletKobo(payee.id)).toBe(0);
+    // the seventh would pass the daily limit: credited to the wallet, no payout, the payee told
+    const seventh = await releaseTo(payer, payee, 49_000);
+    expect(await payoutsOf(payee.id)).toEqual(paid);
+    expect(await walletKobo(payee.id)).toBe(seventh);
+    const notes = expectOk(await get(notificationList, { token: payee.accessToken }));
+    const released = notes.filter((n: { event_type: string }) => n.event_type === 'released');
+    expect(released[0]!.content).toContain('in your wallet');
+    const needed = notes.filter((n: { event_type: string }) => n.event_type === 'verification_needed');
+    expect(needed).toHaveLength(1);
+    expect(needed[0]).toMatchObject({ entity_type: 'account', entity_id: payee.id, action_label: 'Verify identity' });
+    expect(needed[0]!.content).toBe(
+      `${nairaEn(seventh)} paid to you is in your wallet and was not sent to your bank: it would pass your ` +
+        'daily limit of NGN 300,000.00. Withdraw it within your limits, or verify to tier 2 to raise them.',
+    );
+    expect(await lastSms(payee.phone)).toContain('not sent to your bank');
+    // a release of NGN 1,000,000 (the probe's) is over the single limit: held too, told no twice a day
+    const big = await releaseTo(payer, payee, 1_000_000);
+    expect(await payoutsOf(payee.id)).toEqual(paid);
+    expect(await walletKobo(payee.id)).toBe(seventh + big);
+    expect(await smsMatching(payee.phone, '%not sent to your bank%')).toBe(1);
+    // the payouts counted toward the day: the payee's own withdrawal meets what is left of it
+    expectOverLimit(await post(walletWithdraw, { amount: 10_000 }, { token: payee.accessToken }), 'amount', 2);
+    // a day later the payee withdraws the held money within the limits
+    await aDayLater(payee.id);
+    expect(expectOk(await get(kycStatus, { token: payee.accessToken })).used_today).toBe(0);
+    expectOk(await post(walletWithdraw, { amount: TIER_1.single }, { token: payee.accessToken }));
+    expectOverLimit(
+      await post(walletWithdraw, { amount: TIER_1.single + 0.01 }, { token: payee.accessToken }),
+      'amount',
+      2,
+    );
+    await expectLedgerInvariants();
+  });
+
+  it('a single release above the single limit stays in the wallet, and a tier that allows it pays out', async () => {
+    const { payee, payer } = await payeeAndPayer();
+    const big = await releaseTo(payer, payee, 1_000_000);
+    expect(big).toBeGreaterThan(TIER_1.single * 100);
+    expect(await payoutsOf(payee.id)).toEqual([]);
+    expect(await walletKobo(payee.id)).toBe(big);
+    expect(expectOk(await get(kycStatus, { token: payee.accessToken })).used_today).toBe(0);
+    const needed = expectOk(await get(notificationList, { token: payee.accessToken }))
+      .filter((n: { event_type: string }) => n.event_type === 'verification_needed');
+    expect(needed).toHaveLength(1);
+    expect(needed[0]!.content).toContain('limit of NGN 50,000.00 a withdrawal');
+    expect(needed[0]!.content).toContain('verify to tier 3');
+    expect(await lastSms(payee.phone)).toContain('verify to tier 3');
+    // at tier 3 the next release of that size goes to the bank
+    expect(await raiseTier(payee.id, 3)).toBe(3);
+    const next = await releaseTo(payer, payee, 1_000_000);
+    expect(await payoutsOf(payee.id)).toEqual([next]);
+    await expectLedgerInvariants();
+  });
+
+  it('a milestone release that would pass the daily limit stays in the wallet', async () => {
+    const { payee, payer } = await payeeAndPayer();
+    const deal = await dealTo(payer, payee, 98_000, 'hiring');
+    await creditToday(payee, 250_000); // NGN 250,000 of the day's NGN 300,000 moved in by the payee
+    const release = async () => {
+      const m = expectOk(
+        await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'Part', amount: 49_000 }, {
+          token: payee.accessToken,
+        }),
+        201,
+      );
+      expectOk(await milestoneOp('milestone-approve', payer, m.id));
+      expectOk(await milestoneOp('milestone-complete', payee, m.id));
+      const before = await walletKobo(payee.id);
+      expectOk(await milestoneOp('milestone-release', payer, m.id));
+      return (await walletKobo(payee.id)) - before;
+    };
+    // the first fits what is left of the day (paid out: the wallet is unchanged), the second would not
+    expect(await release()).toBe(0);
+    const [first] = await payoutsOf(payee.id);
+    expect(250_000_00 + first!).toBeLessThanOrEqual(TIER_1.daily * 100);
+    const held = await release();
+    expect(held).toBeGreaterThan(0);
+    expect(250_000_00 + first! + held).toBeGreaterThan(TIER_1.daily * 100);
+    expect(await payoutsOf(payee.id)).toEqual([first]);
+    expect(await smsMatching(payee.phone, '%not sent to your bank: it would pass your daily limit%')).toBe(1);
+    expect(expectOk(await get(kycStatus, { token: payee.accessToken })).used_today).toBe(250_000 + first! / 100);
+    await expectLedgerInvariants();
+  });
+
+  it("a dispute settled in the payee's favour that would pass the daily limit stays in the wallet", async () => {
+    const { payee, payer } = await payeeAndPayer();
+    const deal = await dealTo(payer, payee, 49_000);
+    await creditToday(payee, 260_000);
+    const before = await walletKobo(payee.id);
+    expectOk(await raise(deal, 'payee'), 201);
+    const p = expectOk(await propose(deal, 'payee', { outcome: 'release' }), 201).proposals[0]!;
+    expectOk(await respond(deal, 'payer', p.id, true));
+    const settled = (await walletKobo(payee.id)) - before;
+    expect(settled).toBe(Math.round(deal.feeBreakdown.seller_payout * 100));
+    expect(await payoutsOf(payee.id)).toEqual([]);
+    expect(await smsMatching(payee.phone, '%not sent to your bank%')).toBe(1);
+    expect(expectOk(await get(kycStatus, { token: payee.accessToken })).used_today).toBe(260_000);
+    await expectLedgerInvariants();
+  });
+
+  it('releases and withdrawals at the same moment never pass the daily limit together', async () => {
+    const { payee, payer } = await payeeAndPayer();
+    await creditYesterday(payee, 200_000); // money to withdraw, none of it counted today
+    const deals = await Promise.all(Array.from({ length: 8 }, () => dealTo(payer, payee, 49_000)));
+    for (const d of deals) expectOk(await escrowOp('escrow-deliver', payee, d.escrowId));
+    const results = await Promise.all([
+      ...deals.map((d) => escrowOp('escrow-release', payer, d.escrowId)),
+      ...Array.from({ length: 6 }, () => post(walletWithdraw, { amount: 40_000 }, { token: payee.accessToken })),
+    ]);
+    // every release succeeds (money that arrives is never refused); withdrawals past the day are 403
+    for (const r of results.slice(0, deals.length)) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    for (const r of results.slice(deals.length)) expect([200, 403], JSON.stringify(r.body)).toContain(r.status);
+    const [row] = await testDb()<{ used: string }[]>`select private.kyc_used_today(${payee.id}, now())::text as used`;
+    expect(Number(row!.used)).toBeLessThanOrEqual(TIER_1.daily * 100);
+    // the day was used up: no payout or withdrawal of NGN 48,632.50 or more would still fit
+    expect(Number(row!.used)).toBeGreaterThan(TIER_1.daily * 100 - 48_632_50);
+    await expectLedgerInvariants();
   });
 });

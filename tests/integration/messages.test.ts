@@ -503,7 +503,7 @@ describe('every message reads as the SQL wrote it before', () => {
     // they must read as, and tests/unit/messages.test.ts renders each with its sample.
     const disputes = NOTIFICATION_KINDS.filter((k) => k.startsWith('dispute_'));
     // Kinds added after the move (the identity floor's notice) had no SQL text either.
-    const later = ['verify_to_move_money'];
+    const later = ['verify_to_move_money', 'verify_to_pay_out'];
     expect([...covered('notification'), ...disputes, ...later].sort()).toEqual([...NOTIFICATION_KINDS].sort());
     // otp_code and account_exists were TypeScript already: compared below; dispute_settled as above
     expect([...covered('sms'), 'account_exists', 'otp_code', 'dispute_settled', ...later].sort()).toEqual(

@@ -1,7 +1,8 @@
 // Reviews and the public profile (docs/reviews.md) through the real server: who may
 // review (the two parties of a deal that took place, once each, after it closed), the bounds of a
 // review, the escrow ending when both have reviewed (also under concurrency), review-list's paging
-// with many reviews sharing a created_at, and what profile-public-get reveals and what it never does.
+// with many reviews sharing a created_at, what profile-public-get reveals and what it never does,
+// and which deals and reviews its figures count (REVIEW_MIN_AMOUNT, one review per reviewer in 30 days).
 import { describe, expect, it } from 'vitest';
 import { type BodyOf, call, type DataOf, expectError, expectOk, get, patch, post } from '../support/api.ts';
 import { asUserSql, testDb } from '../support/db.ts';
@@ -29,7 +30,7 @@ async function releasedDeal(opts: Parameters<typeof fundedDeal>[0] = {}): Promis
 }
 
 /** A released deal between two given users (payer initiates), for several deals per user. */
-async function releasedBetween(payer: TestUser, payee: TestUser, amount = 5_000): Promise<string> {
+async function releasedBetween(payer: TestUser, payee: TestUser, amount = 5_000, topUp = true): Promise<string> {
   const created = expectOk(
     await post(
       escrowCreate,
@@ -45,7 +46,7 @@ async function releasedBetween(payer: TestUser, payee: TestUser, amount = 5_000)
     201,
   );
   const id = created.escrow_id as string;
-  await fundWallet(payer, created.fee_breakdown.total_charge);
+  if (topUp) await fundWallet(payer, created.fee_breakdown.total_charge);
   expectOk(await escrowOp('escrow-fund', payer, id, { method: 'wallet' }));
   expectOk(await escrowOp('escrow-accept', payee, id));
   expectOk(await escrowOp('escrow-release', payer, id));
@@ -535,6 +536,60 @@ describe('profile-public-get', () => {
     expect(p).toMatchObject({ completed_deals: 3, rating_average: 4.33, rating_count: 3 });
     const pa = expectOk(await get(profilePublicGet, { token: user.accessToken, query: { user_id: a.id } }));
     expect(pa).toMatchObject({ completed_deals: 1, rating_average: 2, rating_count: 1 });
+  });
+
+  describe('which deals and reviews count (REVIEW_MIN_AMOUNT, NGN 1,000 by default)', () => {
+    const profileOf = async (viewer: TestUser, u: TestUser) =>
+      expectOk(await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: u.id } }));
+
+    it('ten deals of NGN 0.01 with a friend, each reviewed 5 stars: no completed deal, no rating; still listed', async () => {
+      const [user, friend] = await Promise.all([signUp({ first_name: 'Wash' }), signUp({ tier: 1 })]);
+      await fundWallet(friend, 100); // pays all ten (NGN 0.01 and its fee each)
+      for (let i = 0; i < 10; i++) {
+        const id = await releasedBetween(friend, user, 0.01, false);
+        expectOk(await review(friend, { escrow_id: id, rating: 5 }), 201);
+      }
+      expect(await profileOf(friend, user)).toMatchObject({
+        completed_deals: 0,
+        rating_average: null,
+        rating_count: 0,
+      });
+      // the reviews exist and are listed as before
+      const listed = expectOk(await get(reviewList, { token: friend.accessToken, query: { user_id: user.id } }));
+      expect(listed).toHaveLength(10);
+    });
+
+    it('a deal of NGN 1,000 or more counts; the same reviewer counts once in 30 days, again after', async () => {
+      const [user, friend] = await Promise.all([signUp({ first_name: 'Real' }), signUp({ tier: 1 })]);
+      const first = await releasedBetween(friend, user, 1_000);
+      const r1 = expectOk(await review(friend, { escrow_id: first, rating: 4 }), 201);
+      expect(await profileOf(friend, user)).toMatchObject({ completed_deals: 1, rating_average: 4, rating_count: 1 });
+      // a second deal with the same friend a day later: the deal's counterparty is the same, and the
+      // review is the friend's second of this user within 30 days
+      const second = await releasedBetween(friend, user, 5_000);
+      expectOk(await review(friend, { escrow_id: second, rating: 1 }), 201);
+      expect(await profileOf(friend, user)).toMatchObject({ completed_deals: 1, rating_average: 4, rating_count: 1 });
+      // 31 days after the first review, the next one counts
+      await testDb()`update public.reviews set created_at = created_at - interval '31 days' where id = ${r1.id}`;
+      expect(await profileOf(friend, user)).toMatchObject({
+        completed_deals: 1,
+        rating_average: 2.5,
+        rating_count: 2,
+      });
+      // a below-the-line review in between neither counts nor resets the 30 days
+      expectOk(await review(friend, { escrow_id: await releasedBetween(friend, user, 999.99), rating: 5 }), 201);
+      expect(await profileOf(friend, user)).toMatchObject({ rating_average: 2.5, rating_count: 2 });
+    });
+
+    it('completed_deals counts distinct counterparties of released deals of at least the amount', async () => {
+      const [user, a, b] = await Promise.all([signUp(), signUp({ tier: 1 }), signUp({ tier: 1 })]);
+      await releasedBetween(a, user, 1_000);
+      await releasedBetween(a, user, 2_000);
+      await releasedBetween(b, user, 3_000);
+      await releasedBetween(b, user, 999.99); // below the line: b counts once anyway
+      expect((await profileOf(a, user)).completed_deals).toBe(2);
+      expect((await profileOf(user, a)).completed_deals).toBe(1);
+    });
   });
 
   it('an unknown user is 404, a malformed id 400, no token 401', async () => {

@@ -68,6 +68,7 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   verification_failed: { check_type: 'kyc_basic', can_retry: true },
   verification_needed: { tier: 0, balance: N, limit: N },
   verify_to_move_money: { tier: 1, balance: N },
+  verify_to_pay_out: { amount: N, kyc_limit: 'daily', limit: N, tier: 2 },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },
@@ -79,6 +80,7 @@ const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   kyc_tier_changed: { tier: 3, raised: true },
   verification_needed: { tier: 0, limit: N },
   verify_to_move_money: { tier: 1, balance: N },
+  verify_to_pay_out: { amount: N, kyc_limit: 'daily', limit: N, tier: 2 },
 };
 const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   escrow_funding: { title: S },
