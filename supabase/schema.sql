@@ -1082,6 +1082,7 @@ CREATE UNIQUE INDEX profiles_username_key ON public.profiles USING btree (lower(
 alter table public.profiles enable row level security;
 create policy "Users can read their own profile" on public.profiles as permissive for select to authenticated using ((id = ( SELECT auth.uid() AS uid)));
 create policy "Users can update their own profile" on public.profiles as permissive for update to authenticated using ((id = ( SELECT auth.uid() AS uid))) with check ((id = ( SELECT auth.uid() AS uid)));
+CREATE TRIGGER profiles_names_locked BEFORE UPDATE OF first_name, last_name ON public.profiles FOR EACH ROW EXECUTE FUNCTION private.profile_names_locked();
 comment on table public.profiles is 'What a user tells about themselves; one row per account (same id). Users read and edit their own.';
 grant select on table public.profiles to authenticated;
 grant all on table public.profiles to service_role;
@@ -4728,6 +4729,27 @@ revoke all on function private.post_transfer(p_key text, p_kind text, p_entries 
 grant execute on function private.post_transfer(p_key text, p_kind text, p_entries jsonb, p_transaction_id uuid, p_metadata jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.profile_names_locked()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.profile_names_locked()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if (new.first_name is distinct from old.first_name or new.last_name is distinct from old.last_name)
+     and exists (select 1 from private.identity_bindings b where b.user_id = new.id) then
+    perform private.refuse(409, 'name_verified', pg_catalog.jsonb_build_object(
+      'field', case when new.first_name is distinct from old.first_name then 'first_name' else 'last_name' end));
+  end if;
+  return new;
+end
+$function$;
+comment on function private.profile_names_locked() is 'Refuses a change of first or last name once a NIN or BVN is bound to the account (name_verified, facts {field}).';
+revoke all on function private.profile_names_locked() from public;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.profile_reputation(p_user uuid, p_min_amount bigint)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.profile_reputation(p_user uuid, p_min_amount bigint)
@@ -5023,6 +5045,9 @@ begin
       from public.reviews x
       join public.escrows e on e.id = x.escrow_id
      where x.reviewee_id = p_reviewee and e.amount >= p_min_amount
+       -- money reached the payee (a release, or a settlement that paid them): a refunded deal cost
+       -- its parties nothing, so its review proves nothing
+       and e.released_at is not null
      order by x.reviewer_id, x.created_at, x.id
   loop
     if v_reviewer is distinct from r.reviewer_id then
@@ -5037,7 +5062,7 @@ begin
   end loop;
 end
 $function$;
-comment on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) is 'The reviews of the user that count toward their public rating: on an escrow of at least p_min_amount kobo, and each reviewer''s first such review of them in 30 days (counted from the last counted one).';
+comment on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) is 'The reviews of the user that count toward their public rating: on an escrow of at least p_min_amount kobo that was released to its payee, and each reviewer''s first such review of them in 30 days (counted from the last counted one).';
 revoke all on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) from public;
 grant execute on function private.reviews_counted(p_reviewee uuid, p_min_amount bigint) to service_role;
 

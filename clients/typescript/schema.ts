@@ -1077,7 +1077,7 @@ export interface paths {
     head?: never;
     /**
      * Changes fields of the caller's profile
-     * @description A signed-in user, on their own profile only. Only the fields sent change (at least one); a `username` another user has is refused, and the phone number never changes after sign-up.
+     * @description A signed-in user, on their own profile only. Only the fields sent change (at least one); a `username` another user has is refused, the phone number never changes after sign-up, and the first and last name no longer change once a NIN or BVN check matched them.
      */
     patch: operations['profile-update'];
     trace?: never;
@@ -1365,6 +1365,7 @@ export interface components {
       | 'milestone_wrong_state'
       | 'milestones_exceed_amount'
       | 'milestones_hiring_only'
+      | 'name_verified'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
       | 'otp_invalid'
@@ -9926,7 +9927,7 @@ export interface operations {
           };
         };
       };
-      /** @description `username_taken`: The username asked for is held by another user (Ask the user for another username) */
+      /** @description `username_taken`: The username asked for is held by another user (Ask the user for another username); or `name_verified`: The first or last name would change after a NIN or BVN check matched it to the account (Names stay as the identity check matched them; a legal change of name goes through support) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9936,7 +9937,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'username_taken';
+            code?: 'username_taken' | 'name_verified';
           };
         };
       };

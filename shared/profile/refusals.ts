@@ -19,3 +19,13 @@ export const USERNAME_TAKEN = refusal({
   details: () => [{ field: 'username', message: 'is already taken' }],
   example: {},
 });
+
+export const NAME_VERIFIED = refusal<{ field: 'first_name' | 'last_name' }>({
+  code: 'name_verified',
+  status: 409,
+  when: 'The first or last name would change after a NIN or BVN check matched it to the account',
+  then: 'Names stay as the identity check matched them; a legal change of name goes through support',
+  message: () => 'Your name was matched by an identity check and can no longer be changed in the app',
+  details: (f) => [{ field: f.field, message: 'is the name your identity check matched' }],
+  example: { field: 'last_name' },
+});

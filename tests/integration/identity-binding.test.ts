@@ -5,12 +5,13 @@
 // to a deleted account holds the new check pending for an operator.
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type BodyOf, expectOk, get, post } from '../support/api.ts';
+import { type BodyOf, expectOk, get, patch, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { kycFake } from '../support/kyc-fake.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import identityVerify from '../../supabase/functions/identity-verify/handler.ts';
 import kycStatus from '../../supabase/functions/kyc-status/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 
 type IdType = BodyOf<typeof identityVerify>['type'];
 type Names = { firstName?: string; middleName?: string; lastName?: string } | null;
@@ -212,5 +213,27 @@ describe('webhook-identity', () => {
     expect(await checkOf(next, 'nin')).toMatchObject({ status: 'pending' });
     expect((await status(next)).tier).toBe(2);
     expect(await flagsOf(next)).toHaveLength(1);
+  });
+});
+
+describe('profile-update', () => {
+  it('the names a NIN or BVN check matched no longer change; the other fields still do', async () => {
+    const u = await signUp({ tier: 2, first_name: 'Chidi', last_name: 'Okafor' });
+    await verify(u, 'nin', eleven());
+    const renamed = await patch(profileUpdate, { first_name: 'Aliko', last_name: 'Dangote' }, { token: u.accessToken });
+    expect([renamed.status, renamed.body.code]).toEqual([409, 'name_verified']);
+    expect(renamed.body.details?.[0]?.field).toBe('first_name');
+    const last = await patch(profileUpdate, { last_name: 'Dangote' }, { token: u.accessToken });
+    expect([last.status, last.body.details?.[0]?.field]).toEqual([409, 'last_name']);
+    // the same names again, and other fields, change nothing that was matched
+    expectOk(await patch(profileUpdate, { first_name: 'Chidi', bio: 'Phones and laptops' }, { token: u.accessToken }));
+    const [row] = await testDb()<{ first_name: string; last_name: string }[]>`
+      select first_name, last_name from public.profiles where id = ${u.id}`;
+    expect(row).toEqual({ first_name: 'Chidi', last_name: 'Okafor' });
+  });
+
+  it('before any identity check, names change as before', async () => {
+    const u = await signUp({ tier: 2, first_name: 'Chidi', last_name: 'Okafor' });
+    expectOk(await patch(profileUpdate, { first_name: 'Emeka' }, { token: u.accessToken }));
   });
 });

@@ -542,6 +542,29 @@ describe('profile-public-get', () => {
     const profileOf = async (viewer: TestUser, u: TestUser) =>
       expectOk(await get(profilePublicGet, { token: viewer.accessToken, query: { user_id: u.id } }));
 
+    it('a refunded NGN 1,000 escrow costs nothing, so its 5-star review does not count', async () => {
+      const star = await signUp({ tier: 1, first_name: 'Star' });
+      await fundWallet(star, 1_200);
+      for (let i = 0; i < 3; i++) {
+        const sock = await signUp();
+        const created = expectOk(
+          await post(escrowCreate, {
+            category: 'goods_products',
+            payer_role: 'initiator',
+            title: 'Refunded deal',
+            counterparty_phone: sock.phone,
+            amount: 1000,
+          }, { token: star.accessToken }),
+          201,
+        );
+        expectOk(await escrowOp('escrow-fund', star, created.escrow_id, { method: 'wallet' }));
+        expectOk(await escrowOp('escrow-accept', sock, created.escrow_id));
+        expectOk(await escrowOp('escrow-refund', sock, created.escrow_id));
+        expectOk(await review(sock, { escrow_id: created.escrow_id, rating: 5 }), 201);
+      }
+      expect(await profileOf(await signUp(), star)).toMatchObject({ rating_average: null, rating_count: 0 });
+    });
+
     it('ten deals of NGN 0.01 with a friend, each reviewed 5 stars: no completed deal, no rating; still listed', async () => {
       const [user, friend] = await Promise.all([signUp({ first_name: 'Wash' }), signUp({ tier: 1 })]);
       await fundWallet(friend, 100); // pays all ten (NGN 0.01 and its fee each)
