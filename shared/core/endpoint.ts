@@ -32,6 +32,13 @@ import { type StoredResponse, withIdempotency } from './idempotency.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. Deeper bodies are refused before
+ * they are parsed: every walk over a parsed body (the control rule, zod) recurses, and 3,000 levels
+ * in 6 KB exhausted the stack (a 500). No request of the API nests more than a few levels.
+ */
+export const MAX_JSON_DEPTH = 32;
+
 /** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
 export const REQUEST_DEADLINE_MS = 25_000;
 
@@ -273,8 +280,38 @@ async function readBody(req: Request): Promise<Uint8Array> {
   return out;
 }
 
+/**
+ * True when the JSON text nests arrays and objects deeper than `max`: one pass over the bytes,
+ * counting `[` and `{` against `]` and `}` outside strings (a backslash escapes the next byte in a
+ * string). These are ASCII bytes, never part of a multi-byte UTF-8 character, so the bytes can be
+ * read as they came. Malformed text is left to the parser.
+ */
+export function jsonTooDeep(raw: Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i];
+    if (inString) {
+      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) {
+      inString = true;
+    } else if (b === 0x5b || b === 0x7b) {
+      if (++depth > max) return true;
+    } else if (b === 0x5d || b === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 function parseJson(raw: Uint8Array): unknown {
   if (raw.byteLength === 0) return undefined;
+  if (jsonTooDeep(raw)) {
+    throw VALIDATION_FAILED.error({ part: 'body' }, {
+      details: [{ field: 'body', message: `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }],
+    });
+  }
   try {
     return wellFormed(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)));
   } catch {
