@@ -2352,9 +2352,9 @@ export interface operations {
       content: {
         'application/json': {
           phone: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name: string;
           password: string;
         };
@@ -4840,7 +4840,7 @@ export interface operations {
           category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
           /** @enum {string} */
           payer_role: 'initiator' | 'counterparty';
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title: string;
           /** @description The counterparty's phone: someone else's number (the caller's own is refused with 409) */
           counterparty_phone: string;
@@ -7913,7 +7913,7 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           escrow_id: string;
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title: string;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
@@ -8414,7 +8414,7 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           milestone_id: string;
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title?: string;
           description?: string | null;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
@@ -8952,10 +8952,10 @@ export interface operations {
       content: {
         'application/json': {
           bank_code: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           bank_name: string;
           account_number: string;
-          /** @description 1 to 200 characters once trimmed (never blank); where the bank can be asked, the name it holds for the account must match (400 otherwise) */
+          /** @description 1 to 200 characters once trimmed (never blank), no bidirectional control or invisible character; where the bank can be asked, the name it holds for the account must match (400 otherwise) */
           account_name: string;
         };
       };
@@ -9578,9 +9578,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name: string;
           /** @description At most 20 characters once leading and trailing white space is trimmed */
           phone: string;
@@ -9814,9 +9814,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name?: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name?: string;
           username?: string;
           /** @description At most 500 characters once leading and trailing white space is trimmed */
