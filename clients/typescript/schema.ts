@@ -193,7 +193,7 @@ export interface paths {
     put?: never;
     /**
      * Saves a card from the authorization of a successful card charge
-     * @description A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card charge. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The authorization code is kept apart and never answered.
+     * @description A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card charge. The payments provider must first confirm `authorization_code` as a reusable card of the caller's (409 otherwise; 503 when it cannot be asked), and nothing is saved before. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The authorization code is kept apart and never answered.
      */
     post: operations['card-add'];
     delete?: never;
@@ -1331,6 +1331,7 @@ export interface components {
       | 'account_exists'
       | 'admin_is_party'
       | 'already_reviewed'
+      | 'card_authorization_invalid'
       | 'card_declined'
       | 'card_not_found'
       | 'charge_refused'
@@ -2736,7 +2737,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `card_authorization_invalid`: The payments provider does not confirm the authorization code as a reusable card of the caller's (made up, another customer's, or not reusable); nothing was saved (Save the card from the authorization of the caller's own successful card charge, as the provider returned it); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2748,7 +2749,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'card_authorization_invalid' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -2782,7 +2783,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2794,7 +2795,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };

@@ -253,7 +253,7 @@ async function disputed(payer: TestUser, payee: TestUser, amount = 5_000) {
 
 async function cardOf(user: TestUser, n: number): Promise<string> {
   const r = await post('card-add', {
-    authorization_code: `AUTH_fuzz_${user.id.slice(0, 8)}_${n}`,
+    authorization_code: await paystack.authorizeUser(user.id, `AUTH_fuzz_${user.id.slice(0, 8)}_${n}`),
     last4: '4081',
     brand: 'visa',
     exp_month: '12',
