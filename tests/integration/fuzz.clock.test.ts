@@ -516,7 +516,15 @@ function scenarios(): Record<string, Scenario> {
     },
 
     // ---- cards, payout accounts, the wallet -------------------------------------------------------
-    'card-add': { prepare: (t) => caller(t, w.payees[2]!, [w.stranger]) },
+    'card-add': {
+      prepare: async (t) => {
+        caller(t, w.payees[2]!, [w.stranger]);
+        const body = t.draft.body as Record<string, unknown>;
+        if (!t.valid || !swapping(t) || typeof body.authorization_code !== 'string') return;
+        // an authorization the provider issued to the card holder (the server asks it; trimmed, as sent)
+        await paystack.authorizeUser(w.payees[2]!.id, body.authorization_code.trim());
+      },
+    },
     'card-list': { prepare: (t) => caller(t, w.payers[1]!) },
     'card-remove': {
       setup: async () => {
