@@ -5,7 +5,8 @@
 // Options (environment): PORT (functions, 54321), PG_PORT (embedded Postgres, 54322),
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
-// once-a-minute job (the test suite drives it with explicit times).
+// once-a-minute job (the test suite drives it with explicit times). HTTP_HEADER_TIMEOUT_MS (10000) and
+// HTTP_BODY_TIMEOUT_MS (30000) bound how long a request's head and body may take (scripts/lib/server.ts).
 import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
 import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
@@ -46,6 +47,17 @@ function port(name: string, def: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 65535) {
     throw new StartError(`${name} must be a port number between 1 and 65535 (got "${raw}")`);
+  }
+  return n;
+}
+
+/** A positive whole number of milliseconds from the environment; undefined when unset (the default). */
+function positiveEnv(name: string): number | undefined {
+  const raw = Deno.env.get(name);
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new StartError(`${name} must be a positive whole number of milliseconds (got "${raw}")`);
   }
   return n;
 }
@@ -116,9 +128,17 @@ async function main() {
 
   const handlers = await loadFunctions();
   const stop = new AbortController();
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server: { finished: Promise<void> };
   try {
-    server = serveFunctions({ hostname: '127.0.0.1', port: httpPort, handlers, quiet, signal: stop.signal });
+    server = serveFunctions({
+      hostname: '127.0.0.1',
+      port: httpPort,
+      handlers,
+      quiet,
+      signal: stop.signal,
+      headerTimeoutMs: positiveEnv('HTTP_HEADER_TIMEOUT_MS'),
+      bodyTimeoutMs: positiveEnv('HTTP_BODY_TIMEOUT_MS'),
+    });
   } catch (err) {
     await pg?.stop();
     if (err instanceof Deno.errors.AddrInUse) throw new StartError(`port ${httpPort} is already in use; set PORT`);

@@ -105,6 +105,7 @@ try {
       TEST_DATABASE_URL: stack.databaseUrl,
       TEST_FAKE_PAYSTACK_URL: stack.fakePaystackUrl,
       TEST_FAKE_KYC_URL: stack.fakeKycUrl,
+      TEST_SERVER_LOG: stack.logFile,
       ANSWER_STATUS_LOG: statusLog,
     },
   );

@@ -193,7 +193,7 @@ export interface paths {
     put?: never;
     /**
      * Saves a card from the authorization of a successful card charge
-     * @description A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card charge. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The authorization code is kept apart and never answered.
+     * @description A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card charge. The payments provider must first confirm `authorization_code` as a reusable card of the caller's (409 otherwise; 503 when it cannot be asked), and nothing is saved before. The first saved card becomes the default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The authorization code is kept apart and never answered.
      */
     post: operations['card-add'];
     delete?: never;
@@ -1331,6 +1331,7 @@ export interface components {
       | 'account_exists'
       | 'admin_is_party'
       | 'already_reviewed'
+      | 'card_authorization_invalid'
       | 'card_declined'
       | 'card_not_found'
       | 'charge_refused'
@@ -2354,9 +2355,9 @@ export interface operations {
       content: {
         'application/json': {
           phone: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name: string;
           password: string;
         };
@@ -2738,7 +2739,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `card_authorization_invalid`: The payments provider does not confirm the authorization code as a reusable card of the caller's (made up, another customer's, or not reusable); nothing was saved (Save the card from the authorization of the caller's own successful card charge, as the provider returned it); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2750,7 +2751,7 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?: 'card_authorization_invalid' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
@@ -2784,7 +2785,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2796,7 +2797,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -4842,7 +4843,7 @@ export interface operations {
           category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
           /** @enum {string} */
           payer_role: 'initiator' | 'counterparty';
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title: string;
           /** @description The counterparty's phone: someone else's number (the caller's own is refused with 409) */
           counterparty_phone: string;
@@ -7915,7 +7916,7 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           escrow_id: string;
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title: string;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
           amount: number;
@@ -8416,7 +8417,7 @@ export interface operations {
         'application/json': {
           /** Format: uuid */
           milestone_id: string;
-          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           title?: string;
           description?: string | null;
           /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
@@ -8954,10 +8955,10 @@ export interface operations {
       content: {
         'application/json': {
           bank_code: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           bank_name: string;
           account_number: string;
-          /** @description 1 to 200 characters once trimmed (never blank); where the bank can be asked, the name it holds for the account must match (400 otherwise) */
+          /** @description 1 to 200 characters once trimmed (never blank), no bidirectional control or invisible character; where the bank can be asked, the name it holds for the account must match (400 otherwise) */
           account_name: string;
         };
       };
@@ -9580,9 +9581,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name: string;
           /** @description At most 20 characters once leading and trailing white space is trimmed */
           phone: string;
@@ -9816,9 +9817,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           first_name?: string;
-          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank) */
+          /** @description 1 to 100 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
           last_name?: string;
           username?: string;
           /** @description At most 500 characters once leading and trailing white space is trimmed */

@@ -50,6 +50,17 @@ const CSP = [
   "form-action 'none'",
 ].join('; ');
 
+/**
+ * The headers the page and its files are served with, locally and (docs: README, "API reference")
+ * by any static host: the CSP of the meta tag plus frame-ancestors 'none', which only a header can
+ * say (no other site may frame the page), and no type sniffing.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': `${CSP}; frame-ancestors 'none'`,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+});
+
 function distFile(name: string): string {
   return readFileSync(new URL(name, distDir), 'utf8');
 }
@@ -148,15 +159,21 @@ export async function apiPageResponse(req: Request): Promise<Response | undefine
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return new Response('method not allowed\n', {
       status: 405,
-      headers: { allow: 'GET, HEAD', 'content-type': TYPES.txt as string },
+      headers: { allow: 'GET, HEAD', 'content-type': TYPES.txt as string, ...PAGE_HEADERS },
     });
   }
   if (url.pathname === LOCAL_PAGE_PATH) {
-    return new Response(null, { status: 308, headers: { location: `${LOCAL_PAGE_PATH}/${url.search}` } });
+    return new Response(null, {
+      status: 308,
+      headers: { location: `${LOCAL_PAGE_PATH}/${url.search}`, ...PAGE_HEADERS },
+    });
   }
   const name = url.pathname.slice(LOCAL_PAGE_PATH.length + 1) || 'index.html';
   if (!API_PAGE_FILES.includes(name)) {
-    return new Response('not found\n', { status: 404, headers: { 'content-type': TYPES.txt as string } });
+    return new Response('not found\n', {
+      status: 404,
+      headers: { 'content-type': TYPES.txt as string, ...PAGE_HEADERS },
+    });
   }
   let body: string;
   try {
@@ -165,11 +182,11 @@ export async function apiPageResponse(req: Request): Promise<Response | undefine
     if ((err as { code?: string }).code !== 'ENOENT') throw err;
     return new Response(`docs/api/${name} is missing: run \`npm run docs:api\`\n`, {
       status: 404,
-      headers: { 'content-type': TYPES.txt as string },
+      headers: { 'content-type': TYPES.txt as string, ...PAGE_HEADERS },
     });
   }
   const type = TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? TYPES.txt as string;
   return new Response(req.method === 'HEAD' ? null : body, {
-    headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
+    headers: { 'content-type': type, 'cache-control': 'no-cache', ...PAGE_HEADERS },
   });
 }

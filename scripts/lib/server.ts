@@ -1,11 +1,20 @@
 // The local functions server: every supabase/functions/<name>/handler.ts served under Deno at
 // /functions/v1/<name>, Supabase's local URL shape, with one log line per request. The API reference
-// page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts).
-import type { Handler } from '../../shared/core/endpoint.ts';
+// page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts). Every answer carries
+// X-Content-Type-Options: nosniff. A request's head must arrive within headerTimeoutMs (./slow-guard.ts
+// owns the public port) and its body within bodyTimeoutMs of the head (408, and the connection is
+// closed); a client that goes away mid-body is logged at info level and answered nothing it reads.
+import { type Handler, MAX_BODY_BYTES } from '../../shared/core/endpoint.ts';
 import { getConfig } from '../../shared/core/config.ts';
-import { functionNotFound } from '../../shared/core/http.ts';
+import { ALWAYS_HEADERS, errorBody, functionNotFound, jsonResponse } from '../../shared/core/http.ts';
 import { log } from '../../shared/core/log.ts';
 import { apiPageResponse } from './api-page.ts';
+import { slowGuard } from './slow-guard.ts';
+
+/** How long a request's head may take (from the connection, or the previous answer). */
+export const HEADER_TIMEOUT_MS = 10_000;
+/** How long a request's body may take, from its head. */
+export const BODY_TIMEOUT_MS = 30_000;
 
 const root = new URL('../../', import.meta.url);
 
@@ -30,9 +39,13 @@ export function serveFunctions(opts: {
   handlers: Map<string, Handler>;
   quiet?: boolean;
   signal?: AbortSignal;
-}): Deno.HttpServer<Deno.NetAddr> {
-  return Deno.serve(
-    { hostname: opts.hostname, port: opts.port, signal: opts.signal, onListen: () => {} },
+  headerTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}): { finished: Promise<void> } {
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  // the functions themselves, on a loopback port of the system's choosing, behind the guard
+  const inner = Deno.serve(
+    { hostname: '127.0.0.1', port: 0, signal: opts.signal, onListen: () => {} },
     async (req, info) => {
       const started = performance.now();
       const url = new URL(req.url);
@@ -43,18 +56,39 @@ export function serveFunctions(opts: {
       // request is rebuilt from its parts, never from the request itself, whose signal Deno would
       // copy (and warn about: its legacy abort on every answer).
       const headers = new Headers(req.headers);
-      headers.set('x-forwarded-for', info.remoteAddr.hostname);
+      // read now: the request's info is gone once it is answered
+      const { port: upstreamPort, hostname: peer } = info.remoteAddr;
+      headers.set('x-forwarded-for', guard.clientOf(upstreamPort) ?? peer);
       const hasBody = req.body !== null && req.method !== 'GET' && req.method !== 'HEAD';
-      const forwarded = new Request(req.url, {
-        method: req.method,
-        headers,
-        body: hasBody ? req.body : undefined,
-        ...(hasBody ? { duplex: 'half' } : {}),
-      } as RequestInit);
-      // not a function: the API reference page and its files, else Supabase's 404
-      const res = handler
-        ? await handler(forwarded)
-        : (await apiPageResponse(req)) ?? functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
+      // the body is received here, within its bound, before any handler runs (up to one byte over
+      // the limit: the endpoint answers 413 for more)
+      const body = hasBody ? await receive(req.body as ReadableStream<Uint8Array>, bodyTimeoutMs) : undefined;
+      let res: Response;
+      if (body?.outcome === 'late') {
+        // the body did not come in time: 408, then the connection is closed
+        log.info('http.body_timeout', { method: req.method, path: url.pathname, after_ms: bodyTimeoutMs });
+        setTimeout(() => guard.close(upstreamPort), 200);
+        res = jsonResponse(
+          408,
+          errorBody(408, 'request_timeout', `The request body was not received within ${bodyTimeoutMs / 1000} s`),
+          { Connection: 'close' },
+        );
+      } else if (body?.outcome === 'gone') {
+        // the client went away mid-body: nobody reads an answer, and nothing of ours failed
+        log.info('http.client_gone', { method: req.method, path: url.pathname });
+        res = jsonResponse(400, errorBody(400, 'validation_failed', 'The request body was not received in full'));
+      } else {
+        const forwarded = new Request(req.url, {
+          method: req.method,
+          headers,
+          body: body?.bytes,
+        });
+        // not a function: the API reference page and its files, else Supabase's 404
+        res = handler
+          ? await handler(forwarded)
+          : (await apiPageResponse(req)) ?? functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
+      }
+      res = withAlwaysHeaders(res);
       if (!opts.quiet) {
         // one format for the whole log: a JSON line, like every line the functions write
         log.info('http.request', {
@@ -67,4 +101,67 @@ export function serveFunctions(opts: {
       return res;
     },
   );
+  const guard = slowGuard({
+    hostname: opts.hostname,
+    port: opts.port,
+    upstream: () => inner.addr,
+    headerTimeoutMs: opts.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+    signal: opts.signal,
+  });
+  return { finished: Promise.all([inner.finished, guard.finished]).then(() => {}) };
+}
+
+/** The answer with ALWAYS_HEADERS (nosniff), whatever produced it. */
+function withAlwaysHeaders(res: Response): Response {
+  const missing = Object.entries(ALWAYS_HEADERS).filter(([k]) => !res.headers.has(k));
+  if (missing.length === 0) return res;
+  try {
+    for (const [k, v] of missing) res.headers.set(k, v);
+    return res;
+  } catch {
+    // immutable headers: the same answer, rebuilt
+    const headers = new Headers(res.headers);
+    for (const [k, v] of missing) headers.set(k, v);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
+/**
+ * A request's body as bytes, read within `ms` (up to MAX_BODY_BYTES + 1: enough for the endpoint
+ * to see it is too large); 'late' when it had not ended by then, 'gone' when the client closed the
+ * connection first.
+ */
+async function receive(
+  source: ReadableStream<Uint8Array>,
+  ms: number,
+): Promise<{ outcome: 'ok'; bytes: Uint8Array } | { outcome: 'late' | 'gone' }> {
+  const reader = source.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => timer = setTimeout(() => resolve('late'), ms));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= MAX_BODY_BYTES) {
+      const r = await Promise.race([reader.read(), late]);
+      if (r === 'late') {
+        reader.cancel().catch(() => {});
+        return { outcome: 'late' };
+      }
+      if (r.done) break;
+      chunks.push(r.value);
+      size += r.value.byteLength;
+    }
+  } catch {
+    return { outcome: 'gone' };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (size > MAX_BODY_BYTES) reader.cancel().catch(() => {});
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  return { outcome: 'ok', bytes };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chars, otpCodeSchema, passwordSchema, phoneSchema, text } from '../core/validation.ts';
+import { chars, nameText, otpCodeSchema, passwordSchema, phoneSchema } from '../core/validation.ts';
 import { onlyWhen, withRules } from '../core/rules.ts';
 import { count, e164Phone, uuid } from '../core/schema.ts';
 
@@ -22,8 +22,8 @@ export const verifyBody = withRules(
 
 export const signupBody = z.strictObject({
   phone: phoneSchema,
-  first_name: text(1, 100),
-  last_name: text(1, 100),
+  first_name: nameText(1, 100),
+  last_name: nameText(1, 100),
   password: passwordSchema,
 });
 

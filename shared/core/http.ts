@@ -83,11 +83,17 @@ export const retryAfterHeader = (seconds: number) => ({ 'Retry-After': String(Ma
 /** Seconds a client is told to wait after a provider was unavailable. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * Headers on every answer of every function, errors included: a browser never guesses another type
+ * than the one sent (an answer holding user text is never run as a script or a page).
+ */
+export const ALWAYS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Content-Type-Options': 'nosniff' });
+
 /** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(`${JSON.stringify(body)}\n`, {
     status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers, ...ALWAYS_HEADERS },
   });
 }
 

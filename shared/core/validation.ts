@@ -58,17 +58,37 @@ export const CONTROL_MESSAGE =
 export const NO_CONTROL_PATTERN = `^[^${CONTROL_CLASS}]*$`;
 
 /**
- * The pattern of a trimmed text of at least `min` characters: no forbidden control character,
- * and (min > 0) a first and a last character that are not white space at least min - 1 apart, so
- * the text is still min characters long once trimmed. `\s` is the white space String.trim removes.
+ * Characters that change how text around them is shown without being seen themselves, as the body
+ * of a character class: the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069), which can make `txt.exe` read `exe.txt`; the zero-width characters (U+200B-U+200D,
+ * U+2060 and U+FEFF); and the left-to-right, right-to-left and Arabic letter marks (U+200E, U+200F,
+ * U+061C), invisible too: a name needs none of them to read in its own script, and with them two
+ * names that look the same differ. Refused in names, titles and usernames (nameText).
  */
-export function textPattern(min: number): string {
-  const any = `[^${CONTROL_CLASS}]`;
-  const solid = `[^\\s${CONTROL_CLASS}]`;
-  if (min <= 0) return NO_CONTROL_PATTERN;
+export const INVISIBLE_CLASS = '\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`);
+export const INVISIBLE_MESSAGE = 'must not contain bidirectional controls or invisible characters ' +
+  '(U+061C, U+200B-U+200F, U+202A-U+202E, U+2060, U+2066-U+2069, U+FEFF)';
+
+/**
+ * The pattern of a trimmed text of at least `min` characters: no forbidden control character (nor
+ * any character of the class body `also`), and (min > 0) a first and a last character that are not
+ * white space at least min - 1 apart, so the text is still min characters long once trimmed. `\s` is
+ * the white space String.trim removes.
+ */
+export function textPattern(min: number, also = ''): string {
+  const any = `[^${CONTROL_CLASS}${also}]`;
+  const solid = `[^\\s${CONTROL_CLASS}${also}]`;
+  if (min <= 0) return also ? `^${any}*$` : NO_CONTROL_PATTERN;
   if (min === 1) return `^${any}*${solid}${any}*$`;
   return `^${any}*${solid}${any}{${min - 2},}${solid}${any}*$`;
 }
+
+/** The bounds after trimming, in words: the description of a text field. */
+const textDescription = (min: number, max: number) =>
+  min > 0
+    ? `${min} to ${max} characters once leading and trailing white space is trimmed (so never blank)`
+    : `At most ${max} characters once leading and trailing white space is trimmed`;
 
 /**
  * A text field: leading and trailing white space trimmed, then min to max characters (code points),
@@ -86,9 +106,27 @@ export const text = (min: number, max: number) =>
       ...(min > 0 ? { minLength: min } : {}),
       maxLength: max,
       pattern: textPattern(min),
-      description: min > 0
-        ? `${min} to ${max} characters once leading and trailing white space is trimmed (so never blank)`
-        : `At most ${max} characters once leading and trailing white space is trimmed`,
+      description: textDescription(min, max),
+    });
+
+/**
+ * A name or a title (a person's names, an escrow's or a milestone's title, a bank account's name):
+ * a text() that also holds no bidirectional control or invisible character (INVISIBLE_CLASS),
+ * checked on the value as sent (String.trim would remove a leading U+FEFF first). Its pattern says
+ * both rules, so the document states it.
+ */
+export const nameText = (min: number, max: number) =>
+  z
+    .string()
+    .refine((s) => !INVISIBLE.test(s), { message: INVISIBLE_MESSAGE, abort: true })
+    .trim()
+    .refine((s) => codePoints(s) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
+    .meta({
+      ...(min > 0 ? { minLength: min } : {}),
+      maxLength: max,
+      pattern: textPattern(min, INVISIBLE_CLASS),
+      description: `${textDescription(min, max)}; no bidirectional control or invisible character`,
     });
 
 /**
@@ -345,8 +383,12 @@ const TOP_LABEL = '[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*';
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const PORT = '(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
 const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
-export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*${TOP_LABEL}|${OCTET}(?:\\.${OCTET}){3})` +
+const URL_AFTER_SCHEME = `://(?:(?:${LABEL}\\.)*${TOP_LABEL}|${OCTET}(?:\\.${OCTET}){3})` +
   `(?::${PORT})?(?:/(?:${PCHAR}|/)*)?(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?$`;
+export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?${URL_AFTER_SCHEME}`;
+
+/** HTTP_URL_PATTERN with https only: a URL other people's apps load (an avatar), never in the clear. */
+export const HTTPS_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]${URL_AFTER_SCHEME}`;
 
 /**
  * An http(s) URL of at most 2048 characters matching HTTP_URL_PATTERN: the one check the server
@@ -359,5 +401,20 @@ export const httpUrl = () =>
     .regex(
       new RegExp(HTTP_URL_PATTERN),
       'must be an http(s) URL with a host name or IPv4 address (no user name, IPv6 or xn-- host)',
+    )
+    .meta({ format: 'uri' });
+
+/**
+ * httpUrl() with https only (`avatar_url`: an address other users' apps fetch, which must not
+ * travel in the clear or be rewritten on the way): the same form and bound, and the document shows
+ * HTTPS_URL_PATTERN.
+ */
+export const httpsUrl = () =>
+  z
+    .string()
+    .max(2048, 'must be at most 2048 characters')
+    .regex(
+      new RegExp(HTTPS_URL_PATTERN),
+      'must be an https URL with a host name or IPv4 address (no user name, IPv6 or xn-- host)',
     )
     .meta({ format: 'uri' });

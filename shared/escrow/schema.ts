@@ -5,6 +5,7 @@ import {
   chars,
   dateSchema as date,
   httpUrl,
+  nameText,
   phoneSchema,
   queryInt,
   queryTimestamp,
@@ -20,7 +21,7 @@ import { chargeStarted } from '../money/schema.ts';
 export const escrowCreateBody = z.strictObject({
   category: z.enum(ESCROW_CATEGORIES),
   payer_role: z.enum(PAYER_ROLES),
-  title: text(1, 200),
+  title: nameText(1, 200),
   // the same formats and the same readable sentence as every other phone field
   counterparty_phone: phoneSchema.meta({
     description: "The counterparty's phone: someone else's number (the caller's own is refused with 409)",
@@ -63,7 +64,7 @@ export const escrowFundBody = withRules(
 
 export const milestoneCreateBody = z.strictObject({
   escrow_id: uuid,
-  title: text(1, 200),
+  title: nameText(1, 200),
   amount: nairaAmount({ minKobo: 1 }),
   description: text(0, 2000).optional(),
   due_date: date.optional(),
@@ -72,7 +73,7 @@ export const milestoneCreateBody = z.strictObject({
 export const milestoneUpdateBody = withRules(
   z.strictObject({
     milestone_id: uuid,
-    title: text(1, 200).optional(),
+    title: nameText(1, 200).optional(),
     description: text(0, 2000).nullable().optional(),
     amount: nairaAmount({ minKobo: 1 }).optional(),
     due_date: date.nullable().optional(),

@@ -115,7 +115,7 @@ export async function webhookKyc(
     }, ${at}) as outcome`;
     return (row as { outcome: string }).outcome;
   });
-  log.info('webhook.kyc', { type: e.type, level, outcome, event_key: key, request_id: requestId });
+  log.info('webhook.kyc', { type: e.type, level_name: level, outcome, event_key: key, request_id: requestId });
   if (outcome.includes(':')) await afterCommit('sms.dispatch', () => dispatchQueuedSms());
   return { received: true };
 }

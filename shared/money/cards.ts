@@ -6,10 +6,37 @@ import type { AuthUser } from '../auth/session.ts';
 import { Reply } from '../core/endpoint.ts';
 import { type CardRemovedResponse, type CardResponse, cardResponse } from './schema.ts';
 import { columnsOf } from '../core/rows.ts';
-import { CARD_NOT_FOUND } from './refusals.ts';
+import { CARD_AUTHORIZATION_INVALID, CARD_NOT_FOUND } from './refusals.ts';
+import { providerUnavailable } from '../core/refusals.ts';
+import { customerEmail, payments, ProviderError } from './payments/index.ts';
 
 /** A saved card as answered: exactly the response's columns (never the authorization code). */
 const CARD_COLUMNS = columnsOf(cardResponse);
+
+/**
+ * The amount an authorization is checked for (kobo): NGN 100, the smallest top-up a saved card is
+ * charged for. Paystack holds that much on the card for the check, so it is kept small.
+ */
+export const CARD_CHECK_AMOUNT_KOBO = 100_00;
+
+/**
+ * The provider's word that `authorizationCode` is a reusable card of this user's customer: a 409
+ * naming authorization_code when it says no, a 503 when it gives no answer. Nothing is saved before.
+ */
+async function confirmAuthorization(userId: string, authorizationCode: string): Promise<void> {
+  let confirmed: boolean;
+  try {
+    confirmed = await payments().checkAuthorization({
+      authorizationCode,
+      email: customerEmail(userId),
+      amountKobo: CARD_CHECK_AMOUNT_KOBO,
+    });
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    throw providerUnavailable('The payment provider is unavailable; the card was not saved, try again shortly');
+  }
+  if (!confirmed) throw CARD_AUTHORIZATION_INVALID.error({ field: 'authorization_code' });
+}
 
 export async function cardAdd(
   user: AuthUser,
@@ -23,6 +50,9 @@ export async function cardAdd(
     bank?: string;
   },
 ) {
+  // below the identity floor the 403 comes first, and the provider is not asked
+  await asService((tx) => tx`select private.kyc_floor_check(${user.id}, 'card', 'kyc_tier')`);
+  await confirmAuthorization(user.id, input.authorization_code);
   const [row] = await asService((tx) =>
     tx<{ card_id: string; created: boolean }[]>`
     select * from private.card_add(${user.id}, ${input.authorization_code}, ${input.last4}, ${input.brand},

@@ -101,6 +101,19 @@ export const CARD_NOT_FOUND = refusal<{ field: string; card_id: string }>({
   example: { field: 'card_id', card_id: '0d4e8a51-7c3b-4b2f-8e69-1a5f3c9d2b70' },
 });
 
+export const CARD_AUTHORIZATION_INVALID = refusal<{ field: string }>({
+  code: 'card_authorization_invalid',
+  status: 409,
+  when: "The payments provider does not confirm the authorization code as a reusable card of the caller's (made " +
+    "up, another customer's, or not reusable); nothing was saved",
+  then: "Save the card from the authorization of the caller's own successful card charge, as the provider returned it",
+  message: () => 'The payments provider does not confirm this card authorization for your account',
+  details: (
+    f,
+  ) => [{ field: f.field, message: 'is not a reusable card authorization of yours at the payments provider' }],
+  example: { field: 'authorization_code' },
+});
+
 export const CARD_DECLINED = refusal<{ reason: string }>({
   code: 'card_declined',
   status: 402,

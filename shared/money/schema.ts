@@ -7,7 +7,7 @@ import {
   VIRTUAL_ACCOUNT_STATUSES,
 } from './enums.ts';
 import { nairaAmount } from '../core/money.ts';
-import { httpUrl, queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
+import { httpUrl, nameText, queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
 import { currency, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
@@ -40,14 +40,15 @@ export const cardIdBody = z.strictObject({ card_id: uuid });
 
 export const payoutAddBody = z.strictObject({
   bank_code: z.string().trim().regex(/^[0-9A-Za-z]{2,10}$/, 'must be the bank code (2-10 letters or digits)'),
-  bank_name: text(1, 100),
+  bank_name: nameText(1, 100),
   account_number: z
     .string()
     .min(10, 'must be at least 10 characters')
     .max(20, 'must be at most 20 characters')
     .regex(/^[0-9]+$/, 'must contain only digits'),
-  account_name: text(1, 200).meta({
-    description: '1 to 200 characters once trimmed (never blank); where the bank can be asked, the name it holds for ' +
+  account_name: nameText(1, 200).meta({
+    description:
+      '1 to 200 characters once trimmed (never blank), no bidirectional control or invisible character; where the bank can be asked, the name it holds for ' +
       'the account must match (400 otherwise)',
   }),
 });

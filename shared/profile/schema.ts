@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MARITAL_STATUSES } from './enums.ts';
-import { httpUrl, text } from '../core/validation.ts';
+import { httpsUrl, nameText, text } from '../core/validation.ts';
 import { minFields, withRules } from '../core/rules.ts';
 import { e164Phone, timestamp, uuid } from '../core/schema.ts';
 
@@ -15,8 +15,9 @@ const phoneIsFixed = z
 export const profileUpdateBody = withRules(
   z
     .strictObject({
-      first_name: text(1, 100),
-      last_name: text(1, 100),
+      first_name: nameText(1, 100),
+      last_name: nameText(1, 100),
+      // ASCII letters, digits and underscores only: no bidirectional control or invisible character
       username: z
         .string()
         .min(3, 'must be at least 3 characters')
@@ -25,7 +26,7 @@ export const profileUpdateBody = withRules(
       address: text(0, 500),
       marital_status: z.enum(MARITAL_STATUSES),
       bio: text(0, 300),
-      avatar_url: httpUrl(),
+      avatar_url: httpsUrl(),
       storage_path: text(1, 1024),
       // Named so the answer says why rather than just "not accepted".
       phone_number: phoneIsFixed,
@@ -39,8 +40,8 @@ export const profileUpdateBody = withRules(
 export type ProfileUpdate = z.output<typeof profileUpdateBody>;
 
 export const nokUpdateBody = z.strictObject({
-  first_name: text(1, 100),
-  last_name: text(1, 100),
+  first_name: nameText(1, 100),
+  last_name: nameText(1, 100),
   // the pattern refuses a trailing space (trimmed away, it could leave too few digits), so what
   // matches it as sent still matches once trimmed
   phone: z

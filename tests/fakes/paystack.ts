@@ -27,6 +27,13 @@
 //   POST /_fake/dva-deposit {account_number, amount, customer_code?}  a bank transfer into a DVA
 //   POST /_fake/charge-status {reference, status, amount?, currency?}   what verify will say, no webhook sent
 //   POST /_fake/transfer-status {reference, status}           (a lost webhook, for reconciliation)
+//   POST /_fake/authorize {email, authorization_code?}   a card charge of that customer completed at
+//        the checkout page (no webhook sent): -> {authorization_code, signature}, which
+//        check_authorization then confirms (authorization_code: the code to issue, e.g. AUTH_decline...)
+//
+// Card authorizations: the fake issues one with each successful card charge (charge-success,
+// charge-status success, authorize), to the charge's email; POST /transaction/check_authorization
+// confirms a code only for the email it was issued to (400 status:false otherwise, as Paystack does).
 
 const port = Number(Deno.env.get('FAKE_PAYSTACK_PORT') ?? 54333);
 const secretKey = Deno.env.get('FAKE_PAYSTACK_SECRET_KEY') ?? 'sk_test_fake';
@@ -71,6 +78,8 @@ const recipients = new Map<string, { account_number: string; bank_code: string; 
 const assignments = new Map<string, Json>(); // email -> assign request
 const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
 const fails: FailRule[] = [];
+/** The card authorizations issued with successful card charges: code -> the customer's email. */
+const authorizations = new Map<string, string>();
 /** A provider outage (POST /_fake/outage): every API call fails in `mode` until `until` (ms). */
 let outage: { mode: 'unavailable' | 'timeout'; until: number } | null = null;
 /** Webhook faults still to apply (POST /_fake/webhook-faults), and what they did. */
@@ -165,6 +174,13 @@ function failure(req: Request, path: string, fields: Json): Response | Promise<R
     : json(500, { status: false, message: 'Internal server error' });
 }
 
+/** A card charge succeeded: its authorization is now the customer's (check_authorization confirms it). */
+function issueAuthorization(reference: string) {
+  const data = chargeData(reference);
+  if (data) authorizations.set(data.authorization.authorization_code, data.customer.email);
+  return data;
+}
+
 function chargeData(reference: string) {
   const c = charges.get(reference);
   if (!c) return null;
@@ -244,6 +260,15 @@ async function api(req: Request, url: URL): Promise<Response> {
       gateway_response: declined ? 'Declined' : 'Approved',
     };
     return ok(declined ? 'Charge attempted' : 'Charge attempted', data);
+  }
+  if (req.method === 'POST' && path === '/transaction/check_authorization') {
+    if (!b.authorization_code || !b.email || !b.amount) {
+      return refuse(400, 'Invalid request: authorization_code, email and amount are required');
+    }
+    const owner = authorizations.get(String(b.authorization_code));
+    if (owner === undefined) return refuse(400, 'Authorization code is invalid');
+    if (owner !== String(b.email)) return refuse(400, 'Authorization code does not belong to this customer');
+    return ok('Authorization is valid for this amount', { amount: String(b.amount), currency: 'NGN' });
   }
   if (req.method === 'POST' && path === '/dedicated_account/assign') {
     if (!b.email || !b.first_name || !b.last_name || !b.phone || !b.preferred_bank) {
@@ -410,8 +435,24 @@ async function control(req: Request, url: URL): Promise<Response> {
     const responses = await deliver(String(b.event), b.data as Json, b as never);
     return json(200, { responses });
   }
+  if (path === '/authorize') {
+    const reference = `fake_checkout_${++seq}`;
+    charges.set(reference, {
+      amount: 100_00,
+      email: String(b.email),
+      metadata: null,
+      id: seq,
+      status: 'success',
+      ...(b.authorization_code ? { authorization_code: String(b.authorization_code) } : {}),
+    });
+    const data = issueAuthorization(reference);
+    return json(200, {
+      authorization_code: data?.authorization.authorization_code,
+      signature: data?.authorization.signature,
+    });
+  }
   if (path === '/charge-success') {
-    const data = chargeData(String(b.reference));
+    const data = issueAuthorization(String(b.reference));
     if (!data) return json(404, { error: 'unknown charge reference' });
     (charges.get(String(b.reference)) as { status?: string }).status = 'success';
     const event: Json = { ...data };
@@ -426,6 +467,7 @@ async function control(req: Request, url: URL): Promise<Response> {
     c.status = String(b.status);
     if (b.amount !== undefined) c.amount = Number(b.amount);
     if (b.currency !== undefined) c.currency = String(b.currency);
+    if (c.status === 'success') issueAuthorization(String(b.reference));
     return json(200, { ok: true });
   }
   if (path === '/transfer-status') {

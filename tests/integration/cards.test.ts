@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ApiResult, type BodyOf, expectError, expectOk, get, post, postRaw } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
+import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
 import cardList from '../../supabase/functions/card-list/handler.ts';
@@ -36,8 +37,12 @@ const cardBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const addCard = (user: TestUser, body: BodyOf<typeof cardAdd>, headers?: Record<string, string>) =>
-  post(cardAdd, body, { token: user.accessToken, headers });
+/** card-add of a body whose authorization_code the Paystack fake issued to the user (a card they paid with). */
+async function addCard(user: TestUser, body: BodyOf<typeof cardAdd>, headers?: Record<string, string>) {
+  const code = (body as { authorization_code?: unknown }).authorization_code;
+  if (typeof code === 'string' && code.trim() !== '') await paystack.authorizeUser(user.id, code);
+  return await post(cardAdd, body, { token: user.accessToken, headers });
+}
 const listCards = (user: TestUser) => get(cardList, { token: user.accessToken });
 const setDefault = (user: TestUser, card_id: string) => post(cardSetDefault, { card_id }, { token: user.accessToken });
 const removeCard = (user: TestUser, card_id: string) => post(cardRemove, { card_id }, { token: user.accessToken });
@@ -75,6 +80,77 @@ async function listIds(user: TestUser): Promise<{ id: string; is_default: boolea
 // ---- card-add ------------------------------------------------------------------------------
 
 describe('card-add', () => {
+  // docs/security.md, "Input, headers and the local server": a card is saved only once the payments
+  // provider confirms its authorization as a reusable card of the caller's customer (Paystack's
+  // check_authorization), never on the client's word.
+  describe('the provider confirms the authorization', () => {
+    const checks = async (code: string) =>
+      (await paystack.requests('/transaction/check_authorization')).filter((r) => r.body?.authorization_code === code);
+    const refusedOnCode = (res: ApiResult) => {
+      expect(expectError(res, 409, 'card_authorization_invalid')).toEqual(['authorization_code']);
+    };
+
+    it('refuses a made-up code with 409 naming authorization_code, and saves nothing', async () => {
+      const user = await cardHolder();
+      const body = cardBody();
+      refusedOnCode(await post(cardAdd, body, { token: user.accessToken }));
+      expect(await cardRows(user.id)).toEqual([]);
+      expect(await checks(body.authorization_code)).toHaveLength(1);
+    });
+
+    it("refuses a code the provider issued to another customer (someone else's card), and saves nothing", async () => {
+      const user = await cardHolder();
+      const other = await cardHolder();
+      const theirs = await paystack.authorizeUser(other.id);
+      refusedOnCode(await post(cardAdd, cardBody({ authorization_code: theirs }), { token: user.accessToken }));
+      expect(await cardRows(user.id)).toEqual([]);
+      // the provider was asked about the caller's own customer
+      const [asked] = await checks(theirs);
+      expect(asked?.body).toMatchObject({ email: `${user.id}@customers.escrow.ng`, authorization_code: theirs });
+    });
+
+    it("saves a code the provider issued to the caller's customer, after asking it", async () => {
+      const user = await cardHolder();
+      const code = await paystack.authorizeUser(user.id);
+      const card = expectOk(
+        await post(cardAdd, cardBody({ authorization_code: code }), { token: user.accessToken }),
+        201,
+      );
+      expect((await cardRows(user.id)).map((r) => [r.id, r.authorization_code])).toEqual([[card.id, code]]);
+      const [asked] = await checks(code);
+      expect(asked?.body).toEqual({
+        authorization_code: code,
+        email: `${user.id}@customers.escrow.ng`,
+        amount: '10000',
+        currency: 'NGN',
+      });
+    });
+
+    it('answers 503 with Retry-After when the provider cannot be asked, and saves nothing', async () => {
+      const user = await cardHolder();
+      const code = await paystack.authorizeUser(user.id);
+      await paystack.fail(
+        { path: '/transaction/check_authorization', field: 'authorization_code', value: code },
+        'unavailable',
+      );
+      const res = await post(cardAdd, cardBody({ authorization_code: code }), { token: user.accessToken });
+      expectError(res, 503, 'provider_unavailable');
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await cardRows(user.id)).toEqual([]);
+    });
+
+    it('does not ask the provider below the identity floor (403 first)', async () => {
+      const user = await signUp();
+      const code = await paystack.authorizeUser(user.id);
+      expectError(
+        await post(cardAdd, cardBody({ authorization_code: code }), { token: user.accessToken }),
+        403,
+        'kyc_tier_required',
+      );
+      expect(await checks(code)).toEqual([]);
+    });
+  });
+
   it('answers 201 with exactly the saved card object and keeps the authorization code server-side', async () => {
     const user = await cardHolder();
     const body = cardBody({

@@ -2,7 +2,7 @@
 // refused in every text field with 400 and details naming the field, never a 500 from the database.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, type Envelope, patch, post, postRaw } from '../support/api.ts';
+import { call, type Envelope, expectOk, get, patch, post, postRaw } from '../support/api.ts';
 import { newDeal } from '../support/escrows.ts';
 import { TEST_PAYMENTS_WEBHOOK_SECRET } from '../support/stack.ts';
 import { newPhone, signUp } from '../support/users.ts';
@@ -13,6 +13,8 @@ import escrowList from '../../supabase/functions/escrow-list/handler.ts';
 import milestoneCreate from '../../supabase/functions/milestone-create/handler.ts';
 import milestoneUpdate from '../../supabase/functions/milestone-update/handler.ts';
 import profileNokUpdate from '../../supabase/functions/profile-nok-update/handler.ts';
+import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
 import webhookPayments from '../../supabase/functions/webhook-payments/handler.ts';
 
@@ -122,5 +124,114 @@ describe('unpaired surrogates in JSON text', () => {
       headers: { 'Content-Type': 'application/json', 'x-payments-signature': signature },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+});
+
+// docs/security.md, "Input, headers and the local server": names, titles and usernames hold no
+// bidirectional control (which can show `exe.txt` as `txt.exe`, or another party's name reversed)
+// and no invisible character (two names that look the same but differ), as the document's pattern
+// of each field says; the other texts (a bio, a description) may.
+describe('bidirectional controls and invisible characters in names and titles', () => {
+  const INVISIBLE_MESSAGE = expect.stringContaining('bidirectional controls or invisible characters');
+  const invisibleOn = (res: { status: number; body: Envelope<unknown> }, field: string) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toMatchObject({ success: false, status: 400, code: 'validation_failed' });
+    expect(res.body.details).toContainEqual({ field, message: INVISIBLE_MESSAGE });
+  };
+  const SAMPLES = [
+    '\u202e',
+    '\u202a',
+    '\u2066',
+    '\u2069',
+    '\u200b',
+    '\u200c',
+    '\u200d',
+    '\u2060',
+    '\ufeff',
+    '\u200e',
+    '\u200f',
+    '\u061c',
+  ];
+
+  it('profile-update refuses each in first_name, last_name and username, and keeps the profile unchanged', async () => {
+    const user = await signUp();
+    const token = user.accessToken;
+    const before = expectOk(await get(profileGet, { token }));
+    for (const c of SAMPLES) {
+      invisibleOn(await patch(profileUpdate, { first_name: `Ada${c}` }, { token }), 'first_name');
+      // a leading U+FEFF would be trimmed as white space: it is refused all the same
+      invisibleOn(await patch(profileUpdate, { last_name: `${c}Obi` }, { token }), 'last_name');
+      const u = await patch(profileUpdate, { username: `ada${c}obi` }, { token });
+      expect(u.status, JSON.stringify(u.body)).toBe(400);
+      expect(u.body.details).toEqual([{ field: 'username', message: expect.any(String) }]);
+    }
+    expect(expectOk(await get(profileGet, { token }))).toEqual(before);
+    // letters of any script, accents and emoji are names; a bio may hold the marks
+    const ok = await patch(profileUpdate, { first_name: 'Ọlá 😀', last_name: 'عائشة', bio: 'a\u200fb\u202ec' }, {
+      token,
+    });
+    expect(expectOk(ok)).toMatchObject({ first_name: 'Ọlá 😀', last_name: 'عائشة', bio: 'a\u200fb\u202ec' });
+  });
+
+  it('auth-signup, profile-nok-update, escrow-create, milestone-create, milestone-update and payout-add refuse them', async () => {
+    invisibleOn(
+      await post(authSignup, {
+        phone: newPhone().local,
+        first_name: 'Ada',
+        last_name: 'Ob\u202ei',
+        password: 'a sound passphrase',
+      }),
+      'last_name',
+    );
+    const deal = await newDeal({ category: 'hiring', amount: 5_000 });
+    const token = deal.initiator.accessToken;
+    invisibleOn(
+      await patch(profileNokUpdate, {
+        first_name: 'Ng\u200bozi',
+        last_name: 'Obi',
+        phone: newPhone().local,
+        address: '1 Marina, Lagos',
+        relationship: 'sister',
+      }, { token }),
+      'first_name',
+    );
+    invisibleOn(
+      await post(escrowCreate, {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'Invoice \u202egnp.exe',
+        amount: 5000,
+        counterparty_phone: newPhone().local,
+      }, { token }),
+      'title',
+    );
+    invisibleOn(
+      await post(milestoneCreate, { escrow_id: deal.escrowId, title: '\u2066First\u2069', amount: 100 }, { token }),
+      'title',
+    );
+    const m = await post(milestoneCreate, { escrow_id: deal.escrowId, title: 'First', amount: 100 }, { token });
+    expect(m.status, JSON.stringify(m.body)).toBe(201);
+    invisibleOn(
+      await patch(milestoneUpdate, { milestone_id: m.body.data.id, title: 'Fi\ufeffrst' }, { token }),
+      'title',
+    );
+    const payout = await post(payoutAdd, {
+      bank_code: '058',
+      bank_name: 'GT\u200dBank',
+      account_number: '0123456789',
+      account_name: 'Ada \u202eObi',
+    }, { token });
+    invisibleOn(payout, 'bank_name');
+    invisibleOn(payout, 'account_name');
+  });
+
+  it('profile-update: avatar_url is https only', async () => {
+    const { accessToken: token } = await signUp();
+    const http = await patch(profileUpdate, { avatar_url: 'http://cdn.example.ng/a.png' }, { token });
+    expect(http.status, JSON.stringify(http.body)).toBe(400);
+    expect(http.body.details).toEqual([{ field: 'avatar_url', message: expect.stringContaining('https URL') }]);
+    expect(expectOk(await get(profileGet, { token })).avatar).toBeNull();
+    const https = expectOk(await patch(profileUpdate, { avatar_url: 'https://cdn.example.ng/a.png' }, { token }));
+    expect(https.avatar).toMatchObject({ avatar_url: 'https://cdn.example.ng/a.png' });
   });
 });

@@ -91,7 +91,9 @@ async function startCardCharge(deal: Deal): Promise<string> {
 }
 
 let cardSeq = 0;
+/** Saves a card whose authorization the Paystack fake issued to the user (a card they paid with). */
 async function addCard(user: TestUser, authorizationCode: string): Promise<string> {
+  await paystack.authorizeUser(user.id, authorizationCode);
   const res = await post(
     cardAdd,
     {

@@ -253,7 +253,7 @@ async function disputed(payer: TestUser, payee: TestUser, amount = 5_000) {
 
 async function cardOf(user: TestUser, n: number): Promise<string> {
   const r = await post('card-add', {
-    authorization_code: `AUTH_fuzz_${user.id.slice(0, 8)}_${n}`,
+    authorization_code: await paystack.authorizeUser(user.id, `AUTH_fuzz_${user.id.slice(0, 8)}_${n}`),
     last4: '4081',
     brand: 'visa',
     exp_month: '12',
@@ -516,7 +516,15 @@ function scenarios(): Record<string, Scenario> {
     },
 
     // ---- cards, payout accounts, the wallet -------------------------------------------------------
-    'card-add': { prepare: (t) => caller(t, w.payees[2]!, [w.stranger]) },
+    'card-add': {
+      prepare: async (t) => {
+        caller(t, w.payees[2]!, [w.stranger]);
+        const body = t.draft.body as Record<string, unknown>;
+        if (!t.valid || !swapping(t) || typeof body.authorization_code !== 'string') return;
+        // an authorization the provider issued to the card holder (the server asks it; trimmed, as sent)
+        await paystack.authorizeUser(w.payees[2]!.id, body.authorization_code.trim());
+      },
+    },
     'card-list': { prepare: (t) => caller(t, w.payers[1]!) },
     'card-remove': {
       setup: async () => {

@@ -182,7 +182,9 @@ describe('wallet-topup', () => {
       const user = await signUp({ tier: 1 });
       const key = randomUUID();
       expect((await send(walletTopup, user, { amount: 1000 }, key)).status).toBe(200);
-      const card = await send(cardAdd, user, cardBody(), key);
+      const body = cardBody();
+      await paystack.authorizeUser(user.id, body.authorization_code);
+      const card = await send(cardAdd, user, body, key);
       expect(card.status, card.text).toBe(201);
       expect(card.replayed).toBeNull();
     });
@@ -308,6 +310,7 @@ describe('card-add', () => {
     it('card-add replays the 201 with one card saved (without a key, the same card again is a 200)', async () => {
       const user = await signUp({ tier: 1 });
       const body = cardBody();
+      await paystack.authorizeUser(user.id, body.authorization_code);
       const key = randomUUID();
       const first = await send(cardAdd, user, body, key);
       expect(first.status, first.text).toBe(201);
@@ -331,6 +334,7 @@ describe('card-add', () => {
     it('card-add: 5 concurrent with one key save one card', async () => {
       const user = await signUp({ tier: 1 });
       const body = cardBody();
+      await paystack.authorizeUser(user.id, body.authorization_code);
       const key = randomUUID();
       const results = await Promise.all(Array.from({ length: 5 }, () => send(cardAdd, user, body, key)));
       expectOneEffect(results, 201);
@@ -413,6 +417,7 @@ describe('Idempotency-Key claimed by a request that died', () => {
       exp_year: '2030',
       signature: `SIG-${key}`,
     };
+    await paystack.authorizeUser(user.id, body.authorization_code);
     const raw = JSON.stringify(body);
     const hash = createHash('sha256').update(`card-add\n${raw}`).digest('hex');
     // a claim with no answer, as a request that died after its first transaction leaves it

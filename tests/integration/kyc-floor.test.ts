@@ -37,9 +37,10 @@ function expectTierRequired(r: ApiResult, field: string) {
 
 const topup = (u: TestUser, amount = 5_000) => post(walletTopup, { amount }, { token: u.accessToken });
 const withdraw = (u: TestUser, amount = 1_000) => post(walletWithdraw, { amount }, { token: u.accessToken });
-const addCard = (u: TestUser) =>
+/** card-add of an authorization the Paystack fake issued to the user (a card they paid with). */
+const addCard = async (u: TestUser) =>
   post(cardAdd, {
-    authorization_code: `AUTH_${crypto.randomUUID().slice(0, 8)}`,
+    authorization_code: await paystack.authorizeUser(u.id),
     last4: '4081',
     brand: 'visa',
     exp_month: '12',

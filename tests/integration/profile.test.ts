@@ -305,7 +305,7 @@ describe('profile-update', () => {
       expect((await profileOf(u)).avatar).toEqual(data.avatar);
 
       // changing only the URL keeps the storage path
-      const url2 = 'http://cdn.example.ng/avatars/me-2.png';
+      const url2 = 'https://cdn.example.ng/avatars/me-2.png';
       const again = expectOk(await update(u, { avatar_url: url2 }));
       expect(again.avatar).toEqual({
         avatar_url: url2,

@@ -160,6 +160,7 @@ beforeAll(async () => {
     exp_year: '2030',
     signature: `SIG_st_${suffix}`,
   };
+  await paystack.authorizeUser(owner.id, card.authorization_code);
   ok(await post(cardAdd, card, { token: owner.accessToken }), 201);
   const account = `3${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
   await paystack.registerAccount('058', account, 'COU OBI');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { fieldsOf, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { paystack } from '../support/paystack.ts';
-import { signUp } from '../support/users.ts';
+import { signUp, type TestUser } from '../support/users.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
 import transactionList from '../../supabase/functions/transaction-list/handler.ts';
 import walletGet from '../../supabase/functions/wallet-get/handler.ts';
@@ -36,7 +36,10 @@ const userTransactions = async (userId: string) =>
     select id, status, type from public.transactions where user_id = ${userId} order by created_at`;
 
 let cardSeq = 0;
-async function addCard(token: string, authorization_code: string) {
+/** Saves a card whose authorization the Paystack fake issued to the user (a card they paid with). */
+async function addCard(user: TestUser, authorization_code: string) {
+  const token = user.accessToken;
+  await paystack.authorizeUser(user.id, authorization_code);
   const res = await post(
     cardAdd,
     {
@@ -103,7 +106,7 @@ describe('wallet-topup', () => {
     it('charges the saved authorization with our transaction id as reference and stays pending until charge.success', async () => {
       const user = await verified();
       const code = `AUTH_ok${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
-      const cardId = await addCard(user.accessToken, code);
+      const cardId = await addCard(user, code);
 
       const res = await post(walletTopup, { amount: 1500, card_id: cardId }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -143,7 +146,7 @@ describe('wallet-topup', () => {
 
     it('a declined saved card answers 402 and leaves the transaction failed, nothing credited', async () => {
       const user = await verified();
-      const cardId = await addCard(user.accessToken, `AUTH_decline${Date.now()}`);
+      const cardId = await addCard(user, `AUTH_decline${Date.now()}`);
 
       const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: user.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(402);
@@ -177,7 +180,7 @@ describe('wallet-topup', () => {
 
     it("another user's card is 404 (never charged)", async () => {
       const owner = await verified();
-      const cardId = await addCard(owner.accessToken, `AUTH_ok_other${Date.now()}`);
+      const cardId = await addCard(owner, `AUTH_ok_other${Date.now()}`);
       const thief = await verified();
       const res = await post(walletTopup, { amount: 1000, card_id: cardId }, { token: thief.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(404);
@@ -348,7 +351,7 @@ describe('wallet-topup', () => {
   describe('charge.success for a top-up that already failed', () => {
     it('is neither credited nor silently dropped: the money that arrived is flagged for an operator', async () => {
       const user = await verified();
-      const cardId = await addCard(user.accessToken, `AUTH_decline_late${Date.now()}`);
+      const cardId = await addCard(user, `AUTH_decline_late${Date.now()}`);
       const res = await post(walletTopup, { amount: 2000, card_id: cardId }, { token: user.accessToken });
       expect(res.status).toBe(402);
       const [tx] = await userTransactions(user.id);

@@ -25,6 +25,8 @@ export async function setup(project: TestProject) {
   project.provide('databaseUrl', databaseUrl);
   project.provide('fakePaystackUrl', fakePaystackUrl);
   project.provide('fakeKycUrl', fakeKycUrl);
+  // the functions server's output (its JSON log lines): '' when the runner did not say where it is
+  project.provide('serverLog', process.env.TEST_SERVER_LOG ?? stack?.logFile ?? '');
 }
 
 export async function teardown() {
@@ -37,5 +39,6 @@ declare module 'vitest' {
     databaseUrl: string;
     fakePaystackUrl: string;
     fakeKycUrl: string;
+    serverLog: string;
   }
 }

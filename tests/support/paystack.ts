@@ -6,6 +6,9 @@ import { checkSuccessBody } from './responses.ts';
 
 const fakeUrl = () => inject('fakePaystackUrl');
 
+/** The email the service gives Paystack for a user (shared/money/payments/index.ts customerEmail). */
+export const customerEmailOf = (userId: string) => `${userId}@customers.escrow.ng`;
+
 async function control<T = any>(path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${fakeUrl()}/_fake${path}`, {
     method: body === undefined ? 'GET' : 'POST',
@@ -62,6 +65,19 @@ export const paystack = {
   charges: () => control<{ reference: string; amount: number; status: string | null }[]>('/charges'),
   /** For `seconds`, every API call fails that way, whatever it asks; mode 'none' ends it early. */
   outage: (mode: 'unavailable' | 'timeout' | 'none', seconds = 0) => control('/outage', { mode, seconds }),
+  /**
+   * A card authorization the fake issues to the customer `email` (a card charge completed at its
+   * checkout page), which check_authorization confirms for that email only; `code` picks the code
+   * (AUTH_decline... makes later charges of it declined).
+   */
+  authorize: (email: string, code?: string) =>
+    control<{ authorization_code: string; signature: string }>('/authorize', { email, authorization_code: code }),
+  /** authorize() for a user's own customer email: the code, issued to them. */
+  authorizeUser: async (userId: string, code?: string) =>
+    (await control<{ authorization_code: string }>('/authorize', {
+      email: customerEmailOf(userId),
+      authorization_code: code,
+    })).authorization_code,
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
 };

@@ -55,6 +55,9 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     IDENTITY_PROVIDER: 'http',
     IDENTITY_API_KEY: TEST_IDENTITY_API_KEY,
     IDENTITY_BASE_URL: `http://127.0.0.1:${httpPort + 3}/identity`,
+    // a request body must arrive within 5 s (30 by default), so that the slow-body test is quick;
+    // every other test sends its body at once
+    HTTP_BODY_TIMEOUT_MS: '5000',
   };
 }
 

@@ -15,6 +15,9 @@ import { HttpError } from '../../shared/core/http.ts';
 import {
   excludesControl,
   HTTP_URL_PATTERN,
+  HTTPS_URL_PATTERN,
+  INVISIBLE_CLASS,
+  nameText,
   NO_CONTROL_PATTERN,
   textPattern,
   TIMESTAMP_PATTERN,
@@ -506,15 +509,19 @@ describe('request rules: the document and the server', () => {
       'wallet-topup.callback_url',
     ]);
     for (const { name, where, valid, field } of urls) {
+      // avatar_url is https only (other users' apps load it): an http one is refused on both sides
+      const httpsOnly = field === 'avatar_url';
       for (
         const v of [
           'https://app.escrow.ng/funded?x=1#y',
-          'http://127.0.0.1:54321/cb',
-          'HTTP://localhost',
           'https://cdn.example.com/a%20b.png',
+          'HTTPS://localhost',
           'https://my_host.example.com:8443/p/a/t/h;v=1?q=(1)&r=*#frag/?',
         ]
       ) expectBoth(name, where, { ...valid, [field]: v }, true);
+      for (const v of ['http://127.0.0.1:54321/cb', 'HTTP://localhost']) {
+        expectBoth(name, where, { ...valid, [field]: v }, !httpsOnly);
+      }
       for (
         const v of [
           'ftp://example.com/x',
@@ -567,6 +574,8 @@ describe('request rules: the document and the server', () => {
       { weight: 2, arbitrary: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2028', '\u3000', '\ufeff') },
       { weight: 1, arbitrary: fc.constantFrom('\u0000', '\u0001', '\u000b', '\u000c', '\u001f', '\u007f', '\u0085') },
       { weight: 1, arbitrary: fc.constantFrom('é', 'ñ', '😀', '𝔸', 'ı', 'ſ') },
+      // bidirectional controls and invisible characters: refused in names and titles only
+      { weight: 1, arbitrary: fc.constantFrom('\u202e', '\u2066', '\u200b', '\u200f', '\u061c', '\u2060') },
     );
     const text = fc.string({ unit, maxLength: 24 });
     let accepted = 0;
@@ -723,6 +732,44 @@ describe('request rules: rules between fields', () => {
 });
 
 describe('request rules: the helpers', () => {
+  it('nameText: its pattern keeps exactly what the server keeps, bidirectional controls and invisible characters refused', () => {
+    const unit = fc.constantFrom(
+      'a',
+      ' ',
+      '\u00a0',
+      '😀',
+      '\u0001',
+      '\u061c',
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202e',
+      '\u2060',
+      '\u2066',
+      '\u2069',
+      '\ufeff',
+      '\u2028',
+      '\u200a', // hair space: white space, not invisible
+    );
+    const schema = nameText(1, 10);
+    const pattern = new RegExp(textPattern(1, INVISIBLE_CLASS), 'u');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), (s) => {
+        // deno-lint-ignore no-control-regex -- the control characters are the subject
+        const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s);
+        const invisible = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/.test(s);
+        const trimmed = [...s.trim()].length;
+        const server = !control && schema.safeParse(s).success;
+        expect(pattern.test(s), JSON.stringify(s)).toBe(server);
+        expect(server, JSON.stringify(s)).toBe(!control && !invisible && trimmed >= 1 && trimmed <= 10);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('excludesControl proves the patterns the document uses, and nothing that lets a control character through', () => {
     for (
       const p of [
@@ -733,6 +780,9 @@ describe('request rules: the helpers', () => {
         '^(\\+234[0-9]{10}|0[0-9]{10})$',
         '^\\+?[0-9][0-9 -]{4,}[0-9-]$',
         HTTP_URL_PATTERN,
+        HTTPS_URL_PATTERN,
+        textPattern(1, INVISIBLE_CLASS),
+        textPattern(0, INVISIBLE_CLASS),
         TIMESTAMP_PATTERN,
         '^[\\t\\n\\r a-z]+$',
       ]

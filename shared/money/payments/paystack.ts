@@ -79,6 +79,26 @@ export function paystackProvider(
       return { status, message: data.gateway_response ?? data.status };
     },
 
+    async checkAuthorization(input) {
+      try {
+        await call<{ amount: number | string; currency: string }>('POST', '/transaction/check_authorization', {
+          authorization_code: input.authorizationCode,
+          email: input.email,
+          amount: String(input.amountKobo),
+          currency: 'NGN',
+        });
+        return true;
+      } catch (err) {
+        // 400/404/422: the authorization does not exist, is not that customer's, or is not reusable.
+        // Any other refusal (a bad key: 401) says nothing about the card: no answer.
+        if (err instanceof ProviderError && err.kind === 'refused') {
+          if ([400, 404, 422].includes(err.httpStatus ?? 0)) return false;
+          throw new ProviderError('unavailable', err.message, err.httpStatus);
+        }
+        throw err;
+      }
+    },
+
     async assignDedicatedAccount(input) {
       await call('POST', '/dedicated_account/assign', {
         email: input.email,

@@ -44,6 +44,12 @@ export interface PaymentsProvider {
   readonly name: 'paystack' | 'sandbox';
   initializeCharge(input: ChargeInit): Promise<{ authorizationUrl: string; accessCode: string; reference: string }>;
   chargeAuthorization(input: ChargeAuthorization): Promise<{ status: ChargeStatus; message: string }>;
+  /**
+   * Whether the provider confirms `authorizationCode` as a reusable card authorization of the
+   * customer `email`, good for `amountKobo` (Paystack: POST /transaction/check_authorization).
+   * false: the provider answered no; a ProviderError 'unavailable' when it gave no usable answer.
+   */
+  checkAuthorization(input: { authorizationCode: string; email: string; amountKobo: number }): Promise<boolean>;
   assignDedicatedAccount(input: {
     email: string;
     firstName: string;

@@ -9,6 +9,9 @@ import { signPayload } from './signature.ts';
 
 let nextId = Math.floor(Date.now() / 1000);
 
+/** The card authorizations this process's sandbox issued (in its charge.success events), by code: the email. */
+const issued = new Map<string, string>();
+
 export function sandboxProvider(opts: { webhookUrl: string; secret: string; delayMs: number }): PaymentsProvider {
   const deliver = (event: string, data: Record<string, unknown>) => {
     const body = JSON.stringify({ event, data });
@@ -25,8 +28,19 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
       }
     }, opts.delayMs);
   };
-  const chargeData = (reference: string, amount: number, email: string, metadata: Record<string, unknown>) => ({
-    id: ++nextId,
+  const chargeData = (reference: string, amount: number, email: string, metadata: Record<string, unknown>) => {
+    const event = chargeEvent(++nextId, reference, amount, email, metadata);
+    issued.set(event.authorization.authorization_code, email);
+    return event;
+  };
+  const chargeEvent = (
+    id: number,
+    reference: string,
+    amount: number,
+    email: string,
+    metadata: Record<string, unknown>,
+  ) => ({
+    id,
     status: 'success',
     reference,
     amount,
@@ -35,9 +49,9 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
     gateway_response: 'Successful',
     paid_at: new Date().toISOString(),
     metadata,
-    customer: { email, customer_code: `CUS_sandbox${nextId}` },
+    customer: { email, customer_code: `CUS_sandbox${id}` },
     authorization: {
-      authorization_code: `AUTH_sandbox${nextId}`,
+      authorization_code: `AUTH_sandbox${id}`,
       last4: '4081',
       exp_month: '12',
       exp_year: '2030',
@@ -45,7 +59,7 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
       bank: 'TEST BANK',
       brand: 'visa',
       reusable: true,
-      signature: `SIG_sandbox${nextId}`,
+      signature: `SIG_sandbox${id}`,
     },
   });
 
@@ -63,6 +77,10 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
     async chargeAuthorization(input) {
       deliver('charge.success', chargeData(input.reference, input.amountKobo, input.email, input.metadata));
       return { status: 'success', message: 'Approved' };
+    },
+    async checkAuthorization(input) {
+      // only an authorization it issued, to that customer (kept in memory: a restart forgets them)
+      return issued.get(input.authorizationCode) === input.email;
     },
     async assignDedicatedAccount(input) {
       const accountNumber = `99${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
