@@ -29,7 +29,7 @@ import {
 } from './refusals.ts';
 import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, wellFormed, zodDetails } from './validation.ts';
-import { type StoredResponse, withIdempotency } from './idempotency.ts';
+import { type SecretShownOnce, type StoredResponse, withIdempotency } from './idempotency.ts';
 import type { ClaimMode } from './key-claim.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -182,6 +182,12 @@ export interface EndpointSpec<
    * parsed body chooses per request (shared/core/idempotency.ts).
    */
   idempotent?: boolean | 'provider' | ((body: z.output<NonNullable<BS>>) => ClaimMode);
+  /**
+   * A field of the success answer's `data` that is a secret shown once (an escrow's invite token):
+   * the answer stored under an Idempotency-Key holds null there, and a replay derives the same
+   * secret again from the caller and the key (the operation made it that way).
+   */
+  secretShownOnce?: SecretShownOnce;
   /**
    * Why `idempotent` is what it is: what the same request sent again does (the README's
    * Idempotency-Key table is generated from it). Every POST or PATCH with an auth mode says it.
@@ -364,6 +370,7 @@ interface Route {
   idempotent: boolean;
   /** How the Idempotency-Key is claimed for this request (its parsed body). */
   claimMode: (body: unknown) => ClaimMode;
+  secretShownOnce: SecretShownOnce | undefined;
   envelope: boolean;
   query: z.ZodType | undefined;
   body: z.ZodType | undefined;
@@ -398,6 +405,7 @@ export function endpoint<
     deadline: spec.deadline !== false,
     idempotent: spec.idempotent !== undefined && spec.idempotent !== false,
     claimMode: claimModeOf(spec.idempotent as Route['claimMode'] | boolean | 'provider' | undefined),
+    secretShownOnce: spec.secretShownOnce,
     envelope: spec.envelope !== false,
     query: spec.query,
     body: spec.body,
@@ -535,7 +543,8 @@ async function idempotently(
   const key = route.idempotent && user ? req.headers.get('idempotency-key') : null;
   if (key === null || !user) return { ...(await run()), replayed: false };
   const mode = route.claimMode(body);
-  return await withIdempotency({ userId: user.id, operation: route.name, key, rawBody, mode }, run);
+  const secret = route.secretShownOnce;
+  return await withIdempotency({ userId: user.id, operation: route.name, key, rawBody, mode, secret }, run);
 }
 
 /** The spec's `idempotent` as a choice per request. */

@@ -33,11 +33,24 @@ export interface StoredResponse {
   headers?: Record<string, string>;
 }
 
+/** A secret of the answer's `data` that is never stored: derived again for a replay (endpoint.ts). */
+export interface SecretShownOnce {
+  field: string;
+  derive(callerId: string, key: string): Promise<string>;
+}
+
 /** A 429 or a 5xx says "not now", not "this request's answer": the key is not kept for it. */
 const notNow = (status: number) => status >= 500 || status === 429;
 
 export async function withIdempotency(
-  opts: { userId: string; operation: string; key: string; rawBody: Uint8Array; mode: ClaimMode },
+  opts: {
+    userId: string;
+    operation: string;
+    key: string;
+    rawBody: Uint8Array;
+    mode: ClaimMode;
+    secret?: SecretShownOnce;
+  },
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (opts.key.length < 1 || opts.key.length > 255 || !/^[\x21-\x7e]+$/.test(opts.key)) {
@@ -60,7 +73,7 @@ export async function withIdempotency(
   } catch (err) {
     if (claim.mode === 'atomic') await endUnit(claim, null).catch(() => {});
     const refused = claimRefusal(err);
-    if (refused) return refused;
+    if (refused) return await withSecret(refused, opts);
     // A provider claim already committed: a deliberate "not now" (the provider unavailable with
     // nothing sent, a 429) frees the key; anything else (the database out of reach, a failure
     // after the provider may have acted) keeps it, for a retry to resume once its lease is over.
@@ -69,14 +82,16 @@ export async function withIdempotency(
     }
     throw err;
   }
-  const stored = notNow(result.status) ? null : { status: result.status, body: JSON.stringify(result.body) };
+  const stored = notNow(result.status)
+    ? null
+    : { status: result.status, body: JSON.stringify(withoutSecret(result.body, opts.secret)) };
   if (claim.mode === 'atomic') {
     try {
       await endUnit(claim, stored);
     } catch (err) {
       // the COMMIT failed, or its acknowledgement was lost: the work is not done for the deferred
       const refused = claimRefusal(err);
-      if (refused) return refused;
+      if (refused) return await withSecret(refused, opts);
       throw err;
     }
     await runDeferred(claim);
@@ -93,6 +108,29 @@ async function storeProviderAnswer(claim: KeyClaim, stored: { status: number; bo
       stored?.status ?? null
     }, ${stored?.body ?? null})`,
   ]);
+}
+
+/** The success envelope's data with the secret left out (null), as it is stored. */
+function withoutSecret(body: unknown, secret: SecretShownOnce | undefined): unknown {
+  const data = (body as { data?: Record<string, unknown> } | null)?.data;
+  if (!secret || !data || typeof data[secret.field] !== 'string') return body;
+  return { ...(body as object), data: { ...data, [secret.field]: null } };
+}
+
+/** A replayed success with its secret derived again, where it was left out of the stored answer. */
+async function withSecret(
+  r: StoredResponse & { replayed: boolean },
+  opts: { userId: string; key: string; secret?: SecretShownOnce },
+): Promise<StoredResponse & { replayed: boolean }> {
+  const data = (r.body as { data?: Record<string, unknown> } | null)?.data;
+  if (!opts.secret || !data || data[opts.secret.field] !== null) return r;
+  return {
+    ...r,
+    body: {
+      ...(r.body as object),
+      data: { ...data, [opts.secret.field]: await opts.secret.derive(opts.userId, opts.key) },
+    },
+  };
 }
 
 /** What the claim found instead of a fresh key: a replay, or a 409. Null for any other error. */

@@ -3,7 +3,8 @@
 // RLS. After a transition commits, the SMS it queued (an invitation) are dispatched and the payout
 // it started (a release) is sent to the provider (shared/money/payouts.ts), through afterCommit
 // (shared/core/background.ts).
-import { base64url, randomBytes, sha256Hex } from '../core/crypto.ts';
+import { base64url, hmacHex, randomBytes, sha256Hex } from '../core/crypto.ts';
+import { currentKeyClaim } from '../core/key-claim.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
 import type postgres from 'postgres';
@@ -96,6 +97,16 @@ const sendQueuedSms = () => afterCommit('sms.dispatch', () => dispatchQueuedSmsS
 
 const hashInviteToken = (token: string) => sha256Hex(`invite:${token}`);
 
+/**
+ * The invite token of an escrow created under an Idempotency-Key: derived from the creator and
+ * the key under a server secret, so that the answer stored with the key can leave the token out
+ * (only its hash is kept) and a replay still answers the same token.
+ */
+export async function inviteTokenFor(userId: string, key: string): Promise<string> {
+  const mac = await hmacHex('SHA-256', getConfig().AUTH_JWT_SECRET, `escrow-invite-token\n${userId}\n${key}`);
+  return base64url(Uint8Array.from(mac.slice(0, 48).match(/../g) as string[], (h) => parseInt(h, 16)));
+}
+
 export async function escrowCreate(
   user: AuthUser,
   input: {
@@ -110,7 +121,8 @@ export async function escrowCreate(
   if (input.counterparty_phone === user.phone) {
     throw COUNTERPARTY_IS_SELF.error({});
   }
-  const inviteToken = base64url(randomBytes(24));
+  const key = currentKeyClaim()?.key;
+  const inviteToken = key === undefined ? base64url(randomBytes(24)) : await inviteTokenFor(user.id, key);
   const inviteTokenHash = await hashInviteToken(inviteToken);
   const c = getConfig();
   const outcome = await asService(async (tx) => {

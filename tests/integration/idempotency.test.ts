@@ -11,6 +11,8 @@ import { paystack } from '../support/paystack.ts';
 import { checkSuccessBody } from '../support/responses.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import cardAdd from '../../supabase/functions/card-add/handler.ts';
+import escrowAccept from '../../supabase/functions/escrow-accept/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
 import payoutAdd from '../../supabase/functions/payout-add/handler.ts';
 import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
@@ -402,6 +404,34 @@ describe('payout-add', () => {
       expect(rb.replayed).toBeNull();
       expect(rb.body.data.id).not.toBe(ra.body.data.id);
     });
+  });
+});
+
+describe('escrow-create', () => {
+  it('the invite token, a secret shown once, is never stored with the key; a replay answers the same token', async () => {
+    const [user, other] = await Promise.all([signUp(), signUp()]);
+    const body = {
+      category: 'goods_products' as const,
+      payer_role: 'counterparty' as const,
+      title: 'Token kept out',
+      counterparty_phone: other.phone,
+      amount: 2000,
+    };
+    const key = randomUUID();
+    const first = await send(escrowCreate, user, body, key);
+    expect(first.status, first.text).toBe(201);
+    const token = first.body.data.invite_token as string;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const [stored] = await testDb()<{ response_body: string }[]>`
+      select response_body from private.idempotency_keys where user_id = ${user.id} and key = ${key}`;
+    expect(stored!.response_body).not.toContain(token);
+    expect(JSON.parse(stored!.response_body).data.invite_token).toBeNull();
+
+    const replay = await send(escrowCreate, user, body, key);
+    expect([replay.status, replay.replayed, replay.text]).toEqual([201, 'true', first.text]);
+    // and it is the escrow's token: the counterparty accepts with it
+    const accepted = await post(escrowAccept, { invite_token: token }, { token: other.accessToken });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
   });
 });
 

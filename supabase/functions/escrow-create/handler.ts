@@ -1,6 +1,6 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { escrowCreate } from '../../../shared/escrow/escrow.ts';
+import { escrowCreate, inviteTokenFor } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 import { COUNTERPARTY_IS_SELF } from '../../../shared/escrow/refusals.ts';
 import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
@@ -19,6 +19,7 @@ export default endpoint({
   auth: userSession,
   status: 201,
   idempotent: true,
+  secretShownOnce: { field: 'invite_token', derive: inviteTokenFor },
   repeat: 'creates an escrow, may send an invitation SMS; a repeat without a key creates another',
   body: escrowCreateBody,
   response: escrowCreateResponse,
