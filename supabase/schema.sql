@@ -436,7 +436,6 @@ create table private.operator_flags (
 alter table private.operator_flags add constraint operator_flags_kind_check CHECK (kind ~ '^[a-z][a-z0-9_]{0,59}$'::text);
 alter table private.operator_flags add constraint operator_flags_pkey PRIMARY KEY (id);
 alter table private.operator_flags add constraint operator_flags_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
-CREATE INDEX operator_flags_open_idx ON private.operator_flags USING btree (created_at) WHERE (resolved_at IS NULL);
 CREATE INDEX operator_flags_user_idx ON private.operator_flags USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.operator_flags enable row level security;
 create policy "Service role manages operator flags" on private.operator_flags as permissive for all to service_role using (true) with check (true);

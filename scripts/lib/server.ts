@@ -81,7 +81,7 @@ export function serveFunctions(opts: {
         const forwarded = new Request(req.url, {
           method: req.method,
           headers,
-          body: body?.bytes,
+          body: body?.outcome === 'ok' ? (body.bytes as Uint8Array<ArrayBuffer>) : undefined,
         });
         // not a function: the API reference page and its files, else Supabase's 404
         res = handler

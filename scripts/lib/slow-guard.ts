@@ -36,7 +36,8 @@ export function slowGuard(opts: {
   async function serve(conn: Deno.TcpConn) {
     let upstream: Deno.TcpConn;
     try {
-      upstream = await Deno.connect(opts.upstream());
+      const { hostname, port } = opts.upstream();
+      upstream = await Deno.connect({ hostname, port });
     } catch {
       conn.close();
       return;

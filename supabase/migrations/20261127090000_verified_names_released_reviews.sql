@@ -68,3 +68,6 @@ revoke all on function private.profile_names_locked() from public;
 create trigger profiles_names_locked
   before update of first_name, last_name on public.profiles
   for each row execute function private.profile_names_locked();
+
+-- Nothing reads the open operator flags by kind yet: the index waits for the back office that will.
+drop index private.operator_flags_open_idx;

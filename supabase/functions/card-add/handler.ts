@@ -10,7 +10,7 @@ export default endpoint({
   name: 'card-add',
   summary: 'Saves a card from the authorization of a successful card charge',
   description: 'A signed-in user at KYC tier 1 or above, with what the provider returned for their successful card ' +
-    'charge. The payments provider must first confirm `authorization_code` as a reusable card of the caller\'s ' +
+    "charge. The payments provider must first confirm `authorization_code` as a reusable card of the caller's " +
     '(409 otherwise; 503 when it cannot be asked), and nothing is saved before. The first saved card becomes the ' +
     'default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The ' +
     'authorization code is kept apart and never answered.',
