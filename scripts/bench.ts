@@ -21,6 +21,7 @@
 //                 wallet-withdraw): statements and round trips per request, counted as in profile,
 //                 for this checkout and, with BENCH_PROFILE_BEFORE=<another checkout>, for that one
 //                 in the same run; and each over HTTP against its SQL function called directly
+//                 (BENCH_KEYS_AFTER_FIRST=1: this checkout's handlers measured first)
 //   7. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
 //
 // Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
@@ -519,7 +520,9 @@ async function keyRuns() {
   const account = await benchPayoutAccount(stack.baseUrl, stack.fakePaystackUrl, withdrawer);
   const before = Deno.env.get('BENCH_PROFILE_BEFORE');
   const checkouts: [string, URL][] = [['after', new URL('../', import.meta.url)]];
-  if (before) checkouts.unshift(['before', new URL(`file://${before.replace(/\/$/, '')}/`)]);
+  // BENCH_KEYS_AFTER_FIRST=1 measures this checkout first (what running second costs, shown)
+  const other: [string, URL] = ['before', new URL(`file://${before?.replace(/\/$/, '')}/`)];
+  if (before) Deno.env.get('BENCH_KEYS_AFTER_FIRST') ? checkouts.push(other) : checkouts.unshift(other);
 
   const post = (name: string, token: string, body: unknown) =>
     new Request(`http://127.0.0.1/functions/v1/${name}`, {
@@ -566,10 +569,7 @@ async function keyRuns() {
       row.set(label, { statements: proxy.counts.statements / n, roundTrips: proxy.counts.roundTrips / n });
       figures.set(name, row);
     }
-    const { closeDb } = await import(new URL('shared/core/db.ts', root).href);
-    await closeDb();
   }
-  proxy.close();
   for (const [name, row] of figures) {
     const cells = [...row].map(([label, f]) =>
       `${label}: statements ${f.statements.toFixed(1).padStart(5)}  round trips ${f.roundTrips.toFixed(1).padStart(5)}`
@@ -593,8 +593,8 @@ async function keyRuns() {
   const [schedule] = await sql<FeeSchedule[]>`
     select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = 'goods_products'`;
   const fees = feeBreakdown(100_000, schedule as FeeSchedule);
-  const viaHttp = (name: string, token: string, body: () => unknown) => async () => {
-    const res = await fetch(`${stack.baseUrl}/${name}`, {
+  const viaHttp = (name: string, token: string, body: () => unknown, base = stack.baseUrl) => async () => {
+    const res = await fetch(`${base}/${name}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -640,12 +640,12 @@ async function keyRuns() {
   show(releaseHttp, rate(releaseSql));
 
   const withdrawSql = await drive('withdrawal_create (sql)', async () => {
-    await inline(sql)`select private.withdrawal_create(${withdrawer.id}, 100, ${account}, 'paystack')`;
+    await inline(sql)`select private.withdrawal_create(${withdrawer.id}, 10000, ${account}, 'paystack')`;
   });
   show(withdrawSql);
   const withdrawHttp = await drive(
     'wallet-withdraw (http, key)',
-    viaHttp('wallet-withdraw', withdrawer.token, () => ({ amount: 1, payout_account_id: account })),
+    viaHttp('wallet-withdraw', withdrawer.token, () => ({ amount: 100, payout_account_id: account })),
   );
   show(withdrawHttp, rate(withdrawSql));
   for (
@@ -657,6 +657,62 @@ async function keyRuns() {
   ) {
     summary.push(`${label} with a key / its SQL function: ${(rate(http) / rate(direct)).toFixed(2)}`);
   }
+
+  // before and after in this run: each checkout's handlers served from this process, the same way
+  if (before) {
+    console.log(
+      `\nkeys: each checkout's handlers served from this process alike, a key each (ratios to the SQL above)`,
+    );
+    const ratios = new Map<string, string[]>();
+    for (const [i, [label, root]] of checkouts.entries()) {
+      const handlers = new Map<string, (req: Request) => Promise<Response>>();
+      for (const name of ['escrow-create', 'escrow-release', 'wallet-withdraw']) {
+        handlers.set(name, (await import(new URL(`supabase/functions/${name}/handler.ts`, root).href)).default);
+      }
+      const port = httpPort + 5 + i;
+      const server = Deno.serve({ port, hostname: '127.0.0.1', onListen() {} }, (req) => {
+        const handler = handlers.get(new URL(req.url).pathname.split('/').pop() ?? '');
+        return handler ? handler(req) : new Response('not found', { status: 404 });
+      });
+      const base = `http://127.0.0.1:${port}/functions/v1`;
+      try {
+        const created = await drive(
+          `escrow-create (${label})`,
+          viaHttp('escrow-create', payer.token, () => createBody(++seq), base),
+        );
+        show(created, rate(createSql));
+        const ids = await Promise.all(pairs.map((p) => releasableEscrows(sql, p.payer, p.payee, per, 1)));
+        const released = await driveItems(
+          `escrow-release (${label})`,
+          ids,
+          (c, id) => viaHttp('escrow-release', pairs[c]!.payer.token, () => ({ escrow_id: id }), base)(),
+        );
+        show(released, rate(releaseSql));
+        const withdrawn = await drive(
+          `wallet-withdraw (${label})`,
+          viaHttp('wallet-withdraw', withdrawer.token, () => ({ amount: 100, payout_account_id: account }), base),
+        );
+        show(withdrawn, rate(withdrawSql));
+        for (
+          const [name, r, direct] of [
+            ['escrow-create', created, createSql],
+            ['escrow-release', released, releaseSql],
+            ['wallet-withdraw', withdrawn, withdrawSql],
+          ] as const
+        ) {
+          ratios.set(name, [...(ratios.get(name) ?? []), `${label} ${(rate(r) / rate(direct)).toFixed(2)}`]);
+        }
+      } finally {
+        await server.shutdown();
+        const { closeDb } = await import(new URL('shared/core/db.ts', root).href);
+        await closeDb();
+      }
+    }
+    for (const [name, cells] of ratios) {
+      summary.push(`${name} served in-process, with a key / its SQL function: ${cells.join(', ')}`);
+    }
+  }
+  proxy.close();
 }
 
 /**
