@@ -89,7 +89,8 @@ export async function withIdempotency(
     try {
       await endUnit(claim, stored);
     } catch (err) {
-      // the COMMIT failed, or its acknowledgement was lost: the work is not done for the deferred
+      // the COMMIT failed, or its answer was lost: the deferred work is not run (the job picks up
+      // the payouts and SMS a committed unit left queued)
       const refused = claimRefusal(err);
       if (refused) return await withSecret(refused, opts);
       throw err;
