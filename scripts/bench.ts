@@ -22,11 +22,15 @@
 //                 for this checkout and, with BENCH_PROFILE_BEFORE=<another checkout>, for that one
 //                 in the same run; and each over HTTP against its SQL function called directly
 //                 (BENCH_KEYS_AFTER_FIRST=1: this checkout's handlers measured first)
-//   7. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
+//   7. creates    escrow creations: one creator against BENCH_CLIENTS creators calling
+//                 private.escrow_create directly, with the old table-wide lock (its trigger put back
+//                 for the measure) and without it, in one run; then the creators over HTTP
+//   8. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
 //
 // Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
 // BENCH_HTTP_SECONDS (8), BENCH_RELEASES (3000), BENCH_HTTP_PORT (54391), BENCH_PG_PORT (54392).
-// BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, keys, stories).
+// BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, keys, creates,
+// stories).
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
 import { inline } from '../shared/core/db.ts';
@@ -54,7 +58,7 @@ const connections = Number(Deno.env.get('BENCH_CONNECTIONS') ?? 32);
 const httpSeconds = Number(Deno.env.get('BENCH_HTTP_SECONDS') ?? 8);
 const releases = Number(Deno.env.get('BENCH_RELEASES') ?? 3000);
 const only = new Set(
-  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,keys,stories').split(',').map((x) => x.trim()),
+  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,keys,creates,stories').split(',').map((x) => x.trim()),
 );
 const faults = Deno.args.includes('--faults');
 
@@ -114,12 +118,12 @@ const driveItems = <T>(name: string, items: T[][], work: (client: number, item: 
     }),
   );
 
-/** Runs `work(client, i)` in a loop on every client for `seconds`. */
-function drive(name: string, work: (client: number, i: number) => Promise<void>): Promise<Result> {
+/** Runs `work(client, i)` in a loop on every client (or the first `n`) for `seconds`. */
+function drive(name: string, work: (client: number, i: number) => Promise<void>, n = clients): Promise<Result> {
   const deadline = performance.now() + seconds * 1000;
   return measure(
     name,
-    Array.from({ length: clients }, (_, c) => async (once) => {
+    Array.from({ length: n }, (_, c) => async (once) => {
       for (let i = 0; performance.now() < deadline; i++) await once(() => work(c, i));
     }),
   );
@@ -194,6 +198,7 @@ try {
   if (only.has('reads')) await readRuns();
   if (only.has('profile')) await profileRuns();
   if (only.has('keys')) await keyRuns();
+  if (only.has('creates')) await createRuns();
 
   // The books still balance after all of it.
   const [check] = await sql<{ total: string; drift: string; negative: string }[]>`
@@ -713,6 +718,71 @@ async function keyRuns() {
     }
   }
   proxy.close();
+}
+
+/**
+ * Escrow creations, one creator against many, calling private.escrow_create directly: first with
+ * the trigger that made every creation wait for the table's lock (put back for this measure, the
+ * code before), then without it (the code now); then the creators over HTTP against the direct
+ * figure.
+ */
+async function createRuns() {
+  const [schedule] = await sql<FeeSchedule[]>`
+    select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = 'goods_products'`;
+  const fees = feeBreakdown(100_000, schedule as FeeSchedule);
+  const creators = await Promise.all(Array.from({ length: clients }, () => benchUser(stack.baseUrl, sql, 0)));
+  const other = await benchUser(stack.baseUrl, sql, 0);
+  let seq = 0;
+  const direct = async (c: number) => {
+    await inline(sql)`select escrow_id from private.escrow_create(${creators[c]!.id}, 'goods_products', 'initiator',
+      ${`Create bench ${++seq}`}, '', ${other.phone}, 100000, ${fees.payer_fee}, ${fees.vat}, ${fees.seller_fee},
+      ${crypto.randomUUID()})`;
+  };
+  console.log(`\ncreates: private.escrow_create called directly, 1 creator and ${clients} creators`);
+  const ratios: string[] = [];
+  let many: Result | undefined;
+  let scaling = 0;
+  try {
+    for (const lock of [true, false]) {
+      const label = lock ? 'with the table-wide lock (before)' : 'without it (now)';
+      await sql.unsafe('drop trigger if exists escrows_created_at_increasing on public.escrows');
+      if (lock) {
+        await sql.unsafe(`create trigger escrows_created_at_increasing before insert on public.escrows
+                          for each row execute function private.strictly_increasing_created_at_global()`);
+      }
+      const one = await drive(`1 creator, ${label}`, (c) => direct(c), 1);
+      show(one);
+      many = await drive(`${clients} creators, ${label}`, (c) => direct(c));
+      show(many, rate(one));
+      scaling = rate(many) / rate(one);
+      ratios.push(`${lock ? 'before' : 'now'} ${scaling.toFixed(2)}x`);
+    }
+  } finally {
+    await sql.unsafe('drop trigger if exists escrows_created_at_increasing on public.escrows');
+  }
+  const http = await drive(`${clients} creators over HTTP`, async (c) => {
+    const res = await fetch(`${stack.baseUrl}/escrow-create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${creators[c]!.token}` },
+      body: JSON.stringify({
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: `Create bench ${++seq}`,
+        counterparty_phone: other.phone,
+        amount: 1000,
+      }),
+    });
+    await res.body?.cancel();
+    if (res.status !== 201) throw new Error(`HTTP ${res.status}`);
+  });
+  show(http, rate(many!));
+  const overHttp = rate(http) / rate(many!);
+  summary.push(
+    `escrow_create, ${clients} creators / 1 creator: ${ratios.join(', ')} (goal >= 2x: ${goal(scaling >= 2)})`,
+    `escrow-create over HTTP / escrow_create directly, ${clients} creators each: ${
+      overHttp.toFixed(2)
+    } (goal >= 0.50: ${goal(overHttp >= 0.5)})`,
+  );
 }
 
 /**

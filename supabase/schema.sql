@@ -827,13 +827,11 @@ CREATE INDEX escrows_closing_idx ON public.escrows USING btree (COALESCE(release
 CREATE INDEX escrows_counterparty_idx ON public.escrows USING btree (counterparty_id, created_at DESC);
 CREATE INDEX escrows_counterparty_phone_idx ON public.escrows USING btree (counterparty_phone) WHERE (counterparty_id IS NULL);
 CREATE UNIQUE INDEX escrows_created_at_key ON public.escrows USING btree (created_at DESC);
-CREATE INDEX escrows_created_idx ON public.escrows USING btree (created_at);
 CREATE INDEX escrows_initiator_idx ON public.escrows USING btree (initiator_id, created_at DESC);
 CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspection_ends_at) WHERE (status = 'inspection'::text);
 alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
-CREATE TRIGGER escrows_created_at_increasing BEFORE INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at_global();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
@@ -2479,6 +2477,8 @@ declare
   v_initiator_phone text;
   v_name text;
   v_status text := case when p_payer_role = 'initiator' then 'draft' else 'invite_pending' end;
+  v_at timestamptz := now();
+  v_constraint text;
 begin
   select * into r from private.category_rules where category = p_category;
   select phone into v_initiator_phone from private.users where id = p_initiator;
@@ -2490,13 +2490,27 @@ begin
   select id into v_counterparty from private.users where phone = p_counterparty_phone;
   select first_name || ' ' || last_name into v_name from public.profiles where id = p_initiator;
 
-  insert into public.escrows (initiator_id, counterparty_id, counterparty_phone, category, payer_role, title, description,
-                              transaction_type, release_type, amount, status, inspection_period_days,
-                              payer_fee, vat, total_charge, seller_fee, seller_payout, invite_token_hash)
-  values (p_initiator, v_counterparty, p_counterparty_phone, p_category, p_payer_role, p_title, coalesce(p_description, ''),
-          r.transaction_type, r.release_type, p_amount, v_status, r.inspection_period_days,
-          p_payer_fee, p_vat, p_amount + p_payer_fee + p_vat, p_seller_fee, p_amount - p_seller_fee, p_invite_token_hash)
-  returning * into e;
+  -- created_at is unique across escrows (escrows_created_at_key), so escrow-list's `before`
+  -- cursor loses and repeats nothing; on the rare collision the next microsecond is tried
+  loop
+    begin
+      insert into public.escrows (initiator_id, counterparty_id, counterparty_phone, category, payer_role, title,
+                                  description, transaction_type, release_type, amount, status, inspection_period_days,
+                                  payer_fee, vat, total_charge, seller_fee, seller_payout, invite_token_hash, created_at)
+      values (p_initiator, v_counterparty, p_counterparty_phone, p_category, p_payer_role, p_title,
+              coalesce(p_description, ''), r.transaction_type, r.release_type, p_amount, v_status,
+              r.inspection_period_days, p_payer_fee, p_vat, p_amount + p_payer_fee + p_vat, p_seller_fee,
+              p_amount - p_seller_fee, p_invite_token_hash, v_at)
+      returning * into e;
+      exit;
+    exception when unique_violation then
+      get stacked diagnostics v_constraint = constraint_name;
+      if v_constraint <> 'escrows_created_at_key' then
+        raise;
+      end if;
+      v_at := v_at + interval '1 microsecond';
+    end;
+  end loop;
   insert into public.conversations (escrow_id) values (e.id) returning id into v_conversation;
 
   perform private.notify(p_initiator, e.id, 'escrow_created',

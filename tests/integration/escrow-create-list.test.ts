@@ -528,3 +528,34 @@ describe('escrow-list', () => {
     }
   });
 });
+
+describe('escrow-create', () => {
+  describe('created_at, unique without a table-wide lock', () => {
+    it('40 creations at once by 40 initiators: every one 201, no two escrows share a created_at', async () => {
+      const [other, ...initiators] = await Promise.all(Array.from({ length: 41 }, () => signUp()));
+      const made = await Promise.all(initiators.map((u) => create(u, body(other!.phone))));
+      expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
+      const ids = made.map((r) => r.body.data.escrow_id as string);
+      const rows = await testDb()<{ at: string }[]>`
+        select created_at::text as at from public.escrows where id = any(${ids})`;
+      expect(new Set(rows.map((r) => r.at)).size).toBe(40);
+    });
+
+    it('a collision takes the next microsecond', async () => {
+      const [a, b] = await Promise.all([signUp(), signUp()]);
+      const first = await create(a, body(b.phone));
+      expect(first.status).toBe(201);
+      // in one transaction now() stands still: the escrow made there is born on the first one's created_at
+      const [row] = await testDb().begin(async (tx) => {
+        await tx`update public.escrows set created_at = now() where id = ${first.body.data.escrow_id}`;
+        const [made] = await tx<{ escrow_id: string }[]>`
+          select escrow_id from private.escrow_create(${a.id}, 'goods_products', 'initiator', 'Same moment', '',
+                                                      ${b.phone}, 100000, 0, 0, 0, 'collision-test')`;
+        return await tx<{ apart: string }[]>`
+          select ((select created_at from public.escrows where id = ${made!.escrow_id}) -
+                  (select created_at from public.escrows where id = ${first.body.data.escrow_id}))::text as apart`;
+      });
+      expect(row?.apart).toBe('00:00:00.000001');
+    });
+  });
+});
