@@ -4,7 +4,7 @@
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
 import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
-import { claimResumed } from '../core/key-claim.ts';
+import { claimResumed, currentKeyClaim } from '../core/key-claim.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { providerUnavailable } from '../core/refusals.ts';
 import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
@@ -122,12 +122,14 @@ export async function walletWithdraw(
  * an earlier request whose claim this one took over (claimResumed), rather than just now.
  */
 async function recordedBeforeResume(txId: string): Promise<boolean> {
-  if (!claimResumed()) return false;
+  const claim = currentKeyClaim();
+  if (!claimResumed() || !claim) return false;
   const [row] = await asService((tx) =>
     tx<{ before: boolean }[]>`
     select t.created_at < k.claimed_at as before
-      from public.transactions t join private.idempotency_keys k on k.reference = t.id
-     where t.id = ${txId}`
+      from public.transactions t, private.idempotency_keys k
+     where t.id = ${txId} and k.reference = t.id
+       and k.user_id = ${claim.userId} and k.operation = ${claim.operation} and k.key = ${claim.key}`
   );
   return row?.before === true;
 }
