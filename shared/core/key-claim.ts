@@ -58,11 +58,6 @@ export function noteClaim(claim: KeyClaim, row: unknown): void {
   claim.found = found;
 }
 
-/** Runs fn outside the request's claim (work that must not join the request's transaction). */
-export function outsideKeyClaim<T>(fn: () => Promise<T>): Promise<T> {
-  return scope.exit(fn);
-}
-
 /** SQLSTATEs of private.idempotency_claim: replay the stored answer, another body, still running. */
 export const CLAIM_REPLAY = 'ESRPL';
 export const CLAIM_REUSED = 'ESKRU';
