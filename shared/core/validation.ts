@@ -91,23 +91,24 @@ const textDescription = (min: number, max: number) =>
     : `At most ${max} characters once leading and trailing white space is trimmed`;
 
 /**
- * A text field: leading and trailing white space trimmed, then min to max characters (code points),
- * never blank when min > 0. Its JSON Schema states the same: minLength and maxLength (of the text as
- * sent, so never looser than the server), a pattern for the trimmed minimum and the control rule,
- * and a description of the bounds after trimming.
+ * A trimmed text of min to max characters (code points) from `sent` (the string schema with any
+ * rule on the text as sent), and the JSON Schema that states it: minLength and maxLength (of the
+ * text as sent, so never looser than the server), `pattern` and `description`.
  */
-export const text = (min: number, max: number) =>
-  z
-    .string()
+const trimmedText = (min: number, max: number, sent: z.ZodString, pattern: string, description: string) =>
+  sent
     .trim()
     .refine((s) => codePoints(s) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
     .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
-    .meta({
-      ...(min > 0 ? { minLength: min } : {}),
-      maxLength: max,
-      pattern: textPattern(min),
-      description: textDescription(min, max),
-    });
+    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max, pattern, description });
+
+/**
+ * A text field: leading and trailing white space trimmed, then min to max characters (code points),
+ * never blank when min > 0. Its JSON Schema states the same: a pattern for the trimmed minimum and
+ * the control rule, and a description of the bounds after trimming.
+ */
+export const text = (min: number, max: number) =>
+  trimmedText(min, max, z.string(), textPattern(min), textDescription(min, max));
 
 /**
  * A name or a title (a person's names, an escrow's or a milestone's title, a bank account's name):
@@ -116,18 +117,13 @@ export const text = (min: number, max: number) =>
  * both rules, so the document states it.
  */
 export const nameText = (min: number, max: number) =>
-  z
-    .string()
-    .refine((s) => !INVISIBLE.test(s), { message: INVISIBLE_MESSAGE, abort: true })
-    .trim()
-    .refine((s) => codePoints(s) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
-    .meta({
-      ...(min > 0 ? { minLength: min } : {}),
-      maxLength: max,
-      pattern: textPattern(min, INVISIBLE_CLASS),
-      description: `${textDescription(min, max)}; no bidirectional control or invisible character`,
-    });
+  trimmedText(
+    min,
+    max,
+    z.string().refine((s) => !INVISIBLE.test(s), { message: INVISIBLE_MESSAGE, abort: true }),
+    textPattern(min, INVISIBLE_CLASS),
+    `${textDescription(min, max)}; no bidirectional control or invisible character`,
+  );
 
 /**
  * True when no string holding a forbidden control character can match `pattern` (a JSON Schema
