@@ -663,6 +663,17 @@ async function throwIfOpeningFailed(claim: KeyClaim, unit: Unit): Promise<void> 
   }
 }
 
+/**
+ * After a segment of the unit failed with `err`: the opening's failure is thrown instead (the
+ * cause); a lost connection has nothing left to undo (err is thrown); else the segment's savepoint
+ * is rolled back, and the caller throws whichever statement failed first.
+ */
+async function undoSegment(claim: KeyClaim, unit: Unit, savepoint: string, err: unknown): Promise<void> {
+  await throwIfOpeningFailed(claim, unit);
+  if (unit.conn.isLost()) throw err;
+  await unit.conn.orLost(unit.conn.sql.unsafe(`rollback to savepoint ${savepoint}`)).catch(() => {});
+}
+
 /** A transaction of the handler as a savepoint of the unit: the same contract as `transaction`. */
 function inUnit<T>(claim: KeyClaim, setup: Setup, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return queued(claim, async (unit) => {
@@ -678,9 +689,7 @@ function inUnit<T>(claim: KeyClaim, setup: Setup, fn: (tx: Tx) => Promise<T>): P
       c.unsafe(`release savepoint ${name}`).catch(() => {});
       return out;
     } catch (err) {
-      await throwIfOpeningFailed(claim, unit);
-      if (unit.conn.isLost()) throw err;
-      await unit.conn.orLost(c.unsafe(`rollback to savepoint ${name}`)).catch(() => {});
+      await undoSegment(claim, unit, name, err);
       await unit.conn.orLost(started); // a setup that failed is the cause
       throw err;
     } finally {
@@ -704,9 +713,7 @@ function pipelinedInUnit(claim: KeyClaim, parts: ReadPart[]): Promise<unknown[][
     try {
       await unit.conn.orLost(all);
     } catch (err) {
-      await throwIfOpeningFailed(claim, unit);
-      if (unit.conn.isLost()) throw err;
-      await unit.conn.orLost(c.unsafe(`rollback to savepoint ${name}`)).catch(() => {});
+      await undoSegment(claim, unit, name, err);
       for (const q of sent.flat()) await unit.conn.orLost(q);
       throw err;
     }
