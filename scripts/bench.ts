@@ -49,6 +49,7 @@ import {
   seedReader,
   startBaseline,
 } from './lib/request-path.ts';
+import { cpuOf, stackCpu } from './lib/stories.ts';
 
 const clients = Number(Deno.env.get('BENCH_CLIENTS') ?? 16);
 const seconds = Number(Deno.env.get('BENCH_SECONDS') ?? 10);
@@ -383,12 +384,17 @@ async function readRuns() {
     console.log(
       `\nreads: autocannon, ${connections} connections, ${httpSeconds}s each; ratios to Deno + one query`,
     );
-    const load = (name: string, url: string, headers?: Record<string, string>) =>
-      autocannon(name, url, { connections, seconds: httpSeconds, headers });
+    // where each request's CPU goes: the server that answers it (the baseline's or the functions
+    // server) and Postgres, in microseconds a request
+    const { postgres: pgCpu, 'functions server': fnCpu } = stackCpu({ serverPid: stack.serverPid }, pgPort);
+    const baseCpu = { server: () => cpuOf(baseline.pid), postgres: pgCpu };
+    const ourCpu = { server: fnCpu, postgres: pgCpu };
+    const load = (name: string, url: string, cpu: Record<string, () => number>, headers?: Record<string, string>) =>
+      autocannon(name, url, { connections, seconds: httpSeconds, headers, cpu });
     const rows: LoadRow[] = [
-      await load('bare Deno.serve JSON', `${baseline.url}/bare`),
-      await load('Deno + one postgres.js query', `${baseline.url}/one-query`),
-      await load('Deno + tx, set_config, query', `${baseline.url}/tx-query`),
+      await load('bare Deno.serve JSON', `${baseline.url}/bare`, baseCpu),
+      await load('Deno + one postgres.js query', `${baseline.url}/one-query`, baseCpu),
+      await load('Deno + tx, set_config, query', `${baseline.url}/tx-query`, baseCpu),
     ];
     const reference = rows[1] as LoadRow;
     const reads = [
@@ -398,14 +404,17 @@ async function readRuns() {
       ['GET transaction-list?limit=20', 'transaction-list?limit=20'],
       ['GET message-feed (20 items)', `message-feed?conversation_id=${reader.conversation}&limit=20`],
     ];
-    for (const [name, path] of reads) rows.push(await load(name as string, `${stack.baseUrl}/${path}`, auth));
+    for (const [name, path] of reads) rows.push(await load(name as string, `${stack.baseUrl}/${path}`, ourCpu, auth));
     for (const r of rows) {
+      const cpu = r.cpuPerRequest;
       console.log(
         `  ${r.name.padEnd(32)} ${
           r.rps.toFixed(0).padStart(7)
         }/s  p50 ${r.p50}ms  p99 ${r.p99}ms  non-2xx ${r.non2xx}  errors ${r.errors}  ${
           (r.rps / reference.rps).toFixed(2)
-        }x  p99 ${(r.p99 / Math.max(1, reference.p99)).toFixed(1)}x`,
+        }x  p99 ${(r.p99 / Math.max(1, reference.p99)).toFixed(1)}x  CPU/request: server ${
+          (cpu.server ?? 0).toFixed(0)
+        } µs, postgres ${(cpu.postgres ?? 0).toFixed(0)} µs`,
       );
     }
     for (const r of rows.slice(3)) {

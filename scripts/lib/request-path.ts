@@ -17,13 +17,21 @@ export interface LoadRow {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU microseconds per request of each process named in autocannon's `cpu` option */
+  cpuPerRequest: Record<string, number>;
 }
 
 /** autocannon (npm, run by Node) against one URL; its JSON summary. */
 export async function autocannon(
   name: string,
   url: string,
-  opts: { connections: number; seconds: number; headers?: Record<string, string> },
+  opts: {
+    connections: number;
+    seconds: number;
+    headers?: Record<string, string>;
+    /** CPU seconds used so far by each process to account for (stackCpu, processCpu) */
+    cpu?: Record<string, () => number>;
+  },
 ): Promise<LoadRow> {
   const args = [
     new URL('node_modules/autocannon/autocannon.js', root).pathname,
@@ -35,7 +43,10 @@ export async function autocannon(
   ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   args.push(url);
+  const cpuNow = () => Object.fromEntries(Object.entries(opts.cpu ?? {}).map(([k, read]) => [k, read()]));
+  const cpuBefore = cpuNow();
   const out = await new Deno.Command('node', { args, stdout: 'piped', stderr: 'piped' }).output();
+  const cpuAfter = cpuNow();
   const text = new TextDecoder().decode(out.stdout).trim().split('\n').at(-1) ?? '';
   if (!out.success || !text.startsWith('{')) {
     throw new Error(`autocannon failed for ${name}: ${new TextDecoder().decode(out.stderr)}`);
@@ -48,6 +59,9 @@ export async function autocannon(
     p99: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
+    cpuPerRequest: Object.fromEntries(
+      Object.entries(cpuAfter).map(([k, v]) => [k, (1e6 * (v - (cpuBefore[k] ?? 0))) / Math.max(1, r.requests.total)]),
+    ),
   };
 }
 
@@ -71,6 +85,7 @@ export async function startBaseline(port: number, databaseUrl: string, poolMax: 
   child.removeAllListeners('exit');
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
     stop: () =>
       new Promise<void>((r) => {
         child.once('exit', () => r());

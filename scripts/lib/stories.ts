@@ -1164,7 +1164,7 @@ export function printStoryReport(r: StoryReport, print: (line: string) => void =
 // ---- a test stack's processes ---------------------------------------------------------------
 
 /** CPU seconds (user + system) of a process, and of the children it has waited for, from /proc. */
-function cpuOf(pid: number, withChildren = false): number {
+export function cpuOf(pid: number, withChildren = false): number {
   const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(') ')[1]?.split(' ') ?? [];
   // utime, stime, cutime, cstime in clock ticks (USER_HZ 100)
   const own = Number(fields[11]) + Number(fields[12]);

@@ -16,6 +16,7 @@ import { CONVERSATION_NOT_FOUND } from './refusals.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
 import { renderNotification } from '../messages/texts.ts';
 import type { ConversationResponse, FeedItemResponse } from './schema.ts';
+import { filledJson, type JsonText } from '../core/json-text.ts';
 
 /** A feed item as the feed query reads it: a message, or one of the caller's notifications. */
 interface FeedRow {
@@ -190,21 +191,60 @@ function feedWindow(q: { before?: string; after?: string }) {
 export async function messageFeed(
   { claims }: AuthUser,
   q: { conversation_id: string; limit: number; before?: string; after?: string },
+): Promise<JsonText<FeedItemResponse[]>> {
+  const w = feedWindow(q);
+  const conversation = `${sqlLiteral(q.conversation_id)}::uuid`;
+  const limit = sqlLiteral(q.limit);
+  const [[senderNames], [[page]]] = await readAsServiceThenUser(
+    claims,
+    (tx) => [sqlText<(PartyNames & { id: string })[]>(tx, senderNamesText(conversation, w, limit))],
+    (tx) => [
+      sqlText<{ body: string | null; slots: string | null }[]>(
+        tx,
+        `select body, slots from reads.message_feed(${conversation}, ${sqlLiteral(q.before ?? null)}::timestamptz, ${
+          sqlLiteral(q.after ?? null)
+        }::timestamptz, ${limit})`,
+      ),
+    ],
+  );
+  if (!page?.body) throw CONVERSATION_NOT_FOUND.error({ conversation_id: q.conversation_id });
+  const names = namesMap(senderNames);
+  return filledJson(page.body, page.slots, [
+    (message) => JSON.stringify(renderNotification(message as NotificationMessage)),
+    (senderId) => {
+      const sender = names.get(senderId as string);
+      return `"sender_first_name":${JSON.stringify(sender?.first_name ?? null)},"sender_last_name":${
+        JSON.stringify(sender?.last_name ?? null)
+      },"sender_avatar_url":${JSON.stringify(sender?.avatar_url ?? null)}`;
+    },
+  ]);
+}
+
+/**
+ * The names of the senders among the window's messages, as SQL text: profiles are their owners'
+ * only, so they are read as service_role, and used only once the caller is known to see the
+ * conversation.
+ */
+const senderNamesText = (conversation: string, w: ReturnType<typeof feedWindow>, limit: string) =>
+  `select id, first_name, last_name, avatar_url from public.profiles where id in (
+     select m.sender_id from public.messages m
+      where m.conversation_id = ${conversation}${w.cut('m.created_at')}
+      order by m.created_at ${w.dir} limit ${limit})`;
+
+/**
+ * The same page built here from the rows: what the test of the reads Postgres builds
+ * (tests/integration/reads-built.test.ts) compares messageFeed's text with.
+ */
+export async function messageFeedAsObjects(
+  { claims }: AuthUser,
+  q: { conversation_id: string; limit: number; before?: string; after?: string },
 ): Promise<FeedItemResponse[]> {
   const w = feedWindow(q);
   const conversation = `${sqlLiteral(q.conversation_id)}::uuid`;
   const limit = sqlLiteral(q.limit);
   const [[senderNames], [[visible], found]] = await readAsServiceThenUser(
     claims,
-    (tx) => [
-      sqlText<(PartyNames & { id: string })[]>(
-        tx,
-        `select id, first_name, last_name, avatar_url from public.profiles where id in (
-           select m.sender_id from public.messages m
-            where m.conversation_id = ${conversation}${w.cut('m.created_at')}
-            order by m.created_at ${w.dir} limit ${limit})`,
-      ),
-    ],
+    (tx) => [sqlText<(PartyNames & { id: string })[]>(tx, senderNamesText(conversation, w, limit))],
     (tx) => [
       sqlText(tx, visibleConversationText(conversation)),
       sqlText<FeedRow[]>(

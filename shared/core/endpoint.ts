@@ -31,6 +31,7 @@ import { errorMessage, log } from './log.ts';
 import { controlCharacterProblems, queryObject, wellFormed, zodDetails } from './validation.ts';
 import { type SecretShownOnce, type StoredResponse, withIdempotency } from './idempotency.ts';
 import type { ClaimMode } from './key-claim.ts';
+import { JsonText } from './json-text.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -138,7 +139,8 @@ type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S>
  * response schema (the JSON a client receives is parsed by that schema), or a Reply carrying it
  * with another status. Without a response schema (only toy endpoints in tests), anything.
  */
-export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType ? z.input<RS> | Reply<z.input<RS>>
+export type HandlerResult<RS extends z.ZodType | undefined> = RS extends z.ZodType
+  ? z.input<RS> | Reply<z.input<RS>> | JsonText<z.input<RS>>
   : unknown;
 
 /**
@@ -630,6 +632,10 @@ async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): P
     const out: unknown = await route.handler(ctx);
     const status = out instanceof Reply ? out.status : route.successStatus;
     const data = out instanceof Reply ? out.data : out;
+    // JSON text Postgres wrote goes into the envelope as it is (shared/core/json-text.ts)
+    if (data instanceof JsonText && route.envelope) {
+      return { status, body: new JsonText(`{"success":true,"status":${status},"data":${data.text}}`) };
+    }
     return { status, body: route.envelope ? successBody(status, data) : data };
   } catch (err) {
     const refused = err instanceof HttpError ? err : sqlRefusal(route, err);

@@ -5,6 +5,8 @@
 // (shared/core/refusals.ts) and by the catalog for the rest (shared/refusals/catalog.ts);
 // docs/errors.md lists them all.
 
+import { JsonText } from './json-text.ts';
+
 export interface FieldProblem {
   field: string;
   message: string;
@@ -91,7 +93,7 @@ export const ALWAYS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 
 
 /** A JSON answer. Its text ends with a newline, so that answers printed one after another (curl -s) stay on their own lines. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(`${JSON.stringify(body)}\n`, {
+  return new Response(`${body instanceof JsonText ? body.text : JSON.stringify(body)}\n`, {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers, ...ALWAYS_HEADERS },
   });

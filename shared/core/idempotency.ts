@@ -24,6 +24,7 @@ import {
   withKeyClaim,
 } from './key-claim.ts';
 import { HttpError } from './http.ts';
+import { JsonText } from './json-text.ts';
 import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED, VALIDATION_FAILED } from './refusals.ts';
 
 export interface StoredResponse {
@@ -112,7 +113,9 @@ async function storeProviderAnswer(claim: KeyClaim, stored: { status: number; bo
 }
 
 /** The success envelope's data with the secret left out (null), as it is stored. */
-function withoutSecret(body: unknown, secret: SecretShownOnce | undefined): unknown {
+function withoutSecret(answer: unknown, secret: SecretShownOnce | undefined): unknown {
+  // an answer Postgres wrote as text is read as a value here, so its secret is left out too
+  const body = answer instanceof JsonText ? answer.toJSON() : answer;
   const data = (body as { data?: Record<string, unknown> } | null)?.data;
   if (!secret || !data || typeof data[secret.field] !== 'string') return body;
   return { ...(body as object), data: { ...data, [secret.field]: null } };

@@ -15,6 +15,7 @@ import { describeWait, retryAfterHeader } from '../core/http.ts';
 import { RATE_LIMITED } from '../core/refusals.ts';
 import { COUNTERPARTY_IS_SELF, ESCROW_NOT_FOUND, VIRTUAL_ACCOUNT_REQUIRED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
+import { JsonText } from '../core/json-text.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
@@ -186,7 +187,30 @@ export async function escrowGet({ claims }: AuthUser, id: string) {
   return escrowOrNotFound(row, claims.sub);
 }
 
-export async function escrowList({ claims }: AuthUser, q: { status?: string; limit: number; before?: string }) {
+/** The caller's escrows, a page of them newest first, as Postgres writes them (reads.escrow_list). */
+export async function escrowList(
+  { claims }: AuthUser,
+  q: { status?: string; limit: number; before?: string },
+): Promise<JsonText<EscrowListItemResponse[]>> {
+  const [[row]] = await readAsUser(claims, (tx) => [
+    sqlText<{ body: string }[]>(
+      tx,
+      `select reads.escrow_list(${sqlLiteral(q.status ?? null)}, ${sqlLiteral(q.before ?? null)}::timestamptz, ${
+        sqlLiteral(q.limit)
+      }) as body`,
+    ),
+  ]);
+  return new JsonText((row as { body: string }).body);
+}
+
+/**
+ * The same page built here from the rows: what the test of the reads Postgres builds
+ * (tests/integration/reads-built.test.ts) compares escrowList's text with.
+ */
+export async function escrowListAsObjects(
+  { claims }: AuthUser,
+  q: { status?: string; limit: number; before?: string },
+) {
   // the caller's escrows, on either side: row-level security keeps exactly those; composed as text
   // (every value a literal), so the read goes out as one message (shared/core/db.ts)
   const where = (q.status ? `e.status = ${sqlLiteral(q.status)}` : `e.status <> 'deleted'`) +

@@ -94,6 +94,7 @@ export const transactionListResponse = z.strictObject({
   data: z.array(transactionResponse),
   next_cursor: timestamp.nullable(),
 });
+export type TransactionListResponse = z.input<typeof transactionListResponse>;
 
 /** The dedicated virtual account; its bank fields are null until the provider assigns it. */
 export const virtualAccountResponse = z.strictObject({

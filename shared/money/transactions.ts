@@ -2,7 +2,8 @@
 // records its description as a message (kind and params), written out when it is read.
 import type { AuthUser } from '../auth/session.ts';
 import { readAsUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
-import { type TransactionResponse, transactionResponse } from './schema.ts';
+import { type TransactionListResponse, type TransactionResponse, transactionResponse } from './schema.ts';
+import { filledJson, type JsonText, type SlotFiller } from '../core/json-text.ts';
 import { answerOf, columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { renderTransaction } from '../messages/texts.ts';
 import { type TransactionMessage } from '../messages/catalog.ts';
@@ -50,7 +51,39 @@ export async function readTransaction(tx: Tx, id: string) {
   return row ? transactionView(row) : null;
 }
 
+/** What the page's markers are filled with: the description from its message, the metadata in naira. */
+const TRANSACTION_SLOTS: SlotFiller[] = [
+  (message) => JSON.stringify(renderTransaction(message as TransactionMessage | null)),
+  (metadata) => JSON.stringify(metadataInNaira(metadata)),
+];
+
+/** A page of the caller's transactions, newest first, and its cursor, as Postgres writes them (reads.transaction_list). */
 export async function transactionList(
+  { claims }: AuthUser,
+  q: { category?: string; escrow_id?: string; status?: string; limit: number; before?: string },
+): Promise<JsonText<TransactionListResponse>> {
+  const args = [
+    `${sqlLiteral(q.category ?? null)}::public.transaction_category`,
+    `${sqlLiteral(q.escrow_id ?? null)}::uuid`,
+    `${sqlLiteral(q.status ?? null)}::public.transaction_status`,
+    `${sqlLiteral(q.before ?? null)}::timestamptz`,
+    sqlLiteral(q.limit),
+  ];
+  const [[row]] = await readAsUser(claims, (tx) => [
+    sqlText<{ body: string; slots: string }[]>(
+      tx,
+      `select body, slots from reads.transaction_list(${args.join(', ')})`,
+    ),
+  ]);
+  const { body, slots } = row as { body: string; slots: string };
+  return filledJson(body, slots, TRANSACTION_SLOTS);
+}
+
+/**
+ * The same page built here from the rows: what the test of the reads Postgres builds
+ * (tests/integration/reads-built.test.ts) compares transactionList's text with.
+ */
+export async function transactionListAsObjects(
   { claims }: AuthUser,
   q: { category?: string; escrow_id?: string; status?: string; limit: number; before?: string },
 ) {

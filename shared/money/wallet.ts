@@ -9,6 +9,7 @@ import type { AuthUser } from '../auth/session.ts';
 import { providerUnavailable } from '../core/refusals.ts';
 import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
+import { fillSlots, JsonText } from '../core/json-text.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
@@ -34,7 +35,27 @@ const virtualAccountView = (v: VirtualAccountResponse): VirtualAccountResponse =
  * The balance from the ledger (private, read as service_role), then the pending movements and the
  * virtual account as the user (row-level security): one transaction, one round trip.
  */
-export async function walletGet({ claims }: AuthUser): Promise<WalletResponse> {
+export async function walletGet({ claims }: AuthUser): Promise<JsonText<WalletResponse>> {
+  const [[[balance]], [[wallet]]] = await readAsServiceThenUser(
+    claims,
+    (tx) => [
+      inline(tx)<{ balance: string }[]>`select private.wallet_balance(${claims.sub}::uuid) as balance`,
+    ],
+    (tx) => [sqlText<{ body: string }[]>(tx, 'select reads.wallet() as body')],
+  );
+  // the balance, read as service_role, fills the one marker of the text (reads.wallet)
+  return new JsonText(
+    fillSlots((wallet as { body: string }).body, [[balance?.balance ?? 0]], [
+      (b) => JSON.stringify(toNaira(b as string)),
+    ]),
+  );
+}
+
+/**
+ * The same answer built here from the rows: what the test of the reads Postgres builds
+ * (tests/integration/reads-built.test.ts) compares walletGet's text with.
+ */
+export async function walletGetAsObject({ claims }: AuthUser): Promise<WalletResponse> {
   const [[[balance]], [[pending], [va]]] = await readAsServiceThenUser(
     claims,
     (tx) => [

@@ -11,6 +11,7 @@ import {
 } from './schema.ts';
 import { answerOf, columnsOf, type RowOf, selectList } from '../core/rows.ts';
 import { iso } from '../core/money.ts';
+import { JsonText } from '../core/json-text.ts';
 
 /** A profile as stored: the answer's fields, the avatar in three columns, the next of kin apart. */
 type ProfileRow = RowOf<ProfileResponse, 'avatar' | 'next_of_kin', {
@@ -40,8 +41,21 @@ const profileQueries = (tx: Tx) =>
     ),
   ] as const;
 
-/** The caller's profile, read as the caller in one round trip. */
-export async function profileGet({ claims }: AuthUser) {
+/** The caller's profile, as Postgres writes it (reads.profile), read as the caller in one round trip. */
+export async function profileGet({ claims }: AuthUser): Promise<JsonText<ProfileResponse>> {
+  const [[row]] = await readAsUser(
+    claims,
+    (tx) => [sqlText<{ body: string | null }[]>(tx, 'select reads.profile() as body')],
+  );
+  if (!row?.body) throw PROFILE_NOT_FOUND.error({});
+  return new JsonText(row.body);
+}
+
+/**
+ * The same answer built here from the rows, as profile-update builds it: what the test of the reads
+ * Postgres builds (tests/integration/reads-built.test.ts) compares profileGet's text with.
+ */
+export async function profileGetAsObject({ claims }: AuthUser) {
   const [[p], [n]] = await readAsUser(claims, (tx) => [...profileQueries(tx)]);
   return profileView(p, n);
 }

@@ -40,7 +40,7 @@ function functionsOf(source: ts.SourceFile): Map<string, ts.Node> {
   return out;
 }
 
-/** The private.* SQL functions a module function calls, itself or through the module's own helpers. */
+/** The private.* and reads.* SQL functions a module function calls, itself or through the module's own helpers. */
 function sqlCalls(fns: Map<string, ts.Node>, start: string, source: ts.SourceFile): string[] {
   const found = new Set<string>();
   const seen = new Set<string>();
@@ -49,7 +49,7 @@ function sqlCalls(fns: Map<string, ts.Node>, start: string, source: ts.SourceFil
     if (!node || seen.has(name)) return;
     seen.add(name);
     const text = node.getText(source);
-    for (const m of text.matchAll(/\bprivate\.([a-z_0-9]+)\(/g)) found.add(m[1] as string);
+    for (const m of text.matchAll(/\b((?:private|reads)\.[a-z_0-9]+)\(/g)) found.add(m[1] as string);
     for (const m of text.matchAll(/\b([A-Za-z_]\w*)\s*\(/g)) visit(m[1] as string);
   };
   visit(start);
@@ -133,7 +133,7 @@ export function operationMap(rows: readonly OperationRow[]): string {
   const lines = rows.map((r) =>
     `| ${code(r.name)} | ${list(r.schemas)} | ${
       r.service ? `${code(r.service.name)} in ${code(r.service.file.replace(/^shared\//, ''))}` : '-'
-    } | ${list(r.sql.map((s) => `private.${s}`))} | ${list(r.kinds)} | ${list(r.tests)} |`
+    } | ${list(r.sql)} | ${list(r.kinds)} | ${list(r.tests)} |`
   );
   return [
     '| Operation | Schemas | Service (`shared/`) | SQL functions it calls | Notifications | Tests (`tests/`) |',
