@@ -5541,6 +5541,39 @@ revoke all on function private.wallet_balance(p_user uuid) from public;
 grant execute on function private.wallet_balance(p_user uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid;
+  v_result text;
+begin
+  select user_id into v_user from public.virtual_accounts where account_number = p_account_number;
+  if v_user is null then
+    return null;
+  end if;
+  -- a redelivered or concurrent duplicate meets the primary key (and waits for the first to end)
+  insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+  values ('payments', p_event_key, p_event_type, p_payload, 'processing')
+  on conflict do nothing;
+  if not found then
+    return 'duplicate';
+  end if;
+  v_result := private.bank_transfer_received(v_user, p_amount, p_provider, p_charge_id, p_metadata);
+  update private.webhook_inbox set outcome = p_outcome_prefix || v_result
+   where provider = 'payments' and event_key = p_event_key;
+  return v_result;
+end
+$function$;
+comment on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) is 'webhook-payments: a bank transfer into the virtual account numbered p_account_number, recorded in the inbox once by its key and credited (private.bank_transfer_received), its outcome kept as the prefix and the answer; duplicate for a key already recorded; null, writing nothing, when no account has that number.';
+revoke all on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) from public;
+grant execute on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text)

@@ -62,6 +62,12 @@ const depositsOf = (userId: string) =>
 
 const smsTo = smsMatching;
 
+/** What webhook-payments kept of a delivered event in its inbox: its outcome, once per delivery key. */
+const inboxOutcomes = async (reference: string) =>
+  (await testDb()<{ outcome: string }[]>`
+    select outcome from private.webhook_inbox where payload -> 'data' ->> 'reference' = ${reference}`)
+    .map((r) => r.outcome);
+
 /** Starts a card charge and checks what the fake was asked; returns the reference. */
 async function startCardCharge(deal: Deal): Promise<string> {
   const res = await fund(deal, { method: 'card', callback_url: 'https://app.escrow.ng/funded' });
@@ -429,7 +435,8 @@ describe('escrow-fund', () => {
       const total = kobo(deal.feeBreakdown.total_charge);
       const first = total - 300_000;
 
-      await paystack.dvaDeposit(account, first);
+      const short = await paystack.dvaDeposit(account, first);
+      expect(await inboxOutcomes(short.data.reference)).toEqual(['virtual_account_deposit:shortfall']);
       expect(await escrowStatus(deal)).toBe('draft');
       expect(await balances(deal)).toEqual({ payer: first, payee: 0, hold: 0 });
       expect(await smsTo(deal.payer.phone, '%We received%goods escrow%')).toBe(1);
@@ -440,7 +447,8 @@ describe('escrow-fund', () => {
       );
       expect(await smsTo(deal.counterparty.phone, '%Short transfer%')).toBe(0);
 
-      await paystack.dvaDeposit(account, 300_000);
+      const rest = await paystack.dvaDeposit(account, 300_000);
+      expect(await inboxOutcomes(rest.data.reference)).toEqual(['virtual_account_deposit:escrow:active']);
       expect(await escrowStatus(deal)).toBe('active');
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
       expect(await smsTo(deal.payer.phone, '%We received%')).toBe(1);
@@ -455,6 +463,7 @@ describe('escrow-fund', () => {
       const total = kobo(deal.feeBreakdown.total_charge);
       const d = await paystack.dvaDeposit(account, total, { times: 3, concurrent: true });
       expect(d.responses.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(await inboxOutcomes(d.data.reference)).toEqual(['virtual_account_deposit:escrow:active']);
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
       expect(await depositsOf(deal.payer.id)).toHaveLength(1);
       expect(await escrowStatus(deal)).toBe('active');
@@ -466,7 +475,8 @@ describe('escrow-fund', () => {
       const account = await activeVirtualAccount(deal.payer);
       expectStatus(await fund(deal, { method: 'bank_transfer' }), 200);
       const total = kobo(deal.feeBreakdown.total_charge);
-      await paystack.dvaDeposit(account, total);
+      const d = await paystack.dvaDeposit(account, total);
+      expect(await inboxOutcomes(d.data.reference)).toEqual(['virtual_account_deposit:escrow:funded']);
       expect(await escrowStatus(deal)).toBe('funded');
       expect(await balances(deal)).toEqual({ payer: 0, payee: 0, hold: total });
       expect((await fundingTxs(deal.escrowId)).map((t) => t.status)).toEqual(['succeeded']);

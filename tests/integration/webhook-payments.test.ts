@@ -357,5 +357,47 @@ describe('webhook-payments', () => {
       select count(*)::int as n from private.webhook_failures where payload -> 'data' -> 'customer' ->> 'email' = ${`${b.id}@customers.escrow.ng`}`;
       expect(failures?.n).toBe(2);
     });
+
+    it('a bank transfer whose credit fails leaves nothing, is kept in webhook_failures, answers 200, and a redelivery credits it', async () => {
+      const user = await verified();
+      const account = `66${String(randomInt(0, 1e8)).padStart(8, '0')}`;
+      await testDb()`insert into public.virtual_accounts (user_id, status, account_number, provider)
+                     values (${user.id}, 'active', ${account}, 'paystack')`;
+      const id = randomInt(1, 2 ** 40);
+      const reference = `dva-${randomUUID()}`;
+      const body = JSON.stringify({
+        event: 'charge.success',
+        data: {
+          id,
+          status: 'success',
+          reference,
+          amount: 250_000,
+          currency: 'NGN',
+          channel: 'dedicated_nuban',
+          authorization: { receiver_bank_account_number: account, sender_name: 'ADA OBI' },
+        },
+      });
+      // the credit's own insert refused for this one charge, inside the webhook's transaction
+      const constraint = `fail_charge_${id}`;
+      await testDb().unsafe(`alter table public.transactions add constraint ${constraint}
+                               check (provider_charge_id is distinct from '${id}') not valid`);
+      try {
+        const res = await sendSigned(body);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(RECEIVED);
+      } finally {
+        await testDb().unsafe(`alter table public.transactions drop constraint ${constraint}`);
+      }
+      const failures = await testDb()<{ error: string }[]>`
+        select error from private.webhook_failures where payload -> 'data' ->> 'reference' = ${reference}`;
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.error).toContain(constraint);
+      expect(await inboxRows(reference)).toEqual([]); // rolled back with the credit: a redelivery is not a duplicate
+      expect(await balanceOf(user)).toBe(0);
+
+      expect((await sendSigned(body)).status).toBe(200);
+      expect(await balanceOf(user)).toBe(2500);
+      expect((await inboxRows(reference)).map((r) => r.outcome)).toEqual(['virtual_account_deposit']);
+    });
   });
 });

@@ -8,7 +8,7 @@ import { sha256Hex } from '../../core/crypto.ts';
 import { afterResponse } from '../../core/background.ts';
 import { getConfig } from '../../core/config.ts';
 import type { HeaderAuth } from '../../core/endpoint.ts';
-import { asService, inline, sendWithCommit, type Tx } from '../../core/db.ts';
+import { asService, callAsService, inline, sendWithCommit, type Tx } from '../../core/db.ts';
 import { INVALID_SIGNATURE } from '../../core/refusals.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { dispatchQueuedSmsSoon } from '../../messages/sms-outbox.ts';
@@ -116,6 +116,12 @@ export type WebhookOutcome =
   | { kind: 'transfer'; event: TransferEvent; result: PayoutResult }
   | { kind: 'virtual_account'; status: 'active' | 'inactive' };
 
+/**
+ * What a bank transfer's outcome text puts before bank_transfer_received's answer. A deposit
+ * recorded in one call (deposited) passes it to private.webhook_deposit, which keeps the same text.
+ */
+const BANK_TRANSFER_OUTCOME = 'virtual_account_';
+
 /** The outcome as private.webhook_inbox.outcome keeps it (and operators query it). */
 export function outcomeText(o: WebhookOutcome): string {
   switch (o.kind) {
@@ -129,7 +135,7 @@ export function outcomeText(o: WebhookOutcome): string {
     case 'escrow_charge':
       return `${o.kind}:${o.result}${o.check ? `:${o.check}` : ''}`;
     case 'bank_transfer':
-      return `virtual_account_${o.result}`;
+      return `${BANK_TRANSFER_OUTCOME}${o.result}`;
     case 'transfer':
       return `${o.event}:${o.result}`;
     case 'virtual_account':
@@ -160,7 +166,7 @@ export function queuedSms(o: WebhookOutcome): boolean {
 }
 
 /** The one row of `select private.<fn>(...) as outcome`. */
-function outcomeOf<T extends string>(rows: readonly { outcome: T }[]): T {
+function outcomeOf<T extends string | null>(rows: readonly { outcome: T }[]): T {
   const row = rows[0];
   if (!row) throw new Error('the SQL function answered no outcome');
   return row.outcome;
@@ -189,7 +195,7 @@ const depositMetadata = (d: Data) => ({
 
 /**
  * A charge.success into a virtual account with everything the credit needs, or null: such an
- * event is recorded and credited in one statement (record); any other goes through apply().
+ * event is recorded and credited in one call (deposited); any other goes through apply().
  */
 function knownDeposit(e: PaymentsEvent) {
   if (e.event !== 'charge.success') return null;
@@ -471,8 +477,9 @@ async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCh
 
 /**
  * webhook-payments: verify (a card charge whose figures disagree is checked with the provider,
- * before any transaction), then record and apply in one transaction, then what follows the commit;
- * a failure is kept in private.webhook_failures (keepFailure).
+ * before any transaction), then record and apply in one transaction (a deposit into an account
+ * known by number: in one round trip, deposited), then what follows the commit; a failure is kept
+ * in private.webhook_failures (keepFailure).
  */
 export async function webhookPayments(
   e: PaymentsEvent,
@@ -484,7 +491,8 @@ export async function webhookPayments(
   try {
     // before the transaction: a disagreeing charge is checked with the provider over HTTP
     const check = await checkCharge(e, key);
-    const outcome = await asService((tx) => recordAndApply(tx, e, key, provider, check));
+    const outcome = (await deposited(e, key, provider)) ??
+      (await asService((tx) => recordAndApply(tx, e, key, provider, check)));
     afterCommitted(e, key, outcome, requestId);
   } catch (err) {
     await keepFailure(e, key, requestId, err);
@@ -504,11 +512,12 @@ async function recordAndApply(
   check: ChargeCheck | null,
 ): Promise<WebhookOutcome> {
   // the statements of every event are written with inline: no Describe round trip each
-  const recorded = await record(tx, e, key, provider);
-  if (recorded === 'duplicate') return { kind: 'duplicate' };
-  // not credited in the recording statement: applied (a deposit not known by number is looked up
-  // by customer code, or flagged, as any other event)
-  const result = recorded === 'recorded' ? await apply(tx, e, provider, check) : recorded;
+  const inserted = await inline(tx)`
+    insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
+    values ('payments', ${key}, ${e.event}, ${e}, 'processing')
+    on conflict do nothing returning event_key`;
+  if (inserted.length === 0) return { kind: 'duplicate' };
+  const result = await apply(tx, e, provider, check);
   // recorded with the commit: sent together with COMMIT, a failure fails the transaction
   sendWithCommit(
     tx,
@@ -519,38 +528,24 @@ async function recordAndApply(
 }
 
 /**
- * Records the event in private.webhook_inbox, once per key: 'duplicate' when it already was. The
- * most frequent event, a transfer into a virtual account known by number, is credited in the same
- * statement, and its outcome answered; any other new event is 'recorded', to be applied.
+ * The most frequent event, a transfer into a virtual account known by number, in one round trip:
+ * private.webhook_deposit records it in the inbox once per key, credits it and keeps its outcome
+ * (the text outcomeText gives), all in one call sent with the setup as one message (one
+ * transaction, which commits or fails as a whole). Null, having written nothing, for any other
+ * event and for an account number nobody has: that one goes the general way (recordAndApply),
+ * where it is looked up by customer code, or flagged.
  */
-async function record(
-  tx: Tx,
-  e: PaymentsEvent,
-  key: string,
-  provider: string,
-): Promise<'duplicate' | 'recorded' | WebhookOutcome> {
+async function deposited(e: PaymentsEvent, key: string, provider: string): Promise<WebhookOutcome | null> {
   const deposit = knownDeposit(e);
-  if (!deposit) {
-    const inserted = await inline(tx)`
-      insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
-      values ('payments', ${key}, ${e.event}, ${e}, 'processing')
-      on conflict do nothing returning event_key`;
-    return inserted.length === 0 ? 'duplicate' : 'recorded';
-  }
-  const [row] = await inline(tx)<{ fresh: boolean; credited: boolean; outcome: BankTransferResult }[]>`
-    with fresh as (
-      insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome)
-      values ('payments', ${key}, ${e.event}, ${e}, 'processing')
-      on conflict do nothing returning event_key),
-    credit as (
-      select private.bank_transfer_received(v.user_id, ${deposit.amount}, ${provider}, ${deposit.chargeId},
-                                            ${deposit.metadata}::jsonb) as outcome
-        from public.virtual_accounts v
-       where v.account_number = ${deposit.accountNumber} and exists (select 1 from fresh))
-    select exists (select 1 from fresh) as fresh, exists (select 1 from credit) as credited,
-           (select outcome from credit) as outcome`;
-  if (!row?.fresh) return 'duplicate';
-  return row.credited ? { kind: 'bank_transfer', result: row.outcome } : 'recorded';
+  if (!deposit) return null;
+  const [rows] = await callAsService((tx) => [
+    inline(tx)<{ outcome: BankTransferResult | 'duplicate' | null }[]>`
+      select private.webhook_deposit(${key}, ${e.event}, ${e}, ${deposit.accountNumber}, ${deposit.amount},
+        ${provider}, ${deposit.chargeId}, ${deposit.metadata}, ${BANK_TRANSFER_OUTCOME}) as outcome`,
+  ]);
+  const outcome = outcomeOf(rows);
+  if (outcome === null) return null;
+  return outcome === 'duplicate' ? { kind: 'duplicate' } : { kind: 'bank_transfer', result: outcome };
 }
 
 /**
