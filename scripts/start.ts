@@ -6,7 +6,9 @@
 // ESCROW_DATA_DIR (embedded Postgres data, .data/postgres). Flag --fresh wipes the data first
 // (used by the test suite). --quiet drops the per-request lines. --no-jobs turns off the
 // once-a-minute job (the test suite drives it with explicit times). HTTP_HEADER_TIMEOUT_MS (10000) and
-// HTTP_BODY_TIMEOUT_MS (30000) bound how long a request's head and body may take (scripts/lib/server.ts).
+// HTTP_BODY_TIMEOUT_MS (30000) bound how long a request's head and body may take (scripts/lib/server.ts);
+// HTTP_HEADER_TIMEOUT_MS=off serves without the guard that bounds the head, as behind a gateway that
+// bounds slow clients itself (`npm run bench` measures the request path so: docs/performance.md).
 import { DEFAULT_PG_PORT, type LocalPostgres, startLocalPostgres } from './lib/local-postgres.ts';
 import { migrate, MigrationChangedError } from './lib/migrate.ts';
 import { loadFunctions, serveFunctions } from './lib/server.ts';
@@ -136,7 +138,7 @@ async function main() {
       handlers,
       quiet,
       signal: stop.signal,
-      headerTimeoutMs: positiveEnv('HTTP_HEADER_TIMEOUT_MS'),
+      headerTimeoutMs: Deno.env.get('HTTP_HEADER_TIMEOUT_MS') === 'off' ? 'off' : positiveEnv('HTTP_HEADER_TIMEOUT_MS'),
       bodyTimeoutMs: positiveEnv('HTTP_BODY_TIMEOUT_MS'),
     });
   } catch (err) {

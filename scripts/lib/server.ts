@@ -39,13 +39,19 @@ export function serveFunctions(opts: {
   handlers: Map<string, Handler>;
   quiet?: boolean;
   signal?: AbortSignal;
-  headerTimeoutMs?: number;
+  /** 'off': no guard, the functions on the public port (behind a gateway that bounds slow clients itself) */
+  headerTimeoutMs?: number | 'off';
   bodyTimeoutMs?: number;
 }): { finished: Promise<void> } {
+  const headerTimeoutMs = opts.headerTimeoutMs === 'off' ? undefined : opts.headerTimeoutMs ?? HEADER_TIMEOUT_MS;
+  const guarded = headerTimeoutMs !== undefined;
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   // the functions themselves, on a loopback port of the system's choosing, behind the guard
+  // (without it, on the public port)
   const inner = Deno.serve(
-    { hostname: '127.0.0.1', port: 0, signal: opts.signal, onListen: () => {} },
+    guarded
+      ? { hostname: '127.0.0.1', port: 0, signal: opts.signal, onListen: () => {} }
+      : { hostname: opts.hostname, port: opts.port, signal: opts.signal, onListen: () => {} },
     async (req, info) => {
       const started = performance.now();
       const url = new URL(req.url);
@@ -58,7 +64,7 @@ export function serveFunctions(opts: {
       const headers = new Headers(req.headers);
       // read now: the request's info is gone once it is answered
       const { port: upstreamPort, hostname: peer } = info.remoteAddr;
-      headers.set('x-forwarded-for', guard.clientOf(upstreamPort) ?? peer);
+      headers.set('x-forwarded-for', guard?.clientOf(upstreamPort) ?? peer);
       const hasBody = req.body !== null && req.method !== 'GET' && req.method !== 'HEAD';
       // the body is received here, within its bound, before any handler runs (up to one byte over
       // the limit: the endpoint answers 413 for more)
@@ -67,7 +73,7 @@ export function serveFunctions(opts: {
       if (body?.outcome === 'late') {
         // the body did not come in time: 408, then the connection is closed
         log.info('http.body_timeout', { method: req.method, path: url.pathname, after_ms: bodyTimeoutMs });
-        setTimeout(() => guard.close(upstreamPort), 200);
+        setTimeout(() => guard?.close(upstreamPort), 200);
         res = jsonResponse(
           408,
           errorBody(408, 'request_timeout', `The request body was not received within ${bodyTimeoutMs / 1000} s`),
@@ -101,14 +107,14 @@ export function serveFunctions(opts: {
       return res;
     },
   );
-  const guard = slowGuard({
+  const guard = headerTimeoutMs === undefined ? undefined : slowGuard({
     hostname: opts.hostname,
     port: opts.port,
     upstream: () => inner.addr,
-    headerTimeoutMs: opts.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+    headerTimeoutMs,
     signal: opts.signal,
   });
-  return { finished: Promise.all([inner.finished, guard.finished]).then(() => {}) };
+  return { finished: Promise.all([inner.finished, guard?.finished]).then(() => {}) };
 }
 
 /** The answer with ALWAYS_HEADERS (nosniff), whatever produced it. */
