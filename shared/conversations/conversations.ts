@@ -4,7 +4,7 @@
 // (private.message_send) that checks the party and the 30-day read-only rule under the escrow's
 // lock. The feed's created_at is unique and increasing per conversation (the migration
 // 20261124000100_conversations.sql), so the before/after cursors lose and repeat nothing.
-import { asService, asUser, readAsServiceThenUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
+import { asService, asUser, readAsServiceThenUser, readAsUser, sqlLiteral, sqlText, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { ActionLabel, EntityType, NotificationEventType } from '../notifications/enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
@@ -192,31 +192,17 @@ export async function messageFeed(
   { claims }: AuthUser,
   q: { conversation_id: string; limit: number; before?: string; after?: string },
 ): Promise<JsonText<FeedItemResponse[]>> {
-  const w = feedWindow(q);
-  const conversation = `${sqlLiteral(q.conversation_id)}::uuid`;
-  const limit = sqlLiteral(q.limit);
-  const [[senderNames], [[page]]] = await readAsServiceThenUser(
-    claims,
-    (tx) => [sqlText<(PartyNames & { id: string })[]>(tx, senderNamesText(conversation, w, limit))],
-    (tx) => [
-      sqlText<{ body: string | null; slots: string | null }[]>(
-        tx,
-        `select body, slots from reads.message_feed(${conversation}, ${sqlLiteral(q.before ?? null)}::timestamptz, ${
-          sqlLiteral(q.after ?? null)
-        }::timestamptz, ${limit})`,
-      ),
-    ],
-  );
+  const [[page]] = await readAsUser(claims, (tx) => [
+    sqlText<{ body: string | null; slots: string | null }[]>(
+      tx,
+      `select body, slots from reads.message_feed(${sqlLiteral(q.conversation_id)}::uuid, ${
+        sqlLiteral(q.before ?? null)
+      }::timestamptz, ${sqlLiteral(q.after ?? null)}::timestamptz, ${sqlLiteral(q.limit)})`,
+    ),
+  ]);
   if (!page?.body) throw CONVERSATION_NOT_FOUND.error({ conversation_id: q.conversation_id });
-  const names = namesMap(senderNames);
   return filledJson(page.body, page.slots, [
     (message) => JSON.stringify(renderNotification(message as NotificationMessage)),
-    (senderId) => {
-      const sender = names.get(senderId as string);
-      return `"sender_first_name":${JSON.stringify(sender?.first_name ?? null)},"sender_last_name":${
-        JSON.stringify(sender?.last_name ?? null)
-      },"sender_avatar_url":${JSON.stringify(sender?.avatar_url ?? null)}`;
-    },
   ]);
 }
 

@@ -3,13 +3,13 @@
 // the provider and those functions in the right order. Our transaction id is the provider
 // reference, so a retry can never charge or pay twice. Withdrawals go through shared/money/payouts.ts,
 // the path escrow payouts take too.
-import { asService, asUser, inline, readAsServiceThenUser, sqlText } from '../core/db.ts';
+import { asService, asUser, inline, readAsServiceThenUser, readAsUser, sqlText } from '../core/db.ts';
 import { claimResumed, currentKeyClaim } from '../core/key-claim.ts';
 import type { AuthUser } from '../auth/session.ts';
 import { providerUnavailable } from '../core/refusals.ts';
 import { TRANSFER_REFUSED, VIRTUAL_ACCOUNT_NOT_FOUND, VIRTUAL_ACCOUNT_REFUSED } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
-import { fillSlots, JsonText } from '../core/json-text.ts';
+import { JsonText } from '../core/json-text.ts';
 import { savedCardAuthorization, startCharge } from './payments/charge.ts';
 import { customerEmail, payments, ProviderError } from './payments/index.ts';
 import { createWithdrawal, payoutAccountOf, sendPayout } from './payouts.ts';
@@ -36,19 +36,8 @@ const virtualAccountView = (v: VirtualAccountResponse): VirtualAccountResponse =
  * virtual account as the user (row-level security): one transaction, one round trip.
  */
 export async function walletGet({ claims }: AuthUser): Promise<JsonText<WalletResponse>> {
-  const [[[balance]], [[wallet]]] = await readAsServiceThenUser(
-    claims,
-    (tx) => [
-      inline(tx)<{ balance: string }[]>`select private.wallet_balance(${claims.sub}::uuid) as balance`,
-    ],
-    (tx) => [sqlText<{ body: string }[]>(tx, 'select reads.wallet() as body')],
-  );
-  // the balance, read as service_role, fills the one marker of the text (reads.wallet)
-  return new JsonText(
-    fillSlots((wallet as { body: string }).body, [[balance?.balance ?? 0]], [
-      (b) => JSON.stringify(toNaira(b as string)),
-    ]),
-  );
+  const [[row]] = await readAsUser(claims, (tx) => [sqlText<{ body: string }[]>(tx, 'select reads.wallet() as body')]);
+  return new JsonText((row as { body: string }).body);
 }
 
 /**

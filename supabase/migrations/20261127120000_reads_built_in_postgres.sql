@@ -6,10 +6,22 @@
 -- as JSON text; the handler puts that text into the envelope without parsing it
 -- (docs/performance.md, "Reads built by Postgres").
 --
--- - Security invoker: each function runs as the caller (the role `authenticated` and the claims
---   the request's setup statement set), so row-level security and column privileges apply
---   exactly as they did to the queries these functions replace. `reads` is not among the schemas
---   the Data API exposes.
+-- - Who reads what. Every function is executable by `authenticated` only and reads the caller
+--   of the request's claims (auth.uid(), set by the request's setup statement). `reads` is not among
+--   the schemas the Data API exposes.
+--   - profile and transaction_list run as the caller (security invoker): row-level security and
+--     column privileges apply exactly as they did to the queries they replace.
+--   - wallet, escrow_list and message_feed run as their owner (security definer) with the
+--     caller's rows chosen in their own WHERE clauses, the same conditions as the policies they
+--     stand in for: the wallet is the caller's own; an escrow is the caller's when they are its
+--     initiator or counterparty; a conversation when its escrow is, and not deleted; a
+--     notification when it is addressed to them. Evaluated by the policies, those conditions were
+--     checked again for every row, nested through each table a policy reads (a message's policy
+--     reads conversations, whose policy reads escrows): that was most of these reads' time. And
+--     the balance (private) and the senders' names (profiles are their owners') no longer need a
+--     statement of their own as service_role.
+--     tests/integration/reads-built.test.ts holds them to the policies: a stranger, the invited
+--     counterparty, a deleted escrow.
 -- - PL/pgSQL keeps the plan of each statement for the life of the connection, where a statement
 --   sent as text is planned on every request: planning was most of Postgres's time in a read.
 -- - The text is byte for byte what JSON.stringify wrote for the same rows
@@ -17,8 +29,7 @@
 --   shortest form that reads back, as JavaScript prints them), timestamps in UTC with their
 --   microseconds, trailing zeros dropped, and a Z; strings through to_json.
 -- - Words are never written here. Where an answer carries a sentence (a transaction's
---   description, a notification's content), a value only TypeScript has (the wallet's balance,
---   read as service_role; senders' names) or a figure TypeScript converts (a transaction's
+--   description, a notification's content) or a figure TypeScript converts (a transaction's
 --   metadata), the text holds a marker, one control character per kind (chr(1), chr(2), ...;
 --   to_json escapes every control character, so a marker is never part of a value), and `slots`
 --   lists each kind's values in the order of its markers as a JSON array of arrays. The handler
@@ -79,14 +90,17 @@ grant execute on function reads.profile() to authenticated;
 create function reads.wallet()
 returns text
 language plpgsql
-stable
+stable security definer
 set search_path = ''
 as $$
 declare
+  v_me uuid := (select auth.uid());
   v_json text;
 begin
-  -- the balance (chr(1)) is the ledger's, which only service_role reads
-  select '{"balance":' || chr(1)
+  if v_me is null then
+    return null;
+  end if;
+  select '{"balance":' || (private.wallet_balance(v_me)::float8 / 100)::text
       || ',"pending_deposits":'
       || (coalesce(sum(t.amount) filter (where t.category = 'deposit'), 0)::float8 / 100)::text
       || ',"pending_withdrawals":'
@@ -99,16 +113,16 @@ begin
                || ',"failure_reason":'
                || case when v.status = 'inactive' then coalesce(to_json(v.failure_reason)::text, 'null') else 'null' end
                || ',"updated_at":"' || replace((v.updated_at at time zone 'UTC')::text, ' ', 'T') || 'Z"}'
-             from public.virtual_accounts v where v.user_id = (select auth.uid())), 'null')
+             from public.virtual_accounts v where v.user_id = v_me), 'null')
       || '}'
     into v_json
     from public.transactions t
-   where t.user_id = (select auth.uid()) and t.status = 'pending';
+   where t.user_id = v_me and t.status = 'pending';
   return v_json;
 end
 $$;
 comment on function reads.wallet() is
-  'wallet-get: the caller''s pending sums and virtual account as the answer''s JSON text, the balance a marker (chr(1)).';
+  'wallet-get: the caller''s balance, pending sums and virtual account as the answer''s JSON text (the caller''s own rows only).';
 revoke all on function reads.wallet() from public;
 grant execute on function reads.wallet() to authenticated;
 
@@ -117,14 +131,14 @@ grant execute on function reads.wallet() to authenticated;
 create function reads.escrow_list(p_status text, p_before timestamptz, p_limit integer)
 returns text
 language plpgsql
-stable
+stable security definer
 set search_path = ''
 as $$
 declare
   v_me uuid := (select auth.uid());
   v_json text;
 begin
-  -- the caller's escrows on either side (row-level security keeps exactly those), newest first;
+  -- the caller's escrows on either side (what the escrows' policy lets them read), newest first;
   -- a status, or every one but the deleted
   select '[' || coalesce(string_agg(
          '{"id":' || to_json(e.id)::text
@@ -171,7 +185,8 @@ begin
                  e.inspection_ends_at, e.refunded_at, e.cancelled_at, e.declined_at, e.updated_at,
                  c.id as conversation_id
             from public.escrows e join public.conversations c on c.escrow_id = e.id
-           where case when p_status is null then e.status <> 'deleted' else e.status = p_status end
+           where (e.initiator_id = v_me or e.counterparty_id = v_me)
+             and case when p_status is null then e.status <> 'deleted' else e.status = p_status end
              and e.created_at < coalesce(p_before, 'infinity'::timestamptz)
            order by e.created_at desc
            limit p_limit) e;
@@ -255,20 +270,25 @@ create function reads.message_feed(
   out slots text
 )
 language plpgsql
-stable
+stable security definer
 set search_path = ''
 as $$
+declare
+  v_me uuid := (select auth.uid());
 begin
-  -- a conversation the caller does not see (row-level security), or whose escrow was deleted: nulls
+  -- a conversation whose escrow is not the caller's, or was deleted: nulls (what the policies on
+  -- conversations and messages hide)
   if not exists (select 1 from public.conversations c join public.escrows e on e.id = c.escrow_id
-                  where c.id = p_conversation and e.status <> 'deleted') then
+                  where c.id = p_conversation and e.status <> 'deleted'
+                    and (e.initiator_id = v_me or e.counterparty_id = v_me)) then
     return;
   end if;
   -- The page: `after` gives the oldest `limit` items newer than it, otherwise the newest `limit`
   -- older than `before` (or of all); each source cut to `limit` on its own index (the branch of the
   -- other direction is skipped when the statement runs). Either way the items go out oldest
-  -- first. A notification's content (chr(1), from its message) and a message's sender names
-  -- (chr(2), from the sender, three fields) are filled by the handler.
+  -- first: the conversation's messages, with their senders' names, and the caller's own
+  -- notifications in it. A notification's content (chr(1), from its message) is filled by the
+  -- handler.
   with items as (
     (select m.id, 'message' as source, m.created_at, c.escrow_id, m.content, null::jsonb as message, m.sender_id,
             m.message_type, null::text as event_type, null::text as entity_type, null::uuid as entity_id,
@@ -287,14 +307,14 @@ begin
     (select n.id, 'notification', n.created_at, n.escrow_id, null, n.message, null, null, n.event_type,
             n.entity_type, n.entity_id, n.action_label, n.is_read
        from public.notifications n
-      where p_after is not null and n.conversation_id = p_conversation and n.user_id = (select auth.uid())
+      where p_after is not null and n.conversation_id = p_conversation and n.user_id = v_me
         and n.created_at > p_after
       order by n.created_at asc limit p_limit)
     union all
     (select n.id, 'notification', n.created_at, n.escrow_id, null, n.message, null, null, n.event_type,
             n.entity_type, n.entity_id, n.action_label, n.is_read
        from public.notifications n
-      where p_after is null and n.conversation_id = p_conversation and n.user_id = (select auth.uid())
+      where p_after is null and n.conversation_id = p_conversation and n.user_id = v_me
         and n.created_at < coalesce(p_before, 'infinity'::timestamptz)
       order by n.created_at desc limit p_limit)
   ), page as (
@@ -311,22 +331,21 @@ begin
       || ',"escrow_id":' || coalesce(to_json(i.escrow_id)::text, 'null')
       || ',"sender_id":' || coalesce(to_json(i.sender_id)::text, 'null')
       || ',"message_type":' || coalesce(to_json(i.message_type)::text, 'null')
-      || ',' || case when i.source = 'message' then chr(2)
-                     else '"sender_first_name":null,"sender_last_name":null,"sender_avatar_url":null' end
+      || ',"sender_first_name":' || coalesce(to_json(p.first_name)::text, 'null')
+      || ',"sender_last_name":' || coalesce(to_json(p.last_name)::text, 'null')
+      || ',"sender_avatar_url":' || coalesce(to_json(p.avatar_url)::text, 'null')
       || ',"entity_type":' || coalesce(to_json(i.entity_type)::text, 'null')
       || ',"entity_id":' || coalesce(to_json(i.entity_id)::text, 'null')
       || ',"action_label":' || coalesce(to_json(i.action_label)::text, 'null')
       || ',"is_read":' || coalesce(to_json(i.is_read)::text, 'null') || '}',
          ',' order by i.created_at asc), '') || ']',
          '[[' || coalesce(string_agg(i.message::text, ',' order by i.created_at asc)
-                            filter (where i.source = 'notification'), '')
-      || '],[' || coalesce(string_agg(to_json(i.sender_id)::text, ',' order by i.created_at asc)
-                             filter (where i.source = 'message'), '') || ']]'
+                            filter (where i.source = 'notification'), '') || ']]'
     into body, slots
-    from page i;
+    from page i left join public.profiles p on p.id = i.sender_id;
 end
 $$;
 comment on function reads.message_feed(uuid, timestamptz, timestamptz, integer) is
-  'message-feed: a page of a conversation the caller sees, oldest first, as the answer''s JSON text with markers for notification contents (chr(1)) and senders'' names (chr(2)); nulls when the caller does not see it.';
+  'message-feed: a page of a conversation of the caller''s escrow, oldest first, as the answer''s JSON text with markers for notification contents (chr(1)); nulls when the escrow is not the caller''s or was deleted.';
 revoke all on function reads.message_feed(uuid, timestamptz, timestamptz, integer) from public;
 grant execute on function reads.message_feed(uuid, timestamptz, timestamptz, integer) to authenticated;

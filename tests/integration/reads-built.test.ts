@@ -240,6 +240,37 @@ describe('message-feed', () => {
   });
 });
 
+describe('whose rows', () => {
+  // wallet, escrow-list and message-feed choose the caller's rows themselves (security definer):
+  // what they answer is what the policies let the TypeScript path read, for strangers too
+  it('a stranger reads none of the deal: an empty list, their own empty wallet, 404 on the feed', async () => {
+    const stranger = await signUp();
+    for (const q of [{ limit: 20 }, { limit: 20, status: 'released' }, { limit: 20, status: 'deleted' }]) {
+      expect((await escrowList(authOf(stranger), q)).text).toBe('[]');
+      expect(JSON.stringify(await escrowListAsObjects(authOf(stranger), q))).toBe('[]');
+    }
+    expect((await walletGet(authOf(stranger))).text).toBe(JSON.stringify(await walletGetAsObject(authOf(stranger))));
+    await expect(messageFeed(authOf(stranger), { conversation_id: conversation, limit: 20 })).rejects.toMatchObject({
+      code: 'conversation_not_found',
+    });
+  });
+
+  it('a deleted escrow: listed only under status=deleted, its conversation gone for both parties', async () => {
+    const deal = await newDeal({ title: 'To be deleted' });
+    expect((await escrowOp('escrow-delete', deal.initiator, deal.escrowId)).status).toBe(200);
+    for (const party of [deal.initiator, deal.counterparty]) {
+      for (const q of [{ limit: 20 }, { limit: 20, status: 'deleted' }]) {
+        expect((await escrowList(authOf(party), q)).text).toBe(
+          JSON.stringify(await escrowListAsObjects(authOf(party), q)),
+        );
+      }
+      expect((await escrowList(authOf(party), { limit: 20 })).text).toBe('[]');
+      await expect(messageFeed(authOf(party), { conversation_id: deal.conversationId, limit: 20 })).rejects
+        .toMatchObject({ code: 'conversation_not_found' });
+    }
+  });
+});
+
 describe('markers', () => {
   it('each kind is filled in order; a count that differs from the values is an error', () => {
     expect(fillSlots('[\u0001,\u0002,\u0001]', [['a', 'b'], [3]], [(v) => JSON.stringify(v), (v) => `${v}`])).toBe(
