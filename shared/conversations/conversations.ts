@@ -273,32 +273,9 @@ export async function conversationList(
 ): Promise<ConversationResponse[]> {
   const { conversations, lastItems } = await asUser(claims, async (tx) => {
     // Every conversation of the caller with the time of its newest feed item (the caller's own
-    // view: the messages and their notifications), newest activity first. Row-level security
-    // keeps exactly the caller's escrows.
+    // view: the messages and their notifications), newest activity first (reads.conversation_page)
     const page = await tx<ConversationRow[]>`
-      select * from (
-      select c.id as conversation_id, e.id as escrow_id, e.title as escrow_title, e.status as escrow_status,
-             -- the other party as the caller may know them: an initiator learns who holds the
-             -- invited phone when they accept or decline, or write in the conversation
-             case when e.initiator_id = (select auth.uid())
-                  then coalesce(e.revealed_counterparty_id,
-                                (select m.sender_id from public.messages m
-                                  where m.conversation_id = c.id and m.sender_id <> (select auth.uid()) limit 1))
-                  else e.initiator_id end as counterparty_id,
-             (select count(*)::int from public.notifications n
-               where n.conversation_id = c.id and n.user_id = (select auth.uid()) and not n.is_read) as unread_count,
-             greatest(
-               c.created_at,
-               (select max(m.created_at) from public.messages m where m.conversation_id = c.id),
-               (select max(n.created_at) from public.notifications n
-                 where n.conversation_id = c.id and n.user_id = (select auth.uid()))
-             ) as last_activity_at
-        from public.conversations c join public.escrows e on e.id = c.escrow_id
-       where e.status <> 'deleted'
-      ) mine
-       ${q.before ? tx`where last_activity_at < ${q.before}::timestamptz` : tx``}
-       order by last_activity_at desc, conversation_id desc
-       limit ${q.limit}`;
+      select * from reads.conversation_page(${q.before ?? null}::timestamptz, ${q.limit})`;
     const ids = page.map((c) => c.conversation_id);
     // the newest item of each conversation on the page
     const lastItems = ids.length === 0 ? [] : await tx<FeedRow[]>`

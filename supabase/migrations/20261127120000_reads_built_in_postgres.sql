@@ -4,15 +4,16 @@
 -- The five most frequent reads (profile-get, wallet-get, escrow-list, transaction-list and
 -- message-feed) each call one function of the `reads` schema, which returns the answer's `data`
 -- as JSON text; the handler puts that text into the envelope without parsing it
--- (docs/performance.md, "Reads built by Postgres").
+-- (docs/performance.md, "Reads built by Postgres"). conversation-list reads its page of
+-- conversations from one too (reads.conversation_page).
 --
 -- - Who reads what. Every function is executable by `authenticated` only and reads the caller
 --   of the request's claims (auth.uid(), set by the request's setup statement). `reads` is not among
 --   the schemas the Data API exposes.
 --   - profile and transaction_list run as the caller (security invoker): row-level security and
 --     column privileges apply exactly as they did to the queries they replace.
---   - wallet, escrow_list and message_feed run as their owner (security definer) with the
---     caller's rows chosen in their own WHERE clauses, the same conditions as the policies they
+--   - wallet, escrow_list, message_feed and conversation_page run as their owner (security
+--     definer) with the caller's rows chosen in their own WHERE clauses, the same conditions as the policies they
 --     stand in for: the wallet is the caller's own; an escrow is the caller's when they are its
 --     initiator or counterparty; a conversation when its escrow is, and not deleted; a
 --     notification when it is addressed to them. Evaluated by the policies, those conditions were
@@ -349,3 +350,57 @@ comment on function reads.message_feed(uuid, timestamptz, timestamptz, integer) 
   'message-feed: a page of a conversation of the caller''s escrow, oldest first, as the answer''s JSON text with markers for notification contents (chr(1)); nulls when the escrow is not the caller''s or was deleted.';
 revoke all on function reads.message_feed(uuid, timestamptz, timestamptz, integer) from public;
 grant execute on function reads.message_feed(uuid, timestamptz, timestamptz, integer) to authenticated;
+
+-- ---- conversation-list (the page's conversations) ---------------------------------------------
+
+create function reads.conversation_page(p_before timestamptz, p_limit integer)
+returns table (
+  conversation_id uuid,
+  escrow_id uuid,
+  escrow_title text,
+  escrow_status text,
+  counterparty_id uuid,
+  unread_count integer,
+  last_activity_at timestamptz
+)
+language plpgsql
+stable security definer
+set search_path = ''
+as $$
+declare
+  v_me uuid := (select auth.uid());
+begin
+  -- Every conversation of the caller's escrows (not deleted) with the time of its newest item in
+  -- the caller's view (the messages and the caller's own notifications), newest activity first.
+  -- Under the policies, each of the subqueries below was checked again through the messages',
+  -- conversations' and escrows' policies for every conversation of the caller.
+  return query
+  select * from (
+    select c.id, e.id, e.title, e.status,
+           -- the other party as the caller may know them: an initiator learns who holds the
+           -- invited phone when they accept or decline, or write in the conversation
+           case when e.initiator_id = v_me
+                then coalesce(e.revealed_counterparty_id,
+                              (select m.sender_id from public.messages m
+                                where m.conversation_id = c.id and m.sender_id <> v_me limit 1))
+                else e.initiator_id end,
+           (select count(*)::int from public.notifications n
+             where n.conversation_id = c.id and n.user_id = v_me and not n.is_read),
+           greatest(
+             c.created_at,
+             (select max(m.created_at) from public.messages m where m.conversation_id = c.id),
+             (select max(n.created_at) from public.notifications n
+               where n.conversation_id = c.id and n.user_id = v_me)
+           ) as last_activity_at
+      from public.conversations c join public.escrows e on e.id = c.escrow_id
+     where (e.initiator_id = v_me or e.counterparty_id = v_me) and e.status <> 'deleted'
+  ) mine (conversation_id, escrow_id, escrow_title, escrow_status, counterparty_id, unread_count, last_activity_at)
+   where mine.last_activity_at < coalesce(p_before, 'infinity'::timestamptz)
+   order by mine.last_activity_at desc, mine.conversation_id desc
+   limit p_limit;
+end
+$$;
+comment on function reads.conversation_page(timestamptz, integer) is
+  'conversation-list: the conversations of the caller''s escrows, newest activity first, a page of them.';
+revoke all on function reads.conversation_page(timestamptz, integer) from public;
+grant execute on function reads.conversation_page(timestamptz, integer) to authenticated;

@@ -253,6 +253,17 @@ describe('whose rows', () => {
     await expect(messageFeed(authOf(stranger), { conversation_id: conversation, limit: 20 })).rejects.toMatchObject({
       code: 'conversation_not_found',
     });
+    expect(await served('conversation-list?limit=50', stranger)).toBe(envelope('[]'));
+  });
+
+  it("conversation-list: each party's conversations, the invited counterparty's included", async () => {
+    const listed = async (who: TestUser) =>
+      (JSON.parse(await served('conversation-list?limit=50', who)).data as { conversation_id: string }[])
+        .map((c) => c.conversation_id);
+    const deal = await newDeal({ title: 'Listed for both' });
+    expect(await listed(deal.initiator)).toEqual([deal.conversationId]);
+    expect(await listed(deal.counterparty)).toEqual([deal.conversationId]);
+    expect(await listed(user)).toContain(conversation);
   });
 
   it('a deleted escrow: listed only under status=deleted, its conversation gone for both parties', async () => {
@@ -267,6 +278,7 @@ describe('whose rows', () => {
       expect((await escrowList(authOf(party), { limit: 20 })).text).toBe('[]');
       await expect(messageFeed(authOf(party), { conversation_id: deal.conversationId, limit: 20 })).rejects
         .toMatchObject({ code: 'conversation_not_found' });
+      expect(await served('conversation-list?limit=50', party)).toBe(envelope('[]'));
     }
   });
 });
