@@ -2,6 +2,8 @@
 //
 //   deno run --allow-all scripts/bench-stories.ts [--faults]
 //
+// BENCH_STORY_STATEMENTS=1 prints the statements Postgres spent its time on (pg_stat_statements,
+// loaded at start for the run: execution and planning time, calls).
 // BENCH_STORY_FUNCTIONS=1 also prints where Postgres spent its time: the SQL functions by their
 // own time (pg_stat_user_functions, track_functions = 'pl' for the run).
 //
@@ -49,6 +51,8 @@ Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 // without the local server's guard, a TCP proxy in the same process that would double every
 // request's socket writes (docs/performance.md). HTTP_HEADER_TIMEOUT_MS=10000 measures with it.
 if (!Deno.env.get('HTTP_HEADER_TIMEOUT_MS')) Deno.env.set('HTTP_HEADER_TIMEOUT_MS', 'off');
+const statementStats = Deno.env.get('BENCH_STORY_STATEMENTS') === '1';
+if (statementStats) Deno.env.set('LOCAL_PG_PRELOAD', 'pg_stat_statements');
 const stack = await startStack(httpPort, pgPort);
 const controls = faults ? stackFaults(stack, pgPort) : undefined;
 const functionStats = Deno.env.get('BENCH_STORY_FUNCTIONS') === '1';
@@ -57,6 +61,10 @@ if (functionStats) {
   await admin`alter system set track_functions = 'pl'`;
   await admin`select pg_reload_conf()`;
   await admin`select pg_stat_reset()`;
+}
+if (statementStats) {
+  await admin`create extension if not exists pg_stat_statements`;
+  await admin`select pg_stat_statements_reset()`;
 }
 let passed = false;
 try {
@@ -87,6 +95,21 @@ try {
     }
     await admin`alter system reset track_functions`;
     await admin`select pg_reload_conf()`;
+  }
+  if (statementStats) {
+    const rows = await admin<{ query: string; calls: string; exec_ms: string; plan_ms: string; per_call: string }[]>`
+      select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls::text, round(total_exec_time)::text as exec_ms,
+             round(total_plan_time)::text as plan_ms,
+             round(((total_exec_time + total_plan_time) / calls * 1000)::numeric)::text as per_call
+        from pg_stat_statements where calls > 0 order by total_exec_time + total_plan_time desc limit 20`;
+    console.log('\nwhere Postgres spent its time: statements by execution and planning time (ms), µs a call');
+    for (const r of rows) {
+      console.log(
+        `  exec ${r.exec_ms.padStart(6)}  plan ${r.plan_ms.padStart(5)}  calls ${r.calls.padStart(6)}  ${
+          r.per_call.padStart(6)
+        } µs  ${r.query.slice(0, 150)}`,
+      );
+    }
   }
   passed = storiesPassed(report);
   console.log(`\n${passed ? 'PASS' : 'FAIL'}; the server's log: ${stack.logFile}`);

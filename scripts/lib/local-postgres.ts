@@ -48,6 +48,11 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     createPostgresUser: true,
     onLog: keep,
     onError: keep,
+    // LOCAL_PG_PRELOAD names libraries to load at start (npm run bench:stories with
+    // BENCH_STORY_STATEMENTS=1 loads pg_stat_statements)
+    postgresFlags: Deno.env.get('LOCAL_PG_PRELOAD')
+      ? ['-c', `shared_preload_libraries=${Deno.env.get('LOCAL_PG_PRELOAD')}`]
+      : [],
   });
   try {
     if (created) {
