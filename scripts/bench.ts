@@ -196,6 +196,9 @@ console.log(
 if (!Deno.env.get('HTTP_HEADER_TIMEOUT_MS')) Deno.env.set('HTTP_HEADER_TIMEOUT_MS', 'off');
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
+/** The counting proxy of the handlers run in this process (inProcess), once opened. */
+type CountingProxy = ReturnType<typeof countingProxy>;
+let counting: CountingProxy | undefined;
 const sql = postgres(stack.databaseUrl, { max: clients, onnotice: () => {} });
 try {
   if (only.has('ledger')) await ledgerRuns();
@@ -217,6 +220,7 @@ try {
   console.log('\nsummary');
   for (const line of summary) console.log(`  ${line}`);
 } finally {
+  counting?.close();
   await sql.end();
   await stack.stop();
 }
@@ -436,15 +440,26 @@ async function readRuns() {
 }
 
 /**
+ * The handlers run in this process (profile, keys) reach Postgres through one counting proxy,
+ * opened on first use and closed at the end: the configuration, DATABASE_URL included, is read
+ * once per process.
+ */
+function inProcess(): CountingProxy {
+  if (counting) return counting;
+  const proxyPort = httpPort + 8;
+  counting = countingProxy(proxyPort, pgPort);
+  for (const [k, v] of Object.entries(testStackEnv(httpPort, pgPort))) Deno.env.set(k, v);
+  Deno.env.set('DATABASE_URL', `postgres://postgres:postgres@127.0.0.1:${proxyPort}/postgres`);
+  Deno.env.set('ESCROW_LOCAL_STACK', '1');
+  return counting;
+}
+
+/**
  * What one request sends to Postgres: the handlers run in this process against a counting proxy
  * (scripts/lib/request-path.ts), one request at a time, after a warm-up.
  */
 async function profileRuns() {
-  const proxyPort = httpPort + 8;
-  const proxy = countingProxy(proxyPort, pgPort);
-  for (const [k, v] of Object.entries(testStackEnv(httpPort, pgPort))) Deno.env.set(k, v);
-  Deno.env.set('DATABASE_URL', `postgres://postgres:postgres@127.0.0.1:${proxyPort}/postgres`);
-  Deno.env.set('ESCROW_LOCAL_STACK', '1');
+  const proxy = inProcess();
   const reader = await seedReader(stack.baseUrl, sql);
   const payer = await benchUser(stack.baseUrl, sql, 4);
   const payee = await benchUser(stack.baseUrl, sql, 1);
@@ -516,7 +531,6 @@ async function profileRuns() {
   );
   const { closeDb } = await import(new URL('../../shared/core/db.ts', fns).href);
   await closeDb();
-  proxy.close();
 }
 
 /**
@@ -525,11 +539,7 @@ async function profileRuns() {
  * over HTTP on the real server against its SQL function called directly.
  */
 async function keyRuns() {
-  const proxyPort = httpPort + 7;
-  const proxy = countingProxy(proxyPort, pgPort);
-  for (const [k, v] of Object.entries(testStackEnv(httpPort, pgPort))) Deno.env.set(k, v);
-  Deno.env.set('DATABASE_URL', `postgres://postgres:postgres@127.0.0.1:${proxyPort}/postgres`);
-  Deno.env.set('ESCROW_LOCAL_STACK', '1');
+  const proxy = inProcess();
   const n = 20;
   const payer = await benchUser(stack.baseUrl, sql, 4);
   const payee = await benchUser(stack.baseUrl, sql, 1);
@@ -730,7 +740,6 @@ async function keyRuns() {
       summary.push(`${name} served in-process, with a key / its SQL function: ${cells.join(', ')}`);
     }
   }
-  proxy.close();
 }
 
 /**
