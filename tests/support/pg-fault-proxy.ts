@@ -4,7 +4,7 @@
 // a client message holding a marker (an Idempotency-Key), and the CommandComplete of COMMIT that
 // follows it. Postgres sees a connection that closed; our code sees the error a lost connection
 // gives. Only one fault is armed at a time, and it fires once.
-import net from 'node:net';
+import { startPgProxy } from './pg-proxy.ts';
 
 export type FaultPoint =
   /** the first client message holding the marker never reaches Postgres; the connection closes */
@@ -23,23 +23,10 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
-  const target = new URL(targetUrl);
   let armed: { marker: string; also?: string; point: FaultPoint } | null = null;
   let fired = 0;
-  const sockets = new Set<net.Socket>();
 
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    sockets.add(client).add(upstream);
-    const cut = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('error', cut);
-    upstream.on('error', cut);
-
+  const proxy = await startPgProxy(targetUrl, (client, upstream, cut) => {
     let cutAtCommit = false;
     client.on('data', (chunk: Buffer) => {
       // one read holds a whole statement here: our statements are small and written at once
@@ -82,20 +69,12 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       sent = Math.max(0, until - at);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  const url = new URL(targetUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
   return {
-    url: url.toString(),
+    url: proxy.url,
     arm(fault) {
       armed = fault;
     },
     fired: () => fired,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: proxy.close,
   };
 }

@@ -2,7 +2,7 @@
 // bench's profile does (scripts/lib/request-path.ts, countingProxy, which runs under Deno): a round
 // trip is each time a client speaks again after Postgres answered it; statements are Postgres's
 // CommandComplete and ErrorResponse messages. Meant for one request at a time.
-import net from 'node:net';
+import { startPgProxy } from './pg-proxy.ts';
 
 export interface RoundTripProxy {
   /** postgres://... through the proxy, with the target's user, password and database. */
@@ -13,22 +13,8 @@ export interface RoundTripProxy {
 }
 
 export async function startRoundTripProxy(targetUrl: string): Promise<RoundTripProxy> {
-  const target = new URL(targetUrl);
   const counts = { statements: 0, roundTrips: 0 };
-  const sockets = new Set<net.Socket>();
-
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    sockets.add(client).add(upstream);
-    const cut = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('error', cut);
-    upstream.on('error', cut);
-
+  const proxy = await startPgProxy(targetUrl, (client, upstream) => {
     let last: 'client' | 'server' = 'server';
     client.on('data', (chunk: Buffer) => {
       if (last === 'server') counts.roundTrips++;
@@ -51,22 +37,13 @@ export async function startRoundTripProxy(targetUrl: string): Promise<RoundTripP
       client.write(chunk);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  const url = new URL(targetUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
   return {
-    url: url.toString(),
+    url: proxy.url,
     counts,
     reset() {
       counts.statements = 0;
       counts.roundTrips = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: proxy.close,
   };
 }
