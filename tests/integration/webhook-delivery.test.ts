@@ -167,6 +167,9 @@ describe('webhook delivery (one attempt)', () => {
     };
     const resolver: Resolver = async (host) => fake[host] ?? [];
     const deployed: DeliveryOptions = { resolver, local: false };
+    // fetch is replaced, not only watched: even with a rule broken, no test connects to these addresses
+    const blockFetch = () =>
+      vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('a refused destination reached fetch'));
 
     it.each([
       ['https://private.hooks.example/hook', 'address_refused', '10.0.0.1 (private)'],
@@ -177,14 +180,14 @@ describe('webhook delivery (one attempt)', () => {
       ['https://2130706433/hook', 'address_refused', '127.0.0.1 (loopback)'],
       ['https://[::ffff:a9fe:a9fe]/hook', 'address_refused', '::ffff:a9fe:a9fe (metadata)'],
     ])('%s is refused (%s) without any connection attempt', async (url, reason, detail) => {
-      const spy = vi.spyOn(globalThis, 'fetch');
+      const spy = blockFetch();
       const r = await deliver({ url, id: newMessageId(), event, secrets: [secret] }, deployed);
       expect(r).toMatchObject({ ok: false, reason, detail, excerpt: '' });
       expect(spy).not.toHaveBeenCalled();
     });
 
     it('http is refused outside the local stack, even to a public address', async () => {
-      const spy = vi.spyOn(globalThis, 'fetch');
+      const spy = blockFetch();
       const r = await deliver(
         { url: 'http://93.184.215.14/hook', id: newMessageId(), event, secrets: [secret] },
         deployed,
@@ -194,7 +197,7 @@ describe('webhook delivery (one attempt)', () => {
     });
 
     it('the local receiver itself is refused outside the local stack', async () => {
-      const spy = vi.spyOn(globalThis, 'fetch');
+      const spy = blockFetch();
       const r = await attempt('/ok', deployed);
       expect(r).toMatchObject({ ok: false, reason: 'scheme_not_allowed' });
       const https = await deliver(

@@ -1,6 +1,7 @@
 // The outbound webhook primitives of shared/webhooks (docs/webhooks.md), each rule on its own: the
 // addresses a delivery refuses, the retry schedule, secrets at rest, and signatures checked by the
 // `standardwebhooks` package itself (as a receiver would check them).
+import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { checkDestination, classifyAddress, parseDestination, type Resolver } from '../../shared/webhooks/address.ts';
@@ -380,5 +381,16 @@ describe('webhook signatures (shared/webhooks/sign.ts)', () => {
 
   it('refuses to sign with no secret', () => {
     expect(() => signatureHeader([], 'msg_1', new Date(), body)).toThrow(/at least one secret/);
+  });
+});
+
+describe('docs/webhooks.md', () => {
+  it('shows the receiver example of tests/docs-examples/webhook-receiver/verify.ts (type-checked by tsc)', () => {
+    const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+    const block = [...read('docs/webhooks.md').matchAll(/^```ts\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1] as string)
+      .find((b) => b.includes('verifyEscrowWebhook'));
+    const example = read('tests/docs-examples/webhook-receiver/verify.ts');
+    expect(block).toBe(example.slice(example.indexOf('import ')));
   });
 });
