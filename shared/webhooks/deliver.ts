@@ -93,6 +93,12 @@ async function readCapped(res: Response, max: number): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
+/** The system's error code when there is one (Node: ECONNREFUSED ...), else the message, short. */
+function networkDetail(err: TypeError): string {
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : err.message.slice(0, 200);
+}
+
 export async function deliver(req: DeliveryRequest, opts: DeliveryOptions): Promise<DeliveryResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
@@ -123,8 +129,9 @@ export async function deliver(req: DeliveryRequest, opts: DeliveryOptions): Prom
       });
     } catch (err) {
       if (timedOut) return { ok: false, reason: 'timeout', excerpt: '', duration_ms: took() };
-      const detail = err instanceof Error ? err.name : 'fetch failed';
-      return { ok: false, reason: 'network_error', detail, excerpt: '', duration_ms: took() };
+      // fetch reports a network failure as a TypeError; anything else is our bug, not the receiver's
+      if (!(err instanceof TypeError)) throw err;
+      return { ok: false, reason: 'network_error', detail: networkDetail(err), excerpt: '', duration_ms: took() };
     }
     const excerpt = await readCapped(res, EXCERPT_MAX_BYTES);
     const status = res.type === 'opaqueredirect' ? 0 : res.status;

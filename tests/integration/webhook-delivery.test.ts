@@ -155,7 +155,12 @@ describe('webhook delivery (one attempt)', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
     const r = await deliver({ url: `http://127.0.0.1:${port}/`, id: newMessageId(), event, secrets: [secret] }, local);
-    expect(r).toMatchObject({ ok: false, reason: 'network_error' });
+    expect(r).toMatchObject({ ok: false, reason: 'network_error', detail: 'ECONNREFUSED' });
+  });
+
+  it('an error that is not a network failure is thrown, not recorded as the receiver's failure', async () => {
+    vi.spyOn(globalThis, 'fetch').mockRejectedValue(new RangeError('a bug of ours'));
+    await expect(attempt('/ok')).rejects.toThrow('a bug of ours');
   });
 
   describe('refused destinations (outside the local stack)', () => {
