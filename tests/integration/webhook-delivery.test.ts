@@ -158,7 +158,7 @@ describe('webhook delivery (one attempt)', () => {
     expect(r).toMatchObject({ ok: false, reason: 'network_error', detail: 'ECONNREFUSED' });
   });
 
-  it('an error that is not a network failure is thrown, not recorded as the receiver's failure', async () => {
+  it("an error that is not a network failure is thrown, not recorded as the receiver's failure", async () => {
     vi.spyOn(globalThis, 'fetch').mockRejectedValue(new RangeError('a bug of ours'));
     await expect(attempt('/ok')).rejects.toThrow('a bug of ours');
   });
