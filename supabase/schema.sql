@@ -185,6 +185,42 @@ comment on table private.category_rules is 'What each escrow category means: par
 grant select, insert, update, delete on table private.category_rules to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.event_recipients
+-- ---------------------------------------------------------------------------------------------
+create table private.event_recipients (
+  user_id uuid not null,
+  event_id bigint not null
+);
+alter table private.event_recipients add constraint event_recipients_event_id_fkey FOREIGN KEY (event_id) REFERENCES private.events(id) ON DELETE CASCADE;
+alter table private.event_recipients add constraint event_recipients_pkey PRIMARY KEY (user_id, event_id);
+alter table private.event_recipients add constraint event_recipients_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX event_recipients_event_idx ON private.event_recipients USING btree (event_id);
+alter table private.event_recipients enable row level security;
+create policy "Service role manages event recipients" on private.event_recipients as permissive for all to service_role using (true) with check (true);
+comment on table private.event_recipients is 'Who an event is for: one row per recipient.';
+grant select, insert on table private.event_recipients to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.events
+-- ---------------------------------------------------------------------------------------------
+create table private.events (
+  id bigint not null generated always as identity,
+  xact xid8 not null default pg_current_xact_id(),
+  occurred_at timestamp with time zone not null default now(),
+  kind text not null,
+  subject_id uuid not null,
+  escrow_id uuid,
+  data jsonb not null default '{}'::jsonb
+);
+alter table private.events add constraint events_data_check CHECK (jsonb_typeof(data) = 'object'::text);
+alter table private.events add constraint events_kind_check CHECK (kind = ANY (ARRAY['message'::text, 'notification'::text, 'escrow'::text, 'wallet'::text]));
+alter table private.events add constraint events_pkey PRIMARY KEY (id);
+alter table private.events enable row level security;
+create policy "Service role manages events" on private.events as permissive for all to service_role using (true) with check (true);
+comment on table private.events is 'The event log: what happened, written with its effect by triggers; read below the commit horizon (private.events_after).';
+grant select, insert on table private.events to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.fee_schedules
 -- ---------------------------------------------------------------------------------------------
 create table private.fee_schedules (
@@ -372,6 +408,7 @@ CREATE UNIQUE INDEX ledger_accounts_owner_key ON private.ledger_accounts USING b
 CREATE UNIQUE INDEX ledger_accounts_system_key ON private.ledger_accounts USING btree (kind, shard) WHERE (owner_id IS NULL);
 alter table private.ledger_accounts enable row level security;
 create policy "Service role manages ledger accounts" on private.ledger_accounts as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER ledger_accounts_wallet_event AFTER UPDATE OF balance ON private.ledger_accounts FOR EACH ROW WHEN (new.kind = 'user_wallet'::private.account_kind AND old.balance IS DISTINCT FROM new.balance) EXECUTE FUNCTION private.event_on_wallet();
 comment on table private.ledger_accounts is 'Double-entry ledger accounts: user wallets, escrow holds and the sharded system accounts, with balances.';
 grant select, insert, update, delete on table private.ledger_accounts to service_role;
 
@@ -832,6 +869,8 @@ CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspectio
 alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.counterparty_id IS DISTINCT FROM new.counterparty_id OR old.released_amount IS DISTINCT FROM new.released_amount) EXECUTE FUNCTION private.event_on_escrow();
+CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
@@ -896,6 +935,7 @@ create policy "Parties can read their conversations' messages" on public.message
      JOIN public.escrows e ON ((e.id = c.escrow_id)))
   WHERE ((c.id = messages.conversation_id) AND (e.status <> 'deleted'::text)))));
 create policy "Service role manages messages" on public.messages as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER messages_event AFTER INSERT ON public.messages FOR EACH ROW EXECUTE FUNCTION private.event_on_message();
 CREATE TRIGGER messages_feed_created_at BEFORE INSERT ON public.messages FOR EACH ROW EXECUTE FUNCTION private.feed_item_created_at();
 comment on table public.messages is 'What the parties of an escrow write each other in its conversation. Parties read them; message-send writes them.';
 grant select on table public.messages to authenticated;
@@ -1008,6 +1048,7 @@ alter table public.notifications enable row level security;
 create policy "Service role manages notifications" on public.notifications as permissive for all to service_role using (true) with check (true);
 create policy "Users can mark their own notifications read" on public.notifications as permissive for update to authenticated using ((user_id = ( SELECT auth.uid() AS uid))) with check ((user_id = ( SELECT auth.uid() AS uid)));
 create policy "Users can read their own notifications" on public.notifications as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE TRIGGER notifications_event AFTER INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.event_on_notification();
 CREATE TRIGGER notifications_feed_created_at BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION private.feed_item_created_at();
 comment on table public.notifications is 'What a party of an escrow is told in the app. Users read theirs and may mark them read.';
 comment on column public.notifications.message is 'What the notification says, as {kind, ...params}: rendered into its content by shared/messages.ts when read.';
@@ -1256,6 +1297,11 @@ grant select, insert, update, delete on table private.system_balances to service
 -- sequence private.admin_audit_id_seq
 -- ---------------------------------------------------------------------------------------------
 -- identity of private.admin_audit.id: as bigint start 1 increment 1 minvalue 1 maxvalue 9223372036854775807 cache 1 no cycle
+
+-- ---------------------------------------------------------------------------------------------
+-- sequence private.events_id_seq
+-- ---------------------------------------------------------------------------------------------
+-- identity of private.events.id: as bigint start 1 increment 1 minvalue 1 maxvalue 9223372036854775807 cache 1 no cycle
 
 -- ---------------------------------------------------------------------------------------------
 -- sequence private.ledger_accounts_id_seq
@@ -3132,6 +3178,145 @@ $function$;
 comment on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) is 'Records a user-facing transaction (category escrow) for an escrow movement; returns its id.';
 revoke all on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) from public;
 grant execute on function private.escrow_transaction(p_user uuid, p_escrow uuid, p_milestone uuid, p_type text, p_message jsonb, p_amount bigint, p_direction public.transaction_direction, p_provider text, p_status public.transaction_status, p_metadata jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.event_on_escrow()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.event_on_escrow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  perform private.event_write('escrow', new.id, new.id, array[new.initiator_id, new.counterparty_id],
+                              pg_catalog.jsonb_build_object('status', new.status));
+  return null;
+end
+$function$;
+revoke all on function private.event_on_escrow() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.event_on_message()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.event_on_message()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  e record;
+begin
+  select x.id, x.initiator_id, x.counterparty_id into e
+    from public.conversations c join public.escrows x on x.id = c.escrow_id
+   where c.id = new.conversation_id;
+  perform private.event_write('message', new.id, e.id, array[e.initiator_id, e.counterparty_id]);
+  return null;
+end
+$function$;
+revoke all on function private.event_on_message() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.event_on_notification()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.event_on_notification()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  perform private.event_write('notification', new.id, new.escrow_id, array[new.user_id]);
+  return null;
+end
+$function$;
+revoke all on function private.event_on_notification() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.event_on_wallet()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.event_on_wallet()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  perform private.event_write('wallet', new.owner_id, null, array[new.owner_id],
+                              pg_catalog.jsonb_build_object('balance', new.balance));
+  return null;
+end
+$function$;
+revoke all on function private.event_on_wallet() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb DEFAULT '{}'::jsonb)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_id bigint;
+begin
+  insert into private.events (kind, subject_id, escrow_id, data)
+  values (p_kind, p_subject, p_escrow, coalesce(p_data, '{}'::jsonb))
+  returning id into v_id;
+  insert into private.event_recipients (user_id, event_id)
+  select distinct r, v_id from pg_catalog.unnest(p_recipients) r where r is not null;
+  return v_id;
+end
+$function$;
+comment on function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb) is 'Writes one event and its recipients (the nulls among them left out), in the caller''s transaction.';
+revoke all on function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb) from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.events_after(p_user uuid, p_after bigint, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.events_after(p_user uuid, p_after bigint, p_limit integer)
+ RETURNS TABLE(id bigint, kind text, subject_id uuid, escrow_id uuid, data jsonb, occurred_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_horizon xid8 := private.events_horizon();
+  v_stop bigint;
+begin
+  -- the first event not yet deliverable (its transaction began after the oldest one running):
+  -- nothing from it on, so that a lower id committing late is never passed over
+  select min(e.id) into v_stop
+    from private.events e
+   where e.id > p_after and e.xact >= v_horizon;
+  return query
+  select e.id, e.kind, e.subject_id, e.escrow_id, e.data, e.occurred_at
+    from private.event_recipients r join private.events e on e.id = r.event_id
+   where r.user_id = p_user and r.event_id > p_after and (v_stop is null or r.event_id < v_stop)
+   order by r.event_id
+   limit p_limit;
+end
+$function$;
+comment on function private.events_after(p_user uuid, p_after bigint, p_limit integer) is 'A recipient''s events after an id, in id order, below the commit horizon: what a stream delivers next.';
+revoke all on function private.events_after(p_user uuid, p_after bigint, p_limit integer) from public;
+grant execute on function private.events_after(p_user uuid, p_after bigint, p_limit integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.events_horizon()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.events_horizon()
+ RETURNS xid8
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
+$function$;
+comment on function private.events_horizon() is 'The oldest transaction still running: an event written by an older one is committed or gone, and every event with a lower id is too.';
+revoke all on function private.events_horizon() from public;
+grant execute on function private.events_horizon() to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.feed_item_created_at()
