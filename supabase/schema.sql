@@ -191,10 +191,7 @@ create table private.event_recipients (
   user_id uuid not null,
   event_id bigint not null
 );
-alter table private.event_recipients add constraint event_recipients_event_id_fkey FOREIGN KEY (event_id) REFERENCES private.events(id) ON DELETE CASCADE;
 alter table private.event_recipients add constraint event_recipients_pkey PRIMARY KEY (user_id, event_id);
-alter table private.event_recipients add constraint event_recipients_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
-CREATE INDEX event_recipients_event_idx ON private.event_recipients USING btree (event_id);
 alter table private.event_recipients enable row level security;
 create policy "Service role manages event recipients" on private.event_recipients as permissive for all to service_role using (true) with check (true);
 comment on table private.event_recipients is 'Who an event is for: one row per recipient.';
@@ -3254,20 +3251,18 @@ revoke all on function private.event_on_wallet() from public;
 -- function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb DEFAULT '{}'::jsonb)
- RETURNS bigint
+ RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-declare
-  v_id bigint;
 begin
-  insert into private.events (kind, subject_id, escrow_id, data)
-  values (p_kind, p_subject, p_escrow, coalesce(p_data, '{}'::jsonb))
-  returning id into v_id;
+  with e as (
+    insert into private.events (kind, subject_id, escrow_id, data)
+    values (p_kind, p_subject, p_escrow, coalesce(p_data, '{}'::jsonb))
+    returning id)
   insert into private.event_recipients (user_id, event_id)
-  select distinct r, v_id from pg_catalog.unnest(p_recipients) r where r is not null;
-  return v_id;
+  select distinct r, e.id from e, pg_catalog.unnest(p_recipients) r where r is not null;
 end
 $function$;
 comment on function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb) is 'Writes one event and its recipients (the nulls among them left out), in the caller''s transaction.';

@@ -38,9 +38,13 @@ alter table private.events enable row level security;
 create policy "Service role manages events" on private.events for all to service_role using (true) with check (true);
 grant select, insert on private.events to service_role;
 
+-- No foreign keys: with them (a check for each recipient of each event) and the event and its
+-- recipients written in two statements, the story load made 12% fewer money operations; without
+-- them, in one statement, 2% fewer (docs/events.md). The writers take the ids from rows that
+-- exist, and an account's erasure removes its rows itself.
 create table private.event_recipients (
-  user_id uuid not null references private.users (id) on delete cascade,
-  event_id bigint not null references private.events (id) on delete cascade,
+  user_id uuid not null,
+  event_id bigint not null,
   primary key (user_id, event_id)
 );
 comment on table private.event_recipients is 'Who an event is for: one row per recipient.';
@@ -48,27 +52,24 @@ alter table private.event_recipients enable row level security;
 create policy "Service role manages event recipients" on private.event_recipients
   for all to service_role using (true) with check (true);
 grant select, insert on private.event_recipients to service_role;
-create index event_recipients_event_idx on private.event_recipients (event_id);
 
 -- ---- writing ----------------------------------------------------------------------------------
 
 create function private.event_write(
   p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb default '{}'::jsonb
 )
-returns bigint
+returns void
 language plpgsql
 security definer
 set search_path = ''
 as $$
-declare
-  v_id bigint;
 begin
-  insert into private.events (kind, subject_id, escrow_id, data)
-  values (p_kind, p_subject, p_escrow, coalesce(p_data, '{}'::jsonb))
-  returning id into v_id;
+  with e as (
+    insert into private.events (kind, subject_id, escrow_id, data)
+    values (p_kind, p_subject, p_escrow, coalesce(p_data, '{}'::jsonb))
+    returning id)
   insert into private.event_recipients (user_id, event_id)
-  select distinct r, v_id from pg_catalog.unnest(p_recipients) r where r is not null;
-  return v_id;
+  select distinct r, e.id from e, pg_catalog.unnest(p_recipients) r where r is not null;
 end
 $$;
 comment on function private.event_write(text, uuid, uuid, uuid[], jsonb) is
