@@ -41,7 +41,7 @@ grant select, insert on private.events to service_role;
 -- No foreign keys: with them (a check for each recipient of each event) and the event and its
 -- recipients written in two statements, the story load made 12% fewer money operations; without
 -- them, in one statement, 2% fewer (docs/events.md). The writers take the ids from rows that
--- exist, and an account's erasure removes its rows itself.
+-- exist; erasing an account must remove its rows (nothing erases accounts yet).
 create table private.event_recipients (
   user_id uuid not null,
   event_id bigint not null,
