@@ -26,6 +26,7 @@ import {
   stackFaults,
   storiesPassed,
 } from './lib/stories.ts';
+import { servedAsBehindAGateway } from './lib/request-path.ts';
 
 const faults = Deno.args.includes('--faults');
 const faultKinds = (Deno.env.get('BENCH_FAULTS') ?? FAULT_KINDS.join(',')).split(',').filter(Boolean) as FaultKind[];
@@ -47,10 +48,7 @@ console.log(
   }; starting a fresh stack on ${httpPort}/${pgPort}`,
 );
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
-// The request path is measured as it runs behind a gateway that bounds slow clients (Supabase's):
-// without the local server's guard, a TCP proxy in the same process that would double every
-// request's socket writes (docs/performance.md). HTTP_HEADER_TIMEOUT_MS=10000 measures with it.
-if (!Deno.env.get('HTTP_HEADER_TIMEOUT_MS')) Deno.env.set('HTTP_HEADER_TIMEOUT_MS', 'off');
+servedAsBehindAGateway();
 const statementStats = Deno.env.get('BENCH_STORY_STATEMENTS') === '1';
 if (statementStats) Deno.env.set('LOCAL_PG_PRELOAD', 'pg_stat_statements');
 const stack = await startStack(httpPort, pgPort);

@@ -47,6 +47,7 @@ import {
   type LoadRow,
   releasableEscrows,
   seedReader,
+  servedAsBehindAGateway,
   startBaseline,
 } from './lib/request-path.ts';
 import { cpuOf, stackCpu } from './lib/stories.ts';
@@ -190,10 +191,7 @@ if (only.has('ledger')) {
 console.log(
   `bench: ${clients} clients, ${seconds}s per run; starting a fresh stack (embedded PostgreSQL + Deno functions)`,
 );
-// The request path is measured as it runs behind a gateway that bounds slow clients (Supabase's):
-// without the local server's guard, a TCP proxy in the same process that would double every
-// request's socket writes (docs/performance.md). HTTP_HEADER_TIMEOUT_MS=10000 measures with it.
-if (!Deno.env.get('HTTP_HEADER_TIMEOUT_MS')) Deno.env.set('HTTP_HEADER_TIMEOUT_MS', 'off');
+servedAsBehindAGateway();
 Deno.env.set('TEST_HTTP_PORT', String(httpPort));
 const stack = await startStack(httpPort, pgPort);
 /** The counting proxy of the handlers run in this process (inProcess), once opened. */

@@ -300,3 +300,13 @@ export async function benchPayoutAccount(base: string, fakePaystackUrl: string, 
   );
   return saved.id as string;
 }
+
+/**
+ * The stack a benchmark starts serves its functions as behind a gateway that bounds slow clients
+ * (Supabase's): without the local server's guard, a TCP proxy in the same process that would
+ * double every request's socket writes (docs/performance.md). HTTP_HEADER_TIMEOUT_MS=10000
+ * measures with it.
+ */
+export function servedAsBehindAGateway(): void {
+  if (!Deno.env.get('HTTP_HEADER_TIMEOUT_MS')) Deno.env.set('HTTP_HEADER_TIMEOUT_MS', 'off');
+}

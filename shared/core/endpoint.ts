@@ -17,6 +17,7 @@ import {
   HttpError,
   jsonResponse,
   successBody,
+  successText,
 } from './http.ts';
 import {
   CORE_REFUSALS,
@@ -633,9 +634,7 @@ async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): P
     const status = out instanceof Reply ? out.status : route.successStatus;
     const data = out instanceof Reply ? out.data : out;
     // JSON text Postgres wrote goes into the envelope as it is (shared/core/json-text.ts)
-    if (data instanceof JsonText && route.envelope) {
-      return { status, body: new JsonText(`{"success":true,"status":${status},"data":${data.text}}`) };
-    }
+    if (data instanceof JsonText && route.envelope) return { status, body: successText(status, data) };
     return { status, body: route.envelope ? successBody(status, data) : data };
   } catch (err) {
     const refused = err instanceof HttpError ? err : sqlRefusal(route, err);

@@ -114,6 +114,11 @@ export function successBody(status: number, data: unknown) {
   return { success: true as const, status, data };
 }
 
+/** The same envelope as successBody, as JSON text around `data` already written as JSON text. */
+export function successText(status: number, data: JsonText): JsonText {
+  return new JsonText(`{"success":true,"status":${status},"data":${data.text}}`);
+}
+
 export function errorBody(status: number, code: string, error: string, details?: FieldProblem[]) {
   return details && details.length > 0
     ? { success: false as const, status, code, error, details }
