@@ -105,6 +105,9 @@ async function main() {
     }
     databaseUrl = pg.url;
     Deno.env.set('DATABASE_URL', databaseUrl);
+    // a direct connection keeps its session, so live streams LISTEN on it; set
+    // DATABASE_SESSION_URL empty to have them poll instead (docs/events.md)
+    if (Deno.env.get('DATABASE_SESSION_URL') === undefined) Deno.env.set('DATABASE_SESSION_URL', databaseUrl);
     // what makes this the local stack for shared/core/config.ts (with the loopback address above)
     Deno.env.set('ESCROW_LOCAL_STACK', '1');
     console.log(`postgres: ready on 127.0.0.1:${pgPort} (data in ${dataDir})`);
@@ -164,6 +167,9 @@ async function main() {
     console.log(`\n${signal}: stopping`);
     if (jobs) clearInterval(jobs);
     stop.abort();
+    // live streams would hold the server open: they end, and their clients reconnect elsewhere
+    const { closeAllStreams } = await import('../shared/events/stream.ts');
+    closeAllStreams();
     await server.finished.catch(() => {});
     // messages being sent after their answers (OTP SMS) finish before the database closes
     const { backgroundSettled } = await import('../shared/core/background.ts');

@@ -636,6 +636,24 @@ comment on column private.sms_outbox.expires_at is 'A queued message not sent by
 grant select, insert, update, delete on table private.sms_outbox to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.stream_tickets
+-- ---------------------------------------------------------------------------------------------
+create table private.stream_tickets (
+  hash bytea not null,
+  session_id uuid not null,
+  created_at timestamp with time zone not null default now(),
+  expires_at timestamp with time zone not null
+);
+alter table private.stream_tickets add constraint stream_tickets_hash_check CHECK (octet_length(hash) = 32);
+alter table private.stream_tickets add constraint stream_tickets_pkey PRIMARY KEY (hash);
+alter table private.stream_tickets add constraint stream_tickets_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
+CREATE INDEX stream_tickets_session_idx ON private.stream_tickets USING btree (session_id, created_at);
+alter table private.stream_tickets enable row level security;
+create policy "Service role manages stream tickets" on private.stream_tickets as permissive for all to service_role using (true) with check (true);
+comment on table private.stream_tickets is 'Tickets for ?ticket= on events-stream (browsers'' EventSource sends no headers): hashed, bound to a session, 10 minutes.';
+grant select, insert, delete on table private.stream_tickets to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.users
 -- ---------------------------------------------------------------------------------------------
 create table private.users (
@@ -3269,34 +3287,25 @@ comment on function private.event_write(p_kind text, p_subject uuid, p_escrow uu
 revoke all on function private.event_write(p_kind text, p_subject uuid, p_escrow uuid, p_recipients uuid[], p_data jsonb) from public;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.events_after(p_user uuid, p_after bigint, p_limit integer)
+-- function private.events_after(p_user uuid, p_after_xact xid8, p_after_id bigint, p_limit integer)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.events_after(p_user uuid, p_after bigint, p_limit integer)
- RETURNS TABLE(id bigint, kind text, subject_id uuid, escrow_id uuid, data jsonb, occurred_at timestamp with time zone)
- LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION private.events_after(p_user uuid, p_after_xact xid8, p_after_id bigint, p_limit integer)
+ RETURNS TABLE(id bigint, xact xid8, kind text, subject_id uuid, escrow_id uuid, data jsonb, occurred_at timestamp with time zone)
+ LANGUAGE sql
  STABLE
  SET search_path TO ''
 AS $function$
-declare
-  v_horizon xid8 := private.events_horizon();
-  v_stop bigint;
-begin
-  -- the first event not yet deliverable (its transaction began after the oldest one running):
-  -- nothing from it on, so that a lower id committing late is never passed over
-  select min(e.id) into v_stop
-    from private.events e
-   where e.id > p_after and e.xact >= v_horizon;
-  return query
-  select e.id, e.kind, e.subject_id, e.escrow_id, e.data, e.occurred_at
+  select e.id, e.xact, e.kind, e.subject_id, e.escrow_id, e.data, e.occurred_at
     from private.event_recipients r join private.events e on e.id = r.event_id
-   where r.user_id = p_user and r.event_id > p_after and (v_stop is null or r.event_id < v_stop)
-   order by r.event_id
+   where r.user_id = p_user
+     and (e.xact, e.id) > (p_after_xact, p_after_id)
+     and e.xact < (select private.events_horizon())
+   order by e.xact, e.id
    limit p_limit;
-end
 $function$;
-comment on function private.events_after(p_user uuid, p_after bigint, p_limit integer) is 'A recipient''s events after an id, in id order, below the commit horizon: what a stream delivers next.';
-revoke all on function private.events_after(p_user uuid, p_after bigint, p_limit integer) from public;
-grant execute on function private.events_after(p_user uuid, p_after bigint, p_limit integer) to service_role;
+comment on function private.events_after(p_user uuid, p_after_xact xid8, p_after_id bigint, p_limit integer) is 'A recipient''s events after the position (xact, id), in that order, below the commit horizon.';
+revoke all on function private.events_after(p_user uuid, p_after_xact xid8, p_after_id bigint, p_limit integer) from public;
+grant execute on function private.events_after(p_user uuid, p_after_xact xid8, p_after_id bigint, p_limit integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.events_horizon()
@@ -3312,6 +3321,78 @@ $function$;
 comment on function private.events_horizon() is 'The oldest transaction still running: an event written by an older one is committed or gone, and every event with a lower id is too.';
 revoke all on function private.events_horizon() from public;
 grant execute on function private.events_horizon() to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.events_replay(p_user uuid, p_after_id bigint, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.events_replay(p_user uuid, p_after_id bigint, p_limit integer)
+ RETURNS TABLE(id bigint, xact xid8, kind text, subject_id uuid, escrow_id uuid, data jsonb)
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_horizon xid8 := private.events_horizon();
+  v_xact xid8;
+begin
+  -- where the recipient was: one of their own events (any other id tells them nothing)
+  if p_after_id is not null then
+    select e.xact into v_xact
+      from private.event_recipients r join private.events e on e.id = r.event_id
+     where r.user_id = p_user and r.event_id = p_after_id;
+  end if;
+  if v_xact is not null then
+    return query
+    select e.id, e.xact, e.kind, e.subject_id, e.escrow_id, e.data
+      from private.event_recipients r join private.events e on e.id = r.event_id
+     where r.user_id = p_user and (e.xact, e.id) > (v_xact, p_after_id) and e.xact < v_horizon
+     order by e.xact, e.id
+     limit p_limit;
+  end if;
+  -- last, the horizon the replay stopped at ('horizon' when the position was found or none was
+  -- given, 'unknown' when it was not), with the recipient's last event below it in commit order:
+  -- where a client told to start again resumes from. Commit order differs from id order only
+  -- among transactions that ran at the same time, so the last 100 by id hold it.
+  return query
+  select (select l.id from (select e.id, e.xact
+                              from private.event_recipients r join private.events e on e.id = r.event_id
+                             where r.user_id = p_user and e.xact < v_horizon
+                             order by r.event_id desc limit 100) l
+           order by l.xact desc, l.id desc limit 1),
+         v_horizon,
+         case when p_after_id is null or v_xact is not null then 'horizon' else 'unknown' end,
+         null::uuid, null::uuid, null::jsonb;
+end
+$function$;
+comment on function private.events_replay(p_user uuid, p_after_id bigint, p_limit integer) is 'A stream''s resume: the recipient''s events after one of theirs, in commit order below the horizon, then a last row with the horizon (kind horizon, or unknown when the id is not theirs) and the recipient''s last event below it.';
+revoke all on function private.events_replay(p_user uuid, p_after_id bigint, p_limit integer) from public;
+grant execute on function private.events_replay(p_user uuid, p_after_id bigint, p_limit integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.events_window(p_users uuid[], p_after_xact xid8, p_after_id bigint, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.events_window(p_users uuid[], p_after_xact xid8, p_after_id bigint, p_limit integer)
+ RETURNS TABLE(id bigint, xact xid8, recipient uuid, kind text, subject_id uuid, escrow_id uuid, data jsonb)
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  -- the next p_limit events of the whole log below the horizon, each with those of its recipients
+  -- that are in p_users (one row with a null recipient when none is): the caller's position moves
+  -- past every event of the window, whoever it was for
+  with w as (
+    select e.id, e.xact, e.kind, e.subject_id, e.escrow_id, e.data
+      from private.events e
+     where (e.xact, e.id) > (p_after_xact, p_after_id) and e.xact < (select private.events_horizon())
+     order by e.xact, e.id
+     limit p_limit)
+  select w.id, w.xact, r.user_id, w.kind, w.subject_id, w.escrow_id, w.data
+    from w left join private.event_recipients r on r.event_id = w.id and r.user_id = any(p_users)
+   order by w.xact, w.id;
+$function$;
+comment on function private.events_window(p_users uuid[], p_after_xact xid8, p_after_id bigint, p_limit integer) is 'The next events of the log after (xact, id) below the commit horizon, with their recipients among p_users (null when none).';
+revoke all on function private.events_window(p_users uuid[], p_after_xact xid8, p_after_id bigint, p_limit integer) from public;
+grant execute on function private.events_window(p_users uuid[], p_after_xact xid8, p_after_id bigint, p_limit integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.feed_item_created_at()
@@ -5448,6 +5529,22 @@ revoke all on function private.session_assert(p_session_id uuid, p_user_id uuid)
 grant execute on function private.session_assert(p_session_id uuid, p_user_id uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.sessions_live(p_sessions uuid[])
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.sessions_live(p_sessions uuid[])
+ RETURNS SETOF uuid
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select s.id from private.sessions s
+   where s.id = any(p_sessions) and s.revoked_at is null and s.expires_at > now();
+$function$;
+comment on function private.sessions_live(p_sessions uuid[]) is 'Those of the sessions that are still live: a stream''s heartbeat check, for all streams of a server at once.';
+revoke all on function private.sessions_live(p_sessions uuid[]) from public;
+grant execute on function private.sessions_live(p_sessions uuid[]) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.share_half_up(p_total bigint, p_part bigint, p_whole bigint)
@@ -5477,6 +5574,54 @@ $function$;
 comment on function private.sms_first_name(p_first_name text) is 'A user-written first name made safe for an SMS: the first word''s leading letters, at most 20 characters, else null.';
 revoke all on function private.sms_first_name(p_first_name text) from public;
 grant execute on function private.sms_first_name(p_first_name text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_expires timestamptz := now() + pg_catalog.make_interval(secs => p_seconds);
+begin
+  perform private.session_assert(p_session, p_user);
+  -- the session's expired tickets go, and its oldest live ones beyond p_max_live - 1
+  delete from private.stream_tickets t
+   where t.session_id = p_session
+     and (t.expires_at <= now()
+          or t.hash in (select o.hash from private.stream_tickets o
+                         where o.session_id = p_session and o.expires_at > now()
+                         order by o.created_at desc offset greatest(p_max_live - 1, 0)));
+  insert into private.stream_tickets (hash, session_id, expires_at) values (p_hash, p_session, v_expires);
+  return v_expires;
+end
+$function$;
+comment on function private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer) is 'Stores a ticket''s hash for a live session (ES401 otherwise), keeping at most p_max_live live tickets per session; answers when it expires.';
+revoke all on function private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer) from public;
+grant execute on function private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.stream_ticket_session(p_hash bytea)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.stream_ticket_session(p_hash bytea)
+ RETURNS TABLE(user_id uuid, session_id uuid, phone text)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select s.user_id, s.id, u.phone
+    from private.stream_tickets t
+    join private.sessions s on s.id = t.session_id
+    join private.users u on u.id = s.user_id
+   where t.hash = p_hash and t.expires_at > now()
+     and s.revoked_at is null and s.expires_at > now();
+$function$;
+comment on function private.stream_ticket_session(p_hash bytea) is 'The live session a ticket was made for, while the ticket has not expired; no row otherwise.';
+revoke all on function private.stream_ticket_session(p_hash bytea) from public;
+grant execute on function private.stream_ticket_session(p_hash bytea) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.strictly_increasing_created_at()

@@ -16,7 +16,7 @@ import { CONVERSATION_NOT_FOUND } from './refusals.ts';
 import { type NotificationMessage } from '../messages/catalog.ts';
 import { renderNotification } from '../messages/texts.ts';
 import type { ConversationResponse, FeedItemResponse } from './schema.ts';
-import { filledJson, type JsonText } from '../core/json-text.ts';
+import { filledJson, JsonText } from '../core/json-text.ts';
 
 /** A feed item as the feed query reads it: a message, or one of the caller's notifications. */
 interface FeedRow {
@@ -204,6 +204,31 @@ export async function messageFeed(
   return filledJson(page.body, page.slots, [
     (message) => JSON.stringify(renderNotification(message as NotificationMessage)),
   ]);
+}
+
+/**
+ * One message as message-feed answers it to the caller (a live stream's `message` event): the
+ * feed's page of one item just after the microsecond before the message, which is the message
+ * itself (no two items of a feed share a created_at). Null when the caller does not see it (not a
+ * party, or the escrow was deleted).
+ */
+export async function messageFeedItem(
+  { claims }: AuthUser,
+  messageId: string,
+): Promise<JsonText<FeedItemResponse> | null> {
+  const [[page]] = await readAsUser(claims, (tx) => [
+    sqlText<{ body: string | null; slots: string | null }[]>(
+      tx,
+      `select f.body, f.slots from public.messages m
+         cross join lateral reads.message_feed(m.conversation_id, null, m.created_at - interval '1 microsecond', 1) f
+        where m.id = ${sqlLiteral(messageId)}::uuid`,
+    ),
+  ]);
+  if (!page?.body || page.body === '[]') return null;
+  const items = filledJson<FeedItemResponse[]>(page.body, page.slots, [
+    (message) => JSON.stringify(renderNotification(message as NotificationMessage)),
+  ]);
+  return new JsonText(items.text.slice(1, -1));
 }
 
 /**

@@ -11,6 +11,11 @@ const schema = z
   .object({
     DATABASE_URL: z.string().min(1).optional(),
     SUPABASE_DB_URL: z.string().min(1).optional(),
+    // A connection that keeps its session (Supavisor's session mode, port 5432, or a direct one):
+    // where a server LISTENs for the wake-ups of its live streams (docs/events.md). Unset or empty:
+    // each server polls the event log every second instead. Never the transaction pooler, which
+    // drops LISTEN silently.
+    DATABASE_SESSION_URL: z.string().min(1).optional(),
     // Connections each function instance may hold (postgres.js pool). Unset: 2 in a deployment,
     // where every instance has its own pool through the transaction pooler, and 10 on the local
     // stack, where one server process serves every function (and the test suite's parallel calls).
@@ -101,6 +106,13 @@ const schema = z
     // Messages one user sends, in all conversations together (docs/conversations.md).
     MESSAGE_MAX_PER_MINUTE: int(30, 1),
     MESSAGE_MAX_PER_HOUR: int(600, 1),
+
+    // Live streams (docs/events.md): the comment sent this often re-checks the session; a stream
+    // ends after STREAM_MAX_SECONDS with a hint to reconnect; one user holds at most
+    // STREAM_MAX_PER_USER streams on one server.
+    STREAM_HEARTBEAT_SECONDS: int(15, 1),
+    STREAM_MAX_SECONDS: int(120, 5),
+    STREAM_MAX_PER_USER: int(5, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {
@@ -118,6 +130,14 @@ const schema = z
       for (const name of ['IDENTITY_BASE_URL', 'IDENTITY_API_KEY'] as const) {
         if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when IDENTITY_PROVIDER=http' });
       }
+    }
+    if (env.DATABASE_SESSION_URL && isTransactionPooler(env.DATABASE_SESSION_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_SESSION_URL'],
+        message:
+          "must not be the transaction pooler (port 6543), which drops LISTEN; use the session pooler's port 5432",
+      });
     }
     if (env.KYC_LEVEL_TIER1 === env.KYC_LEVEL_TIER2) {
       ctx.addIssue({ code: 'custom', path: ['KYC_LEVEL_TIER2'], message: 'must differ from KYC_LEVEL_TIER1' });
@@ -165,6 +185,15 @@ const PROVIDERS = [
   { name: 'KYC_PROVIDER', real: 'sumsub', sandbox: 'sandbox' },
   { name: 'IDENTITY_PROVIDER', real: 'http', sandbox: 'sandbox' },
 ] as const;
+
+/** Supavisor's transaction mode listens on 6543 (its session mode on 5432). */
+function isTransactionPooler(url: string): boolean {
+  try {
+    return new URL(url).port === '6543';
+  } catch {
+    return false;
+  }
+}
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 

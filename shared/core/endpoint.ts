@@ -33,6 +33,11 @@ import { controlCharacterProblems, queryObject, wellFormed, zodDetails } from '.
 import { type SecretShownOnce, type StoredResponse, withIdempotency } from './idempotency.ts';
 import type { ClaimMode } from './key-claim.ts';
 import { JsonText } from './json-text.ts';
+import { afterResponse } from './background.ts';
+import { wakeListeners } from './wake.ts';
+
+/** What a handler's run answers: a stored response, or (GET only, never stored) an event stream. */
+type Outcome = StoredResponse & { stream?: ReadableStream<Uint8Array> };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -45,6 +50,22 @@ export const MAX_JSON_DEPTH = 32;
 
 /** The longest a request waits before it is answered 503 (Paystack's adapter gives up at 15 s). */
 export const REQUEST_DEADLINE_MS = 25_000;
+
+/**
+ * A handler result that is a stream of Server-Sent Events (`text/event-stream`) instead of JSON:
+ * the endpoint declares `stream`, and answers 200 with this body; refusals before it are still
+ * the JSON error envelope.
+ */
+export class EventStream {
+  constructor(readonly body: ReadableStream<Uint8Array>) {}
+}
+
+/** The headers of an event stream's answer: never cached, never buffered by a proxy. */
+const EVENT_STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
 
 /** A handler result with its own status (e.g. 200 instead of 201 when nothing was created). */
 export class Reply<T = unknown> {
@@ -215,6 +236,11 @@ export interface EndpointSpec<
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
   alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
   /**
+   * The answer is a stream of Server-Sent Events (the handler returns an EventStream): what the
+   * document says of its events, and the schemas of their `data` by event name.
+   */
+  stream?: { description: string; events: Readonly<Record<string, z.ZodType>> };
+  /**
    * false: the handler's result is the whole JSON body, without the envelope (only the OpenAPI
    * document, whose readers expect the bare document). The response schema then describes the body.
    */
@@ -248,6 +274,7 @@ export interface EndpointMeta<
   readonly refusals: Refusals;
   readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
   readonly envelope: boolean;
+  readonly stream: { description: string; events: Readonly<Record<string, z.ZodType>> } | undefined;
   readonly query: QS;
   readonly body: BS;
   readonly response: RS;
@@ -529,6 +556,8 @@ async function afterAuth(route: Route, incoming: Incoming): Promise<Response> {
     user,
   };
   const result = await idempotently(route, incoming, body, () => runHandler(route, ctx));
+  // a write's transactions have committed: the servers' live streams are woken to read the log
+  if (route.method !== 'GET' && result.status < 500) afterResponse('events.wake', wakeListeners);
   return answer(result, incoming.headers);
 }
 
@@ -541,8 +570,8 @@ async function idempotently(
   route: Route,
   { req, rawBody, user }: Incoming,
   body: unknown,
-  run: () => Promise<StoredResponse>,
-): Promise<StoredResponse & { replayed: boolean }> {
+  run: () => Promise<Outcome>,
+): Promise<Outcome & { replayed: boolean }> {
   const key = route.idempotent && user ? req.headers.get('idempotency-key') : null;
   if (key === null || !user) return { ...(await run()), replayed: false };
   const mode = route.claimMode(body);
@@ -559,7 +588,8 @@ function claimModeOf(
 }
 
 /** The answer: the result as JSON, a replay marked Idempotent-Replayed, a fresh one with its own headers. */
-function answer(r: StoredResponse & { replayed: boolean }, headers: Record<string, string>): Response {
+function answer(r: Outcome & { replayed: boolean }, headers: Record<string, string>): Response {
+  if (r.stream) return new Response(r.stream, { status: r.status, headers: { ...headers, ...EVENT_STREAM_HEADERS } });
   return jsonResponse(
     r.status,
     r.body,
@@ -628,9 +658,10 @@ function parseBody(route: Route, rawBody: Uint8Array): unknown {
  * envelope with its status, or the refusal it threw (an HttpError or a SQL function's ES<status>).
  * Anything else, and any 5xx, is thrown on to `failure`.
  */
-async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): Promise<StoredResponse> {
+async function runHandler(route: Route, ctx: Context<unknown, unknown, Auth>): Promise<Outcome> {
   try {
     const out: unknown = await route.handler(ctx);
+    if (out instanceof EventStream) return { status: 200, body: null, stream: out.body };
     const status = out instanceof Reply ? out.status : route.successStatus;
     const data = out instanceof Reply ? out.data : out;
     // JSON text Postgres wrote goes into the envelope as it is (shared/core/json-text.ts)
@@ -695,6 +726,7 @@ function endpointMeta<
     refusals: [...(spec.refusals ?? [])],
     alsoSucceedsWith: spec.alsoSucceedsWith,
     envelope: route.envelope,
+    stream: spec.stream,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)
     query: spec.query as QS,
     body: spec.body as BS,
@@ -711,6 +743,7 @@ function endpointMeta<
       'refusals',
       'alsoSucceedsWith',
       'envelope',
+      'stream',
       'query',
       'body',
       'response',

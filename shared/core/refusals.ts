@@ -9,6 +9,7 @@ const VALIDATION_MESSAGES = {
   json: 'Request body is not valid JSON',
   no_body: 'This endpoint takes no body',
   idempotency_key: 'Invalid Idempotency-Key header',
+  last_event_id: 'Invalid Last-Event-ID header',
 } as const;
 
 export const VALIDATION_FAILED = refusal<{ part: keyof typeof VALIDATION_MESSAGES }>({

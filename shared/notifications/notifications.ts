@@ -33,6 +33,15 @@ export function notificationList(
   });
 }
 
+/** One of the caller's notifications as notification-list answers it (a live stream's `notification` event); null when it is not theirs. */
+export function notificationItem({ claims }: AuthUser, id: string): Promise<NotificationResponse | null> {
+  return asUser(claims, async (tx) => {
+    const [row] = await tx<NotificationRow[]>`
+      select ${tx(NOTIFICATION_COLUMNS)} from public.notifications where id = ${id} and user_id = (select auth.uid())`;
+    return row ? view(row) : null;
+  });
+}
+
 /** Marks one notification, or every notification of one escrow, read (as the caller, under RLS). */
 export function notificationRead({ claims }: AuthUser, input: { notification_id?: string; escrow_id?: string }) {
   return asUser(claims, async (tx) => {

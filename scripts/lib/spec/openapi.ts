@@ -182,6 +182,7 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
     prefixes: ['conversation', 'message'],
   },
   { name: 'notifications', description: 'What happened, for each user', prefixes: ['notification'] },
+  { name: 'events', description: "Live updates: the caller's events as Server-Sent Events", prefixes: ['events'] },
   { name: 'reviews', description: 'Reviews of a finished deal', prefixes: ['review'] },
   { name: 'disputes', description: 'Disputes, proposals and settlements', prefixes: ['dispute'] },
   { name: 'webhooks', description: 'What the providers call (signed)', prefixes: ['webhook'] },
@@ -289,6 +290,22 @@ function headerAuthScheme(auth: HeaderAuth): [string, JsonSchema] {
   }];
 }
 
+/** The security scheme of a stream's ticket. */
+const STREAM_TICKET = 'streamTicket';
+
+/**
+ * A stream's success answer: `text/event-stream`, whose events OpenAPI 3.1 cannot describe; the
+ * schema of each event's `data`, by its name, goes under `x-events`.
+ */
+function eventStreamContent(stream: NonNullable<EndpointMeta['stream']>): JsonSchema {
+  return {
+    'text/event-stream': {
+      schema: { type: 'string', description: stream.description },
+      'x-events': Object.fromEntries(Object.entries(stream.events).map(([name, s]) => [name, schemaOf(s)])),
+    },
+  };
+}
+
 /** One operation of the document. */
 export function operationOf(meta: EndpointMeta): JsonSchema {
   const parameters: JsonSchema[] = [...queryParameters(meta)];
@@ -313,6 +330,16 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
+  if (meta.stream) {
+    parameters.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description:
+        'The id of the last event received: the stream resumes after it (a reconnecting EventSource sends it)',
+      schema: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' },
+    });
+  }
   const responses: Record<string, JsonSchema> = {};
   const refusals = answerRefusals(meta);
   for (const [status, description] of answerStatuses(meta)) {
@@ -333,7 +360,9 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     responses[String(status)] = {
       description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': success ? { schema } : { schema, examples } },
+      content: success && meta.stream ? eventStreamContent(meta.stream) : {
+        'application/json': success ? { schema } : { schema, examples },
+      },
     };
   }
   const queryRuleSchema = queryRules(meta);
@@ -342,7 +371,11 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     tags: [tagOf(meta.name)],
     summary: meta.summary ?? meta.name,
     ...(meta.description ? { description: meta.description } : {}),
-    security: meta.auth === 'none' ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : []) : [{ bearer: [] }],
+    security: meta.auth === 'none'
+      ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : [])
+      : meta.stream
+      ? [{ bearer: [] }, { [STREAM_TICKET]: [] }]
+      : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(queryRuleSchema ? { 'x-query-schema': queryRuleSchema } : {}),
     responses,
@@ -375,6 +408,14 @@ export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
     if (meta.signedBy) {
       const [name, scheme] = headerAuthScheme(meta.signedBy);
       schemes[name] = scheme;
+    }
+    if (meta.stream) {
+      schemes[STREAM_TICKET] = {
+        type: 'apiKey',
+        in: 'query',
+        name: 'ticket',
+        description: "A ticket from events-ticket, for clients that cannot send headers (a browser's EventSource).",
+      };
     }
   }
   return {
