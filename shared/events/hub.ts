@@ -84,6 +84,8 @@ class Hub {
   private reading = false;
   private again = false;
   private stops: (() => void)[] = [];
+  /** Settles once the LISTEN of this reader is in place (or failed, and the safety poll reads). */
+  private listening: Promise<void> = Promise.resolve();
 
   get size(): number {
     let n = 0;
@@ -105,6 +107,7 @@ class Hub {
     set.add(sub);
     this.byUser.set(sub.user.id, set);
     if (first) this.start();
+    await this.listening;
     if (this.position === null) {
       const horizon = await currentHorizon();
       this.position ??= { xact: horizon, id: 0n };
@@ -214,7 +217,7 @@ class Hub {
       backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 2),
     });
     // onlisten runs on every (re)connection: what was written meanwhile is read then
-    listener.listen(WAKE_CHANNEL, wake, wake).catch((err) => {
+    this.listening = listener.listen(WAKE_CHANNEL, wake, wake).then(() => {}, (err) => {
       log.warn('events.listen_failed', { error: errorMessage(err) });
     });
     this.stops.push(() => void listener.end({ timeout: 1 }).catch(() => {}));
@@ -223,6 +226,7 @@ class Hub {
   private stop(): void {
     for (const stop of this.stops.splice(0)) stop();
     this.position = null;
+    this.listening = Promise.resolve();
   }
 
   /** Ends every stream (the server is stopping). */

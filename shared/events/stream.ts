@@ -150,7 +150,10 @@ interface ReplayRow {
  * Opens the caller's stream, resuming after `lastEventId` when given. A 429 when the caller
  * already has STREAM_MAX_PER_USER streams on this server.
  */
-export async function openStream(user: AuthUser, lastEventId: string | undefined): Promise<ReadableStream<Uint8Array>> {
+export async function eventsStream(
+  user: AuthUser,
+  lastEventId: string | undefined,
+): Promise<ReadableStream<Uint8Array>> {
   const max = getConfig().STREAM_MAX_PER_USER;
   if (hub.streamsOf(user.id) >= max) {
     const wait = getConfig().STREAM_MAX_SECONDS;

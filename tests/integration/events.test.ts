@@ -1,6 +1,7 @@
 // The event log (supabase/migrations/20261127140000_events.sql): what happened is written with its
-// effect, for its recipients only, and read in id order below the commit horizon, so that an
-// event whose transaction commits late is neither passed over nor delivered twice.
+// effect, for its recipients only, and read in commit order, (xact, id), below the commit horizon
+// (supabase/migrations/20261127150000_event_streams.sql), so that an event whose transaction
+// commits late is neither passed over nor delivered twice.
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { post } from '../support/api.ts';
@@ -11,15 +12,21 @@ import messageSend from '../../supabase/functions/message-send/handler.ts';
 
 interface EventRow {
   id: string;
+  xact: string;
   kind: string;
   subject_id: string;
   escrow_id: string | null;
   data: Record<string, unknown>;
 }
 
-const eventsOf = async (userId: string, after = 0, limit = 500) =>
-  await testDb()<EventRow[]>`select id::text, kind, subject_id, escrow_id, data
-                              from private.events_after(${userId}, ${after}, ${limit})`;
+/** A place in the log: the last event a reader took (none: the start). */
+type Place = Pick<EventRow, 'id' | 'xact'> | undefined;
+
+const eventsOf = async (userId: string, after?: Place, limit = 500) =>
+  await testDb()<EventRow[]>`select id::text, xact::text, kind, subject_id, escrow_id, data
+                              from private.events_after(${userId}, ${after?.xact ?? '0'}::xid8, ${
+    after?.id ?? '0'
+  }::bigint, ${limit})`;
 
 const recipientsOf = async (eventId: string) =>
   (await testDb()<{ user_id: string }[]>`
@@ -33,7 +40,7 @@ describe('writing', () => {
   it('a message is an event for both parties, and for no one else', async () => {
     const deal = await newDeal();
     const before = await eventsOf(deal.counterparty.id);
-    const last = Number(before.at(-1)?.id ?? 0);
+    const last = before.at(-1);
     const sent = await post(messageSend, { conversation_id: deal.conversationId, content: 'Is it still available?' }, {
       token: deal.initiator.accessToken,
     });
@@ -92,7 +99,7 @@ describe('reading below the commit horizon', () => {
       amount: 5000,
     }, { token: deal.initiator.accessToken });
     expect(second.status).toBe(201);
-    const start = Number((await eventsOf(deal.initiator.id)).at(-1)?.id ?? 0);
+    const start = (await eventsOf(deal.initiator.id)).at(-1);
     // A takes the lower id and stays open; B takes a higher one and commits
     let releaseA!: () => void;
     const aOpen = new Promise<void>((r) => (releaseA = r));
@@ -118,8 +125,57 @@ describe('reading below the commit horizon', () => {
     expect(contents.map((c) => c.content).sort()).toEqual(['first, committed last', 'second, committed first']);
     expect(Number(delivered[0]!.id)).toBeLessThan(Number(delivered[1]!.id));
     // read again from the last one: nothing repeats
-    expect((await eventsOf(deal.initiator.id, Number(delivered[1]!.id))).filter((e) => e.kind === 'message')).toEqual(
-      [],
-    );
+    expect((await eventsOf(deal.initiator.id, delivered[1])).filter((e) => e.kind === 'message')).toEqual([]);
+  });
+  it('a transaction that took its transaction id first and its event id last is read in its place', async () => {
+    // B takes a transaction id, then A takes a later one and the lower event id and stays open, then
+    // B writes the higher event id and commits: read by id, B's event would be taken (its
+    // transaction is older than every one still running) and A's passed over once it commits
+    const deal = await newDeal();
+    const second = await post('escrow-create', {
+      category: 'goods_products',
+      payer_role: 'initiator',
+      title: 'Third deal',
+      counterparty_phone: deal.counterparty.phone,
+      amount: 5000,
+    }, { token: deal.initiator.accessToken });
+    expect(second.status).toBe(201);
+    const start = (await eventsOf(deal.initiator.id)).at(-1);
+    const steps = new Map<string, () => void>();
+    const reached = (name: string) => new Promise<void>((r) => steps.set(name, r));
+    const go = (name: string) => steps.get(name)!();
+    const bHasXid = reached('b has xid');
+    const bWrite = reached('b write');
+    const aInsertedP = reached('a inserted');
+    const aCommit = reached('a commit');
+    const b = held.begin(async (tx) => {
+      await tx`select pg_current_xact_id()`;
+      go('b has xid');
+      await bWrite;
+      await tx`insert into public.messages (conversation_id, sender_id, content) values (${second.body.data.conversation_id}, ${deal.counterparty.id}, 'older transaction, higher id')`;
+    });
+    await bHasXid;
+    const a = held.begin(async (tx) => {
+      await tx`insert into public.messages (conversation_id, sender_id, content) values (${deal.conversationId}, ${deal.initiator.id}, 'newer transaction, lower id')`;
+      go('a inserted');
+      await aCommit;
+    });
+    await aInsertedP;
+    go('b write');
+    await b;
+    // B is committed and older than A, so it may be read now; A is not, and must not be lost
+    const first = (await eventsOf(deal.initiator.id, start)).filter((e) => e.kind === 'message');
+    expect(first).toHaveLength(1);
+    go('a commit');
+    await a;
+    const rest = (await eventsOf(deal.initiator.id, first[0])).filter((e) => e.kind === 'message');
+    expect(rest).toHaveLength(1);
+    expect(Number(rest[0]!.id)).toBeLessThan(Number(first[0]!.id));
+    const contents = await testDb()<{ content: string }[]>`
+      select content from public.messages where id = any(${[first[0]!.subject_id, rest[0]!.subject_id]}::uuid[])`;
+    expect(contents.map((c) => c.content).sort()).toEqual([
+      'newer transaction, lower id',
+      'older transaction, higher id',
+    ]);
   });
 });

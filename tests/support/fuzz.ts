@@ -734,10 +734,26 @@ export interface Answer {
   documentProblem?: string;
 }
 
+/** The first moments of a live stream (its replay, if any, and `: ready`), then the stream is closed. */
+async function streamStart(res: Response): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!/^: ready$/m.test(text)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
+
 /** Sends it, and checks the answer against the document (tests/support/responses.ts). */
 export async function send(sent: Sent): Promise<Answer> {
   const res = await fetch(sent.url, { method: sent.method, headers: sent.headers, body: sent.raw });
-  const text = await res.text();
+  const text = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? await streamStart(res)
+    : await res.text();
   let body: unknown = text;
   try {
     body = text ? JSON.parse(text) : undefined;

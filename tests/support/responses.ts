@@ -156,6 +156,10 @@ export function checkAgainstDocument(
     }
   }
   if (!response.content) return;
+  if (response.content['text/event-stream']) {
+    checkEventStream(name, httpStatus, body, ajv);
+    return;
+  }
   const ref = `openapi#/${
     pointer(
       'paths',
@@ -178,6 +182,45 @@ export function checkAgainstDocument(
       }\n` +
         `body: ${JSON.stringify(body).slice(0, 2000)}`,
     );
+  }
+}
+
+/**
+ * The text of a stream the document declares as `text/event-stream`: every event's name is one of
+ * its `x-events`, and its `data` matches that event's schema.
+ */
+function checkEventStream(
+  name: string,
+  httpStatus: number,
+  body: unknown,
+  ajv: ReturnType<typeof documentChecker>['ajv'],
+) {
+  if (typeof body !== 'string') {
+    throw new ResponseShapeError(`${name} answered ${httpStatus}: an event stream, but the body is not text`);
+  }
+  for (const block of body.split('\n\n')) {
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (event === undefined || data === undefined) continue;
+    const ref = `openapi#/${
+      pointer(
+        'paths',
+        `/${name}`,
+        'get',
+        'responses',
+        String(httpStatus),
+        'content',
+        'text/event-stream',
+        'x-events',
+        event,
+      )
+    }`;
+    const validate = ajv.getSchema(ref);
+    if (!validate) throw new ResponseShapeError(`${name}: an event \`${event}\` the document does not declare`);
+    if (!validate(JSON.parse(data))) {
+      const problems = (validate.errors ?? []).map((e) => `  ${e.instancePath || '/'}: ${e.message}`);
+      throw new ResponseShapeError(`${name}: a \`${event}\` event whose data does not match:\n${problems.join('\n')}`);
+    }
   }
 }
 

@@ -58,6 +58,10 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     // a request body must arrive within 5 s (30 by default), so that the slow-body test is quick;
     // every other test sends its body at once
     HTTP_BODY_TIMEOUT_MS: '5000',
+    // live streams check their session every 2 s and end after 10 s (15 and 120 by default), so
+    // that a logout's end and a stream's end are seen within a test
+    STREAM_HEARTBEAT_SECONDS: '2',
+    STREAM_MAX_SECONDS: '10',
   };
 }
 

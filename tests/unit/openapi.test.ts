@@ -72,7 +72,11 @@ describe('the OpenAPI document', () => {
     for (const meta of await allMetas()) {
       const { op } = operation(meta.name);
       const security = op?.security as Record<string, unknown>[];
-      if (meta.auth !== 'none') expect(security, meta.name).toEqual([{ bearer: [] }]);
+      // a stream also opens with a ticket in the query (a browser's EventSource sends no headers)
+      if (meta.auth !== 'none' && meta.stream) {
+        expect(security, meta.name).toEqual([{ bearer: [] }, { streamTicket: [] }]);
+        expect(committed.components.securitySchemes.streamTicket).toMatchObject({ type: 'apiKey', in: 'query' });
+      } else if (meta.auth !== 'none') expect(security, meta.name).toEqual([{ bearer: [] }]);
       else if (meta.signedBy) {
         expect(security, meta.name).toEqual([{ [meta.signedBy.scheme]: [] }]);
         expect(committed.components.securitySchemes[meta.signedBy.scheme]).toMatchObject({

@@ -22,6 +22,7 @@ const AREAS: readonly [prefix: string, area: string][] = [
   ['conversation-', 'conversations'],
   ['dispute-', 'disputes'],
   ['escrow-', 'escrow'],
+  ['events-', 'events'],
   ['identity-', 'kyc'],
   ['jobs-', 'jobs'],
   ['kyc-', 'kyc'],

@@ -148,6 +148,7 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'escrow-release': { body: { escrow_id: U } },
   'identity-verify': { body: { type: 'nin', id_number: '123 4567 8901' } },
   'kyc-start': { body: { level: 1 } },
+  'events-stream': { query: { ticket: `est_${'a'.repeat(43)}`, last_event_id: '42' } },
   'message-feed': { query: { conversation_id: U, limit: 50, after: '2026-01-01T00:00:00Z' } },
   'message-send': { body: { conversation_id: U, content: 'Hello 👋', message_type: 'text' } },
   'milestone-approve': { body: { milestone_id: U } },

@@ -13,6 +13,7 @@ export default endpoint({
   method: 'POST',
   auth: userSession,
   status: 201,
+  idempotent: false,
   repeat: 'makes another ticket: a ticket is shown once, so none is ever kept to be answered again',
   response: eventsTicketResponse,
   handler: ({ user }) => eventsTicket(user),
