@@ -10,7 +10,8 @@
 // resolver is a fake and fetch a stub that fails if it is ever asked to connect anywhere else.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { runJobs } from '../support/clock.ts';
 import { testDb } from '../support/db.ts';
@@ -342,6 +343,43 @@ describe('the queue', () => {
     const again = await enqueueFromLog({ batch: 5000, maxBatches: 1 });
     expect(again.scanned).toBeGreaterThanOrEqual(1);
     expect(await deliveriesOf(endpoint)).toEqual([first]);
+  });
+
+  it('an event whose transaction commits late is sent once it has committed, never passed over', async () => {
+    const owner = await signUp();
+    const endpoint = await subscribe(owner.id, `${base}${path()}`);
+    const first = await dealOf(owner);
+    await pump();
+    expect(verified(endpoint).map((e) => e.type)).toEqual(['escrow.created']);
+
+    // a transaction of its own writes an escrow event (cancelled) and stays open while a later one
+    // (an escrow created through the API) commits
+    const held = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    let commit!: () => void;
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const open = held.begin(async (tx) => {
+      await tx`update public.escrows set status = 'cancelled', cancelled_at = now() where id = ${first.escrowId}`;
+      written();
+      await gate;
+    });
+    try {
+      await wrote;
+      await dealOf(owner);
+      await pump();
+      // neither is sent yet: the later one waits below the open transaction's horizon
+      expect(verified(endpoint).map((e) => e.type)).toEqual(['escrow.created']);
+      commit();
+      await open;
+    } finally {
+      commit();
+      await held.end();
+    }
+    await pump();
+    const types = verified(endpoint).map((e) => e.type);
+    expect(types.slice(1).sort()).toEqual(['escrow.cancelled', 'escrow.created']);
+    expect(new Set(verified(endpoint).map((e) => e.id)).size).toBe(3);
   });
 
   it('8 callers at once enqueue and deliver each event once', async () => {
