@@ -26,6 +26,7 @@ import {
   type DeliverDueOptions,
   enableEndpoint,
   enqueueFromLog,
+  kickWebhookDeliveries,
   messageIdOf,
   purgeDeliveries,
   retryDelivery,
@@ -305,7 +306,8 @@ describe('jobs-run', () => {
         expect(await state()).toMatchObject({ status: 'pending', attempts: attempt, last_reason: 'network_error' });
       }
       const upAt = await due();
-      expect(upAt - t0).toBeGreaterThan(7 * H); // 5 s + 5 min + 30 min + 2 h + 5 h, each -20% at most
+      // six delays: 5 s + 5 min + 30 min + 2 h + 5 h + 10 h, each 20% shorter at most
+      expect(upAt - t0).toBeGreaterThan(14 * H);
 
       // back, and answering
       flaky = receiver();
@@ -382,6 +384,22 @@ describe('the queue', () => {
     expect(new Set(verified(endpoint).map((e) => e.id)).size).toBe(3);
   });
 
+  it('kickWebhookDeliveries: calls during a run share it and the run after it, and what they committed is sent', async () => {
+    const owner = await signUp();
+    const endpoint = await subscribe(owner.id, `${base}${path()}`);
+    await dealOf(owner);
+    const first = kickWebhookDeliveries();
+    const during = [kickWebhookDeliveries(), kickWebhookDeliveries(), kickWebhookDeliveries()];
+    expect(during.every((p) => p === first)).toBe(true);
+    await Promise.all([first, ...during]);
+    expect(verified(endpoint).map((e) => e.type)).toEqual(['escrow.created']);
+    // a call after the run has ended starts a new one
+    const next = kickWebhookDeliveries();
+    expect(next).not.toBe(first);
+    await next;
+    expect(receivedAt(endpoint)).toHaveLength(1);
+  });
+
   it('8 callers at once enqueue and deliver each event once', async () => {
     const owner = await signUp();
     const endpoint = await subscribe(owner.id, `${base}${path()}`);
@@ -435,9 +453,11 @@ describe('the queue', () => {
 
       // enabled again: the pending delivery is due at once, and succeeds
       modes.set(hook, 200);
-      expect(await enableEndpoint(endpoint.id, new Date(t5 + 3 * DAY))).toBe(1);
+      const enabledAt = t5 + 2_000; // before the pending delivery's own next attempt (5 s after t5, -20% at most)
+      expect(await enableEndpoint(endpoint.id, new Date(enabledAt))).toBe(1);
       expect(await endpointRow(endpoint)).toMatchObject({ enabled: true, disabled_at: null, failing_since: null });
-      await pump(new Date(t5 + 3 * DAY));
+      expect((await deliveriesOf(endpoint))[0]!.next_attempt_at).toEqual(new Date(enabledAt));
+      await pump(new Date(enabledAt));
       expect((await deliveriesOf(endpoint))[0]).toMatchObject({ status: 'succeeded' });
       expect(receivedAt(endpoint)).toHaveLength(attemptsWhenDisabled + 1);
       expect(await enableEndpoint('00000000-0000-4000-8000-000000000000')).toBeNull();
