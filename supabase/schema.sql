@@ -212,6 +212,7 @@ create table private.events (
 alter table private.events add constraint events_data_check CHECK (jsonb_typeof(data) = 'object'::text);
 alter table private.events add constraint events_kind_check CHECK (kind = ANY (ARRAY['message'::text, 'notification'::text, 'escrow'::text, 'wallet'::text]));
 alter table private.events add constraint events_pkey PRIMARY KEY (id);
+CREATE INDEX events_xact_id_idx ON private.events USING btree (xact, id);
 alter table private.events enable row level security;
 create policy "Service role manages events" on private.events as permissive for all to service_role using (true) with check (true);
 comment on table private.events is 'The event log: what happened, written with its effect by triggers; read below the commit horizon (private.events_after).';
@@ -676,6 +677,68 @@ comment on column private.users.kyc_tier is 'The KYC tier reached (private.kyc_t
 grant select, insert, update, delete on table private.users to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.webhook_deliveries
+-- ---------------------------------------------------------------------------------------------
+create table private.webhook_deliveries (
+  id uuid not null default gen_random_uuid(),
+  endpoint_id uuid not null,
+  event_id bigint not null,
+  type text not null,
+  status text not null default 'pending'::text,
+  attempts integer not null default 0,
+  next_attempt_at timestamp with time zone,
+  lease_id uuid,
+  last_attempt_at timestamp with time zone,
+  last_status_code integer,
+  last_reason text,
+  response_excerpt text,
+  duration_ms integer,
+  created_at timestamp with time zone not null default now(),
+  delivered_at timestamp with time zone
+);
+alter table private.webhook_deliveries add constraint webhook_deliveries_attempts_check CHECK (attempts >= 0);
+alter table private.webhook_deliveries add constraint webhook_deliveries_due CHECK ((status = 'pending'::text) = (next_attempt_at IS NOT NULL));
+alter table private.webhook_deliveries add constraint webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES private.webhook_endpoints(id) ON DELETE CASCADE;
+alter table private.webhook_deliveries add constraint webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES private.events(id);
+alter table private.webhook_deliveries add constraint webhook_deliveries_once UNIQUE (endpoint_id, event_id);
+alter table private.webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
+alter table private.webhook_deliveries add constraint webhook_deliveries_status_check CHECK (status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text]));
+CREATE INDEX webhook_deliveries_created_idx ON private.webhook_deliveries USING btree (created_at);
+CREATE INDEX webhook_deliveries_due_idx ON private.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+CREATE INDEX webhook_deliveries_event_idx ON private.webhook_deliveries USING btree (event_id);
+alter table private.webhook_deliveries enable row level security;
+create policy "Service role manages webhook deliveries" on private.webhook_deliveries as permissive for all to service_role using (true) with check (true);
+comment on table private.webhook_deliveries is 'One escrow event to one endpoint: its state, when it is next tried, and the last attempt''s outcome.';
+grant select, insert, update, delete on table private.webhook_deliveries to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.webhook_endpoints
+-- ---------------------------------------------------------------------------------------------
+create table private.webhook_endpoints (
+  id uuid not null default gen_random_uuid(),
+  owner_id uuid not null,
+  url text not null,
+  event_types text[],
+  secret_encrypted text not null,
+  previous_secret_encrypted text,
+  previous_secret_until timestamp with time zone,
+  enabled boolean not null default true,
+  disabled_at timestamp with time zone,
+  failing_since timestamp with time zone,
+  created_at timestamp with time zone not null default now()
+);
+alter table private.webhook_endpoints add constraint webhook_endpoints_disabled CHECK (enabled = (disabled_at IS NULL));
+alter table private.webhook_endpoints add constraint webhook_endpoints_event_types_check CHECK (event_types IS NULL OR cardinality(event_types) > 0);
+alter table private.webhook_endpoints add constraint webhook_endpoints_pkey PRIMARY KEY (id);
+alter table private.webhook_endpoints add constraint webhook_endpoints_previous_secret CHECK ((previous_secret_encrypted IS NULL) = (previous_secret_until IS NULL));
+alter table private.webhook_endpoints add constraint webhook_endpoints_url_check CHECK (length(url) >= 1 AND length(url) <= 2048);
+CREATE INDEX webhook_endpoints_owner_idx ON private.webhook_endpoints USING btree (owner_id) WHERE enabled;
+alter table private.webhook_endpoints enable row level security;
+create policy "Service role manages webhook endpoints" on private.webhook_endpoints as permissive for all to service_role using (true) with check (true);
+comment on table private.webhook_endpoints is 'Where a recipient of the event log wants its escrow events sent, and with which secret they are signed.';
+grant select, insert, update, delete on table private.webhook_endpoints to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.webhook_failures
 -- ---------------------------------------------------------------------------------------------
 create table private.webhook_failures (
@@ -692,6 +755,22 @@ alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
 grant select, insert, update, delete on table private.webhook_failures to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.webhook_feed
+-- ---------------------------------------------------------------------------------------------
+create table private.webhook_feed (
+  only_row boolean not null default true,
+  xact xid8 not null default '0'::xid8,
+  event_id bigint not null default 0,
+  updated_at timestamp with time zone not null default now()
+);
+alter table private.webhook_feed add constraint webhook_feed_only_row_check CHECK (only_row);
+alter table private.webhook_feed add constraint webhook_feed_pkey PRIMARY KEY (only_row);
+alter table private.webhook_feed enable row level security;
+create policy "Service role manages the webhook feed" on private.webhook_feed as permissive for all to service_role using (true) with check (true);
+comment on table private.webhook_feed is 'The webhook queue''s place in the event log: the (xact, id) of the last event it took. One row.';
+grant select, update on table private.webhook_feed to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- table private.webhook_inbox
@@ -3205,7 +3284,9 @@ CREATE OR REPLACE FUNCTION private.event_on_escrow()
 AS $function$
 begin
   perform private.event_write('escrow', new.id, new.id, array[new.initiator_id, new.counterparty_id],
-                              pg_catalog.jsonb_build_object('status', new.status));
+                              pg_catalog.jsonb_build_object(
+                                'status', new.status,
+                                'previous_status', case when tg_op = 'UPDATE' then old.status end));
   return null;
 end
 $function$;
@@ -5866,6 +5947,62 @@ revoke all on function private.wallet_balance(p_user uuid) from public;
 grant execute on function private.wallet_balance(p_user uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval)
+ RETURNS TABLE(id uuid, lease_id uuid, endpoint_id uuid, event_id bigint, type text, attempts integer, url text, owner_id uuid, secret_encrypted text, previous_secret_encrypted text, previous_secret_until timestamp with time zone, escrow_id uuid, occurred_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_lease uuid := gen_random_uuid();
+begin
+  return query
+  with due as (
+    select d.id
+      from private.webhook_deliveries d join private.webhook_endpoints w on w.id = d.endpoint_id
+     where d.status = 'pending' and d.next_attempt_at <= p_now and w.enabled
+     order by d.next_attempt_at
+     limit p_limit
+       for update of d skip locked
+  ), claimed as (
+    update private.webhook_deliveries d
+       set next_attempt_at = p_now + p_lease, lease_id = v_lease
+      from due
+     where d.id = due.id
+    returning d.id, d.endpoint_id, d.event_id, d.type, d.attempts
+  )
+  select c.id, v_lease, c.endpoint_id, c.event_id, c.type, c.attempts, w.url, w.owner_id, w.secret_encrypted,
+         w.previous_secret_encrypted, w.previous_secret_until, e.escrow_id, e.occurred_at
+    from claimed c
+    join private.webhook_endpoints w on w.id = c.endpoint_id
+    join private.events e on e.id = c.event_id;
+end
+$function$;
+comment on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) is 'Leases up to p_limit due deliveries of enabled endpoints (skipping those another caller holds): each is pushed p_lease past p_now and marked with this claim''s lease id, which webhook_record requires.';
+revoke all on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) from public;
+grant execute on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_delivery_retry(p_delivery uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_delivery_retry(p_delivery uuid, p_now timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  update private.webhook_deliveries
+     set status = 'pending', attempts = 0, next_attempt_at = p_now, lease_id = null
+   where id = p_delivery and status in ('failed', 'pending');
+  return found;
+end
+$function$;
+comment on function private.webhook_delivery_retry(p_delivery uuid, p_now timestamp with time zone) is 'A failed or pending delivery starts a new series of attempts, due at p_now; false for a succeeded or unknown one.';
+revoke all on function private.webhook_delivery_retry(p_delivery uuid, p_now timestamp with time zone) from public;
+grant execute on function private.webhook_delivery_retry(p_delivery uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text)
@@ -5897,6 +6034,194 @@ $function$;
 comment on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) is 'webhook-payments: a bank transfer into the virtual account numbered p_account_number, recorded in the inbox once by its key and credited (private.bank_transfer_received), its outcome kept as the prefix and the answer; duplicate for a key already recorded; null, writing nothing, when no account has that number.';
 revoke all on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) from public;
 grant execute on function private.webhook_deposit(p_event_key text, p_event_type text, p_payload jsonb, p_account_number text, p_amount bigint, p_provider text, p_charge_id text, p_metadata jsonb, p_outcome_prefix text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_endpoint_enable(p_endpoint uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_endpoint_enable(p_endpoint uuid, p_now timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_due integer;
+begin
+  update private.webhook_endpoints
+     set enabled = true, disabled_at = null, failing_since = null
+   where id = p_endpoint;
+  if not found then
+    return null;
+  end if;
+  update private.webhook_deliveries
+     set next_attempt_at = p_now, lease_id = null
+   where endpoint_id = p_endpoint and status = 'pending';
+  get diagnostics v_due = row_count;
+  return v_due;
+end
+$function$;
+comment on function private.webhook_endpoint_enable(p_endpoint uuid, p_now timestamp with time zone) is 'Turns an endpoint back on, clears its failing_since and makes its pending deliveries due at p_now; answers how many (null: no such endpoint).';
+revoke all on function private.webhook_endpoint_enable(p_endpoint uuid, p_now timestamp with time zone) from public;
+grant execute on function private.webhook_endpoint_enable(p_endpoint uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_enqueue(p_now timestamp with time zone, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_enqueue(p_now timestamp with time zone, p_limit integer)
+ RETURNS TABLE(scanned integer, enqueued integer)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  -- taken before the cursor's lock: still true after waiting for it (nothing below it can appear)
+  v_horizon xid8 := private.events_horizon();
+  c private.webhook_feed;
+  v_last record;
+  v_scanned integer;
+  v_min bigint;
+  v_max bigint;
+  v_enqueued integer;
+begin
+  -- one caller at a time: the next one reads the cursor this one leaves
+  select * into c from private.webhook_feed where only_row for update;
+  select pg_catalog.count(*)::integer, pg_catalog.min(b.id), pg_catalog.max(b.id)
+    into v_scanned, v_min, v_max
+    from (select e.id from private.events e
+           where (e.xact, e.id) > (c.xact, c.event_id) and e.xact < v_horizon
+           order by e.xact, e.id limit p_limit) b;
+  if v_scanned = 0 then
+    return query select 0, 0;
+    return;
+  end if;
+  select e.xact, e.id into v_last
+    from private.events e
+   where (e.xact, e.id) > (c.xact, c.event_id) and e.xact < v_horizon
+   order by e.xact, e.id offset v_scanned - 1 limit 1;
+
+  -- below the horizon the range (cursor, last] is settled: the same events as the batch above
+  insert into private.webhook_deliveries (endpoint_id, event_id, type, next_attempt_at)
+  select w.id, e.id, t.type, p_now
+    from private.events e
+    cross join lateral (select private.webhook_event_type(e.kind, e.data) as type) t
+    join private.event_recipients r on r.event_id = e.id and r.event_id between v_min and v_max
+    join private.webhook_endpoints w on w.owner_id = r.user_id
+   where (e.xact, e.id) > (c.xact, c.event_id) and (e.xact, e.id) <= (v_last.xact, v_last.id)
+     and e.kind = 'escrow' and t.type is not null
+     and w.enabled and (w.event_types is null or t.type = any (w.event_types))
+     and w.created_at <= e.occurred_at
+  order by e.xact, e.id
+  on conflict (endpoint_id, event_id) do nothing;
+  get diagnostics v_enqueued = row_count;
+
+  update private.webhook_feed set xact = v_last.xact, event_id = v_last.id, updated_at = now() where only_row;
+  return query select v_scanned, v_enqueued;
+end
+$function$;
+comment on function private.webhook_enqueue(p_now timestamp with time zone, p_limit integer) is 'Takes up to p_limit events of the log after the cursor and below the horizon, in (xact, id) order, enqueues a delivery for each escrow event and enabled endpoint of a recipient that asks for its type, and moves the cursor.';
+revoke all on function private.webhook_enqueue(p_now timestamp with time zone, p_limit integer) from public;
+grant execute on function private.webhook_enqueue(p_now timestamp with time zone, p_limit integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_event_type(p_kind text, p_data jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_event_type(p_kind text, p_data jsonb)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select case
+    when p_kind <> 'escrow' or not (p_data ? 'previous_status') then null
+    when p_data ->> 'previous_status' is null then 'escrow.created'
+    when p_data ->> 'status' = p_data ->> 'previous_status' then null
+    when p_data ->> 'status' in ('funded', 'released', 'refunded', 'cancelled', 'disputed')
+      then 'escrow.' || (p_data ->> 'status')
+  end;
+$function$;
+comment on function private.webhook_event_type(p_kind text, p_data jsonb) is 'The webhook type of an event (escrow.created, escrow.funded ...), or null when it is not delivered.';
+revoke all on function private.webhook_event_type(p_kind text, p_data jsonb) from public;
+grant execute on function private.webhook_event_type(p_kind text, p_data jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_removed integer;
+begin
+  delete from private.webhook_deliveries
+   where id in (select id from private.webhook_deliveries
+                 where created_at < p_now - interval '30 days'
+                 order by created_at
+                 limit p_limit);
+  get diagnostics v_removed = row_count;
+  return v_removed;
+end
+$function$;
+comment on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) is 'Removes up to p_limit deliveries created more than 30 days before p_now, whatever their state.';
+revoke all on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) from public;
+grant execute on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean)
+ RETURNS TABLE(status text, endpoint_disabled boolean, owner_id uuid, failing_since timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  d private.webhook_deliveries;
+  w private.webhook_endpoints;
+  v_status text;
+  v_disabled boolean := false;
+  v_owner uuid;
+  v_since timestamptz;
+begin
+  select * into d from private.webhook_deliveries x
+   where x.id = p_delivery and x.lease_id = p_lease and x.status = 'pending'
+     for update;
+  if not found then
+    -- the lease was lost (it ran out and another attempt claimed it, or the delivery was retried)
+    return;
+  end if;
+  v_status := case when p_ok then 'succeeded' when p_next_attempt_at is null then 'failed' else 'pending' end;
+  update private.webhook_deliveries x
+     set status = v_status,
+         attempts = x.attempts + 1,
+         next_attempt_at = case when v_status = 'pending' then p_next_attempt_at end,
+         lease_id = null,
+         last_attempt_at = p_now,
+         last_status_code = p_status_code,
+         last_reason = p_reason,
+         response_excerpt = p_excerpt,
+         duration_ms = p_duration_ms,
+         delivered_at = case when p_ok then p_now else x.delivered_at end
+   where x.id = d.id;
+
+  if p_ok then
+    update private.webhook_endpoints x set failing_since = null
+     where x.id = d.endpoint_id and x.failing_since is not null;
+  elsif p_endpoint_fault then
+    update private.webhook_endpoints x set failing_since = coalesce(x.failing_since, p_now)
+     where x.id = d.endpoint_id
+    returning * into w;
+    if w.enabled and w.failing_since < p_now - interval '5 days' then
+      update private.webhook_endpoints x set enabled = false, disabled_at = p_now where x.id = w.id;
+      v_disabled := true;
+    end if;
+  end if;
+  select x.owner_id, x.failing_since into v_owner, v_since
+    from private.webhook_endpoints x where x.id = d.endpoint_id;
+  return query select v_status, v_disabled, v_owner, v_since;
+end
+$function$;
+comment on function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean) is 'Records an attempt under its lease: succeeded, pending again at p_next_attempt_at, or failed; keeps the endpoint''s failing_since, and disables an endpoint failing for more than 5 days. Nothing when the lease was lost.';
+revoke all on function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean) from public;
+grant execute on function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.withdrawal_create(p_user uuid, p_amount bigint, p_payout_account uuid, p_provider text)

@@ -693,7 +693,7 @@ export interface paths {
     put?: never;
     /**
      * Runs the time-driven work (inspection periods, deadlines, payouts, reconciliation, queued SMS); called by the scheduler
-     * @description Only the scheduler, with the jobs secret (every minute); `now` is accepted on the local stack only. Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee (the payer raised it and took no part) or escalated; ended inspection periods are released as by `escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent and Idempotency-Keys older than 24 hours deleted; every step is safe to repeat.
+     * @description Only the scheduler, with the jobs secret (every minute); `now` is accepted on the local stack only. Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee (the payer raised it and took no part) or escalated; ended inspection periods are released as by `escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent, Idempotency-Keys older than 24 hours deleted, and outbound webhooks enqueued from the event log, sent when due and removed after 30 days; every step is safe to repeat.
      */
     post: operations['jobs-run'];
     delete?: never;
@@ -7087,6 +7087,11 @@ export interface operations {
               sms_sent: number;
               reconciled: number;
               idempotency_keys_expired: number;
+              webhooks_enqueued: number;
+              webhooks_delivered: number;
+              webhooks_failed: number;
+              webhook_endpoints_disabled: number;
+              webhooks_purged: number;
             };
           };
         };

@@ -3,9 +3,20 @@
 import { z } from 'zod';
 import { readEnv } from './env.ts';
 import { isPublishedSecret } from './published-secrets.ts';
+import { fromBase64 } from './crypto.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const secret = z.string().min(16, 'must be at least 16 characters');
+
+/** Whether a value is the base64 of exactly 32 bytes (an AES-256 key). */
+export function isKey32Base64(value: string): boolean {
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(value.trim())) return false;
+  try {
+    return fromBase64(value.trim()).length === 32;
+  } catch {
+    return false;
+  }
+}
 
 const schema = z
   .object({
@@ -37,6 +48,11 @@ const schema = z
     IDENTITY_WEBHOOK_SECRET: secret,
     // Presented by the scheduler (pg_cron's HTTP call, or the local server) to jobs-run.
     JOBS_SECRET: secret,
+    // The key outbound webhook endpoints' signing secrets are stored under (AES-256-GCM,
+    // shared/webhooks/secrets.ts): the base64 of 32 bytes. `npm start` fills a published local value;
+    // a deployment must set its own (productionProblems).
+    WEBHOOK_SECRET_KEY: z.string().refine(isKey32Base64, 'must be the base64 of 32 bytes (openssl rand -base64 32)')
+      .optional(),
 
     PAYMENTS_PROVIDER: z.enum(['paystack', 'sandbox']).default('sandbox'),
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
@@ -219,6 +235,11 @@ function productionProblems(c: z.infer<typeof schema>, raw: Record<string, strin
   for (const name of PROVIDER_KEY_VARIABLES) {
     const v = c[name];
     if (v !== undefined && isPublishedSecret(v)) problems.push(`${name} is a value published in the repository`);
+  }
+  if (c.WEBHOOK_SECRET_KEY === undefined) {
+    problems.push('WEBHOOK_SECRET_KEY must be set outside the local stack (the base64 of 32 random bytes)');
+  } else if (isPublishedSecret(c.WEBHOOK_SECRET_KEY)) {
+    problems.push('WEBHOOK_SECRET_KEY is a value published in the repository; generate a new key');
   }
   const staging = c.ALLOW_SANDBOX_PROVIDERS === 'true';
   for (const p of PROVIDERS) {

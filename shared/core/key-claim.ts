@@ -36,6 +36,11 @@ export function withKeyClaim<T>(claim: KeyClaim, fn: () => Promise<T>): Promise<
   return scope.run(claim, fn);
 }
 
+/** Runs fn outside any request's Idempotency-Key (work for everyone, such as sending webhooks). */
+export function outsideKeyClaim<T>(fn: () => Promise<T>): Promise<T> {
+  return scope.exit(fn);
+}
+
 /** The current request's Idempotency-Key claim, if it has one. */
 export function currentKeyClaim(): KeyClaim | undefined {
   return scope.getStore();

@@ -12,6 +12,8 @@ export const LOCAL_SECRETS = {
   IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
   IDENTITY_HASH_KEY: 'local-only-identity-hash-key-0123456789',
   JOBS_SECRET: 'local-only-jobs-secret-0123456789',
+  // the base64 of 32 bytes: the ASCII of "local-only-webhook-secret-key-32"
+  WEBHOOK_SECRET_KEY: 'bG9jYWwtb25seS13ZWJob29rLXNlY3JldC1rZXktMzI=',
 } as const;
 
 /** The test stack's secrets (tests/support/stack.ts). */
@@ -26,6 +28,8 @@ export const TEST_SECRETS = {
   SUMSUB_APP_TOKEN: 'sbx:test-suite-sumsub-app-token',
   SUMSUB_SECRET_KEY: 'test-suite-sumsub-secret-key',
   IDENTITY_API_KEY: 'test-suite-identity-api-key',
+  // the base64 of 32 bytes: the ASCII of "test-suite-webhook-secret-key-32"
+  WEBHOOK_SECRET_KEY: 'dGVzdC1zdWl0ZS13ZWJob29rLXNlY3JldC1rZXktMzI=',
 } as const;
 
 /** The placeholders of .env.example. */

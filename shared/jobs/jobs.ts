@@ -2,7 +2,9 @@
 // local server): the SQL job private.run_jobs(now) (dispute reminders and deadlines, inspection periods that ended -> released,
 // released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
 // payouts that were never sent to the provider, reconciliation of movements still pending long
-// after they started (shared/money/reconcile.ts), and queued SMS.
+// after they started (shared/money/reconcile.ts), queued SMS, and outbound webhooks: the event log
+// read into the delivery queue, due deliveries sent and deliveries 30 days old removed
+// (shared/webhooks/queue.ts).
 import { safeEqual } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -13,6 +15,7 @@ import { log } from '../core/log.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import { reconcilePending } from '../money/reconcile.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
+import { webhookJobStep } from '../webhooks/queue.ts';
 
 /** The scheduler's secret header. */
 export const JOBS_SECRET_HEADER: HeaderAuth = {
@@ -53,6 +56,7 @@ export async function jobsRun(now: Date | string = new Date()) {
   const [expired] = await asService((tx) =>
     tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`
   );
+  const webhooks = await webhookJobStep(new Date(at));
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
@@ -63,8 +67,11 @@ export async function jobsRun(now: Date | string = new Date()) {
     sms_sent: sms,
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
+    ...webhooks,
   };
-  if (rows.length + summary.payouts_started + summary.sms_sent > 0) {
+  if (
+    rows.length + summary.payouts_started + summary.sms_sent + webhooks.webhooks_enqueued + webhooks.webhooks_failed > 0
+  ) {
     log.info('jobs.run', { ...summary, now: at });
   }
   return { now: at, ...summary };

@@ -22,4 +22,9 @@ export const jobsRunResponse = z.strictObject({
   sms_sent: count,
   reconciled: count,
   idempotency_keys_expired: count,
+  webhooks_enqueued: count,
+  webhooks_delivered: count,
+  webhooks_failed: count,
+  webhook_endpoints_disabled: count,
+  webhooks_purged: count,
 });

@@ -56,6 +56,8 @@ export type DeliveryOptions = {
   timeoutMs?: number;
   /** The attempt's time, for webhook-timestamp. */
   now?: () => Date;
+  /** What sends the request; providerFetch unless a test puts a stub in its place. */
+  fetch?: (input: URL, init: RequestInit) => Promise<Response>;
 };
 
 function statusFailure(status: number): DeliveryFailure {
@@ -120,7 +122,7 @@ export async function deliver(req: DeliveryRequest, opts: DeliveryOptions): Prom
   try {
     let res: Response;
     try {
-      res = await providerFetch(destination.url, {
+      res = await (opts.fetch ?? providerFetch)(destination.url, {
         method: 'POST',
         headers,
         body,

@@ -67,6 +67,31 @@ describe('configuration outside the local stack', () => {
     }
   });
 
+  it('refuses WEBHOOK_SECRET_KEY unset, published (local or test value) or not the base64 of 32 bytes', () => {
+    expect(problems({ ...deployment(), WEBHOOK_SECRET_KEY: undefined })).toEqual([
+      'WEBHOOK_SECRET_KEY must be set outside the local stack (the base64 of 32 random bytes)',
+    ]);
+    for (const published of [LOCAL_SECRETS.WEBHOOK_SECRET_KEY, TEST_SECRETS.WEBHOOK_SECRET_KEY]) {
+      expect(problems({ ...deployment(), WEBHOOK_SECRET_KEY: published })).toEqual([
+        'WEBHOOK_SECRET_KEY is a value published in the repository; generate a new key',
+      ]);
+    }
+    for (const malformed of [randomBytes(31).toString('base64'), randomBytes(33).toString('base64'), 'k'.repeat(44)]) {
+      expect(problems({ ...deployment(), WEBHOOK_SECRET_KEY: malformed })).toEqual([
+        'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32)',
+      ]);
+    }
+    // the local stack takes it unset (the queue then cannot sign), never malformed
+    const local = {
+      ...deployment(),
+      DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:54322/postgres',
+      ESCROW_LOCAL_STACK: '1',
+    };
+    expect(parseConfig({ ...local, WEBHOOK_SECRET_KEY: undefined }).WEBHOOK_SECRET_KEY).toBeUndefined();
+    expect(parseConfig({ ...local, WEBHOOK_SECRET_KEY: LOCAL_SECRETS.WEBHOOK_SECRET_KEY }).local).toBe(true);
+    expect(problems({ ...local, WEBHOOK_SECRET_KEY: 'short' })).toHaveLength(1);
+  });
+
   it('refuses a secret shorter than 32 characters (31 no, 32 yes)', () => {
     for (const name of SECRET_VARIABLES) {
       const short = problems({ ...deployment(), [name]: 'k'.repeat(31) });

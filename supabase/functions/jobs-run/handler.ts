@@ -15,8 +15,9 @@ export default endpoint({
     'Disputes get their reminder 24 hours before the negotiation deadline and, at it, are released to the payee ' +
     '(the payer raised it and took no part) or escalated; ended inspection periods are released as by ' +
     '`escrow-release`; escrows `released` or `refunded` 14 days ago are `ended`. Then unsent payouts go out, ' +
-    "movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent and " +
-    'Idempotency-Keys older than 24 hours deleted; every step is safe to repeat.',
+    "movements pending for 30 minutes are settled from the provider's answer, queued SMS are sent, " +
+    'Idempotency-Keys older than 24 hours deleted, and outbound webhooks enqueued from the event log, sent when due ' +
+    'and removed after 30 days; every step is safe to repeat.',
   signedBy: JOBS_SECRET_HEADER,
   method: 'POST',
   auth: 'none',
