@@ -132,6 +132,8 @@ async function main() {
   }
 
   const handlers = await loadFunctions();
+  // as every function's index.ts does: webhook attempts right after each write
+  await import('../shared/webhooks/on-write.ts');
   const stop = new AbortController();
   let server: { finished: Promise<void> };
   try {

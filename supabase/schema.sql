@@ -963,7 +963,7 @@ CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspectio
 alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
-CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.counterparty_id IS DISTINCT FROM new.counterparty_id OR old.released_amount IS DISTINCT FROM new.released_amount) EXECUTE FUNCTION private.event_on_escrow();
+CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.counterparty_id IS DISTINCT FROM new.counterparty_id OR old.released_amount IS DISTINCT FROM new.released_amount OR old.delivered_at IS DISTINCT FROM new.delivered_at) EXECUTE FUNCTION private.event_on_escrow();
 CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
@@ -3286,7 +3286,9 @@ begin
   perform private.event_write('escrow', new.id, new.id, array[new.initiator_id, new.counterparty_id],
                               pg_catalog.jsonb_build_object(
                                 'status', new.status,
-                                'previous_status', case when tg_op = 'UPDATE' then old.status end));
+                                'previous_status', case when tg_op = 'UPDATE' then old.status end,
+                                'delivered', tg_op = 'UPDATE' and old.delivered_at is null
+                                             and new.delivered_at is not null));
   return null;
 end
 $function$;
@@ -6132,12 +6134,13 @@ AS $function$
   select case
     when p_kind <> 'escrow' or not (p_data ? 'previous_status') then null
     when p_data ->> 'previous_status' is null then 'escrow.created'
+    when coalesce((p_data ->> 'delivered')::boolean, false) then 'escrow.delivered'
     when p_data ->> 'status' = p_data ->> 'previous_status' then null
     when p_data ->> 'status' in ('funded', 'released', 'refunded', 'cancelled', 'disputed')
       then 'escrow.' || (p_data ->> 'status')
   end;
 $function$;
-comment on function private.webhook_event_type(p_kind text, p_data jsonb) is 'The webhook type of an event (escrow.created, escrow.funded ...), or null when it is not delivered.';
+comment on function private.webhook_event_type(p_kind text, p_data jsonb) is 'The webhook type of an event (escrow.created, escrow.delivered, escrow.funded ...), or null when it is not delivered.';
 revoke all on function private.webhook_event_type(p_kind text, p_data jsonb) from public;
 grant execute on function private.webhook_event_type(p_kind text, p_data jsonb) to service_role;
 

@@ -53,6 +53,10 @@ const schema = z
     // a deployment must set its own (productionProblems).
     WEBHOOK_SECRET_KEY: z.string().refine(isKey32Base64, 'must be the base64 of 32 bytes (openssl rand -base64 32)')
       .optional(),
+    // Outbound webhooks are attempted right after the write that caused them (and by the job every
+    // minute). false leaves them to the job alone: the test stack, whose suites move time by
+    // running the job and must be the only ones sending.
+    WEBHOOK_SEND_AFTER_WRITES: z.enum(['true', 'false']).default('true'),
 
     PAYMENTS_PROVIDER: z.enum(['paystack', 'sandbox']).default('sandbox'),
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),

@@ -8,6 +8,9 @@ import type { EscrowStatus } from '../escrow/enums.ts';
 /** An escrow created (any first status). */
 export const ESCROW_CREATED = 'escrow.created';
 
+/** The seller marked it delivered (its inspection starts, where its category has one), whatever its status. */
+export const ESCROW_DELIVERED = 'escrow.delivered';
+
 /** The statuses whose arrival is an event of its own, and its type; any other change sends nothing. */
 export const ESCROW_STATUS_WEBHOOK_TYPES = {
   funded: 'escrow.funded',
@@ -18,15 +21,24 @@ export const ESCROW_STATUS_WEBHOOK_TYPES = {
 } as const satisfies Partial<Record<EscrowStatus, `escrow.${string}`>>;
 
 /** Every type a webhook can carry. */
-export const WEBHOOK_EVENT_TYPES = [ESCROW_CREATED, ...Object.values(ESCROW_STATUS_WEBHOOK_TYPES)] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  ESCROW_CREATED,
+  ESCROW_DELIVERED,
+  ...Object.values(ESCROW_STATUS_WEBHOOK_TYPES),
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
- * The type of an escrow event from its facts: `previous` null is the escrow's creation; otherwise
- * a change into a status of the table above, or null (nothing is sent).
+ * The type of an escrow event from its facts: `previous` null is the escrow's creation; `delivered`
+ * its delivery; otherwise a change into a status of the table above, or null (nothing is sent).
  */
-export function escrowWebhookType(status: string, previous: string | null): WebhookEventType | null {
+export function escrowWebhookType(
+  status: string,
+  previous: string | null,
+  delivered = false,
+): WebhookEventType | null {
   if (previous === null) return ESCROW_CREATED;
+  if (delivered) return ESCROW_DELIVERED;
   if (status === previous) return null;
   return (ESCROW_STATUS_WEBHOOK_TYPES as Record<string, WebhookEventType>)[status] ?? null;
 }

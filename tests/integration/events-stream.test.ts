@@ -3,7 +3,7 @@
 // with Last-Event-ID misses and repeats nothing; a transaction that commits late is delivered once,
 // in its place; a logout ends the stream at the next heartbeat (2 s on the test stack); tickets
 // open streams for browsers. The test stack LISTENs on its database directly
-// (DATABASE_SESSION_URL); events-stream-poll.test.ts runs the poll.
+// (DATABASE_SESSION_URL); events-npm-start.test.ts runs the poll.
 import { createHash } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';

@@ -197,6 +197,11 @@ async function fund(deal: Deal): Promise<void> {
   expect((await escrowOp('escrow-accept', deal.counterparty, deal.escrowId)).status).toBe(200);
 }
 
+/** An escrow's creation event for its owner, written in SQL: no request, so no server attempts it. */
+const writeCreatedEvent = (owner: TestUser, escrowId: string) =>
+  testDb()`select private.event_write('escrow', ${escrowId}::uuid, ${escrowId}::uuid, array[${owner.id}::uuid],
+                                      '{"status": "draft", "previous_status": null}'::jsonb)`;
+
 const escrowAs = async (user: TestUser, escrowId: string) => {
   const r = await get(escrowGet, { token: user.accessToken, query: { escrow_id: escrowId } });
   expect(r.status).toBe(200);
@@ -221,15 +226,18 @@ afterAll(async () => {
 describe('event types', () => {
   it('the database names every escrow change as shared/webhooks/types.ts does, and only escrow events', async () => {
     const pairs = ESCROW_STATUSES.flatMap((status) =>
-      [null, ...ESCROW_STATUSES].map((previous) => ({ status, previous }))
+      [null, ...ESCROW_STATUSES].flatMap((previous) =>
+        [false, true].map((delivered) => ({ status, previous, delivered }))
+      )
     );
     const rows = await testDb()<{ type: string | null }[]>`
       select private.webhook_event_type('escrow', pg_catalog.jsonb_build_object('status', p.status, 'previous_status',
-                                        p.previous)) as type
+                                        p.previous, 'delivered', p.delivered)) as type
         from pg_catalog.jsonb_array_elements((${JSON.stringify(pairs)}::text)::jsonb) with ordinality as x(pair, n)
-        cross join lateral (select x.pair ->> 'status' as status, x.pair ->> 'previous' as previous) p
+        cross join lateral (select x.pair ->> 'status' as status, x.pair ->> 'previous' as previous,
+                                   (x.pair ->> 'delivered')::boolean as delivered) p
        order by x.n`;
-    expect(rows.map((r) => r.type)).toEqual(pairs.map((p) => escrowWebhookType(p.status, p.previous)));
+    expect(rows.map((r) => r.type)).toEqual(pairs.map((p) => escrowWebhookType(p.status, p.previous, p.delivered)));
     for (const kind of ['message', 'notification', 'wallet']) {
       const [r] = await testDb()<{ type: string | null }[]>`
         select private.webhook_event_type(${kind}, '{"status":"funded","previous_status":"active"}'::jsonb) as type`;
@@ -239,7 +247,7 @@ describe('event types', () => {
 });
 
 describe('jobs-run', () => {
-  it('sends escrow.created and escrow.funded, signed, with the escrow as escrow-get answers the owner', async () => {
+  it('sends escrow.created, escrow.funded and escrow.delivered, signed, with the escrow as escrow-get answers the owner', async () => {
     const owner = await signUp({ first_name: 'Merchant' });
     const endpoint = await subscribe(owner.id, `${base}${path()}`);
     const deal = await dealOf(owner);
@@ -249,19 +257,25 @@ describe('jobs-run', () => {
     expect((await runJobs(iso(Date.now()))).status).toBe(200);
     const funded = await escrowAs(owner, deal.escrowId);
     expect(funded.status).toBe('funded');
+    const delivering = await escrowOp('escrow-deliver', deal.counterparty, deal.escrowId);
+    expect(delivering.status, JSON.stringify(delivering.body)).toBe(200);
+    expect((await runJobs(iso(Date.now()))).status).toBe(200);
+    const delivered = await escrowAs(owner, deal.escrowId);
 
     const events = verified(endpoint);
     // no message, notification or wallet event; the counterparty's linking is no type of its own
-    expect(events.map((e) => e.type)).toEqual(['escrow.created', 'escrow.funded']);
+    expect(events.map((e) => e.type)).toEqual(['escrow.created', 'escrow.funded', 'escrow.delivered']);
     expect(events[0]!.data).toEqual(created);
     expect(events[1]!.data).toEqual(funded);
-    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+    expect(events[2]!.data).toEqual(delivered);
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
     const rows = await deliveriesOf(endpoint);
     expect(rows.map((r) => [r.status, r.attempts, r.last_status_code])).toEqual([
       ['succeeded', 1, 200],
       ['succeeded', 1, 200],
+      ['succeeded', 1, 200],
     ]);
-    expect(rows.map((r) => messageIdOf(r.id))).toEqual(events.map((e) => e.id));
+    expect(rows.map((r) => messageIdOf(r.id)).sort()).toEqual(events.map((e) => e.id).sort());
     // the counterparty has no endpoint: nothing is sent anywhere for them
     expect(received.filter((r) => r.body.includes(deal.counterparty.id) && r.path !== endpoint.path)).toEqual([]);
   });
@@ -402,8 +416,13 @@ describe('the queue', () => {
 
   it('8 callers at once enqueue and deliver each event once', async () => {
     const owner = await signUp();
+    // the deals first, then the endpoint, then their events written again in SQL: a write request
+    // would have the server attempt them at once (shared/webhooks/on-write.ts), and here only the
+    // eight callers may
+    const deals = [];
+    for (let i = 0; i < 6; i++) deals.push(await dealOf(owner));
     const endpoint = await subscribe(owner.id, `${base}${path()}`);
-    for (let i = 0; i < 6; i++) await dealOf(owner);
+    for (const deal of deals) await writeCreatedEvent(owner, deal.escrowId);
     answerDelayMs = 150;
     try {
       const now = new Date();
@@ -416,7 +435,7 @@ describe('the queue', () => {
     }
     const rows = await deliveriesOf(endpoint);
     expect(rows).toHaveLength(6);
-    expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual(rows.map(() => ['succeeded', 1]));
     const ids = receivedAt(endpoint).map((r) => r.headers['webhook-id']);
     expect(ids.sort()).toEqual(rows.map((r) => messageIdOf(r.id)).sort());
   });
@@ -499,10 +518,11 @@ describe('the queue', () => {
 
   it('an escrow the owner can no longer read is not sent: the delivery fails as gone', async () => {
     const owner = await signUp();
-    const endpoint = await subscribe(owner.id, `${base}${path()}`);
     const deal = await dealOf(owner);
-    await drain();
-    // nothing in the API takes an escrow away from its party yet: moved to another initiator here
+    const endpoint = await subscribe(owner.id, `${base}${path()}`);
+    // nothing in the API takes an escrow away from its party yet: moved to another initiator here,
+    // after its event is written in SQL (a write request would have the server send it at once)
+    await writeCreatedEvent(owner, deal.escrowId);
     const other = await signUp();
     await testDb()`update public.escrows set initiator_id = ${other.id} where id = ${deal.escrowId}`;
     await pump();

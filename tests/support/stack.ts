@@ -63,6 +63,9 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     // that a logout's end and a stream's end are seen within a test
     STREAM_HEARTBEAT_SECONDS: '2',
     STREAM_MAX_SECONDS: '10',
+    // webhooks go out when a suite runs the job, never on their own (the job moves time here):
+    // tests/integration/events-npm-start.test.ts sends one right after a write, on a stack of its own
+    WEBHOOK_SEND_AFTER_WRITES: 'false',
   };
 }
 

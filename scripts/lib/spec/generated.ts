@@ -5,8 +5,12 @@
 import type { EndpointMeta } from '../../../shared/core/endpoint.ts';
 import { type JsonSchema, schemaOf } from './openapi.ts';
 
-/** The index.ts of every function: the entry Supabase deploys, serving the handler. */
-export const FUNCTION_INDEX = "import handler from './handler.ts';\n\nDeno.serve(handler);\n";
+/**
+ * The index.ts of every function: the entry Supabase deploys, serving the handler, with the
+ * webhook attempts that follow each write (shared/webhooks/on-write.ts).
+ */
+export const FUNCTION_INDEX =
+  "import '../../../shared/webhooks/on-write.ts';\nimport handler from './handler.ts';\n\nDeno.serve(handler);\n";
 
 /** `text` with the lines between `start` and `end` (marker lines kept) replaced by `body`. */
 export function replaceRegion(text: string, start: string, end: string, body: string, file: string): string {

@@ -1,9 +1,12 @@
-// Live streams without a session connection (DATABASE_SESSION_URL empty): the server never
-// LISTENs, and its one poller reads the log every second. A stack of its own, as `npm start`
-// starts it with DATABASE_SESSION_URL set empty, on the test stack's ports plus 20. Events are
-// written here in SQL, so no write request of this server wakes its reader: only the poll can
-// deliver them.
+// A stack of its own, as `npm start` starts it (local defaults, not the test stack's settings), on
+// the test stack's ports plus 20, with DATABASE_SESSION_URL set empty:
+// - live streams without a session connection: the server never LISTENs, and its one poller reads
+//   the log every second (events written here in SQL wake nothing: only the poll delivers them);
+// - outbound webhooks attempted right after the write that caused them, without the job
+//   (WEBHOOK_SEND_AFTER_WRITES is true by default; the test stack leaves webhooks to the job).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -12,6 +15,9 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Server, startServer } from '../support/stack.ts';
 import { openEvents } from '../support/sse.ts';
+import { verifyEscrowWebhook } from '../docs-examples/webhook-receiver/verify.ts';
+import { LOCAL_SECRETS } from '../../shared/core/published-secrets.ts';
+import { encryptSecret, generateSecret, importSecretKey } from '../../shared/webhooks/secrets.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const httpPort = Number(new URL(inject('baseUrl')).port) + 20;
@@ -97,5 +103,51 @@ describe('events-stream without DATABASE_SESSION_URL', () => {
       select count(*)::int as n from pg_stat_activity where application_name = 'escrow-events-listener'`;
     expect(listeners[0]!.n).toBe(0);
     s.close();
+  });
+});
+
+describe('outbound webhooks on a stack as npm start makes it', () => {
+  it('go out right after the write that caused them, signed, without the job', async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const owner = await signUp('+2348031119002');
+      const seller = await signUp('+2348031119003');
+      const secret = generateSecret();
+      const key = await importSecretKey(LOCAL_SECRETS.WEBHOOK_SECRET_KEY);
+      await sql!`
+        insert into private.webhook_endpoints (owner_id, url, secret_encrypted)
+        values (${owner.id}, ${`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`},
+                ${await encryptSecret(secret, key)})`;
+      const res = await fetch(`${base}/escrow-create`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${owner.token}` },
+        body: JSON.stringify({
+          category: 'goods_products',
+          payer_role: 'initiator',
+          title: 'Sent at once',
+          counterparty_phone: '+2348031119003',
+          amount: 5000,
+        }),
+      });
+      expect(res.status).toBe(201);
+      const created = Date.now();
+      while (received.length === 0 && Date.now() - created < 5_000) await new Promise((r) => setTimeout(r, 50));
+      expect(Date.now() - created).toBeLessThan(2_000);
+      const event = verifyEscrowWebhook(secret, received[0]!.body, received[0]!.headers);
+      expect(event?.type).toBe('escrow.created');
+      expect(event?.data).toMatchObject({ title: 'Sent at once', status: 'draft' });
+      expect(seller.id).toBeTruthy();
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
   });
 });
