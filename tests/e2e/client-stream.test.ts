@@ -9,6 +9,7 @@ import { EscrowApiError, type StreamEvent, streamEvents, unwrap } from '../../cl
 import { baseUrl } from '../support/api.ts';
 import { testClient } from '../support/client.ts';
 import { newDeal } from '../support/escrows.ts';
+import { openChat } from '../../clients/typescript/example-chat.ts';
 
 /** A fetch whose current connection the test can cut, and whose next connections it can hold back. */
 function cuttableFetch() {
@@ -144,5 +145,54 @@ describe('events-stream', () => {
     expect(error).toBeInstanceOf(EscrowApiError);
     expect([(error as EscrowApiError).status, (error as EscrowApiError).code]).toEqual([401, 'unauthenticated']);
     expect(helper.connection.requests).toHaveLength(2);
+  });
+
+  it("the README's chat screen shows the conversation, then each message of it as it is sent, once", async () => {
+    const deal = await newDeal();
+    const a = testClient(deal.initiator.accessToken);
+    const b = testClient(deal.counterparty.accessToken);
+    const other = await unwrap(a.POST('/escrow-create', {
+      body: {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'Another deal',
+        counterparty_phone: deal.counterparty.phone,
+        amount: 5_000,
+      },
+    }));
+    const send = async (conversation_id: string, content: string) =>
+      (await unwrap(a.POST('/message-send', { body: { conversation_id, content } }))).id;
+    const before = await send(deal.conversationId, 'sent before the screen opened');
+
+    let shown: { id: string; content: string }[] = [];
+    const errors: unknown[] = [];
+    let signedOut = false;
+    const stop = new AbortController();
+    stops.push(stop);
+    const running = openChat({
+      baseUrl: baseUrl(),
+      accessToken: () => deal.counterparty.accessToken,
+      conversation: { conversation_id: deal.conversationId, escrow_id: deal.escrowId },
+      render: (items) => (shown = items),
+      onSignedOut: () => (signedOut = true),
+      onError: (e) => errors.push(e),
+      signal: stop.signal,
+    });
+    await until('the conversation is shown', () => shown.some((m) => m.id === before));
+    const live = await send(deal.conversationId, 'sent while it is open');
+    await send(other.conversation_id, 'in another conversation');
+    const last = await send(deal.conversationId, 'and one more');
+    await until('both arrived', () => shown.some((m) => m.id === last));
+
+    const feed = await unwrap(b.GET('/message-feed', { params: { query: { conversation_id: deal.conversationId } } }));
+    const messages = [...feed].filter((m) => m.source === 'message').sort((x, y) =>
+      x.created_at.localeCompare(y.created_at)
+    );
+    expect(messages.map((m) => m.id)).toEqual([before, live, last]);
+    expect(shown.filter((m) => messages.some((f) => f.id === m.id))).toEqual(messages);
+    expect(shown.map((m) => m.content)).not.toContain('in another conversation');
+    expect([errors, signedOut]).toEqual([[], false]);
+    stop.abort();
+    await running;
   });
 });
