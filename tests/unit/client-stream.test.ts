@@ -210,8 +210,7 @@ describe('streamEvents', () => {
       () => {
         throw new TypeError('network down');
       },
-      sse('id: 1\nevent: message\ndata: {}\n\n'),
-    ], () => false);
+    ], () => false); // the third connection stays open
     await vi.advanceTimersByTimeAsync(29_900);
     expect(requests).toHaveLength(1);
     expect(errors[0]?.[0]).toBeInstanceOf(EscrowApiError);
