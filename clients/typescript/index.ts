@@ -7,6 +7,16 @@ import type { components, operations, paths } from './schema.ts';
 
 export type { components, operations, paths };
 export type { Middleware };
+export {
+  RESET_REASONS,
+  type SseMessage,
+  SseParser,
+  type StreamEvent,
+  type StreamEventData,
+  type StreamEventName,
+  streamEvents,
+  type StreamEventsOptions,
+} from './stream.ts';
 
 /** The client: `GET`, `POST`, `PATCH` of every operation as `/<operation>`, and `use(middleware)`. */
 export type EscrowClient = Client<paths, 'application/json'>;

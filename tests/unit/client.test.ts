@@ -2,11 +2,11 @@
 // OpenAPI document by `npm run openapi`; these tests fail when the committed clients/typescript/schema.ts
 // is not what the generator makes of the committed docs/api/openapi.json, when the package's manifest
 // drifts from the repository (openapi-fetch's pin, the entry points its build produces), when the
-// README's example is not example.ts (which tests/e2e/client-example.test.ts runs), and when the
+// README's examples are not example*.ts (which tests/e2e runs, or tsc compiles), and when the
 // client's own behaviour changes: the token, the Idempotency-Key, unwrap() and EscrowApiError, here
 // against a fetch of the test's own. The `@ts-expect-error` lines below are checked by `tsc --noEmit`
 // (npm test's type check): each must stay an error, so the client keeps refusing wrong calls.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -92,17 +92,23 @@ describe('the package', () => {
     expect(pkg.files).toEqual(['dist/']);
   });
 
-  it('its README shows example.ts as it is (importing the package by name)', () => {
-    const example = read('clients/typescript/example.ts').split('\n');
-    const code = example.slice(example.findIndex((l) => l.startsWith('import '))).join('\n').trim()
-      .replace(`'./index.ts'`, `'@escrow-service/client'`);
-    const blocks = [...read('clients/typescript/README.md').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
-      (m[1] as string).trim()
-    );
-    expect(blocks, 'clients/typescript/README.md: copy example.ts (from its import) into the example block').toContain(
-      code,
-    );
-  });
+  // example.ts: sign-up and an escrow; example-chat.ts: a chat screen on the live stream (both run
+  // by tests/e2e); example-eventsource.ts: a browser's EventSource with a ticket (compiled by tsc)
+  const examples = readdirSync(`${root}clients/typescript`).filter((f) => /^example.*\.ts$/.test(f));
+  it('has the three examples', () =>
+    expect(examples.sort()).toEqual(['example-chat.ts', 'example-eventsource.ts', 'example.ts']));
+  it.each(examples)(
+    'its README shows %s as it is (importing the package by name)',
+    (file) => {
+      const example = read(`clients/typescript/${file}`).split('\n');
+      const code = example.slice(example.findIndex((l) => l.startsWith('import '))).join('\n').trim()
+        .replace(`'./index.ts'`, `'@escrow-service/client'`);
+      const blocks = [...read('clients/typescript/README.md').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
+        (m[1] as string).trim()
+      );
+      expect(blocks, `clients/typescript/README.md: copy ${file} (from its import) into a block`).toContain(code);
+    },
+  );
 });
 
 describe('createEscrowClient', () => {
