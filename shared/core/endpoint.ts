@@ -290,7 +290,8 @@ function corsHeaders(method: Method): Record<string, string> {
   return {
     'Access-Control-Allow-Origin': getConfig().CORS_ALLOW_ORIGIN,
     'Access-Control-Allow-Methods': `${method}, OPTIONS`,
-    'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id',
+    'Access-Control-Allow-Headers':
+      'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id, last-event-id',
     'Access-Control-Expose-Headers': 'x-request-id, retry-after, idempotent-replayed',
     'Access-Control-Max-Age': '86400',
     Vary: 'Origin',
