@@ -9,7 +9,7 @@
 // heartbeat), when the client goes away, or when it reads too slowly (more than 1 MiB waiting).
 import type { AuthUser } from '../auth/session.ts';
 import { getConfig } from '../core/config.ts';
-import { callAsService } from '../core/db.ts';
+import { callAsService, ensureSessionLive } from '../core/db.ts';
 import { describeWait, retryAfterHeader } from '../core/http.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { RATE_LIMITED } from '../core/refusals.ts';
@@ -154,6 +154,8 @@ export async function eventsStream(
   user: AuthUser,
   lastEventId: string | undefined,
 ): Promise<ReadableStream<Uint8Array>> {
+  // a dead session is refused before anything is set up (free when a ticket's statement found it live)
+  await ensureSessionLive();
   const max = getConfig().STREAM_MAX_PER_USER;
   if (hub.streamsOf(user.id) >= max) {
     const wait = getConfig().STREAM_MAX_SECONDS;
