@@ -699,13 +699,11 @@ create table private.webhook_deliveries (
 alter table private.webhook_deliveries add constraint webhook_deliveries_attempts_check CHECK (attempts >= 0);
 alter table private.webhook_deliveries add constraint webhook_deliveries_due CHECK ((status = 'pending'::text) = (next_attempt_at IS NOT NULL));
 alter table private.webhook_deliveries add constraint webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES private.webhook_endpoints(id) ON DELETE CASCADE;
-alter table private.webhook_deliveries add constraint webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES private.events(id);
 alter table private.webhook_deliveries add constraint webhook_deliveries_once UNIQUE (endpoint_id, event_id);
 alter table private.webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table private.webhook_deliveries add constraint webhook_deliveries_status_check CHECK (status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text]));
 CREATE INDEX webhook_deliveries_created_idx ON private.webhook_deliveries USING btree (created_at);
 CREATE INDEX webhook_deliveries_due_idx ON private.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
-CREATE INDEX webhook_deliveries_event_idx ON private.webhook_deliveries USING btree (event_id);
 alter table private.webhook_deliveries enable row level security;
 create policy "Service role manages webhook deliveries" on private.webhook_deliveries as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_deliveries is 'One escrow event to one endpoint: its state, when it is next tried, and the last attempt''s outcome.';

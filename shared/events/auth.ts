@@ -17,7 +17,8 @@ export const streamCaller: AuthMode<AuthUser> = {
   hidden: false,
   async identify(req) {
     const ticket = new URL(req.url).searchParams.get('ticket');
-    if (ticket === null) return await bearerUser(req);
+    // the header wins: a ticket is for clients that cannot send one
+    if (ticket === null || req.headers.has('authorization')) return await bearerUser(req);
     const user = TICKET_PATTERN.test(ticket) ? await ticketUser(ticket) : null;
     if (!user) throw UNAUTHENTICATED.error({ reason: 'invalid' });
     byTicket.add(user);

@@ -328,6 +328,10 @@ describe('events-ticket', () => {
     const { ticket } = made.body.data;
     const madeUp = await openEvents({ ticket: `est_${'A'.repeat(43)}` });
     expect(madeUp.status).toBe(401);
+    // with the header too, the header is used
+    const both = await openEvents({ ticket: `est_${'A'.repeat(43)}`, token: user.accessToken });
+    expect(both.status).toBe(200);
+    both.close();
     const malformed = await openEvents({ ticket: 'est_short' });
     expect(malformed.status).toBe(401);
     // ten minutes later
