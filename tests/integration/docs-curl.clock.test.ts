@@ -56,7 +56,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startServer } from '../support/stack.ts';
+import { npmStartEnv, startServer } from '../support/stack.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOCAL_BASE = 'http://127.0.0.1:54321';
@@ -282,17 +282,7 @@ async function startDocsStack(): Promise<NonNullable<typeof stack>> {
   const httpPort = Number(new URL(inject('baseUrl')).port) + 10;
   const pgPort = Number(new URL(inject('databaseUrl')).port) + 10;
   dataDir = mkdtempSync(join(tmpdir(), 'docs-curl-pg-'));
-  // npm start's environment: none of the test stack's configuration (tests/support/env.ts sets it
-  // in this process), so every provider and secret takes its local default
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? root,
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    PORT: String(httpPort),
-    PG_PORT: String(pgPort),
-    ESCROW_DATA_DIR: dataDir,
-  };
+  const env = npmStartEnv(httpPort, pgPort, dataDir);
   let output = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -10,16 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Server, startServer } from '../support/stack.ts';
+import { npmStartEnv, type Server, startServer } from '../support/stack.ts';
 import { openEvents } from '../support/sse.ts';
+import { readBody } from '../support/receiver.ts';
 import { verifyEscrowWebhook } from '../docs-examples/webhook-receiver/verify.ts';
 import { LOCAL_SECRETS } from '../../shared/core/published-secrets.ts';
 import { encryptSecret, generateSecret, importSecretKey } from '../../shared/webhooks/secrets.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const httpPort = Number(new URL(inject('baseUrl')).port) + 20;
 const pgPort = Number(new URL(inject('databaseUrl')).port) + 20;
 const base = `http://127.0.0.1:${httpPort}/functions/v1`;
@@ -38,16 +37,7 @@ beforeAll(async () => {
   });
   sink.on('error', () => {});
   server = await startServer({
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? root,
-      LANG: 'C.UTF-8',
-      LC_ALL: 'C.UTF-8',
-      PORT: String(httpPort),
-      PG_PORT: String(pgPort),
-      ESCROW_DATA_DIR: dataDir,
-      DATABASE_SESSION_URL: '',
-    },
+    env: { ...npmStartEnv(httpPort, pgPort, dataDir), DATABASE_SESSION_URL: '' },
     out: sink,
     timeoutMs: 90_000,
     failure: (why) => new Error(`the poll stack ${why}:\n${output}`),
@@ -109,13 +99,9 @@ describe('events-stream without DATABASE_SESSION_URL', () => {
 describe('outbound webhooks on a stack as npm start makes it', () => {
   it('go out right after the write that caused them, signed, without the job', async () => {
     const received: { headers: Record<string, string>; body: string }[] = [];
-    const receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push({ headers: req.headers as Record<string, string>, body });
-        res.writeHead(204).end();
-      });
+    const receiver = createServer(async (req, res) => {
+      received.push({ headers: req.headers as Record<string, string>, body: await readBody(req) });
+      res.writeHead(204).end();
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {

@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { newDeal } from '../support/escrows.ts';
+import { anotherConversation, newDeal } from '../support/escrows.ts';
 import { signUp } from '../support/users.ts';
 import { openEvents, type SseEvent } from '../support/sse.ts';
 import messageSend from '../../supabase/functions/message-send/handler.ts';
@@ -155,14 +155,7 @@ describe('events-stream', () => {
 
   it('a transaction with a lower event id that commits late is delivered once, in its place, live and on resume', async () => {
     const deal = await newDeal();
-    const other = await post('escrow-create', {
-      category: 'goods_products',
-      payer_role: 'initiator',
-      title: 'Another deal',
-      counterparty_phone: deal.counterparty.phone,
-      amount: 5000,
-    }, { token: deal.initiator.accessToken });
-    expect(other.status).toBe(201);
+    const otherConversation = await anotherConversation(deal, 'Another deal');
     const before = await openEvents({ token: deal.counterparty.accessToken });
     const mark = await send(deal.initiator.accessToken, deal.conversationId, 'mark');
     const markEvent = await before.next(isMessage(mark));
@@ -178,7 +171,7 @@ describe('events-stream', () => {
     await aHasInserted;
     const [b] = await held`
       insert into public.messages (conversation_id, sender_id, content)
-      values (${other.body.data.conversation_id}, ${deal.initiator.id}, 'higher id, committed first') returning id`;
+      values (${otherConversation}, ${deal.initiator.id}, 'higher id, committed first') returning id`;
     await wake();
     // B is committed, but A, older, is not: B is held back
     await before.quiet(700);

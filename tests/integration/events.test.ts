@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
-import { escrowOp, fundedDeal, newDeal } from '../support/escrows.ts';
+import { anotherConversation, escrowOp, fundedDeal, newDeal } from '../support/escrows.ts';
 import { signUp } from '../support/users.ts';
 import messageSend from '../../supabase/functions/message-send/handler.ts';
 
@@ -91,14 +91,7 @@ describe('reading below the commit horizon', () => {
   it('an event whose transaction commits late is delivered once, in its place, never passed over', async () => {
     // two conversations of one user (a message takes its conversation's lock until commit)
     const deal = await newDeal();
-    const second = await post('escrow-create', {
-      category: 'goods_products',
-      payer_role: 'initiator',
-      title: 'Second deal',
-      counterparty_phone: deal.counterparty.phone,
-      amount: 5000,
-    }, { token: deal.initiator.accessToken });
-    expect(second.status).toBe(201);
+    const secondConversation = await anotherConversation(deal, 'Second deal');
     const start = (await eventsOf(deal.initiator.id)).at(-1);
     // A takes the lower id and stays open; B takes a higher one and commits
     let releaseA!: () => void;
@@ -112,7 +105,7 @@ describe('reading below the commit horizon', () => {
     });
     await aHasInserted;
     await held.begin(async (tx) => {
-      await tx`insert into public.messages (conversation_id, sender_id, content) values (${second.body.data.conversation_id}, ${deal.counterparty.id}, 'second, committed first')`;
+      await tx`insert into public.messages (conversation_id, sender_id, content) values (${secondConversation}, ${deal.counterparty.id}, 'second, committed first')`;
     });
     // B is committed, but A (a lower id) is not: nothing after the start is deliverable yet
     expect((await eventsOf(deal.initiator.id, start)).filter((e) => e.kind === 'message')).toEqual([]);
@@ -132,14 +125,7 @@ describe('reading below the commit horizon', () => {
     // B writes the higher event id and commits: read by id, B's event would be taken (its
     // transaction is older than every one still running) and A's passed over once it commits
     const deal = await newDeal();
-    const second = await post('escrow-create', {
-      category: 'goods_products',
-      payer_role: 'initiator',
-      title: 'Third deal',
-      counterparty_phone: deal.counterparty.phone,
-      amount: 5000,
-    }, { token: deal.initiator.accessToken });
-    expect(second.status).toBe(201);
+    const secondConversation = await anotherConversation(deal, 'Third deal');
     const start = (await eventsOf(deal.initiator.id)).at(-1);
     const steps = new Map<string, () => void>();
     const reached = (name: string) => new Promise<void>((r) => steps.set(name, r));
@@ -152,7 +138,7 @@ describe('reading below the commit horizon', () => {
       await tx`select pg_current_xact_id()`;
       go('b has xid');
       await bWrite;
-      await tx`insert into public.messages (conversation_id, sender_id, content) values (${second.body.data.conversation_id}, ${deal.counterparty.id}, 'older transaction, higher id')`;
+      await tx`insert into public.messages (conversation_id, sender_id, content) values (${secondConversation}, ${deal.counterparty.id}, 'older transaction, higher id')`;
     });
     await bHasXid;
     const a = held.begin(async (tx) => {

@@ -3,8 +3,9 @@
 // docs/webhooks.md. The local-stack mode is what lets a loopback receiver in at all; the refused
 // destinations are checked outside it with a fake resolver, and fetch is watched to prove that no
 // connection was even attempted. Nothing here connects anywhere but 127.0.0.1.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../support/receiver.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Resolver } from '../../shared/webhooks/address.ts';
 import { deliver, type DeliveryOptions, EXCERPT_MAX_BYTES } from '../../shared/webhooks/deliver.ts';
@@ -20,15 +21,6 @@ let server: Server;
 let base: string;
 let hugeWritten = 0;
 let hugeClosed: Promise<void> = Promise.resolve();
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (text += c));
-    req.on('end', () => resolve(text));
-  });
-}
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {

@@ -8,9 +8,10 @@
 // endpoints that register them come next), each with its secret encrypted under the test stack's
 // WEBHOOK_SECRET_KEY. Receivers listen on 127.0.0.1 only; where a destination is not loopback the
 // resolver is a fake and fetch a stub that fails if it is ever asked to connect anywhere else.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
+import { readBody } from '../support/receiver.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { get, post } from '../support/api.ts';
 import { runJobs } from '../support/clock.ts';
@@ -47,15 +48,6 @@ const received: Received[] = [];
 const modes = new Map<string, Mode>();
 /** Each answer waits this long (the concurrency test makes attempts overlap). */
 let answerDelayMs = 0;
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (text += c));
-    req.on('end', () => resolve(text));
-  });
-}
 
 function receiver(): Server {
   return createServer(async (req, res) => {

@@ -108,6 +108,27 @@ export async function newDeal(opts: DealOptions = {}): Promise<Deal> {
   };
 }
 
+/**
+ * Another escrow between the same two people (initiator pays, a draft): its conversation id. For
+ * suites that need two conversations of one pair (a message holds its conversation's lock until
+ * it commits).
+ */
+export async function anotherConversation(deal: Deal, title = 'Another deal'): Promise<string> {
+  const res = await post(
+    escrowCreate,
+    {
+      category: 'goods_products',
+      payer_role: 'initiator',
+      title,
+      counterparty_phone: deal.counterparty.phone,
+      amount: 5000,
+    },
+    { token: deal.initiator.accessToken },
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.conversation_id;
+}
+
 const MILESTONE_OPS = {
   'milestone-approve': milestoneApprove,
   'milestone-complete': milestoneComplete,

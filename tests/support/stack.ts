@@ -69,6 +69,23 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
   };
 }
 
+/**
+ * The environment `npm start` has in a fresh shell: nothing of the test stack's configuration
+ * (tests/support/env.ts sets it in this process), so every provider and secret takes its local
+ * default; its own ports and data folder.
+ */
+export function npmStartEnv(httpPort: number, pgPort: number, dataDir: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? root,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    PORT: String(httpPort),
+    PG_PORT: String(pgPort),
+    ESCROW_DATA_DIR: dataDir,
+  };
+}
+
 /** Starts one provider fake under Deno; resolves when it prints `listening`. */
 function startFake(
   label: string,
