@@ -25,12 +25,20 @@
 //   7. creates    escrow creations: one creator against BENCH_CLIENTS creators calling
 //                 private.escrow_create directly, with the old table-wide lock (its trigger put back
 //                 for the measure) and without it, in one run; then the creators over HTTP
-//   8. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
+//   8. streams    live streams (scripts/lib/bench-streams.ts): BENCH_STREAMS (1000) users, one stream
+//                 each, on a second functions server of their own (BENCH_STREAM_POOL connections, 2;
+//                 on BENCH_HTTP_PORT + 4): its RSS and the database connections it holds while they
+//                 are open; from message-send's answer on the bench stack's server to the message
+//                 on the recipient's stream (BENCH_STREAM_MESSAGES, 200, over
+//                 BENCH_STREAM_SEND_SECONDS, 20); CPU a stream over its 120 s life with 100 events;
+//                 the same users polling message-feed every 3 s instead, for
+//                 BENCH_STREAM_IDLE_SECONDS (30), against the streams held as long
+//   9. stories    whole escrow stories by many users for BENCH_STORY_SECONDS (scripts/lib/stories.ts)
 //
 // Options (environment): BENCH_CLIENTS (16), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
 // BENCH_HTTP_SECONDS (8), BENCH_RELEASES (3000), BENCH_HTTP_PORT (54391), BENCH_PG_PORT (54392).
 // BENCH_ONLY=reads,profile,... runs some sections (ledger, http, reads, profile, keys, creates,
-// stories).
+// streams, stories). BENCH_BASELINE_PORT (BENCH_HTTP_PORT + 9): the reads' baseline server.
 // Needs pgbench (Debian: apt-get install postgresql-client) for the ledger baseline.
 import postgres from 'postgres';
 import { inline } from '../shared/core/db.ts';
@@ -51,6 +59,7 @@ import {
   startBaseline,
 } from './lib/request-path.ts';
 import { cpuOf, stackCpu } from './lib/stories.ts';
+import { streamRuns } from './lib/bench-streams.ts';
 
 const clients = Number(Deno.env.get('BENCH_CLIENTS') ?? 16);
 const seconds = Number(Deno.env.get('BENCH_SECONDS') ?? 10);
@@ -59,8 +68,11 @@ const pgPort = Number(Deno.env.get('BENCH_PG_PORT') ?? 54392);
 const connections = Number(Deno.env.get('BENCH_CONNECTIONS') ?? 32);
 const httpSeconds = Number(Deno.env.get('BENCH_HTTP_SECONDS') ?? 8);
 const releases = Number(Deno.env.get('BENCH_RELEASES') ?? 3000);
+const baselinePort = Number(Deno.env.get('BENCH_BASELINE_PORT') ?? httpPort + 9);
 const only = new Set(
-  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,keys,creates,stories').split(',').map((x) => x.trim()),
+  (Deno.env.get('BENCH_ONLY') ?? 'ledger,http,reads,profile,keys,creates,streams,stories').split(',').map((x) =>
+    x.trim()
+  ),
 );
 const faults = Deno.args.includes('--faults');
 
@@ -205,6 +217,16 @@ try {
   if (only.has('profile')) await profileRuns();
   if (only.has('keys')) await keyRuns();
   if (only.has('creates')) await createRuns();
+  if (only.has('streams')) {
+    await streamRuns({
+      baseUrl: stack.baseUrl,
+      databaseUrl: stack.databaseUrl,
+      httpPort,
+      pgPort,
+      streamPort: httpPort + 4,
+      summary,
+    });
+  }
 
   // The books still balance after all of it.
   const [check] = await sql<{ total: string; drift: string; negative: string }[]>`
@@ -383,7 +405,7 @@ async function moneyRuns() {
 
 /** Authenticated GETs with autocannon, side by side with the baselines, in one run. */
 async function readRuns() {
-  const baseline = await startBaseline(httpPort + 9, stack.databaseUrl, 10);
+  const baseline = await startBaseline(baselinePort, stack.databaseUrl, 10);
   try {
     const reader = await seedReader(stack.baseUrl, sql);
     const auth = { authorization: `Bearer ${reader.token}` };
