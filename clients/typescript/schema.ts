@@ -6688,6 +6688,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example : ready
+           *
+           *     id: 41
+           *     event: reset
+           *     data: {"reason":"too_many_missed"}
+           *
+           *     : heartbeat
+           */
           'text/event-stream': string;
         };
       };

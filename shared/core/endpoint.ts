@@ -239,7 +239,7 @@ export interface EndpointSpec<
    * The answer is a stream of Server-Sent Events (the handler returns an EventStream): what the
    * document says of its events, and the schemas of their `data` by event name.
    */
-  stream?: { description: string; events: Readonly<Record<string, z.ZodType>> };
+  stream?: { description: string; events: Readonly<Record<string, z.ZodType>>; example: string };
   /**
    * false: the handler's result is the whole JSON body, without the envelope (only the OpenAPI
    * document, whose readers expect the bare document). The response schema then describes the body.
@@ -274,7 +274,7 @@ export interface EndpointMeta<
   readonly refusals: Refusals;
   readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
   readonly envelope: boolean;
-  readonly stream: { description: string; events: Readonly<Record<string, z.ZodType>> } | undefined;
+  readonly stream: { description: string; events: Readonly<Record<string, z.ZodType>>; example: string } | undefined;
   readonly query: QS;
   readonly body: BS;
   readonly response: RS;

@@ -301,6 +301,7 @@ function eventStreamContent(stream: NonNullable<EndpointMeta['stream']>): JsonSc
   return {
     'text/event-stream': {
       schema: { type: 'string', description: stream.description },
+      example: stream.example,
       'x-events': Object.fromEntries(Object.entries(stream.events).map(([name, s]) => [name, schemaOf(s)])),
     },
   };

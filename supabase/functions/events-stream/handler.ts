@@ -1,7 +1,7 @@
 import { endpoint, EventStream } from '../../../shared/core/endpoint.ts';
 import { RATE_LIMITED, VALIDATION_FAILED } from '../../../shared/core/refusals.ts';
 import { streamCaller } from '../../../shared/events/auth.ts';
-import { eventsStream, REPLAY_MAX } from '../../../shared/events/stream.ts';
+import { eventsStream, REPLAY_MAX, sseEvent } from '../../../shared/events/stream.ts';
 import { eventsStreamQuery, STREAM_EVENTS } from '../../../shared/events/schema.ts';
 
 export default endpoint({
@@ -20,6 +20,8 @@ export default endpoint({
   stream: {
     description: 'Server-Sent Events; the `data` of each event, by its name, is described under `x-events`',
     events: STREAM_EVENTS,
+    // the wire as a client reads it: live, an event, a heartbeat (each event's data: x-events)
+    example: `: ready\n\n${sseEvent('41', 'reset', '{"reason":"too_many_missed"}')}: heartbeat\n\n`,
   },
   handler: async ({ req, user, query }) =>
     new EventStream(await eventsStream(user, lastEventId(req) ?? query.last_event_id)),
