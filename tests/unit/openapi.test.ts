@@ -234,6 +234,7 @@ describe("an auth mode's own security scheme", () => {
     idempotent: true,
     handler: () => Promise.resolve({}),
   });
+  // deno-lint-ignore no-explicit-any -- a built document, read by path below
   const doc = openApiDocument([toy.meta]) as any;
   const op = doc.paths['/merchant-toy'].post;
 
