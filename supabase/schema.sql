@@ -257,11 +257,11 @@ create table private.idempotency_keys (
 );
 alter table private.idempotency_keys add constraint idempotency_keys_key_check CHECK (char_length(key) >= 1 AND char_length(key) <= 255);
 alter table private.idempotency_keys add constraint idempotency_keys_pkey PRIMARY KEY (user_id, operation, key);
-alter table private.idempotency_keys add constraint idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX idempotency_keys_created_at_idx ON private.idempotency_keys USING btree (created_at);
 alter table private.idempotency_keys enable row level security;
 create policy "Service role manages idempotency keys" on private.idempotency_keys as permissive for all to service_role using (true) with check (true);
 comment on table private.idempotency_keys is 'Idempotency-Keys of a user''s requests with the first answer, replayed byte for byte; kept 24 hours.';
+comment on column private.idempotency_keys.user_id is 'The caller the key belongs to: a user (a session''s requests) or a merchant (requests made with its API keys).';
 comment on column private.idempotency_keys.reference is 'The reference the operation records its pending movement under (the id of the transaction row), kept across a resumed request.';
 comment on column private.idempotency_keys.claimed_at is 'When a request last took the claim; a claim with no answer is running until 60 s after it.';
 grant select, insert, update, delete on table private.idempotency_keys to service_role;
@@ -456,6 +456,51 @@ CREATE TRIGGER ledger_transfers_immutable BEFORE DELETE OR UPDATE ON private.led
 CREATE TRIGGER ledger_transfers_no_truncate BEFORE TRUNCATE ON private.ledger_transfers FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
 comment on table private.ledger_transfers is 'One balanced posting of the ledger, idempotent on its key, naming its transaction; append-only.';
 grant select, insert on table private.ledger_transfers to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.merchant_api_keys
+-- ---------------------------------------------------------------------------------------------
+create table private.merchant_api_keys (
+  id uuid not null default gen_random_uuid(),
+  merchant_id uuid not null,
+  name text not null,
+  prefix text not null,
+  key_hash text not null,
+  created_at timestamp with time zone not null default now(),
+  last_used_at timestamp with time zone,
+  revoked_at timestamp with time zone
+);
+alter table private.merchant_api_keys add constraint merchant_api_keys_key_hash_check CHECK (key_hash ~ '^[0-9a-f]{64}$'::text);
+alter table private.merchant_api_keys add constraint merchant_api_keys_key_hash_key UNIQUE (key_hash);
+alter table private.merchant_api_keys add constraint merchant_api_keys_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id) ON DELETE CASCADE;
+alter table private.merchant_api_keys add constraint merchant_api_keys_name_check CHECK (char_length(name) >= 1 AND char_length(name) <= 40);
+alter table private.merchant_api_keys add constraint merchant_api_keys_pkey PRIMARY KEY (id);
+alter table private.merchant_api_keys add constraint merchant_api_keys_prefix_check CHECK (prefix ~ '^esk_(live|test)_[0-9A-Za-z]{4}$'::text);
+CREATE INDEX merchant_api_keys_merchant_idx ON private.merchant_api_keys USING btree (merchant_id, created_at);
+alter table private.merchant_api_keys enable row level security;
+create policy "Service role manages merchant API keys" on private.merchant_api_keys as permissive for all to service_role using (true) with check (true);
+comment on table private.merchant_api_keys is 'A merchant''s API keys: the SHA-256 of each (never the key), its visible prefix, when it was last used and revoked.';
+grant select, insert, update on table private.merchant_api_keys to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.merchants
+-- ---------------------------------------------------------------------------------------------
+create table private.merchants (
+  id uuid not null default gen_random_uuid(),
+  owner_id uuid not null,
+  name text not null,
+  status text not null default 'active'::text,
+  created_at timestamp with time zone not null default now()
+);
+alter table private.merchants add constraint merchants_name_check CHECK (char_length(name) >= 2 AND char_length(name) <= 40 AND name ~ '^[A-Za-z0-9 ]+$'::text);
+alter table private.merchants add constraint merchants_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES private.users(id);
+alter table private.merchants add constraint merchants_owner_id_key UNIQUE (owner_id);
+alter table private.merchants add constraint merchants_pkey PRIMARY KEY (id);
+alter table private.merchants add constraint merchants_status_check CHECK (status = ANY (ARRAY['active'::text, 'frozen'::text]));
+alter table private.merchants enable row level security;
+create policy "Service role manages merchants" on private.merchants as permissive for all to service_role using (true) with check (true);
+comment on table private.merchants is 'Business accounts, one per owner (a user at KYC tier 4), which create escrows for their customers with API keys.';
+grant select, insert, update on table private.merchants to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- table private.operator_flags
@@ -4408,6 +4453,119 @@ end
 $function$;
 comment on function private.link_invited_escrows() is 'Trigger on private.users: links the escrows waiting for the new account''s phone, leaving updated_at unchanged.';
 revoke all on function private.link_invited_escrows() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_create(p_owner uuid, p_name text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_create(p_owner uuid, p_name text)
+ RETURNS TABLE(id uuid, name text, status text, created_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_tier smallint;
+  v_existing uuid;
+begin
+  select u.kyc_tier into v_tier from private.users u where u.id = p_owner;
+  if coalesce(v_tier, 0) < 4 then
+    -- worded by the endpoint (shared/kyc/refusals.ts KYC_TIER_REQUIRED)
+    perform private.refuse(403, 'kyc_tier_required', pg_catalog.jsonb_build_object(
+      'action', 'merchant', 'field', 'name', 'tier', coalesce(v_tier, 0), 'required_tier', 4));
+  end if;
+  return query
+    insert into private.merchants as m (owner_id, name) values (p_owner, p_name)
+    on conflict (owner_id) do nothing
+    returning m.id, m.name, m.status, m.created_at;
+  if not found then
+    select m.id into v_existing from private.merchants m where m.owner_id = p_owner;
+    perform private.refuse(409, 'merchant_exists', pg_catalog.jsonb_build_object('merchant_id', v_existing));
+  end if;
+end
+$function$;
+comment on function private.merchant_create(p_owner uuid, p_name text) is 'merchant-create: the owner''s merchant, active; refused below tier 4 (kyc_tier_required) and when the owner has one (merchant_exists, facts {merchant_id}).';
+revoke all on function private.merchant_create(p_owner uuid, p_name text) from public;
+grant execute on function private.merchant_create(p_owner uuid, p_name text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)
+ RETURNS TABLE(merchant_id uuid, key_id uuid, owner_id uuid, wait integer)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v record;
+  v_wait integer;
+begin
+  select k.id, k.merchant_id, m.owner_id, k.last_used_at into v
+    from private.merchant_api_keys k
+    join private.merchants m on m.id = k.merchant_id
+   where k.key_hash = p_hash and k.revoked_at is null and m.status = 'active';
+  if not found then
+    return;
+  end if;
+  v_wait := private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
+    'key', 'merchant-key:' || v.id::text, 'limit', p_max_per_minute, 'window_seconds', 60)));
+  -- at most one write a minute per key: the rate limit's lock serialises the key's requests
+  if v_wait = 0 and (v.last_used_at is null or v.last_used_at < pg_catalog.now() - interval '1 minute') then
+    update private.merchant_api_keys k set last_used_at = pg_catalog.now() where k.id = v.id;
+  end if;
+  return query select v.merchant_id, v.id, v.owner_id, v_wait;
+end
+$function$;
+comment on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) is 'The merchant of a live key of an active merchant by its SHA-256 hash (no row: no such key), and the seconds to wait when the key is over p_max_per_minute requests (0: a unit was taken); records last_used_at at most once a minute.';
+revoke all on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) from public;
+grant execute on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+ RETURNS TABLE(id uuid, name text, prefix text, created_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_merchant uuid;
+begin
+  select m.id into v_merchant from private.merchants m where m.owner_id = p_owner;
+  if v_merchant is null then
+    perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  end if;
+  return query
+    insert into private.merchant_api_keys as k (merchant_id, name, prefix, key_hash)
+    values (v_merchant, p_name, p_prefix, p_hash)
+    returning k.id, k.name, k.prefix, k.created_at;
+end
+$function$;
+comment on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) is 'merchant-key-create: a key of the owner''s merchant from its prefix and SHA-256 hash (the key itself never reaches the database); merchant_not_found without a merchant.';
+revoke all on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) from public;
+grant execute on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_key_revoke(p_owner uuid, p_key uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_key_revoke(p_owner uuid, p_key uuid)
+ RETURNS TABLE(key_id uuid, revoked_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  -- a key already revoked keeps its first revocation time
+  return query
+    update private.merchant_api_keys as k set revoked_at = coalesce(k.revoked_at, pg_catalog.now())
+     where k.id = p_key
+       and k.merchant_id = (select m.id from private.merchants m where m.owner_id = p_owner)
+    returning k.id, k.revoked_at;
+  if not found then
+    perform private.refuse(404, 'merchant_key_not_found', pg_catalog.jsonb_build_object('field', 'key_id'));
+  end if;
+end
+$function$;
+comment on function private.merchant_key_revoke(p_owner uuid, p_key uuid) is 'merchant-key-revoke: revokes a key of the owner''s merchant (again: the first time stands); another owner''s key is merchant_key_not_found.';
+revoke all on function private.merchant_key_revoke(p_owner uuid, p_key uuid) from public;
+grant execute on function private.merchant_key_revoke(p_owner uuid, p_key uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)

@@ -742,6 +742,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/merchant-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Opens the caller's merchant account, which creates escrows for its customers with API keys
+     * @description A signed-in user at KYC tier 4, who becomes its owner; an owner has one merchant. The merchant is `active` at once and holds no key yet (merchant-key-create). Its name appears in its customers' SMS, so it holds only letters A-Z, digits and spaces, with no web address or phone number.
+     */
+    post: operations['merchant-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Answers the caller's merchant account
+     * @description A signed-in user who owns a merchant: its id, name, status and creation time. Changes nothing.
+     */
+    get: operations['merchant-get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-key-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Makes an API key for the caller's merchant, shown this once
+     * @description The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown again. A merchant may hold several keys (one per server, or an old and a new during a rotation).
+     */
+    post: operations['merchant-key-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-key-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lists the caller's merchant's live API keys, newest first, never the keys themselves
+     * @description The merchant's owner: each key that is not revoked, with its name, its visible prefix and when it last authenticated a request (kept to the minute). Changes nothing.
+     */
+    get: operations['merchant-key-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-key-revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revokes one of the caller's merchant's API keys
+     * @description The merchant's owner, for one of its keys (anyone else's is unknown to them). The key is refused (401) from the next request on; requests it already started finish.
+     */
+    post: operations['merchant-key-revoke'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/message-feed': {
     parameters: {
       query?: never;
@@ -1402,6 +1502,9 @@ export interface components {
       | 'kyc_provider_refused'
       | 'kyc_tier_required'
       | 'login_failed'
+      | 'merchant_exists'
+      | 'merchant_key_not_found'
+      | 'merchant_not_found'
       | 'milestone_not_found'
       | 'milestone_wrong_state'
       | 'milestones_exceed_amount'
@@ -1983,7 +2086,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2747,7 +2850,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2763,7 +2866,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2893,7 +2996,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2989,7 +3092,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3120,7 +3223,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3329,7 +3432,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3422,7 +3525,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3578,7 +3681,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3736,7 +3839,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3944,7 +4047,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4142,7 +4245,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4346,7 +4449,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4547,7 +4650,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4754,7 +4857,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -4942,7 +5045,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5144,7 +5247,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5354,7 +5457,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5554,7 +5657,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5790,7 +5893,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -5822,7 +5925,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6016,7 +6119,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6185,7 +6288,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6336,7 +6439,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6553,7 +6656,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6714,7 +6817,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6819,7 +6922,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6941,7 +7044,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7227,7 +7330,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7376,7 +7479,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7387,6 +7490,634 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-create': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The business's name as its customers know it (it appears in their SMS): 2 to 40 letters A-Z, digits and spaces, with no web address and no phone number */
+          name: string & (unknown & unknown & unknown);
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 201;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @enum {string} */
+              status: 'active' | 'frozen';
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'kyc_tier_required';
+          };
+        };
+      };
+      /** @description `merchant_exists`: The caller already owns a merchant: an owner has one (Use the merchant you have (merchant-get)); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'merchant_exists' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @enum {string} */
+              status: 'active' | 'frozen';
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-key-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What the key is for (e.g. "production server"), shown in merchant-key-list */
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 201;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              prefix: string;
+              /** Format: date-time */
+              created_at: string;
+              /** @description The key, shown this once: only its SHA-256 is kept. Send it as `Authorization: Bearer <key>` */
+              key: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_not_found';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-key-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @description The start of the key (esk_live_ or esk_test_ and 4 characters), to tell keys apart */
+              prefix: string;
+              /** Format: date-time */
+              created_at: string;
+              /** @description When the key last authenticated a request (kept to the minute) */
+              last_used_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-key-revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The id of one of your keys, from merchant-key-list
+           */
+          key_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              key_id: string;
+              /**
+               * Format: date-time
+               * @description When the key was revoked (the first revocation, for a key revoked before)
+               */
+              revoked_at: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_key_not_found`: The key named is not one of the caller's merchant's keys (List the keys (merchant-key-list) and name one of them) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_key_not_found';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };
@@ -7534,7 +8265,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7718,7 +8449,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7900,7 +8631,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8058,7 +8789,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8245,7 +8976,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8411,7 +9142,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8548,7 +9279,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8742,7 +9473,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8938,7 +9669,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9033,7 +9764,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9267,7 +9998,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -9401,7 +10132,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9497,7 +10228,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9627,7 +10358,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9770,7 +10501,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9893,7 +10624,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10006,7 +10737,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10159,7 +10890,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10307,7 +11038,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10438,7 +11169,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10622,7 +11353,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10722,7 +11453,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10738,7 +11469,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10879,7 +11610,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10993,7 +11724,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11105,7 +11836,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -11137,7 +11868,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -11327,7 +12058,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (Refresh the session with auth-refresh (or log in again), then retry) */
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -11343,7 +12074,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */

@@ -133,6 +133,10 @@ const schema = z
     STREAM_HEARTBEAT_SECONDS: int(15, 1),
     STREAM_MAX_SECONDS: int(120, 5),
     STREAM_MAX_PER_USER: int(5, 1),
+
+    // Requests one merchant API key may make per minute (docs/merchants.md); over it a 429 with
+    // Retry-After.
+    MERCHANT_KEY_MAX_PER_MINUTE: int(600, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {

@@ -116,13 +116,30 @@ export interface Caller {
 }
 
 /**
+ * How the OpenAPI document declares an auth mode: the security scheme's name and its definition
+ * (an OpenAPI Security Scheme Object). A mode that declares none is the session's bearer token.
+ */
+export interface AuthScheme {
+  readonly name: string;
+  readonly definition: Readonly<Record<string, string>>;
+}
+
+/**
  * How an endpoint finds its caller. Core defines no mode: an area does (shared/auth/session.ts: the
- * user session and the admin; merchant keys and operators later), and an endpoint names the one it
- * uses (`auth: userSession`), or 'none' for public endpoints and webhooks.
+ * user session and the admin; shared/merchants/key-auth.ts: a merchant's API key; operators
+ * later), and an endpoint names the one it uses (`auth: userSession`), or 'none' for public
+ * endpoints and webhooks.
  */
 export interface AuthMode<C extends Caller = Caller> {
   /** What the document and the README call it ('user', 'admin'). */
   readonly name: string;
+  /** Its security scheme in the document; unset: the session's bearer token. */
+  readonly scheme?: AuthScheme;
+  /**
+   * What `identify` answers beyond the 401 of no caller (a key's rate limit), for the document's
+   * list of each endpoint's refusals.
+   */
+  readonly refusals?: Refusals;
   /**
    * false: the caller is identified after the method and the body's size are checked, and
    * `identify` refuses with its own HttpError (a 401). true: the caller is identified first, and
@@ -265,6 +282,10 @@ export interface EndpointMeta<
   readonly auth: string;
   /** The auth mode answers a caller it refuses with the 404 of a missing function. */
   readonly authHidden: boolean;
+  /** The auth mode's security scheme in the document (unset: the session's bearer token). */
+  readonly authScheme: AuthScheme | undefined;
+  /** What the auth mode refuses with beyond a 401 (AuthMode.refusals). */
+  readonly authRefusals: Refusals;
   readonly status: number;
   readonly idempotent: boolean;
   readonly repeat: string | undefined;
@@ -441,7 +462,9 @@ export function endpoint<
     query: spec.query,
     body: spec.body,
     verify: spec.verify,
-    refusals: new Map([...CORE_REFUSALS, ...(spec.refusals ?? [])].map((r) => [r.code, r])),
+    refusals: new Map(
+      [...CORE_REFUSALS, ...(authRefusalsOf(spec.auth)), ...(spec.refusals ?? [])].map((r) => [r.code, r]),
+    ),
     // query and body are parsed by spec.query and spec.body, and user is set by spec.auth's mode
     handler: spec.handler as Route['handler'],
   };
@@ -449,6 +472,9 @@ export function endpoint<
     withDeadline(route, (requestId) => respond(route, req, requestId));
   return Object.assign(handler, { meta: endpointMeta(spec, route) });
 }
+
+/** What an endpoint's auth mode refuses with beyond a 401. */
+const authRefusalsOf = (auth: Auth): Refusals => (auth === 'none' ? [] : (auth.refusals ?? []));
 
 /**
  * The path of a request, top to bottom. The configuration, OPTIONS; then a hidden mode's caller
@@ -718,6 +744,8 @@ function endpointMeta<
     method: spec.method,
     auth: route.mode ? route.mode.name : 'none',
     authHidden: route.mode?.hidden === true,
+    authScheme: route.mode?.scheme,
+    authRefusals: [...authRefusalsOf(spec.auth)],
     status: route.successStatus,
     idempotent: route.idempotent,
     repeat: spec.repeat,
@@ -736,6 +764,8 @@ function endpointMeta<
   for (
     const key of [
       'authHidden',
+      'authScheme',
+      'authRefusals',
       'idempotent',
       'repeat',
       'summary',

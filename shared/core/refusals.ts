@@ -22,16 +22,19 @@ export const VALIDATION_FAILED = refusal<{ part: keyof typeof VALIDATION_MESSAGE
   exampleDetails: [{ field: 'amount', message: 'must be at least NGN 100.00' }],
 });
 
-export const UNAUTHENTICATED = refusal<{ reason: 'missing' | 'invalid' | 'ended' }>({
+export const UNAUTHENTICATED = refusal<{ reason: 'missing' | 'invalid' | 'ended' | 'key' }>({
   code: 'unauthenticated',
   status: 401,
-  when: 'The access token is missing, invalid or expired, or its session has ended',
-  then: 'Refresh the session with auth-refresh (or log in again), then retry',
+  when: 'The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it ' +
+    'is unknown or revoked)',
+  then: 'Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key',
   message: (f) =>
     f.reason === 'missing'
       ? 'Missing bearer token'
       : f.reason === 'ended'
       ? 'Session has ended, log in again'
+      : f.reason === 'key'
+      ? 'Invalid or revoked API key'
       : 'Invalid or expired access token',
   example: { reason: 'invalid' },
 });

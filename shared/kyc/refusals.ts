@@ -74,7 +74,7 @@ export const KYC_LIMIT_EXCEEDED = refusal<LimitFacts>({
 
 /** The facts of kyc_tier_required: the caller's tier moves no money (the identity floor). */
 export interface TierRequiredFacts {
-  action: Movement | 'virtual_account' | 'card';
+  action: Movement | 'virtual_account' | 'card' | 'merchant';
   field: string;
   tier: number;
   required_tier: number;
@@ -88,6 +88,7 @@ const ACTION_WORDS: Record<TierRequiredFacts['action'], string> = {
   escrow_wallet: 'fund an escrow',
   virtual_account: 'get a virtual account',
   card: 'save a card',
+  merchant: 'open a merchant account',
 };
 
 const tierNeed = (f: TierRequiredFacts) =>
@@ -96,12 +97,15 @@ const tierNeed = (f: TierRequiredFacts) =>
 export const KYC_TIER_REQUIRED = refusal<TierRequiredFacts>({
   code: 'kyc_tier_required',
   status: 403,
-  when: "The caller's KYC tier moves no money (a phone-only account, below the identity floor); the message " +
-    'names the tier to verify to',
+  when: "The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below " +
+    'the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to',
   then: 'Take the user through verification (kyc-start) to the tier named, then retry',
   message: (f) =>
-    `An account at tier ${f.tier} cannot ${ACTION_WORDS[f.action]}: money moves only once your identity is ` +
-    `checked; ${tierNeed(f)}`,
+    `An account at tier ${f.tier} cannot ${ACTION_WORDS[f.action]}: ${
+      f.action === 'merchant'
+        ? 'merchants are businesses verified to the top tier'
+        : 'money moves only once your identity is checked'
+    }; ${tierNeed(f)}`,
   details: (f) => [{ field: f.field, message: tierNeed(f), code: 'kyc_tier_required' }],
   example: { action: 'topup', field: 'amount', tier: 0, required_tier: 1 },
 });

@@ -15,13 +15,26 @@ import * as notifications from '../notifications/refusals.ts';
 import * as money from '../money/refusals.ts';
 import * as kyc from '../kyc/refusals.ts';
 import * as jobs from '../jobs/refusals.ts';
+import * as merchants from '../merchants/refusals.ts';
 
 const isRefusal = (v: unknown): v is AnyRefusal =>
   typeof v === 'object' && v !== null && 'code' in v && 'status' in v && 'error' in v;
 
 /** Each area's refusals, in the order a user meets the areas. */
 export const AREA_REFUSALS: Readonly<Record<string, readonly AnyRefusal[]>> = Object.fromEntries(
-  Object.entries({ auth, profile, escrow, disputes, conversations, reviews, notifications, money, kyc, jobs })
+  Object.entries({
+    auth,
+    profile,
+    escrow,
+    disputes,
+    conversations,
+    reviews,
+    notifications,
+    money,
+    kyc,
+    merchants,
+    jobs,
+  })
     .map(([area, mod]) => [area, Object.values(mod as Record<string, unknown>).filter(isRefusal)]),
 );
 

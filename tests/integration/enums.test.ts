@@ -9,6 +9,7 @@ import * as conversationEnums from '../../shared/conversations/enums.ts';
 import * as disputeEnums from '../../shared/disputes/enums.ts';
 import * as escrowEnums from '../../shared/escrow/enums.ts';
 import * as kycEnums from '../../shared/kyc/enums.ts';
+import * as merchantEnums from '../../shared/merchants/enums.ts';
 import * as moneyEnums from '../../shared/money/enums.ts';
 import * as notificationEnums from '../../shared/notifications/enums.ts';
 import * as profileEnums from '../../shared/profile/enums.ts';
@@ -21,6 +22,7 @@ const enums = {
   ...disputeEnums,
   ...escrowEnums,
   ...kycEnums,
+  ...merchantEnums,
   ...moneyEnums,
   ...notificationEnums,
   ...profileEnums,
@@ -61,6 +63,7 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'KYC_CHECK_TYPES', table: 'private.kyc_checks', column: 'check_type' },
   { name: 'KYC_CHECK_STATUSES', table: 'private.kyc_checks', column: 'status' },
   { name: 'KYC_REJECT_TYPES', table: 'private.kyc_checks', column: 'reject_type' },
+  { name: 'MERCHANT_STATUSES', table: 'private.merchants', column: 'status' },
 ];
 
 /** The quoted literals of a constraint definition ('it''s' -> it's). */
@@ -105,6 +108,7 @@ describe('shared/<area>/enums.ts and the database', () => {
       'disputes',
       'escrow',
       'kyc',
+      'merchants',
       'money',
       'notifications',
       'profile',

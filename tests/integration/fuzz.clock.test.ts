@@ -365,6 +365,18 @@ function scenarios(): Record<string, Scenario> {
   let addPayoutUser: TestUser, withdrawUser: TestUser, topupUser: TestUser, topupCard = '';
   let vaUsers: TestUser[] = [], vaUsersLater: TestUser[] = [], vaHolder: TestUser;
   let kycUsers: TestUser[] = [], identityUsers: TestUser[] = [], profileUser: TestUser, nokUser: TestUser;
+  // merchants
+  const merchantCreators = new Pool<TestUser>();
+  let merchantOwner: TestUser, merchantKeyOwner: TestUser;
+  const merchantKeyIds: string[] = [];
+  /** One owner with a merchant, for the operations that read or add to it (made once, by whichever needs it first). */
+  let merchantOwnerMade: Promise<TestUser> | undefined;
+  const merchantOwnerOnce = () =>
+    merchantOwnerMade ??= (async () => {
+      const u = await signUp({ tier: 4 });
+      ok(await post('merchant-create', { name: 'Fuzz Traders' }, { token: u.accessToken }), 'merchant-create', 201);
+      return u;
+    })();
   // escrows
   const pools: Record<string, Deal[]> = {};
   let fundDeals: Deal[] = [], fundDealsLater: Deal[] = [];
@@ -557,6 +569,48 @@ function scenarios(): Record<string, Scenario> {
         // an account the bank knows, in the name given
         await paystack.registerAccount(String(body.bank_code), String(body.account_number), 'OBI ADA');
         body.account_name = 'Ada Obi';
+      },
+    },
+    // ---- merchants: each creation on a tier-4 user of its own; keys of one owner's merchant ----
+    'merchant-create': {
+      setup: async () => {
+        merchantCreators.items = await Promise.all([1, 2, 3, 4].map(() => signUp({ tier: 4 })));
+        merchantOwner = await merchantOwnerOnce();
+      },
+      prepare: (t) => {
+        const u = merchantCreators.take(t);
+        caller(t, u ?? merchantOwner, [w.stranger]);
+      },
+    },
+    'merchant-get': {
+      setup: async () => void (merchantOwner = await merchantOwnerOnce()),
+      prepare: (t) => caller(t, merchantOwner, [w.stranger]),
+    },
+    'merchant-key-create': {
+      setup: async () => void (merchantOwner = await merchantOwnerOnce()),
+      prepare: (t) => caller(t, merchantOwner, [w.stranger]),
+    },
+    'merchant-key-list': {
+      setup: async () => void (merchantOwner = await merchantOwnerOnce()),
+      prepare: (t) => caller(t, merchantOwner, [w.stranger]),
+    },
+    'merchant-key-revoke': {
+      setup: async () => {
+        merchantKeyOwner = await signUp({ tier: 4 });
+        const token = merchantKeyOwner.accessToken;
+        ok(await post('merchant-create', { name: 'Fuzz Keys' }, { token }), 'merchant-create', 201);
+        for (let i = 0; i < 3; i++) {
+          const made = ok(
+            await post('merchant-key-create', { name: `key ${i}` }, { token }),
+            'merchant-key-create',
+            201,
+          );
+          merchantKeyIds.push(made.body.data.id);
+        }
+      },
+      prepare: (t) => {
+        swap(t, 'key_id', merchantKeyIds);
+        caller(t, merchantKeyOwner, [w.stranger]);
       },
     },
     'payout-list': { prepare: (t) => caller(t, w.payers[1]!) },

@@ -11,6 +11,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 import { answerRefusals, openApiDocument, renderOpenApi } from '../../scripts/lib/spec/openapi.ts';
+import { endpoint } from '../../shared/core/endpoint.ts';
+import { merchantKey } from '../../shared/merchants/key-auth.ts';
+import { keyModePrefix } from '../../shared/merchants/merchants.ts';
 import { endpointMeta } from '../support/responses.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -76,8 +79,12 @@ describe('the OpenAPI document', () => {
       if (meta.auth !== 'none' && meta.stream) {
         expect(security, meta.name).toEqual([{ bearer: [] }, { streamTicket: [] }]);
         expect(committed.components.securitySchemes.streamTicket).toMatchObject({ type: 'apiKey', in: 'query' });
-      } else if (meta.auth !== 'none') expect(security, meta.name).toEqual([{ bearer: [] }]);
-      else if (meta.signedBy) {
+      } else if (meta.auth !== 'none') {
+        // a mode's own scheme (a merchant's API key), else a session's bearer token
+        const scheme = meta.authScheme?.name ?? 'bearer';
+        expect(security, meta.name).toEqual([{ [scheme]: [] }]);
+        expect(committed.components.securitySchemes[scheme], meta.name).toMatchObject({ type: 'http' });
+      } else if (meta.signedBy) {
         expect(security, meta.name).toEqual([{ [meta.signedBy.scheme]: [] }]);
         expect(committed.components.securitySchemes[meta.signedBy.scheme]).toMatchObject({
           type: 'apiKey',
@@ -214,5 +221,44 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(notification)).toMatch(
       /"action_label":\{"anyOf":\[\{"type":"string","enum":\[[^\]]+\]\},\{"type":"null"\}\]/,
     );
+  });
+});
+
+describe("an auth mode's own security scheme", () => {
+  // no operation takes a merchant key yet: a toy endpoint of the mode shows what the document says of one
+  const toy = endpoint({
+    name: 'merchant-toy',
+    summary: 'A toy',
+    method: 'POST',
+    auth: merchantKey,
+    idempotent: true,
+    handler: () => Promise.resolve({}),
+  });
+  // deno-lint-ignore no-explicit-any -- a built document, read by path below
+  const doc = openApiDocument([toy.meta]) as any;
+  const op = doc.paths['/merchant-toy'].post;
+
+  it('declares the merchant key as its own scheme, beside the session bearer', async () => {
+    expect(op.security).toEqual([{ merchantKey: [] }]);
+    expect(doc.components.securitySchemes.merchantKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', bearerFormat: 'JWT' });
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+  });
+
+  it("lists what the mode refuses with (401, and the key's 429 with Retry-After)", () => {
+    expect(op.responses['401'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([
+      'unauthenticated',
+    ]);
+    expect(op.responses['429'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([
+      'rate_limited',
+    ]);
+    expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('gives keys of a deployment with real providers esk_live_, else esk_test_', () => {
+    expect(keyModePrefix({ local: false, ALLOW_SANDBOX_PROVIDERS: 'false' })).toBe('esk_live_');
+    expect(keyModePrefix({ local: false, ALLOW_SANDBOX_PROVIDERS: 'true' })).toBe('esk_test_');
+    expect(keyModePrefix({ local: true, ALLOW_SANDBOX_PROVIDERS: 'false' })).toBe('esk_test_');
   });
 });

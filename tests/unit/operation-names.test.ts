@@ -26,6 +26,7 @@ const AREAS: readonly [prefix: string, area: string][] = [
   ['identity-', 'kyc'],
   ['jobs-', 'jobs'],
   ['kyc-', 'kyc'],
+  ['merchant-', 'merchants'],
   ['message-', 'conversations'],
   ['milestone-', 'escrow'],
   ['notification-', 'notifications'],

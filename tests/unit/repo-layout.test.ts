@@ -245,7 +245,10 @@ describe('README.md', () => {
     const where = `README.md line ${row.line} (/${name})`;
     expect(row.cells.length, `${where}: a row needs exactly 5 cells: ${HEADER.join(', ')}`).toBe(5);
     expect(method, `${where}: Method must be ${meta.method}, as in its handler.ts`).toBe(meta.method);
-    const wantedAuth = ({ user: 'bearer', admin: 'admin', none: 'none' } as const)[meta.auth];
+    const wantedAuth =
+      ({ user: 'bearer', admin: 'admin', merchant_key: 'merchant key', none: 'none' } as Record<string, string>)[
+        meta.auth
+      ];
     expect(auth, `${where}: Auth must be "${wantedAuth}" (handler auth is '${meta.auth}')`).toBe(wantedAuth);
     expect(success, `${where}: Success must be ${meta.status}, the handler's success status`).toBe(String(meta.status));
   });

@@ -150,6 +150,9 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'kyc-start': { body: { level: 1 } },
   'events-stream': { query: { ticket: `est_${'a'.repeat(43)}`, last_event_id: '42' } },
   'message-feed': { query: { conversation_id: U, limit: 50, after: '2026-01-01T00:00:00Z' } },
+  'merchant-create': { body: { name: 'Ada Phones 24' } },
+  'merchant-key-create': { body: { name: 'production server' } },
+  'merchant-key-revoke': { body: { key_id: U } },
   'message-send': { body: { conversation_id: U, content: 'Hello 👋', message_type: 'text' } },
   'milestone-approve': { body: { milestone_id: U } },
   'milestone-complete': { body: { milestone_id: U } },
@@ -289,6 +292,30 @@ describe('request rules: the document and the server', () => {
     // tab, line feed and carriage return are text
     expectBoth('escrow-create', 'body', { ...VALID['escrow-create']!.body, title: 'line one\r\n\tline two' }, true);
     expectBoth('message-send', 'body', { ...VALID['message-send']!.body, content: 'a\tb\nc\rd' }, true);
+  });
+
+  it("states a merchant's name rules in the document as the server checks them", () => {
+    const name = (n: string, ok: boolean) => expectBoth('merchant-create', 'body', { name: n }, ok);
+    name('Ada Phones 24', true);
+    name('  Ada Phones  ', true); // trimmed
+    name('Polka Dot Company', true);
+    for (
+      const bad of [
+        'www adaphones',
+        'Visit HTTPS adaphones',
+        'adaphones dot com',
+        'Ada Phones dot NG',
+        'Call 08031234567',
+        'Call 0803 123 4567',
+        'adaphones.com',
+        'Ada/Phones',
+        'Ada\u200bPhones', // zero-width space
+        'Ada\u202ePhones', // right-to-left override
+        'Аda Phones', // a Cyrillic A
+        'A',
+        'x'.repeat(41),
+      ]
+    ) name(bad, false);
   });
 
   it('refuses a blank or empty text where one is required, on both sides; white space around is trimmed', () => {

@@ -50,7 +50,12 @@ export const IDEMPOTENT_START = '<!-- idempotent:start -->';
 export const IDEMPOTENT_END = '<!-- idempotent:end -->';
 
 /** What the README's Auth column says for an auth mode. */
-export const AUTH_COLUMN: Record<string, string> = { user: 'bearer', admin: 'admin', none: 'none' };
+export const AUTH_COLUMN: Record<string, string> = {
+  user: 'bearer',
+  admin: 'admin',
+  merchant_key: 'merchant key',
+  none: 'none',
+};
 
 /** A field's schema, with a nullable value's null variant dropped and a union of constants as an enum. */
 function unwrap(schema: JsonSchema): JsonSchema {

@@ -11,7 +11,7 @@
 // every string, added here; the rest carried by the schemas' zod metadata), and
 // tests/unit/request-rules.test.ts checks them against the server's own validation.
 import { z } from 'zod';
-import type { EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
+import type { AuthScheme, EndpointMeta, HeaderAuth } from '../../../shared/core/endpoint.ts';
 import { type AnyRefusal, errorBody } from '../../../shared/core/http.ts';
 import {
   FUNCTION_NOT_FOUND,
@@ -51,6 +51,7 @@ export const API_INFO = {
 export function builderRefusals(meta: EndpointMeta): AnyRefusal[] {
   const out: AnyRefusal[] = [VALIDATION_FAILED];
   if (meta.auth !== 'none' && !meta.authHidden) out.push(UNAUTHENTICATED);
+  out.push(...meta.authRefusals);
   if (meta.signedBy) out.push(INVALID_SIGNATURE);
   if (meta.authHidden) out.push(FUNCTION_NOT_FOUND);
   if (meta.idempotent) out.push(IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS);
@@ -185,6 +186,11 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
   { name: 'events', description: "Live updates: the caller's events as Server-Sent Events", prefixes: ['events'] },
   { name: 'reviews', description: 'Reviews of a finished deal', prefixes: ['review'] },
   { name: 'disputes', description: 'Disputes, proposals and settlements', prefixes: ['dispute'] },
+  {
+    name: 'merchants',
+    description: 'Merchant accounts of businesses and their API keys (the owner signed in)',
+    prefixes: ['merchant'],
+  },
   { name: 'webhooks', description: 'What the providers call (signed)', prefixes: ['webhook'] },
   { name: 'jobs', description: 'The scheduled job (signed)', prefixes: ['jobs'] },
   { name: 'document', description: 'This document', prefixes: ['openapi'] },
@@ -290,6 +296,20 @@ function headerAuthScheme(auth: HeaderAuth): [string, JsonSchema] {
   }];
 }
 
+/** The scheme of a mode that declares none (shared/core/endpoint.ts AuthMode.scheme): a session's token. */
+const SESSION_BEARER: AuthScheme = {
+  name: 'bearer',
+  definition: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The access token of a session (auth-signup, auth-verify, auth-refresh).',
+  },
+};
+
+/** The security scheme of an endpoint's auth mode. */
+const authSchemeOf = (meta: EndpointMeta): AuthScheme => meta.authScheme ?? SESSION_BEARER;
+
 /** The security scheme of a stream's ticket. */
 const STREAM_TICKET = 'streamTicket';
 
@@ -375,8 +395,8 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
     security: meta.auth === 'none'
       ? (meta.signedBy ? [{ [meta.signedBy.scheme]: [] }] : [])
       : meta.stream
-      ? [{ bearer: [] }, { [STREAM_TICKET]: [] }]
-      : [{ bearer: [] }],
+      ? [{ [authSchemeOf(meta).name]: [] }, { [STREAM_TICKET]: [] }]
+      : [{ [authSchemeOf(meta).name]: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(queryRuleSchema ? { 'x-query-schema': queryRuleSchema } : {}),
     responses,
@@ -396,16 +416,13 @@ export function operationOf(meta: EndpointMeta): JsonSchema {
 export function openApiDocument(metas: readonly EndpointMeta[]): JsonSchema {
   const sorted = [...metas].sort((a, b) => a.name.localeCompare(b.name));
   const paths: Record<string, JsonSchema> = {};
-  const schemes: Record<string, JsonSchema> = {
-    bearer: {
-      type: 'http',
-      scheme: 'bearer',
-      bearerFormat: 'JWT',
-      description: 'The access token of a session (auth-signup, auth-verify, auth-refresh).',
-    },
-  };
+  const schemes: Record<string, JsonSchema> = { [SESSION_BEARER.name]: { ...SESSION_BEARER.definition } };
   for (const meta of sorted) {
     paths[`/${meta.name}`] = { [meta.method.toLowerCase()]: operationOf(meta) };
+    if (meta.auth !== 'none') {
+      const { name, definition } = authSchemeOf(meta);
+      schemes[name] = { ...definition };
+    }
     if (meta.signedBy) {
       const [name, scheme] = headerAuthScheme(meta.signedBy);
       schemes[name] = scheme;

@@ -1,0 +1,31 @@
+// The refusals of the merchants area: merchant accounts and their API keys. A caller below tier 4
+// gets kyc's kyc_tier_required (shared/kyc/refusals.ts), which words the merchant case too.
+import { refusal } from '../core/http.ts';
+
+export const MERCHANT_EXISTS = refusal<{ merchant_id: string }>({
+  code: 'merchant_exists',
+  status: 409,
+  when: 'The caller already owns a merchant: an owner has one',
+  then: 'Use the merchant you have (merchant-get)',
+  message: () => 'You already have a merchant account',
+  example: { merchant_id: '3b8f5c1e-7a2d-4e9b-8c6f-1d0a9e4b7c25' },
+});
+
+export const MERCHANT_NOT_FOUND = refusal({
+  code: 'merchant_not_found',
+  status: 404,
+  when: 'The caller owns no merchant',
+  then: 'Create one first (merchant-create, at KYC tier 4)',
+  message: () => 'You have no merchant account',
+  example: {},
+});
+
+export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
+  code: 'merchant_key_not_found',
+  status: 404,
+  when: "The key named is not one of the caller's merchant's keys",
+  then: 'List the keys (merchant-key-list) and name one of them',
+  message: () => 'API key not found',
+  details: (f) => [{ field: f.field, message: "is not one of your merchant's keys" }],
+  example: { field: 'key_id' },
+});
