@@ -768,17 +768,20 @@ create table private.webhook_endpoints (
   enabled boolean not null default true,
   disabled_at timestamp with time zone,
   failing_since timestamp with time zone,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  owner_kind text not null default 'user'::text
 );
 alter table private.webhook_endpoints add constraint webhook_endpoints_disabled CHECK (enabled = (disabled_at IS NULL));
 alter table private.webhook_endpoints add constraint webhook_endpoints_event_types_check CHECK (event_types IS NULL OR cardinality(event_types) > 0);
+alter table private.webhook_endpoints add constraint webhook_endpoints_owner_kind_check CHECK (owner_kind = ANY (ARRAY['user'::text, 'merchant'::text]));
 alter table private.webhook_endpoints add constraint webhook_endpoints_pkey PRIMARY KEY (id);
 alter table private.webhook_endpoints add constraint webhook_endpoints_previous_secret CHECK ((previous_secret_encrypted IS NULL) = (previous_secret_until IS NULL));
 alter table private.webhook_endpoints add constraint webhook_endpoints_url_check CHECK (length(url) >= 1 AND length(url) <= 2048);
-CREATE INDEX webhook_endpoints_owner_idx ON private.webhook_endpoints USING btree (owner_id) WHERE enabled;
+CREATE INDEX webhook_endpoints_owner_idx ON private.webhook_endpoints USING btree (owner_id, created_at);
 alter table private.webhook_endpoints enable row level security;
 create policy "Service role manages webhook endpoints" on private.webhook_endpoints as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_endpoints is 'Where a recipient of the event log wants its escrow events sent, and with which secret they are signed.';
+comment on column private.webhook_endpoints.owner_kind is 'Whose id owner_id is: a user''s or a merchant''s (how a delivery''s data is rendered for it).';
 grant select, insert, update, delete on table private.webhook_endpoints to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -4568,6 +4571,179 @@ revoke all on function private.merchant_key_revoke(p_owner uuid, p_key uuid) fro
 grant execute on function private.merchant_key_revoke(p_owner uuid, p_key uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.merchant_of_owner(p_owner uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_of_owner(p_owner uuid)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_merchant uuid;
+begin
+  select m.id into v_merchant from private.merchants m where m.owner_id = p_owner;
+  if v_merchant is null then
+    perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  end if;
+  return v_merchant;
+end
+$function$;
+comment on function private.merchant_of_owner(p_owner uuid) is 'The id of the merchant p_owner owns; refuses merchant_not_found when they own none.';
+revoke all on function private.merchant_of_owner(p_owner uuid) from public;
+grant execute on function private.merchant_of_owner(p_owner uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer)
+ RETURNS TABLE(id uuid, url text, event_types text[], enabled boolean, created_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_merchant uuid := private.merchant_of_owner(p_owner);
+  v_count integer;
+begin
+  -- one creation at a time per merchant: the count below stays true until this one commits
+  perform 1 from private.merchants m where m.id = v_merchant for update;
+  select pg_catalog.count(*)::integer into v_count from private.webhook_endpoints w where w.owner_id = v_merchant;
+  if v_count >= p_max then
+    perform private.refuse(409, 'webhook_endpoint_limit', pg_catalog.jsonb_build_object('limit', p_max));
+  end if;
+  return query
+    insert into private.webhook_endpoints as w (owner_id, owner_kind, url, event_types, secret_encrypted)
+    values (v_merchant, 'merchant', p_url, p_event_types, p_secret_encrypted)
+    returning w.id, w.url, w.event_types, w.enabled, w.created_at;
+end
+$function$;
+comment on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) is 'merchant-webhook-create: an endpoint of the owner''s merchant (its secret encrypted by the caller); merchant_not_found without a merchant, webhook_endpoint_limit (facts {limit}) when it has p_max.';
+revoke all on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) from public;
+grant execute on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_delete(p_owner uuid, p_endpoint uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_delete(p_owner uuid, p_endpoint uuid)
+ RETURNS TABLE(endpoint_id uuid, deliveries_stopped integer)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id uuid := private.merchant_webhook_endpoint(p_owner, p_endpoint);
+  v_pending integer;
+begin
+  select pg_catalog.count(*)::integer into v_pending
+    from private.webhook_deliveries d where d.endpoint_id = v_id and d.status = 'pending';
+  -- its deliveries go with it (on delete cascade): nothing pending is sent any more, and an attempt
+  -- under way finds no row to record its outcome in
+  delete from private.webhook_endpoints w where w.id = v_id;
+  return query select v_id, v_pending;
+end
+$function$;
+comment on function private.merchant_webhook_delete(p_owner uuid, p_endpoint uuid) is 'merchant-webhook-delete: removes an endpoint of the owner''s merchant and its deliveries; answers how many were pending.';
+revoke all on function private.merchant_webhook_delete(p_owner uuid, p_endpoint uuid) from public;
+grant execute on function private.merchant_webhook_delete(p_owner uuid, p_endpoint uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_delivery_retry(p_merchant uuid, p_delivery uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_delivery_retry(p_merchant uuid, p_delivery uuid, p_now timestamp with time zone)
+ RETURNS TABLE(delivery_id uuid, status text, next_attempt_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_status text;
+begin
+  select d.status into v_status
+    from private.webhook_deliveries d
+    join private.webhook_endpoints w on w.id = d.endpoint_id
+   where d.id = p_delivery and w.owner_id = p_merchant
+     for update of d;
+  if v_status is null then
+    perform private.refuse(404, 'webhook_delivery_not_found', pg_catalog.jsonb_build_object('field', 'delivery_id'));
+  end if;
+  if v_status = 'succeeded' then
+    perform private.refuse(409, 'webhook_delivery_succeeded', pg_catalog.jsonb_build_object('delivery_id', p_delivery));
+  end if;
+  perform private.webhook_delivery_retry(p_delivery, p_now);
+  return query select d.id, d.status, d.next_attempt_at from private.webhook_deliveries d where d.id = p_delivery;
+end
+$function$;
+comment on function private.merchant_webhook_delivery_retry(p_merchant uuid, p_delivery uuid, p_now timestamp with time zone) is 'webhook-delivery-retry: a failed or pending delivery of the merchant''s endpoints starts a new series, due at p_now; webhook_delivery_not_found for anyone else''s, webhook_delivery_succeeded for one that succeeded.';
+revoke all on function private.merchant_webhook_delivery_retry(p_merchant uuid, p_delivery uuid, p_now timestamp with time zone) from public;
+grant execute on function private.merchant_webhook_delivery_retry(p_merchant uuid, p_delivery uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone)
+ RETURNS TABLE(endpoint_id uuid, deliveries_due integer)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id uuid := private.merchant_webhook_endpoint(p_owner, p_endpoint);
+begin
+  return query select v_id, private.webhook_endpoint_enable(v_id, p_now);
+end
+$function$;
+comment on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) is 'merchant-webhook-enable: turns an endpoint of the owner''s merchant back on; its pending deliveries are due at p_now.';
+revoke all on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) from public;
+grant execute on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_endpoint(p_owner uuid, p_endpoint uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_endpoint(p_owner uuid, p_endpoint uuid)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_merchant uuid := private.merchant_of_owner(p_owner);
+  v_id uuid;
+begin
+  select w.id into v_id from private.webhook_endpoints w
+   where w.id = p_endpoint and w.owner_id = v_merchant
+     for update;
+  if v_id is null then
+    perform private.refuse(404, 'webhook_endpoint_not_found', pg_catalog.jsonb_build_object('field', 'endpoint_id'));
+  end if;
+  return v_id;
+end
+$function$;
+comment on function private.merchant_webhook_endpoint(p_owner uuid, p_endpoint uuid) is 'p_endpoint, locked, when it belongs to p_owner''s merchant; refuses webhook_endpoint_not_found otherwise.';
+revoke all on function private.merchant_webhook_endpoint(p_owner uuid, p_endpoint uuid) from public;
+grant execute on function private.merchant_webhook_endpoint(p_owner uuid, p_endpoint uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone)
+ RETURNS TABLE(endpoint_id uuid, previous_secret_until timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id uuid := private.merchant_webhook_endpoint(p_owner, p_endpoint);
+begin
+  -- the secret it replaces signs too for 24 hours (shared/webhooks/sign.ts ROTATION_OVERLAP_MS)
+  return query
+    update private.webhook_endpoints w
+       set previous_secret_encrypted = w.secret_encrypted,
+           previous_secret_until = p_now + interval '24 hours',
+           secret_encrypted = p_secret_encrypted
+     where w.id = v_id
+    returning w.id, w.previous_secret_until;
+end
+$function$;
+comment on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) is 'merchant-webhook-rotate-secret: a new secret (encrypted by the caller) for an endpoint of the owner''s merchant; the one it replaces signs too until 24 hours after p_now.';
+revoke all on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) from public;
+grant execute on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
@@ -6108,7 +6284,7 @@ grant execute on function private.wallet_balance(p_user uuid) to service_role;
 -- function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval)
- RETURNS TABLE(id uuid, lease_id uuid, endpoint_id uuid, event_id bigint, type text, attempts integer, url text, owner_id uuid, secret_encrypted text, previous_secret_encrypted text, previous_secret_until timestamp with time zone, escrow_id uuid, occurred_at timestamp with time zone)
+ RETURNS TABLE(id uuid, lease_id uuid, endpoint_id uuid, event_id bigint, type text, attempts integer, url text, owner_id uuid, owner_kind text, secret_encrypted text, previous_secret_encrypted text, previous_secret_until timestamp with time zone, escrow_id uuid, occurred_at timestamp with time zone)
  LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
@@ -6130,14 +6306,14 @@ begin
      where d.id = due.id
     returning d.id, d.endpoint_id, d.event_id, d.type, d.attempts
   )
-  select c.id, v_lease, c.endpoint_id, c.event_id, c.type, c.attempts, w.url, w.owner_id, w.secret_encrypted,
-         w.previous_secret_encrypted, w.previous_secret_until, e.escrow_id, e.occurred_at
+  select c.id, v_lease, c.endpoint_id, c.event_id, c.type, c.attempts, w.url, w.owner_id, w.owner_kind,
+         w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_until, e.escrow_id, e.occurred_at
     from claimed c
     join private.webhook_endpoints w on w.id = c.endpoint_id
     join private.events e on e.id = c.event_id;
 end
 $function$;
-comment on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) is 'Leases up to p_limit due deliveries of enabled endpoints (skipping those another caller holds): each is pushed p_lease past p_now and marked with this claim''s lease id, which webhook_record requires.';
+comment on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) is 'Leases up to p_limit due deliveries of enabled endpoints (skipping those another caller holds): each is pushed p_lease past p_now and marked with this claim''s lease id, which webhook_record requires. Answers the endpoint''s owner and its kind (user or merchant).';
 revoke all on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) from public;
 grant execute on function private.webhook_claim(p_now timestamp with time zone, p_limit integer, p_lease interval) to service_role;
 

@@ -29,3 +29,6 @@ export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   details: (f) => [{ field: f.field, message: "is not one of your merchant's keys" }],
   example: { field: 'key_id' },
 });
+
+// The webhook endpoints and deliveries of a merchant.
+export * from './webhook-refusals.ts';

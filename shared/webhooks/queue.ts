@@ -21,6 +21,7 @@ import { errorMessage, log } from '../core/log.ts';
 import { outsideRequest } from '../core/request-session.ts';
 import { escrowGet } from '../escrow/escrow.ts';
 import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
+import { escrowAsMerchant } from '../merchants/webhook-render.ts';
 import { denoResolver, type Resolver } from './address.ts';
 import { deliver, DELIVERY_TIMEOUT_MS, type DeliveryOptions } from './deliver.ts';
 import { nextAttemptAt } from './schedule.ts';
@@ -77,6 +78,7 @@ type Claimed = {
   attempts: number;
   url: string;
   owner_id: string;
+  owner_kind: OwnerKind;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_until: string | null;
@@ -133,6 +135,21 @@ async function escrowAsOwner(ownerId: string, escrowId: string): Promise<Record<
   }
 }
 
+/** Whose id an endpoint's owner_id is (private.webhook_endpoints.owner_kind). */
+export type OwnerKind = 'user' | 'merchant';
+
+/**
+ * How a delivery's `data` is rendered for its endpoint's owner, by the owner's kind: the escrow as
+ * that owner reads it when the delivery is sent; null when they no longer may (the delivery is gone).
+ */
+export const renderForOwner: Record<
+  OwnerKind,
+  (ownerId: string, escrowId: string) => Promise<Record<string, unknown> | null>
+> = {
+  user: escrowAsOwner,
+  merchant: escrowAsMerchant,
+};
+
 let keyCache: { value: string; key: Promise<CryptoKey> } | undefined;
 
 /** WEBHOOK_SECRET_KEY from the configuration, imported once per value. */
@@ -169,7 +186,7 @@ type Outcome = {
 async function attemptOne(row: Claimed, now: Date, opts: DeliverDueOptions, tally: DeliverDueResult): Promise<void> {
   const started = performance.now();
   let outcome: Outcome;
-  const data = await escrowAsOwner(row.owner_id, row.escrow_id);
+  const data = await renderForOwner[row.owner_kind](row.owner_id, row.escrow_id);
   if (data === null) {
     // the escrow is no longer the owner's to read: nothing to send, ever
     outcome = {
@@ -270,7 +287,7 @@ export async function deliverDue(opts: DeliverDueOptions = {}): Promise<DeliverD
     const now = opts.now ?? new Date();
     const rows = await asService((tx) =>
       tx<Claimed[]>`
-        select id, lease_id, endpoint_id, event_id::text, type, attempts, url, owner_id, secret_encrypted,
+        select id, lease_id, endpoint_id, event_id::text, type, attempts, url, owner_id, owner_kind, secret_encrypted,
                previous_secret_encrypted, previous_secret_until, escrow_id, occurred_at
           from private.webhook_claim(${now.toISOString()}::timestamptz, ${Math.min(concurrency, max - claimed)},
                                      ${`${LEASE_MS} milliseconds`}::interval)`

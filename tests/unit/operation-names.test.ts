@@ -37,6 +37,7 @@ const AREAS: readonly [prefix: string, area: string][] = [
   ['transaction-', 'money'],
   ['virtual-account-', 'money'],
   ['wallet-', 'money'],
+  ['webhook-delivery-', 'merchants'],
   ['webhook-identity', 'kyc'],
   ['webhook-kyc', 'kyc'],
   ['webhook-payments', 'money'],

@@ -153,6 +153,12 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'merchant-create': { body: { name: 'Ada Phones 24' } },
   'merchant-key-create': { body: { name: 'production server' } },
   'merchant-key-revoke': { body: { key_id: U } },
+  'merchant-webhook-create': { body: { url: 'https://hooks.example.com/escrow', event_types: ['escrow.funded'] } },
+  'merchant-webhook-delete': { body: { endpoint_id: U } },
+  'merchant-webhook-enable': { body: { endpoint_id: U } },
+  'merchant-webhook-rotate-secret': { body: { endpoint_id: U } },
+  'webhook-delivery-list': { query: { endpoint_id: U, status: 'failed', limit: 50, before: U } },
+  'webhook-delivery-retry': { body: { delivery_id: U } },
   'message-send': { body: { conversation_id: U, content: 'Hello 👋', message_type: 'text' } },
   'milestone-approve': { body: { milestone_id: U } },
   'milestone-complete': { body: { milestone_id: U } },
@@ -533,10 +539,12 @@ describe('request rules: the document and the server', () => {
     const urls = fields(isUrl);
     expect(urls.map((f) => `${f.name}.${f.field}`).sort()).toEqual([
       'escrow-fund.callback_url',
+      'merchant-webhook-create.url',
       'profile-update.avatar_url',
       'wallet-topup.callback_url',
     ]);
-    for (const { name, where, valid, field } of urls) {
+    // a webhook URL has the server's address rules besides the form (the test after this one)
+    for (const { name, where, valid, field } of urls.filter((f) => f.name !== 'merchant-webhook-create')) {
       // avatar_url is https only (other users' apps load it): an http one is refused on both sides
       const httpsOnly = field === 'avatar_url';
       for (
@@ -594,6 +602,23 @@ describe('request rules: the document and the server', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("merchant-webhook-create's url: the document's URL form, and the address rules the server adds", () => {
+    const url = (u: string) => verdicts('merchant-webhook-create', 'body', { url: u });
+    // the form, on both sides
+    for (const u of ['https://hooks.example.com/escrow?x=1', 'https://203.0.114.9:8443/in']) {
+      expect(url(u), u).toMatchObject({ document: true, server: true });
+    }
+    for (const u of ['https://user:pw@hooks.example.com/in', 'ftp://hooks.example.com/', 'hooks.example.com']) {
+      expect(url(u), u).toMatchObject({ document: false, server: false });
+    }
+    // what depends on the deployment (shared/merchants/webhook-schema.ts webhookUrlProblem, tested in
+    // tests/unit/merchant-webhooks.test.ts): a literal address that is not public is refused by the
+    // server only; the document states the form
+    for (const u of ['https://10.0.0.7/in', 'https://169.254.169.254/latest', 'https://100.64.0.1/']) {
+      expect(url(u), u).toMatchObject({ document: true, server: false });
+    }
   });
 
   it('random text in every string field: what the document accepts, the server accepts', () => {
