@@ -140,6 +140,23 @@ function caller(t: Turn, primary: TestUser, others: readonly TestUser[] = []): v
   else t.draft.token = primary.accessToken;
 }
 
+/**
+ * The caller of an operation that takes a merchant key: the fixture's key on the happy request and on
+ * every schema-invalid one; else mostly that key, sometimes another merchant's key, a revoked one, a
+ * guessed one, a session's token or none.
+ */
+function keyCaller(t: Turn, primary: string, others: readonly string[] = []): void {
+  if (t.happy || !t.valid) {
+    t.draft.token = primary;
+    return;
+  }
+  const roll = t.d.int(0, 99);
+  if (roll < 4) t.draft.token = undefined;
+  else if (roll < 8) t.draft.token = `esk_test_${'x'.repeat(40)}`;
+  else if (roll < 25 && others.length > 0) t.draft.token = t.d.pick(others);
+  else t.draft.token = primary;
+}
+
 /** A signed operation's signature: right, but sometimes missing or wrong on a schema-valid request. */
 function signature(t: Turn): void {
   if (t.happy || !t.valid) return;
@@ -377,6 +394,76 @@ function scenarios(): Record<string, Scenario> {
       ok(await post('merchant-create', { name: 'Fuzz Traders' }, { token: u.accessToken }), 'merchant-create', 201);
       return u;
     })();
+  // a merchant's webhook endpoints and their deliveries: one merchant with endpoints, a key and a
+  // delivery of each state, and a second merchant whose key and ids are another's
+  let hooksOwner: TestUser;
+  let hooksKey = '';
+  const hooksOtherKeys: string[] = [];
+  const hookEndpointIds: string[] = [];
+  /** Endpoints for merchant-webhook-delete alone. */
+  const hookDeleteIds: string[] = [];
+  const hookDeliveryIds: string[] = [];
+  let hooksMade: Promise<void> | undefined;
+  const hooksOnce = () =>
+    hooksMade ??= (async () => {
+      const made = async (name: string) => {
+        const u = await signUp({ tier: 4 });
+        ok(await post('merchant-create', { name }, { token: u.accessToken }), 'merchant-create', 201);
+        const k = ok(
+          await post('merchant-key-create', { name: 'fuzz' }, { token: u.accessToken }),
+          'merchant-key-create',
+          201,
+        );
+        return { u, key: k.body.data.key as string, keyId: k.body.data.id as string };
+      };
+      const [mine, other] = [await made('Fuzz Hooks'), await made('Fuzz Others')];
+      hooksOwner = mine.u;
+      hooksKey = mine.key;
+      // another merchant's key, and a revoked key of this one
+      const revoked = ok(
+        await post('merchant-key-create', { name: 'gone' }, { token: mine.u.accessToken }),
+        'merchant-key-create',
+        201,
+      );
+      ok(
+        await post('merchant-key-revoke', { key_id: revoked.body.data.id }, { token: mine.u.accessToken }),
+        'merchant-key-revoke',
+      );
+      hooksOtherKeys.push(other.key, revoked.body.data.key);
+      const endpointOf = async (owner: TestUser) =>
+        ok(
+          await post('merchant-webhook-create', { url: 'http://127.0.0.1:9/fuzz' }, { token: owner.accessToken }),
+          'merchant-webhook-create',
+          201,
+        )
+          .body.data.id as string;
+      hookEndpointIds.push(await endpointOf(mine.u), await endpointOf(mine.u));
+      for (let i = 0; i < 3; i++) hookDeleteIds.push(await endpointOf(mine.u));
+      const otherEndpoint = await endpointOf(other.u);
+      hookDeleteIds.push(otherEndpoint);
+      // deliveries written as the queue writes them (the job is the fuzz's last operation): pending,
+      // failed and succeeded ones of this merchant, and one of the other's
+      const [event] = await testDb()<{ id: string }[]>`
+        insert into private.events (kind, subject_id, escrow_id, data)
+        values ('escrow', gen_random_uuid(), gen_random_uuid(), '{"status":"draft","previous_status":null}')
+        returning id::text`;
+      void event;
+      for (
+        const [endpoint, status] of [
+          [hookEndpointIds[0], 'failed'],
+          [hookEndpointIds[1], 'pending'],
+          [otherEndpoint, 'failed'],
+        ] as const
+      ) {
+        const [d] = await testDb()<{ id: string }[]>`
+          insert into private.webhook_deliveries (endpoint_id, event_id, type, status, next_attempt_at, attempts)
+          values (${endpoint!}, ${event!.id}::bigint, 'escrow.created', ${status},
+                  ${status === 'pending' ? new Date(Date.now() + 86_400_000).toISOString() : null}::timestamptz, 1)
+          returning id`;
+        hookDeliveryIds.push(d!.id);
+      }
+    })();
+
   // escrows
   const pools: Record<string, Deal[]> = {};
   let fundDeals: Deal[] = [], fundDealsLater: Deal[] = [];
@@ -611,6 +698,52 @@ function scenarios(): Record<string, Scenario> {
       prepare: (t) => {
         swap(t, 'key_id', merchantKeyIds);
         caller(t, merchantKeyOwner, [w.stranger]);
+      },
+    },
+    // ---- a merchant's webhook endpoints (the owner's session) and deliveries (a key) ----
+    'merchant-webhook-create': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        // a URL the document's form admits may still name a private address, which the server refuses
+        if (t.valid) set(t, 'url', `https://hooks${t.d.int(0, 999)}.example.com/in`);
+        caller(t, hooksOwner, [w.stranger]);
+      },
+    },
+    'merchant-webhook-list': { setup: hooksOnce, prepare: (t) => caller(t, hooksOwner, [w.stranger]) },
+    'merchant-webhook-delete': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        swap(t, 'endpoint_id', hookDeleteIds);
+        caller(t, hooksOwner, [w.stranger]);
+      },
+    },
+    'merchant-webhook-rotate-secret': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        swap(t, 'endpoint_id', [...hookEndpointIds, hookDeleteIds[3]!]);
+        caller(t, hooksOwner, [w.stranger]);
+      },
+    },
+    'merchant-webhook-enable': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        swap(t, 'endpoint_id', hookEndpointIds);
+        caller(t, hooksOwner, [w.stranger]);
+      },
+    },
+    'webhook-delivery-list': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        swap(t, 'endpoint_id', hookEndpointIds);
+        swap(t, 'before', hookDeliveryIds);
+        keyCaller(t, hooksKey, hooksOtherKeys);
+      },
+    },
+    'webhook-delivery-retry': {
+      setup: hooksOnce,
+      prepare: (t) => {
+        swap(t, 'delivery_id', hookDeliveryIds);
+        keyCaller(t, hooksKey, hooksOtherKeys);
       },
     },
     'payout-list': { prepare: (t) => caller(t, w.payers[1]!) },

@@ -364,7 +364,7 @@ export interface Draft {
   body: unknown;
   /** Headers the document describes as parameters (Idempotency-Key); credentials are added when sent. */
   headers: Record<string, string>;
-  /** The bearer token (operations with security bearer). */
+  /** The bearer token (operations with security bearer), or a merchant's API key (security merchantKey). */
   token?: string;
   /** A signed operation's signature: right, missing or wrong. */
   signature: AuthMode;
@@ -673,6 +673,7 @@ function credentials(draft: Draft, raw: string | undefined, d: Draw | undefined)
   const ALGS = [['HMAC_SHA512_HEX', 'sha512'], ['HMAC_SHA256_HEX', 'sha256'], ['HMAC_SHA1_HEX', 'sha1']] as const;
   switch (scheme) {
     case 'bearer':
+    case 'merchantKey': // a merchant's API key, sent as a bearer token too
       if (draft.token) headers.Authorization = `Bearer ${draft.token}`;
       break;
     case 'jobsSecret':
