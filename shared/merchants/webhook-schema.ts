@@ -5,13 +5,11 @@ import { getConfig } from '../core/config.ts';
 import { count, timestamp, uuid } from '../core/schema.ts';
 import { HTTP_URL_PATTERN, httpUrl, queryInt, uuidSchema } from '../core/validation.ts';
 import { parseDestination } from '../webhooks/address.ts';
+import { WEBHOOK_DELIVERY_STATUSES } from '../webhooks/enums.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/types.ts';
 
 /** How many webhook endpoints a merchant may have. */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
-
-/** A delivery's states (private.webhook_deliveries.status). */
-export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /**
  * Why a URL may not be registered, or null when it may: the rules of shared/webhooks/address.ts

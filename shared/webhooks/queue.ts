@@ -23,6 +23,7 @@ import { escrowGet } from '../escrow/escrow.ts';
 import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
 import { escrowAsMerchant } from '../merchants/webhook-render.ts';
 import { denoResolver, type Resolver } from './address.ts';
+import type { WebhookOwnerKind } from './enums.ts';
 import { deliver, DELIVERY_TIMEOUT_MS, type DeliveryOptions } from './deliver.ts';
 import { nextAttemptAt } from './schedule.ts';
 import { decryptSecret, importSecretKey } from './secrets.ts';
@@ -136,7 +137,7 @@ async function escrowAsOwner(ownerId: string, escrowId: string): Promise<Record<
 }
 
 /** Whose id an endpoint's owner_id is (private.webhook_endpoints.owner_kind). */
-export type OwnerKind = 'user' | 'merchant';
+export type OwnerKind = WebhookOwnerKind;
 
 /**
  * How a delivery's `data` is rendered for its endpoint's owner, by the owner's kind: the escrow as

@@ -13,6 +13,7 @@ import * as merchantEnums from '../../shared/merchants/enums.ts';
 import * as moneyEnums from '../../shared/money/enums.ts';
 import * as notificationEnums from '../../shared/notifications/enums.ts';
 import * as profileEnums from '../../shared/profile/enums.ts';
+import * as webhookEnums from '../../shared/webhooks/enums.ts';
 import { readdirSync } from 'node:fs';
 import { testDb } from '../support/db.ts';
 
@@ -26,6 +27,7 @@ const enums = {
   ...moneyEnums,
   ...notificationEnums,
   ...profileEnums,
+  ...webhookEnums,
 };
 
 /** The areas that hold an enums.ts: each must be imported above. */
@@ -64,6 +66,8 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'KYC_CHECK_STATUSES', table: 'private.kyc_checks', column: 'status' },
   { name: 'KYC_REJECT_TYPES', table: 'private.kyc_checks', column: 'reject_type' },
   { name: 'MERCHANT_STATUSES', table: 'private.merchants', column: 'status' },
+  { name: 'WEBHOOK_DELIVERY_STATUSES', table: 'private.webhook_deliveries', column: 'status' },
+  { name: 'WEBHOOK_OWNER_KINDS', table: 'private.webhook_endpoints', column: 'owner_kind' },
 ];
 
 /** The quoted literals of a constraint definition ('it''s' -> it's). */
@@ -112,6 +116,7 @@ describe('shared/<area>/enums.ts and the database', () => {
       'money',
       'notifications',
       'profile',
+      'webhooks',
     ]);
   });
 
