@@ -20,7 +20,8 @@ import { type MerchantEscrowCreateBody, type MerchantEscrowResponse, merchantEsc
 type MerchantEscrowRow = EscrowRow & {
   counterparty_id: string;
   reference: string;
-  metadata: Record<string, string> | null;
+  /** the metadata's text as the merchant sent it */
+  metadata: string | null;
 };
 
 /** JSON with every object's keys in order: the same body gives the same text, whatever order it was sent in. */
@@ -38,7 +39,7 @@ export function canonicalJson(value: unknown): string {
 /** The statement that reads a merchant's escrows: `where` over e (the escrow) and me (the merchant's row). */
 const readStatement = (merchantId: string, where: string, tail = '') =>
   `select ${selectList(ESCROW_COLUMNS, { alias: 'e' })}, e.counterparty_id, m.name as merchant_name,
-          me.reference, me.metadata
+          me.reference, me.metadata::text as metadata
      from public.escrows e
      join private.merchant_escrows me on me.escrow_id = e.id
      join private.merchants m on m.id = e.merchant_id
@@ -52,7 +53,7 @@ function merchantView(row: MerchantEscrowRow): MerchantEscrowResponse {
     ...escrow,
     counterparty_id: row.counterparty_id,
     reference: row.reference,
-    metadata: row.metadata,
+    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
   });
 }
 
@@ -107,7 +108,9 @@ export async function merchantEscrowCreate(
       select escrow_id, created from private.merchant_escrow_create(${caller.merchantId}, ${body.reference},
         ${bodyHash}, ${body.category}, ${body.title}, ${body.description ?? ''}, ${body.amount}, ${fees.payer_fee},
         ${fees.vat}, ${fees.seller_fee}, ${body.buyer_phone}, ${body.seller_phone}, ${body.merchant_fee ?? 0},
-        ${body.metadata === undefined ? null : JSON.stringify(body.metadata)}::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
+        ${
+      body.metadata === undefined ? null : JSON.stringify(body.metadata)
+    }::text::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
         ${c.MERCHANT_SMS_MAX_PER_DAY})`;
     return row as { escrow_id: string; created: boolean };
   });
