@@ -793,7 +793,7 @@ export interface paths {
     put?: never;
     /**
      * Creates an escrow between two of the merchant's customers, by the merchant's reference
-     * @description A merchant's key. The buyer is the escrow's initiator and payer (`payer_role` initiator), the seller its counterparty; a phone without an account is held for its owner, who finds the escrow on signing up with it. The terms were agreed on the merchant's platform, so there is no accept step: the escrow is created `draft`, with the category's inspection period. `merchant_fee` (at most 20% of the amount) is the merchant's commission; `metadata` is answered as sent. Both parties are told by SMS, naming the merchant and with no link, within the merchant's SMS limits (by default 200 an hour and 2,000 a day; over them the escrow is created without SMS). The reference is the request's idempotency key: the same reference with the same body answers the same escrow with 200; with another body, 409.
+     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409.
      */
     post: operations['merchant-escrow-create'];
     delete?: never;
@@ -8067,7 +8067,10 @@ export interface operations {
   'merchant-escrow-create': {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8101,6 +8104,8 @@ export interface operations {
       /** @description The escrow already created for this reference with the same body */
       200: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8184,6 +8189,8 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8267,6 +8274,8 @@ export interface operations {
       /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
       400: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8281,6 +8290,8 @@ export interface operations {
       /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
       401: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8292,9 +8303,11 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow) */
+      /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8302,13 +8315,15 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'merchant_reference_reused';
+            code?: 'merchant_reference_reused' | 'idempotency_key_reused' | 'idempotency_in_progress';
           };
         };
       };
       /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
       413: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {

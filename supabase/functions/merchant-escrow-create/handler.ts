@@ -7,21 +7,19 @@ import { MERCHANT_REFERENCE_REUSED } from '../../../shared/merchants/refusals.ts
 export default endpoint({
   name: 'merchant-escrow-create',
   summary: "Creates an escrow between two of the merchant's customers, by the merchant's reference",
-  description: "A merchant's key. The buyer is the escrow's initiator and payer (`payer_role` initiator), the " +
-    'seller its counterparty; a phone without an account is held for its owner, who finds the escrow on signing ' +
-    "up with it. The terms were agreed on the merchant's platform, so there is no accept step: the escrow is " +
-    "created `draft`, with the category's inspection period. `merchant_fee` (at most 20% of the amount) is the " +
-    "merchant's commission; `metadata` is answered as sent. Both parties are told by SMS, naming the merchant " +
-    "and with no link, within the merchant's SMS limits (by default 200 an hour and 2,000 a day; over them the " +
-    "escrow is created without SMS). The reference is the request's idempotency key: the same reference with " +
-    'the same body answers the same escrow with 200; with another body, 409.',
+  description: "A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a " +
+    'phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed ' +
+    "on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both " +
+    "parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the " +
+    'idempotency key: the same reference and body answer the same escrow (200), another body is 409.',
   refusals: [MERCHANT_REFERENCE_REUSED],
   method: 'POST',
   auth: merchantKey,
   status: 201,
   alsoSucceedsWith: [{ status: 200, description: 'The escrow already created for this reference with the same body' }],
-  idempotent: false,
-  repeat: 'answers the escrow of its reference again (200): the reference is the idempotency key',
+  idempotent: true,
+  repeat: 'answers the escrow of its reference again (200): the reference is the idempotency key, and an ' +
+    'Idempotency-Key is honoured too',
   body: merchantEscrowCreateBody,
   response: merchantEscrowResponse,
   handler: ({ user, body }) => merchantEscrowCreate(user, body),
