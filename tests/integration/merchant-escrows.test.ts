@@ -6,7 +6,7 @@
 // up, the merchant among the recipients of its escrow's events.
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
-import { expectError, expectOk, get, post } from '../support/api.ts';
+import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { newPhone, signUp, type TestUser } from '../support/users.ts';
 
@@ -54,7 +54,7 @@ const userOfPhone = async (phone: string) =>
     select id, password_hash from private.users where phone = ${phone}`)[0];
 
 /** Signs up with a phone (the sign-up steps of support/users.ts, for a phone of our choosing). */
-async function signUpWith(phone: string): Promise<{ status: number; body: any }> {
+async function signUpWith(phone: string): Promise<ApiResult> {
   expectOk(await post('auth-send-otp', { phone, context: 'signup' }));
   const code = await lastOtp(phone);
   expectOk(await post('auth-verify', { phone, context: 'signup', otp_code: code }));
@@ -87,7 +87,7 @@ describe('merchant-escrow-create', () => {
     expect(Object.keys(escrow.metadata)).toEqual(['order', 'b']);
     expect(escrow).not.toHaveProperty('checkout_url');
     // both parties are told by SMS, naming the merchant, with no link
-    const sms = await testDb()<{ phone: string; message: any; withheld: string | null }[]>`
+    const sms = await testDb()<{ phone: string; message: Record<string, unknown>; withheld: string | null }[]>`
       select phone, message, withheld from private.sms_outbox where phone in (${b.buyer_phone}, ${b.seller_phone})`;
     expect(sms).toHaveLength(2);
     for (const s of sms) {
