@@ -8095,7 +8095,7 @@ export interface operations {
           merchant_fee?: number;
           /** @description Your own data, answered as you sent it: at most 20 entries, each key 1 to 40 characters, each value a string of at most 500 */
           metadata?: {
-            [key: string]: components['schemas']['JsonWithoutControlCharacters'];
+            [key: string]: string;
           };
         };
       };

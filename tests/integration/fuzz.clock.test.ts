@@ -35,6 +35,7 @@ import {
   fuzzOperation,
   generate,
   judge,
+  merchantEscrowKeyCaller,
   mutate,
   seedFor,
   send,
@@ -377,6 +378,53 @@ function scenarios(): Record<string, Scenario> {
       ok(await post('merchant-create', { name: 'Fuzz Traders' }, { token: u.accessToken }), 'merchant-create', 201);
       return u;
     })();
+  // merchant escrows: one merchant's key and its escrows, another merchant's key
+  let escrowMerchant: { key: string; otherKey: string; ids: string[]; refs: string[]; cancel: string[] };
+  let escrowMerchantMade: Promise<typeof escrowMerchant> | undefined;
+  const escrowMerchantOnce = () =>
+    escrowMerchantMade ??= (async () => {
+      const keyOf = async (name: string) => {
+        const u = await signUp({ tier: 4 });
+        ok(await post('merchant-create', { name }, { token: u.accessToken }), 'merchant-create', 201);
+        const k = ok(
+          await post('merchant-key-create', { name: 'fuzz' }, { token: u.accessToken }),
+          'merchant-key-create',
+          201,
+        );
+        return k.body.data.key as string;
+      };
+      const [key, otherKey] = await Promise.all([keyOf('Fuzz Shop'), keyOf('Fuzz Other Shop')]);
+      const made = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+        const reference = `fuzz-${i}-${Date.now()}`;
+        const r = ok(
+          await post('merchant-escrow-create', {
+            reference,
+            category: 'goods_products',
+            title: 'Fuzz merchant fixture',
+            amount: 1_000,
+            buyer_phone: newPhone().e164,
+            seller_phone: newPhone().e164,
+          }, { token: key }),
+          'merchant-escrow-create',
+          201,
+        );
+        return { id: r.body.data.id as string, reference };
+      }));
+      return {
+        key,
+        otherKey,
+        ids: made.slice(0, 4).map((m) => m.id),
+        refs: made.slice(0, 4).map((m) => m.reference),
+        cancel: made.slice(4).map((m) => m.id),
+      };
+    })();
+  const escrowKeyCaller = (t: Turn) =>
+    merchantEscrowKeyCaller(t.draft, t.d, {
+      happy: t.happy,
+      valid: t.valid,
+      key: escrowMerchant.key,
+      otherKeys: [escrowMerchant.otherKey],
+    });
   // escrows
   const pools: Record<string, Deal[]> = {};
   let fundDeals: Deal[] = [], fundDealsLater: Deal[] = [];
@@ -611,6 +659,42 @@ function scenarios(): Record<string, Scenario> {
       prepare: (t) => {
         swap(t, 'key_id', merchantKeyIds);
         caller(t, merchantKeyOwner, [w.stranger]);
+      },
+    },
+    'merchant-escrow-create': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        const body = t.draft.body as Record<string, unknown>;
+        if (t.valid && body && typeof body === 'object') {
+          // the rules the document states in words: a fee of at most 20% of the amount, two phones
+          if (typeof body.merchant_fee === 'number' && typeof body.amount === 'number') {
+            body.merchant_fee = Math.floor(Math.round(body.amount * 100) / 5) / 100;
+          }
+          if (typeof body.buyer_phone === 'string') body.seller_phone = newPhone().e164;
+          // a fresh reference on the happy request (a reused one with another body is a 409)
+          if (t.happy && typeof body.reference === 'string') body.reference = `fuzz-happy-${Date.now()}`;
+        }
+        escrowKeyCaller(t);
+      },
+    },
+    'merchant-escrow-get': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        swap(t, 'escrow_id', escrowMerchant.ids);
+        swap(t, 'reference', escrowMerchant.refs);
+        escrowKeyCaller(t);
+      },
+    },
+    'merchant-escrow-list': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => escrowKeyCaller(t),
+    },
+    'merchant-escrow-cancel': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        const id = escrowMerchant.cancel.length > 0 && swapping(t) ? escrowMerchant.cancel.shift() : undefined;
+        if (id) set(t, 'escrow_id', id);
+        escrowKeyCaller(t);
       },
     },
     'payout-list': { prepare: (t) => caller(t, w.payers[1]!) },

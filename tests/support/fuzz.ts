@@ -643,6 +643,29 @@ const MUTATIONS: Record<string, Mutation> = {
   },
 };
 
+/**
+ * The caller of a merchant escrow operation (security merchantKey): the fixture merchant's key on
+ * the happy request and on every schema-invalid one (a 400 must not hide behind a 401); else mostly
+ * that key, sometimes another merchant's key (its escrows are 404 to it), no key, a session-like
+ * token, or a key of the right form that no merchant has.
+ */
+export function merchantEscrowKeyCaller(
+  draft: Draft,
+  d: Draw,
+  o: { happy: boolean; valid: boolean; key: string; otherKeys?: readonly string[] },
+): void {
+  if (o.happy || !o.valid) {
+    draft.token = o.key;
+    return;
+  }
+  const roll = d.int(0, 99);
+  if (roll < 4) draft.token = undefined;
+  else if (roll < 8) draft.token = 'not.a.token';
+  else if (roll < 12) draft.token = `esk_test_${'0'.repeat(40)}`;
+  else if (roll < 25 && o.otherKeys && o.otherKeys.length > 0) draft.token = d.pick(o.otherKeys);
+  else draft.token = o.key;
+}
+
 /** Breaks one rule of the draft (tries mutations in a random order until one makes it invalid). */
 export function mutate(draft: Draft, d: Draw): void {
   const names = d.from(fc.shuffledSubarray(Object.keys(MUTATIONS), { minLength: Object.keys(MUTATIONS).length }));
@@ -673,6 +696,10 @@ function credentials(draft: Draft, raw: string | undefined, d: Draw | undefined)
   const ALGS = [['HMAC_SHA512_HEX', 'sha512'], ['HMAC_SHA256_HEX', 'sha256'], ['HMAC_SHA1_HEX', 'sha1']] as const;
   switch (scheme) {
     case 'bearer':
+      if (draft.token) headers.Authorization = `Bearer ${draft.token}`;
+      break;
+    case 'merchantKey':
+      // a merchant's API key, as a bearer token (merchantEscrowKeyCaller chooses it)
       if (draft.token) headers.Authorization = `Bearer ${draft.token}`;
       break;
     case 'jobsSecret':
