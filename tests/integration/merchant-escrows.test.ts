@@ -128,7 +128,15 @@ describe('merchant-escrow-create', () => {
   it('makes one escrow of 20 concurrent creations with one reference', async () => {
     const m = await merchant();
     const b = body();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => create(m, b)));
+    // the reference's check must hold across the creation, not merely come first: with the table's
+    // inserts held back, every request has read the table (no escrow yet) before any can insert
+    let pending: Promise<ApiResult>[] = [];
+    await testDb().begin(async (sql) => {
+      await sql`lock table private.merchant_escrows in share row exclusive mode`;
+      pending = Array.from({ length: 20 }, () => create(m, b));
+      await new Promise((r) => setTimeout(r, 1_500));
+    });
+    const answers = await Promise.all(pending);
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
