@@ -483,6 +483,26 @@ comment on table private.merchant_api_keys is 'A merchant''s API keys: the SHA-2
 grant select, insert, update on table private.merchant_api_keys to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.merchant_escrows
+-- ---------------------------------------------------------------------------------------------
+create table private.merchant_escrows (
+  escrow_id uuid not null,
+  merchant_id uuid not null,
+  reference text not null,
+  body_hash text not null,
+  metadata json
+);
+alter table private.merchant_escrows add constraint merchant_escrows_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
+alter table private.merchant_escrows add constraint merchant_escrows_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
+alter table private.merchant_escrows add constraint merchant_escrows_pkey PRIMARY KEY (escrow_id);
+alter table private.merchant_escrows add constraint merchant_escrows_reference_check CHECK (reference ~ '^[A-Za-z0-9._:-]{1,100}$'::text);
+alter table private.merchant_escrows add constraint merchant_escrows_reference_key UNIQUE (merchant_id, reference);
+alter table private.merchant_escrows enable row level security;
+create policy "Service role manages merchant escrows" on private.merchant_escrows as permissive for all to service_role using (true) with check (true);
+comment on table private.merchant_escrows is 'What only the merchant sees of its escrow: its reference (unique per merchant), the hash of the request that created it, and its metadata as sent.';
+grant select, insert, update, delete on table private.merchant_escrows to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.merchants
 -- ---------------------------------------------------------------------------------------------
 create table private.merchants (
@@ -705,7 +725,7 @@ grant select, insert, delete on table private.stream_tickets to service_role;
 create table private.users (
   id uuid not null default gen_random_uuid(),
   phone text not null,
-  password_hash text not null,
+  password_hash text,
   password_changed_at timestamp with time zone not null default now(),
   created_at timestamp with time zone not null default now(),
   kyc_tier smallint not null default 0
@@ -718,6 +738,7 @@ alter table private.users enable row level security;
 create policy "Service role manages users" on private.users as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER users_link_invited_escrows AFTER INSERT ON private.users FOR EACH ROW EXECUTE FUNCTION private.link_invited_escrows();
 comment on table private.users is 'A phone-first account: the phone (E.164, +234) and the password hash. Its public face is public.profiles.';
+comment on column private.users.password_hash is 'The password''s PBKDF2 hash; null for a placeholder: a party of a merchant escrow whose phone had no account, claimed by signing up with that phone.';
 comment on column private.users.kyc_tier is 'The KYC tier reached (private.kyc_tier_of over the passed checks), kept by private.kyc_record.';
 grant select, insert, update, delete on table private.users to service_role;
 
@@ -979,9 +1000,12 @@ create table public.escrows (
 CASE
     WHEN ((accepted_at IS NOT NULL) OR (declined_at IS NOT NULL)) THEN counterparty_id
     ELSE NULL::uuid
-END) stored
+END) stored,
+  merchant_id uuid,
+  merchant_fee bigint
 );
 alter table public.escrows add constraint escrows_amount_check CHECK (amount > 0);
+alter table public.escrows add constraint escrows_check CHECK (merchant_fee >= 0 AND (merchant_fee * 5) <= amount);
 alter table public.escrows add constraint escrows_counterparty_id_fkey FOREIGN KEY (counterparty_id) REFERENCES private.users(id);
 alter table public.escrows add constraint escrows_counterparty_phone_check CHECK (counterparty_phone ~ '^\+234[0-9]{10}$'::text);
 alter table public.escrows add constraint escrows_currency_check CHECK (currency = 'NGN'::text);
@@ -989,6 +1013,8 @@ alter table public.escrows add constraint escrows_description_check CHECK (char_
 alter table public.escrows add constraint escrows_fee_sums CHECK (total_charge = (amount + payer_fee + vat) AND seller_payout = (amount - seller_fee));
 alter table public.escrows add constraint escrows_initiator_id_fkey FOREIGN KEY (initiator_id) REFERENCES private.users(id);
 alter table public.escrows add constraint escrows_invite_token_hash_key UNIQUE (invite_token_hash);
+alter table public.escrows add constraint escrows_merchant_fee_with_merchant CHECK ((merchant_id IS NULL) = (merchant_fee IS NULL));
+alter table public.escrows add constraint escrows_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
 alter table public.escrows add constraint escrows_not_self CHECK (counterparty_id IS NULL OR counterparty_id <> initiator_id);
 alter table public.escrows add constraint escrows_payer_fee_check CHECK (payer_fee >= 0);
 alter table public.escrows add constraint escrows_payer_role_check CHECK (payer_role = ANY (ARRAY['initiator'::text, 'counterparty'::text]));
@@ -1006,6 +1032,7 @@ CREATE INDEX escrows_counterparty_phone_idx ON public.escrows USING btree (count
 CREATE UNIQUE INDEX escrows_created_at_key ON public.escrows USING btree (created_at DESC);
 CREATE INDEX escrows_initiator_idx ON public.escrows USING btree (initiator_id, created_at DESC);
 CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspection_ends_at) WHERE (status = 'inspection'::text);
+CREATE INDEX escrows_merchant_idx ON public.escrows USING btree (merchant_id, created_at DESC) WHERE (merchant_id IS NOT NULL);
 alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
@@ -1015,6 +1042,8 @@ comment on table public.escrows is 'An escrow between an initiator and a counter
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
 comment on column public.escrows.revealed_counterparty_id is 'counterparty_id once the counterparty has accepted or declined, else null: what answers to the initiator may show.';
+comment on column public.escrows.merchant_id is 'The merchant that created the escrow for its customers (null: created in the app).';
+comment on column public.escrows.merchant_fee is 'The merchant''s commission in kobo, at most 20% of the amount (null without a merchant).';
 grant all on table public.escrows to service_role;
 grant select (
   id,
@@ -1048,7 +1077,9 @@ grant select (
   created_at,
   updated_at,
   declined_at,
-  revealed_counterparty_id
+  revealed_counterparty_id,
+  merchant_id,
+  merchant_fee
 ) on table public.escrows to authenticated;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1900,8 +1931,14 @@ begin
   if not found then
     return;
   end if;
-  insert into private.users (phone, password_hash) values (p_phone, p_password_hash)
+  -- a placeholder of the phone (a merchant escrow's party) becomes the account, with its escrows
+  update private.users set password_hash = p_password_hash, password_changed_at = now()
+   where phone = p_phone and password_hash is null
   returning id into v_user;
+  if v_user is null then
+    insert into private.users (phone, password_hash) values (p_phone, p_password_hash)
+    returning id into v_user;
+  end if;
   insert into public.profiles (id, first_name, last_name, phone_number)
   values (v_user, p_first_name, p_last_name, p_phone);
   insert into private.sessions (user_id, expires_at)
@@ -1911,7 +1948,7 @@ begin
   return query select v_user, v_session;
 end
 $function$;
-comment on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) is 'auth-signup: creates the user, profile, first session and refresh token, consuming the phone verification; no row when the phone is not verified.';
+comment on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) is 'auth-signup: the account (a placeholder of the phone claimed, else a new user), its profile and first session, once the phone''s verification is used up.';
 revoke all on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_account(p_phone text, p_password_hash text, p_first_name text, p_last_name text, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
 
@@ -3329,7 +3366,7 @@ CREATE OR REPLACE FUNCTION private.event_on_escrow()
  SET search_path TO ''
 AS $function$
 begin
-  perform private.event_write('escrow', new.id, new.id, array[new.initiator_id, new.counterparty_id],
+  perform private.event_write('escrow', new.id, new.id, array[new.initiator_id, new.counterparty_id, new.merchant_id],
                               pg_catalog.jsonb_build_object(
                                 'status', new.status,
                                 'previous_status', case when tg_op = 'UPDATE' then old.status end,
@@ -4490,6 +4527,111 @@ revoke all on function private.merchant_create(p_owner uuid, p_name text) from p
 grant execute on function private.merchant_create(p_owner uuid, p_name text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows;
+begin
+  select * into e from public.escrows where id = p_escrow for update;
+  -- another merchant's escrow, or an app escrow, is unknown to this merchant
+  if not found or e.merchant_id is distinct from p_merchant then
+    perform private.refuse(404, 'escrow_not_found', '{}'::jsonb);
+  end if;
+  if e.status = 'draft' and e.funded_at is null then
+    return private.escrow_close_unfunded(e, 'cancelled');
+  end if;
+  perform private.refuse_state(e, 'cancel');
+  return null;
+end
+$function$;
+comment on function private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid) is 'merchant-escrow-cancel: cancels the merchant''s escrow while it is an unfunded draft; escrow_not_found for another''s, escrow_wrong_state after funding.';
+revoke all on function private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid) from public;
+grant execute on function private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer)
+ RETURNS TABLE(escrow_id uuid, created boolean)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  r private.category_rules;
+  e public.escrows;
+  v_existing private.merchant_escrows;
+  v_name text;
+  v_buyer uuid;
+  v_seller uuid;
+  v_at timestamptz := now();
+  v_constraint text;
+begin
+  -- one creation per reference at a time: a concurrent request with it waits here, then finds the
+  -- escrow the first one made
+  perform pg_catalog.pg_advisory_xact_lock(
+    pg_catalog.hashtextextended('merchant_escrow:' || p_merchant::text || ':' || p_reference, 0));
+  select * into v_existing from private.merchant_escrows m
+   where m.merchant_id = p_merchant and m.reference = p_reference;
+  if found then
+    if v_existing.body_hash <> p_body_hash then
+      perform private.refuse(409, 'merchant_reference_reused',
+        pg_catalog.jsonb_build_object('field', 'reference', 'escrow_id', v_existing.escrow_id));
+    end if;
+    return query select v_existing.escrow_id, false;
+    return;
+  end if;
+
+  select * into r from private.category_rules where category = p_category;
+  select m.name into v_name from private.merchants m where m.id = p_merchant;
+  -- in phone order, so that two creations naming the same two new phones cannot deadlock
+  if p_buyer_phone < p_seller_phone then
+    v_buyer := private.user_for_phone(p_buyer_phone);
+    v_seller := private.user_for_phone(p_seller_phone);
+  else
+    v_seller := private.user_for_phone(p_seller_phone);
+    v_buyer := private.user_for_phone(p_buyer_phone);
+  end if;
+
+  loop
+    begin
+      insert into public.escrows (initiator_id, counterparty_id, counterparty_phone, category, payer_role, title,
+                                  description, transaction_type, release_type, amount, status, inspection_period_days,
+                                  payer_fee, vat, total_charge, seller_fee, seller_payout, invite_token_hash,
+                                  merchant_id, merchant_fee, created_at)
+      values (v_buyer, v_seller, p_seller_phone, p_category, 'initiator', p_title, coalesce(p_description, ''),
+              r.transaction_type, r.release_type, p_amount, 'draft', r.inspection_period_days, p_payer_fee, p_vat,
+              p_amount + p_payer_fee + p_vat, p_seller_fee, p_amount - p_seller_fee,
+              -- no invitation: a hash no token has
+              'merchant:' || gen_random_uuid()::text, p_merchant, p_merchant_fee, v_at)
+      returning * into e;
+      exit;
+    exception when unique_violation then
+      get stacked diagnostics v_constraint = constraint_name;
+      if v_constraint <> 'escrows_created_at_key' then
+        raise;
+      end if;
+      v_at := v_at + interval '1 microsecond';
+    end;
+  end loop;
+  insert into public.conversations (escrow_id) values (e.id);
+  insert into private.merchant_escrows (escrow_id, merchant_id, reference, body_hash, metadata)
+  values (e.id, p_merchant, p_reference, p_body_hash, p_metadata);
+
+  perform private.queue_merchant_escrow_sms(e, v_name, p_buyer_phone, 'payer', p_sms_per_hour, p_sms_per_day);
+  perform private.queue_merchant_escrow_sms(e, v_name, p_seller_phone, 'payee', p_sms_per_hour, p_sms_per_day);
+  return query select e.id, true;
+end
+$function$;
+comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation and the parties'' SMS; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
+revoke all on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) from public;
+grant execute on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)
@@ -5509,6 +5651,50 @@ revoke all on function private.queue_invite_sms(e public.escrows) from public;
 grant execute on function private.queue_invite_sms(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.queue_merchant_escrow_sms(e public.escrows, p_merchant_name text, p_phone text, p_side text, p_per_hour integer, p_per_day integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.queue_merchant_escrow_sms(e public.escrows, p_merchant_name text, p_phone text, p_side text, p_per_hour integer, p_per_day integer)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_cap integer := private.invite_sms_cap();
+  v_hour text := 'merchant_sms:hour:' || e.merchant_id::text;
+  v_day text := 'merchant_sms:day:' || e.merchant_id::text;
+  v_withheld text;
+begin
+  if p_per_hour <= 0 or p_per_day <= 0 then
+    v_withheld := 'merchant_sms_cap';
+  elsif v_cap <= 0 then
+    v_withheld := 'invite_daily_cap';
+  elsif private.rate_limit_take(pg_catalog.jsonb_build_array(
+          pg_catalog.jsonb_build_object('key', v_hour, 'limit', p_per_hour, 'window_seconds', 3600),
+          pg_catalog.jsonb_build_object('key', v_day, 'limit', p_per_day, 'window_seconds', 86400),
+          pg_catalog.jsonb_build_object('key', 'invite_sms:' || p_phone, 'limit', v_cap,
+                                        'window_seconds', 86400))) > 0 then
+    -- no unit was taken; the merchant's limit is named when it is the one that is full (the keys
+    -- stay locked by rate_limit_take until commit)
+    v_withheld := case
+      when (select count(*) from private.rate_limit_events r
+             where r.key = v_hour and r.created_at > pg_catalog.clock_timestamp() - interval '1 hour') >= p_per_hour
+        or (select count(*) from private.rate_limit_events r
+             where r.key = v_day and r.created_at > pg_catalog.clock_timestamp() - interval '1 day') >= p_per_day
+      then 'merchant_sms_cap' else 'invite_daily_cap' end;
+  end if;
+  insert into private.sms_outbox (phone, message, sent_at, withheld)
+  values (p_phone,
+          pg_catalog.jsonb_build_object('kind', 'merchant_escrow', 'merchant', p_merchant_name, 'side', p_side,
+                                        'category', e.category, 'amount', e.amount),
+          null, v_withheld);
+  return v_withheld is null;
+end
+$function$;
+comment on function private.queue_merchant_escrow_sms(e public.escrows, p_merchant_name text, p_phone text, p_side text, p_per_hour integer, p_per_day integer) is 'Queues the SMS telling a party of a merchant escrow about it (the merchant''s name, no link), within the merchant''s hourly and daily SMS limits and the phone''s daily invite cap; withheld over either.';
+revoke all on function private.queue_merchant_escrow_sms(e public.escrows, p_merchant_name text, p_phone text, p_side text, p_per_hour integer, p_per_day integer) from public;
+grant execute on function private.queue_merchant_escrow_sms(e public.escrows, p_merchant_name text, p_phone text, p_side text, p_per_hour integer, p_per_day integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.queue_sms(p_phone text, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.queue_sms(p_phone text, p_message jsonb)
@@ -5644,8 +5830,9 @@ AS $function$
 declare
   v_user uuid;
 begin
+  -- a placeholder has no password to reset: it is claimed by signing up
   update private.users set password_hash = p_password_hash, password_changed_at = now()
-   where phone = p_phone
+   where phone = p_phone and password_hash is not null
   returning id into v_user;
   if v_user is null then
     return null;
@@ -5655,7 +5842,7 @@ begin
   return v_user;
 end
 $function$;
-comment on function private.reset_password(p_phone text, p_password_hash text) is 'Password reset: sets the new password hash and ends every live session of the user; null when no account has that phone.';
+comment on function private.reset_password(p_phone text, p_password_hash text) is 'auth-reset-password: the account''s new password hash and every session ended; null when no account (placeholders included) has the phone.';
 revoke all on function private.reset_password(p_phone text, p_password_hash text) from public;
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
 
@@ -6202,6 +6389,30 @@ $function$;
 comment on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'Completes a pending top-up crediting exactly its amount; any other received amount credits nothing and is held for review.';
 revoke all on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.topup_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.user_for_phone(p_phone text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.user_for_phone(p_phone text)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid;
+begin
+  insert into private.users (phone, password_hash) values (p_phone, null)
+  on conflict (phone) do nothing
+  returning id into v_user;
+  if v_user is null then
+    select id into v_user from private.users where phone = p_phone;
+  end if;
+  return v_user;
+end
+$function$;
+comment on function private.user_for_phone(p_phone text) is 'The user of a phone: its account, or a placeholder made now (no password) that signing up with the phone claims.';
+revoke all on function private.user_for_phone(p_phone text) from public;
+grant execute on function private.user_for_phone(p_phone text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.virtual_account_claim(p_user uuid, p_provider text)

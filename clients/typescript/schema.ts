@@ -762,6 +762,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/merchant-escrow-cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancels one of the merchant's escrows before it is funded
+     * @description A merchant's key, for an escrow the merchant created that is still an unfunded `draft`: it becomes `cancelled` and both parties are notified (`cancelled`). Once funded it is 409; another merchant's escrow is 404.
+     */
+    post: operations['merchant-escrow-cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-escrow-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Creates an escrow between two of the merchant's customers, by the merchant's reference
+     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409.
+     */
+    post: operations['merchant-escrow-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-escrow-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One of the merchant's escrows, by id or by the merchant's reference
+     * @description A merchant's key, for an escrow the merchant created: `escrow_id` or `reference`, exactly one. Another merchant's escrow, or an escrow made in the app, is 404.
+     */
+    get: operations['merchant-escrow-get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-escrow-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lists the merchant's escrows, newest first
+     * @description A merchant's key, for the escrows the merchant created, in every state but `deleted` (asked for with `status`); `limit` 1 to 50 (20 by default); page with `before` (the last item's `created_at`).
+     */
+    get: operations['merchant-escrow-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/merchant-get': {
     parameters: {
       query?: never;
@@ -1645,6 +1725,7 @@ export interface components {
       | 'merchant_exists'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
+      | 'merchant_reference_reused'
       | 'milestone_not_found'
       | 'milestone_wrong_state'
       | 'milestones_exceed_amount'
@@ -4776,6 +4857,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -4981,6 +5069,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -5371,6 +5466,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -5583,6 +5685,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -5783,6 +5892,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -5994,6 +6110,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             } | {
               /** Format: uuid */
               escrow_id: string;
@@ -6245,6 +6368,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -6412,6 +6542,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
               /** Format: uuid */
               conversation_id: string;
             }[];
@@ -6563,6 +6700,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -6780,6 +6924,13 @@ export interface operations {
               declined_at: string | null;
               /** Format: date-time */
               updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
             };
           };
         };
@@ -7790,6 +7941,926 @@ export interface operations {
             status?: 413;
             /** @enum {unknown} */
             code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-escrow-cancel': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          escrow_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'escrow_not_found';
+          };
+        };
+      };
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'escrow_wrong_state' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-escrow-create': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Your unique reference of this escrow (an order id): the request is answered again for it, so a retry with the same body answers the same escrow (200), and another body with it is refused (409) */
+          reference: string;
+          /** @enum {string} */
+          category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+          /** @description 1 to 200 characters once leading and trailing white space is trimmed (so never blank); no bidirectional control or invisible character */
+          title: string;
+          /** @description At most 2000 characters once leading and trailing white space is trimmed */
+          description?: string;
+          /** @description Naira, NGN 0.01 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
+          amount: number;
+          /** @description The buyer's phone: the payer, and the escrow's initiator */
+          buyer_phone: string;
+          /** @description The seller's phone: the payee, and the escrow's counterparty. Must differ from buyer_phone */
+          seller_phone: string;
+          /** @description Naira, NGN 0.00 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. At most 20% of amount. */
+          merchant_fee?: number;
+          /** @description Your own data, answered as you sent it: at most 20 entries, each key 1 to 40 characters, each value a string of at most 500 */
+          metadata?: {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The escrow already created for this reference with the same body */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 201;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'merchant_reference_reused' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-escrow-get': {
+    parameters: {
+      query?: {
+        escrow_id?: string;
+        reference?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'escrow_not_found';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-escrow-list': {
+    parameters: {
+      query?: {
+        status?:
+          | 'draft'
+          | 'invite_pending'
+          | 'active'
+          | 'funded'
+          | 'inspection'
+          | 'released'
+          | 'refunded'
+          | 'disputed'
+          | 'cancelled'
+          | 'deleted'
+          | 'ended';
+        /** @description 1 to 50; 20 when omitted */
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
           };
         };
       };

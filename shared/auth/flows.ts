@@ -29,10 +29,14 @@ import {
   sessionBody,
 } from './tokens.ts';
 
+/**
+ * The account of a phone. A placeholder (a merchant escrow's party who has not signed up: no
+ * password) is no account: it cannot log in or reset a password, and signing up claims it.
+ */
 async function accountExists(phone: string): Promise<{ id: string; password_hash: string } | undefined> {
   const [row] = await asService((tx) =>
     tx<{ id: string; password_hash: string }[]>`
-    select id, password_hash from private.users where phone = ${phone}`
+    select id, password_hash from private.users where phone = ${phone} and password_hash is not null`
   );
   return row;
 }

@@ -137,6 +137,10 @@ const schema = z
     // Requests one merchant API key may make per minute (docs/merchants.md); over it a 429 with
     // Retry-After.
     MERCHANT_KEY_MAX_PER_MINUTE: int(600, 1),
+    // SMS one merchant's escrows may send (docs/merchants.md#sms-about-merchant-escrows), besides each
+    // phone's daily invite cap; over either an escrow is created without its SMS.
+    MERCHANT_SMS_MAX_PER_HOUR: int(200, 0),
+    MERCHANT_SMS_MAX_PER_DAY: int(2_000, 0),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {

@@ -37,8 +37,11 @@ import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
  * the same id once they have accepted or declined, null before. The fee breakdown is computed from
  * the stored fees.
  */
-export type EscrowRow = RowOf<EscrowResponse, 'counterparty_id' | 'fee_breakdown', {
+export type EscrowRow = RowOf<EscrowResponse, 'counterparty_id' | 'fee_breakdown' | 'merchant', {
   revealed_counterparty_id: string | null;
+  merchant_id: string | null;
+  merchant_fee: string | null;
+  merchant_name: string | null;
   amount: string;
   payer_fee: string;
   vat: string;
@@ -51,9 +54,24 @@ export type EscrowRow = RowOf<EscrowResponse, 'counterparty_id' | 'fee_breakdown
 
 /** The escrow columns a view needs (`authenticated` may select every one but counterparty_id and invite_token_hash). */
 export const ESCROW_COLUMNS = columnsOf(escrowResponse, {
-  computed: ['counterparty_id', 'fee_breakdown'],
-  stored: ['revealed_counterparty_id', 'payer_fee', 'vat', 'total_charge', 'seller_fee', 'seller_payout'],
+  computed: ['counterparty_id', 'fee_breakdown', 'merchant'],
+  stored: [
+    'revealed_counterparty_id',
+    'payer_fee',
+    'vat',
+    'total_charge',
+    'seller_fee',
+    'seller_payout',
+    'merchant_id',
+    'merchant_fee',
+  ],
 });
+
+/** An escrow's `merchant`: from its merchant's id, name and fee (kobo), or null for an app escrow. */
+export const merchantOf = (e: Pick<EscrowRow, 'merchant_id' | 'merchant_fee' | 'merchant_name'>) =>
+  e.merchant_id === null
+    ? null
+    : { id: e.merchant_id, name: e.merchant_name as string, fee: toNaira(e.merchant_fee ?? 0) };
 
 /**
  * The escrow as `callerId` (one of its parties) sees it. To the initiator, counterparty_id is null
@@ -80,6 +98,7 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
       seller_payout: Number(e.seller_payout),
     }),
     released_amount: toNaira(e.released_amount),
+    merchant: merchantOf(e),
   };
   return opts.withConversation
     ? answerOf(escrowListItemResponse, { ...fields, conversation_id: e.conversation_id })
@@ -176,8 +195,13 @@ export async function escrowCreate(
   };
 }
 
-/** The escrow columns a view needs, as SQL (qualified by the alias when asked). */
-const escrowColumns = (alias?: string) => selectList(ESCROW_COLUMNS, { alias });
+/**
+ * The escrow columns a view needs, as SQL (qualified by the alias when asked), and its merchant's
+ * name (reads.escrow_merchant_name: the merchants' table is not the caller's to read).
+ */
+const escrowColumns = (alias?: string) =>
+  `${selectList(ESCROW_COLUMNS, { alias })}, case when ${alias ? `${alias}.` : ''}merchant_id is null then null ` +
+  `else reads.escrow_merchant_name(${alias ? `${alias}.` : ''}id) end as merchant_name`;
 
 /** The escrow as the caller sees it (row-level security), in one round trip. */
 export async function escrowGet({ claims }: AuthUser, id: string) {

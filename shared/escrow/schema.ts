@@ -125,6 +125,14 @@ const escrowFields = {
   cancelled_at: timestamp.nullable(),
   declined_at: timestamp.nullable(),
   updated_at: timestamp,
+  /** the merchant that created the escrow for its customers (docs/merchants.md), null for an app escrow */
+  merchant: z
+    .strictObject({
+      id: responseUuid,
+      name: z.string(),
+      fee: naira.describe("The merchant's commission, taken from the payee's side"),
+    })
+    .nullable(),
 };
 
 /** The spec's Escrow as one of its parties reads it (escrow-get and every transition). */

@@ -30,5 +30,15 @@ export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   example: { field: 'key_id' },
 });
 
+export const MERCHANT_REFERENCE_REUSED = refusal<{ field: string; escrow_id: string }>({
+  code: 'merchant_reference_reused',
+  status: 409,
+  when: "The reference names one of the merchant's escrows that was created with another request body",
+  then: 'Send the same body to read that escrow again, or use a new reference for a new escrow',
+  message: () => 'This reference belongs to an escrow created with other details',
+  details: (f) => [{ field: f.field, message: `already names escrow ${f.escrow_id}, created with another body` }],
+  example: { field: 'reference', escrow_id: '3b8f5c1e-7a2d-4e9b-8c6f-1d0a9e4b7c25' },
+});
+
 // The webhook endpoints and deliveries of a merchant.
 export * from './webhook-refusals.ts';

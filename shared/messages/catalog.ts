@@ -106,6 +106,11 @@ export interface SmsParams {
   verify_to_move_money: { tier: number; balance: Kobo };
   /** A payout held by the payee's single or daily limit; tier: the tier that lifts it (null: none). */
   verify_to_pay_out: { amount: Kobo; kyc_limit: 'single' | 'daily'; limit: Kobo; tier: number | null };
+  /**
+   * A merchant opened an escrow with this person as its payer (the buyer) or payee (the seller):
+   * the merchant's name and nothing else the merchant wrote, and no link.
+   */
+  merchant_escrow: { merchant: string; side: 'payer' | 'payee'; category: EscrowCategory; amount: Kobo };
 }
 
 export interface TransactionParams {
@@ -145,6 +150,7 @@ const SMS_KIND_LIST = {
   verification_needed: true,
   verify_to_move_money: true,
   verify_to_pay_out: true,
+  merchant_escrow: true,
 } as const satisfies { [K in SmsKind]: true };
 export const SMS_KINDS = Object.keys(SMS_KIND_LIST) as SmsKind[];
 

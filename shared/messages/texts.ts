@@ -218,6 +218,9 @@ const en: Language = {
       `${naira(p.amount)} paid to you is in your Escrow wallet, not sent to your bank: it would pass your ` +
       `${payoutLimitEn(p.kyc_limit, p.limit)}. Withdraw it in the app within your limits` +
       (p.tier === null ? '.' : `, or verify to tier ${p.tier} to raise them.`),
+    merchant_escrow: (p) =>
+      `${p.merchant} opened a ${CATEGORY_WORD_EN[p.category]} escrow of ${naira(p.amount)} with you as the ` +
+      `${ROLE_LABELS_EN[p.category][p.side]}. Open the Escrow app with this number to follow it.`,
   },
   transaction: {
     escrow_funding: (p) => `Escrow funding: ${p.title}`,

@@ -152,7 +152,8 @@ function keyCaller(t: Turn, primary: string, others: readonly string[] = []): vo
   }
   const roll = t.d.int(0, 99);
   if (roll < 4) t.draft.token = undefined;
-  else if (roll < 8) t.draft.token = `esk_test_${'x'.repeat(40)}`;
+  else if (roll < 6) t.draft.token = 'not.a.token';
+  else if (roll < 10) t.draft.token = `esk_test_${'x'.repeat(40)}`;
   else if (roll < 25 && others.length > 0) t.draft.token = t.d.pick(others);
   else t.draft.token = primary;
 }
@@ -464,6 +465,47 @@ function scenarios(): Record<string, Scenario> {
       }
     })();
 
+  // merchant escrows: one merchant's key and its escrows, another merchant's key
+  let escrowMerchant: { key: string; otherKey: string; ids: string[]; refs: string[]; cancel: string[] };
+  let escrowMerchantMade: Promise<typeof escrowMerchant> | undefined;
+  const escrowMerchantOnce = () =>
+    escrowMerchantMade ??= (async () => {
+      const keyOf = async (name: string) => {
+        const u = await signUp({ tier: 4 });
+        ok(await post('merchant-create', { name }, { token: u.accessToken }), 'merchant-create', 201);
+        const k = ok(
+          await post('merchant-key-create', { name: 'fuzz' }, { token: u.accessToken }),
+          'merchant-key-create',
+          201,
+        );
+        return k.body.data.key as string;
+      };
+      const [key, otherKey] = await Promise.all([keyOf('Fuzz Shop'), keyOf('Fuzz Other Shop')]);
+      const made = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+        const reference = `fuzz-${i}-${Date.now()}`;
+        const r = ok(
+          await post('merchant-escrow-create', {
+            reference,
+            category: 'goods_products',
+            title: 'Fuzz merchant fixture',
+            amount: 1_000,
+            buyer_phone: newPhone().e164,
+            seller_phone: newPhone().e164,
+          }, { token: key }),
+          'merchant-escrow-create',
+          201,
+        );
+        return { id: r.body.data.id as string, reference };
+      }));
+      return {
+        key,
+        otherKey,
+        ids: made.slice(0, 4).map((m) => m.id),
+        refs: made.slice(0, 4).map((m) => m.reference),
+        cancel: made.slice(4).map((m) => m.id),
+      };
+    })();
+  const escrowKeyCaller = (t: Turn) => keyCaller(t, escrowMerchant.key, [escrowMerchant.otherKey]);
   // escrows
   const pools: Record<string, Deal[]> = {};
   let fundDeals: Deal[] = [], fundDealsLater: Deal[] = [];
@@ -744,6 +786,43 @@ function scenarios(): Record<string, Scenario> {
       prepare: (t) => {
         swap(t, 'delivery_id', hookDeliveryIds);
         keyCaller(t, hooksKey, hooksOtherKeys);
+      },
+    },
+    'merchant-escrow-create': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        const body = t.draft.body as Record<string, unknown>;
+        if (t.valid && body && typeof body === 'object') {
+          // the rules the document states in words: a fee of at most 20% of the amount, two phones
+          if (typeof body.merchant_fee === 'number' && typeof body.amount === 'number') {
+            // whole naira, below the amounts where ajv's multipleOf refuses valid ones
+            body.merchant_fee = Math.min(Math.floor(Math.round(body.amount * 100) / 500), 800_000);
+          }
+          if (typeof body.buyer_phone === 'string') body.seller_phone = newPhone().e164;
+          // a fresh reference on the happy request (a reused one with another body is a 409)
+          if (t.happy && typeof body.reference === 'string') body.reference = `fuzz-happy-${Date.now()}`;
+        }
+        escrowKeyCaller(t);
+      },
+    },
+    'merchant-escrow-get': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        swap(t, 'escrow_id', escrowMerchant.ids);
+        swap(t, 'reference', escrowMerchant.refs);
+        escrowKeyCaller(t);
+      },
+    },
+    'merchant-escrow-list': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => escrowKeyCaller(t),
+    },
+    'merchant-escrow-cancel': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        const id = escrowMerchant.cancel.length > 0 && swapping(t) ? escrowMerchant.cancel.shift() : undefined;
+        if (id) set(t, 'escrow_id', id);
+        escrowKeyCaller(t);
       },
     },
     'payout-list': { prepare: (t) => caller(t, w.payers[1]!) },

@@ -165,6 +165,28 @@ describe('escrow-list', () => {
       envelope(JSON.stringify(await escrowListAsObjects(authOf(user), { limit: 20 }))),
     );
   });
+
+  it("with a merchant's escrow: its merchant and fee, the same text for both parties", async () => {
+    const [owner, buyer, seller] = await Promise.all([signUp({ tier: 4 }), signUp(), signUp()]);
+    const token = owner.accessToken;
+    expect((await post('merchant-create', { name: 'Reads Shop' }, { token })).status).toBe(201);
+    const key = (await post('merchant-key-create', { name: 'server' }, { token })).body.data.key as string;
+    const made = await post('merchant-escrow-create', {
+      reference: 'reads-1',
+      category: 'hiring',
+      title: 'Reads "quoted" Ọ́lá 😀',
+      amount: 1_234.56,
+      buyer_phone: buyer.phone,
+      seller_phone: seller.phone,
+      merchant_fee: 12.34,
+    }, { token: key });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    for (const reader of [buyer, seller]) {
+      const expected = JSON.stringify(await escrowListAsObjects(authOf(reader), { limit: 20 }));
+      expect(expected).toContain(`"merchant":{"id":"${made.body.data.merchant.id}","name":"Reads Shop","fee":12.34}`);
+      expect((await escrowList(authOf(reader), { limit: 20 })).text).toBe(expected);
+    }
+  });
 });
 
 describe('transaction-list', () => {

@@ -81,6 +81,7 @@ const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   verification_needed: { tier: 0, limit: N },
   verify_to_move_money: { tier: 1, balance: N },
   verify_to_pay_out: { amount: N, kyc_limit: 'daily', limit: N, tier: 2 },
+  merchant_escrow: { merchant: 'Ada Phones', side: 'payee', category: 'goods_products', amount: N },
 };
 const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   escrow_funding: { title: S },

@@ -159,6 +159,20 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'merchant-webhook-rotate-secret': { body: { endpoint_id: U } },
   'webhook-delivery-list': { query: { endpoint_id: U, status: 'failed', limit: 50, before: U } },
   'webhook-delivery-retry': { body: { delivery_id: U } },
+  'merchant-escrow-create': {
+    body: {
+      reference: 'order-1042',
+      category: 'goods_products',
+      title: 'Phone 15',
+      amount: 100_000_000,
+      buyer_phone: '08012345678',
+      seller_phone: '+2348087654321',
+      metadata: { order: '1042' },
+    },
+  },
+  'merchant-escrow-get': { query: { escrow_id: U } },
+  'merchant-escrow-list': { query: { status: 'draft', limit: 50 } },
+  'merchant-escrow-cancel': { body: { escrow_id: U } },
   'message-send': { body: { conversation_id: U, content: 'Hello 👋', message_type: 'text' } },
   'milestone-approve': { body: { milestone_id: U } },
   'milestone-complete': { body: { milestone_id: U } },
@@ -367,6 +381,8 @@ describe('request rules: the document and the server', () => {
       'admin-dispute-resolve.payee_amount',
       'dispute-propose.payee_amount',
       'escrow-create.amount',
+      'merchant-escrow-create.amount',
+      'merchant-escrow-create.merchant_fee',
       'milestone-create.amount',
       'milestone-update.amount',
       'wallet-topup.amount',
@@ -377,7 +393,10 @@ describe('request rules: the document and the server', () => {
     for (const { name, where, valid, field, schema } of amounts) {
       const min = schema.minimum as number;
       const fine = min < 1 ? [0.07, 0.29, 19.99, 0.01, 99_999_999.99, 100_000_000] : [1000.07, 1000.29, 1019.99, min];
-      for (const amount of fine) expectBoth(name, where, withAmount(valid, field, amount), true);
+      // a merchant's fee is at most 20% of its amount (a rule the document states in words): the valid
+      // example's amount is the largest, so the fees up to a fifth of it are tried
+      const fitting = field === 'merchant_fee' ? fine.filter((a) => a * 5 <= (valid.amount as number)) : fine;
+      for (const amount of fitting) expectBoth(name, where, withAmount(valid, field, amount), true);
       for (const amount of [5000.001, 5000.0000000001, 19.999, 0.005, -5, 100_000_000.01, min - 0.01]) {
         expectBoth(name, where, withAmount(valid, field, amount), false);
       }

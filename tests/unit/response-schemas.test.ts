@@ -152,6 +152,7 @@ const escrow = {
   cancelled_at: null,
   declined_at: null,
   updated_at: '2026-11-21T12:00:00.123456Z',
+  merchant: null,
 };
 
 const shapeError = async (name: string, data: unknown): Promise<string> => {

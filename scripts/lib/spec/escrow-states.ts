@@ -116,6 +116,28 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     also: 'invite SMS and notification to the counterparty',
   },
   {
+    from: '(new), by a merchant',
+    operation: 'merchant-escrow-create',
+    who: "the merchant's key (buyer: initiator and payer; seller: counterparty)",
+    to: 'draft',
+    also: 'fee breakdown stored; conversation created; placeholder users for phones without an account; SMS to ' +
+      "both parties naming the merchant (within the merchant's SMS limits)",
+  },
+  {
+    from: "draft, a merchant's",
+    operation: "the buyer's payment through the merchant's checkout",
+    who: 'payer',
+    to: "funded (no accept step: the terms were agreed on the merchant's platform)",
+    also: 'total charge locked in the escrow hold',
+  },
+  {
+    from: "draft, a merchant's (unfunded)",
+    operation: 'merchant-escrow-cancel',
+    who: "the merchant's key",
+    to: 'cancelled',
+    also: "another merchant's escrow is 404; a funded one 409",
+  },
+  {
     from: 'draft',
     operation: 'escrow-fund (wallet, card charge, or a bank transfer that covers the total)',
     who: 'payer',

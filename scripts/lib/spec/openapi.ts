@@ -143,9 +143,11 @@ export function schemaOf(schema: z.ZodType, side: 'request' | 'response' = 'resp
       if (jsonSchema.type === 'boolean') delete jsonSchema.enum;
       if (side === 'request') {
         controlRule(jsonSchema as JsonSchema);
-        // free-form JSON (a webhook's payload) is any JSON the control rule leaves
+        // free-form JSON (a webhook's payload) is any JSON the control rule leaves; a record whose
+        // values have a schema of their own (a merchant's metadata: strings) keeps it
         const extra = jsonSchema.additionalProperties;
-        if (jsonSchema.type === 'object' && extra !== undefined && extra !== false) {
+        const free = extra === true || (typeof extra === 'object' && extra !== null && Object.keys(extra).length === 0);
+        if (jsonSchema.type === 'object' && free) {
           jsonSchema.propertyNames = { pattern: NO_CONTROL_PATTERN };
           jsonSchema.additionalProperties = FREE_JSON_REF;
         }

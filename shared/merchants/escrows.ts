@@ -1,0 +1,129 @@
+// Merchant escrows (docs/merchants.md#merchant-escrows), for a merchant's key: merchant-escrow-create,
+// merchant-escrow-get, merchant-escrow-list and merchant-escrow-cancel. Each write is one SQL
+// function (supabase/migrations/20261127205000_merchant_escrows.sql) given the key's merchant; each
+// read runs as service_role and keeps the merchant's own escrows in its WHERE clause, so another
+// merchant's escrow is not found (404), never forbidden.
+import { Reply } from '../core/endpoint.ts';
+import { afterCommit } from '../core/background.ts';
+import { getConfig } from '../core/config.ts';
+import { sha256Hex } from '../core/crypto.ts';
+import { asService, callAsService, inline, sqlLiteral, sqlText } from '../core/db.ts';
+import { answerOf, selectList } from '../core/rows.ts';
+import { ESCROW_COLUMNS, type EscrowRow, escrowView } from '../escrow/escrow.ts';
+import { feeBreakdown, type FeeSchedule } from '../escrow/fees.ts';
+import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
+import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
+import type { MerchantCaller } from './key-auth.ts';
+import { type MerchantEscrowCreateBody, type MerchantEscrowResponse, merchantEscrowResponse } from './escrow-schema.ts';
+
+/** A merchant escrow's row: the escrow as a party's view reads it, its seller and the merchant's own fields. */
+type MerchantEscrowRow = EscrowRow & {
+  counterparty_id: string;
+  reference: string;
+  /** the metadata's text as the merchant sent it */
+  metadata: string | null;
+};
+
+/** JSON with every object's keys in order: the same body gives the same text, whatever order it was sent in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The statement that reads a merchant's escrows: `where` over e (the escrow) and me (the merchant's row). */
+const readStatement = (merchantId: string, where: string, tail = '') =>
+  `select ${selectList(ESCROW_COLUMNS, { alias: 'e' })}, e.counterparty_id, m.name as merchant_name,
+          me.reference, me.metadata::text as metadata
+     from public.escrows e
+     join private.merchant_escrows me on me.escrow_id = e.id
+     join private.merchants m on m.id = e.merchant_id
+    where e.merchant_id = ${sqlLiteral(merchantId)}::uuid and ${where} ${tail}`;
+
+/** The escrow as its merchant reads it: both parties' ids (a placeholder's like an account's). */
+function merchantView(row: MerchantEscrowRow): MerchantEscrowResponse {
+  // read as by the counterparty, the view's counterparty_id is the stored one
+  const escrow = escrowView(row, row.counterparty_id);
+  return answerOf(merchantEscrowResponse, {
+    ...escrow,
+    counterparty_id: row.counterparty_id,
+    reference: row.reference,
+    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+  });
+}
+
+async function readOne(merchantId: string, where: string): Promise<MerchantEscrowResponse> {
+  const [[row]] = await callAsService((tx) => [sqlText<MerchantEscrowRow[]>(tx, readStatement(merchantId, where))]);
+  if (!row) throw ESCROW_NOT_FOUND.error({});
+  return merchantView(row);
+}
+
+/** merchant-escrow-get: one of the caller's escrows, by id or by reference. */
+export const merchantEscrowGet = (caller: MerchantCaller, q: { escrow_id?: string; reference?: string }) =>
+  readOne(
+    caller.merchantId,
+    q.escrow_id !== undefined
+      ? `e.id = ${sqlLiteral(q.escrow_id)}::uuid`
+      : `me.reference = ${sqlLiteral(q.reference as string)}`,
+  );
+
+/** merchant-escrow-list: a page of the caller's escrows, newest first. */
+export async function merchantEscrowList(
+  caller: MerchantCaller,
+  q: { status?: string; limit: number; before?: string },
+): Promise<MerchantEscrowResponse[]> {
+  const where = (q.status ? `e.status = ${sqlLiteral(q.status)}` : `e.status <> 'deleted'`) +
+    (q.before ? ` and e.created_at < ${sqlLiteral(q.before)}::timestamptz` : '');
+  const [rows] = await callAsService((tx) => [
+    sqlText<MerchantEscrowRow[]>(
+      tx,
+      readStatement(caller.merchantId, where, `order by e.created_at desc limit ${sqlLiteral(q.limit)}`),
+    ),
+  ]);
+  return rows.map(merchantView);
+}
+
+/**
+ * merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller (201),
+ * or the escrow already made for this reference with the same body (200).
+ */
+export async function merchantEscrowCreate(
+  caller: MerchantCaller,
+  body: MerchantEscrowCreateBody,
+): Promise<Reply<MerchantEscrowResponse>> {
+  const c = getConfig();
+  const bodyHash = await sha256Hex(canonicalJson(body));
+  const outcome = await asService(async (tx) => {
+    const [schedule] = await tx<FeeSchedule[]>`
+      select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${body.category}`;
+    // every category is seeded with one (the escrows migration); none would be a broken database
+    if (!schedule) throw new Error(`private.fee_schedules has no row for ${body.category}`);
+    const fees = feeBreakdown(body.amount, schedule);
+    const [row] = await tx<{ escrow_id: string; created: boolean }[]>`
+      select escrow_id, created from private.merchant_escrow_create(${caller.merchantId}, ${body.reference},
+        ${bodyHash}, ${body.category}, ${body.title}, ${body.description ?? ''}, ${body.amount}, ${fees.payer_fee},
+        ${fees.vat}, ${fees.seller_fee}, ${body.buyer_phone}, ${body.seller_phone}, ${body.merchant_fee ?? 0},
+        ${
+      body.metadata === undefined ? null : JSON.stringify(body.metadata)
+    }::text::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
+        ${c.MERCHANT_SMS_MAX_PER_DAY})`;
+    return row as { escrow_id: string; created: boolean };
+  });
+  // a new escrow queued its parties' SMS: they go out now; the job retries failures
+  if (outcome.created) await afterCommit('sms.dispatch', () => dispatchQueuedSmsSoon());
+  const escrow = await readOne(caller.merchantId, `e.id = ${sqlLiteral(outcome.escrow_id)}::uuid`);
+  return new Reply(outcome.created ? 201 : 200, escrow);
+}
+
+/** merchant-escrow-cancel: cancels one of the caller's escrows before it is funded. */
+export async function merchantEscrowCancel(caller: MerchantCaller, body: { escrow_id: string }) {
+  await callAsService((tx) => [
+    inline(tx)`select private.merchant_escrow_cancel(${body.escrow_id}, ${caller.merchantId})`,
+  ]);
+  return readOne(caller.merchantId, `e.id = ${sqlLiteral(body.escrow_id)}::uuid`);
+}

@@ -1,0 +1,331 @@
+// Merchant escrows (docs/merchants.md#merchant-escrows) through the real server with real keys:
+// merchant-escrow-create (placeholders for phones without an account, the reference as the
+// idempotency key, the request's rules), merchant-escrow-get, merchant-escrow-list and
+// merchant-escrow-cancel (the merchant's own escrows only), and what the escrow's parties read of
+// it: `merchant` in escrow-get and escrow-list, the escrow in a placeholder's list once they sign
+// up, the merchant among the recipients of its escrow's events.
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeDb } from '../../shared/core/db.ts';
+import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
+import { lastOtp, testDb } from '../support/db.ts';
+import { newPhone, signUp, type TestUser } from '../support/users.ts';
+
+afterAll(() => closeDb());
+
+// ---- helpers -------------------------------------------------------------------------------
+
+interface Merchant {
+  owner: TestUser;
+  id: string;
+  name: string;
+  key: string;
+}
+
+/** A tier-4 owner's merchant and one of its keys. */
+async function merchant(name = 'Ada Phones'): Promise<Merchant> {
+  const owner = await signUp({ tier: 4 });
+  const m = expectOk(await post('merchant-create', { name }, { token: owner.accessToken }), 201);
+  const k = expectOk(await post('merchant-key-create', { name: 'server' }, { token: owner.accessToken }), 201);
+  return { owner, id: m.id, name, key: k.key };
+}
+
+let refs = 0;
+const newRef = () => `order-${Date.now()}-${++refs}`;
+
+const body = (over: Record<string, unknown> = {}) => ({
+  reference: newRef(),
+  category: 'goods_products',
+  title: 'Phone 15',
+  amount: 50_000,
+  buyer_phone: newPhone().e164,
+  seller_phone: newPhone().e164,
+  ...over,
+});
+
+const create = (m: Merchant, b: Record<string, unknown>) => post('merchant-escrow-create', b, { token: m.key });
+
+async function created(m: Merchant, over: Record<string, unknown> = {}) {
+  const b = body(over);
+  return { body: b, escrow: expectOk(await create(m, b), 201) };
+}
+
+const userOfPhone = async (phone: string) =>
+  (await testDb()<{ id: string; password_hash: string | null }[]>`
+    select id, password_hash from private.users where phone = ${phone}`)[0];
+
+/** Signs up with a phone (the sign-up steps of support/users.ts, for a phone of our choosing). */
+async function signUpWith(phone: string): Promise<ApiResult> {
+  expectOk(await post('auth-send-otp', { phone, context: 'signup' }));
+  const code = await lastOtp(phone);
+  expectOk(await post('auth-verify', { phone, context: 'signup', otp_code: code }));
+  return await post('auth-signup', { phone, first_name: 'Bola', last_name: 'Ade', password: 'a sound passphrase' });
+}
+
+// ---- merchant-escrow-create -------------------------------------------------------------------
+
+describe('merchant-escrow-create', () => {
+  it('creates a draft with placeholders for phones without an account (201)', async () => {
+    const m = await merchant();
+    const { body: b, escrow } = await created(m, { merchant_fee: 2_500, metadata: { order: 'A-1', b: 'x' } });
+    const buyer = await userOfPhone(b.buyer_phone);
+    const seller = await userOfPhone(b.seller_phone);
+    expect(buyer?.password_hash).toBeNull();
+    expect(seller?.password_hash).toBeNull();
+    expect(escrow).toMatchObject({
+      status: 'draft',
+      payer_role: 'initiator',
+      initiator_id: buyer!.id,
+      counterparty_id: seller!.id,
+      counterparty_phone: b.seller_phone,
+      amount: 50_000,
+      reference: b.reference,
+      metadata: { order: 'A-1', b: 'x' },
+      merchant: { id: m.id, name: m.name, fee: 2_500 },
+      inspection_period_days: 1,
+    });
+    // metadata as sent, keys in their order
+    expect(Object.keys(escrow.metadata)).toEqual(['order', 'b']);
+    expect(escrow).not.toHaveProperty('checkout_url');
+    // both parties are told by SMS, naming the merchant, with no link
+    const sms = await testDb()<{ phone: string; message: Record<string, unknown>; withheld: string | null }[]>`
+      select phone, message, withheld from private.sms_outbox where phone in (${b.buyer_phone}, ${b.seller_phone})`;
+    expect(sms).toHaveLength(2);
+    for (const s of sms) {
+      expect(s.message).toMatchObject({ kind: 'merchant_escrow', merchant: m.name, amount: 5_000_000 });
+      expect(s.withheld).toBeNull();
+    }
+  });
+
+  it('links phones that have accounts, and answers the same shape either way', async () => {
+    const m = await merchant();
+    const [buyer, seller] = await Promise.all([signUp(), signUp()]);
+    const { escrow } = await created(m, { buyer_phone: buyer.phone, seller_phone: seller.phone });
+    expect(escrow).toMatchObject({ initiator_id: buyer.id, counterparty_id: seller.id, merchant: { fee: 0 } });
+    // known or not, the answer has the same keys: nothing tells whether a phone has an account
+    const { escrow: other } = await created(m);
+    expect(Object.keys(other).sort()).toEqual(Object.keys(escrow).sort());
+    expect(await userOfPhone(buyer.phone)).toMatchObject({ id: buyer.id });
+  });
+
+  it('answers the same escrow for the same reference and body (200), and 409 for another body', async () => {
+    const m = await merchant();
+    const { body: b, escrow } = await created(m, { metadata: { z: '1', a: '2' } });
+    // the same body with its keys in another order is the same request
+    const reordered = Object.fromEntries(Object.entries(b).reverse());
+    const again = expectOk(await create(m, reordered), 200);
+    expect(again).toEqual(escrow);
+    const res = await create(m, { ...b, amount: 50_001 });
+    expect(expectError(res, 409, 'merchant_reference_reused')).toEqual(['reference']);
+    // another merchant's same reference is its own
+    const m2 = await merchant('Bola Cars');
+    const theirs = expectOk(await create(m2, b), 201);
+    expect(theirs.id).not.toBe(escrow.id);
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.merchant_escrows where reference = ${b.reference}`;
+    expect(n?.n).toBe(2);
+  });
+
+  it('makes one escrow of 20 concurrent creations with one reference', async () => {
+    const m = await merchant();
+    const b = body();
+    // the reference's check must hold across the creation, not merely come first: with the table's
+    // inserts held back, every request has read the table (no escrow yet) before any can insert
+    let pending: Promise<ApiResult>[] = [];
+    await testDb().begin(async (sql) => {
+      await sql`lock table private.merchant_escrows in share row exclusive mode`;
+      pending = Array.from({ length: 20 }, () => create(m, b));
+      await new Promise((r) => setTimeout(r, 1_500));
+    });
+    const answers = await Promise.all(pending);
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
+    expect(n?.n).toBe(1);
+    // and one placeholder per phone
+    const [u] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.users where phone in (${b.buyer_phone}, ${b.seller_phone})`;
+    expect(u?.n).toBe(2);
+  });
+
+  it('refuses a fee above 20% of the amount, bad metadata and equal phones (400 with details)', async () => {
+    const m = await merchant();
+    expectOk(await create(m, body({ amount: 1_000, merchant_fee: 200 })), 201);
+    expect(expectError(await create(m, body({ amount: 1_000, merchant_fee: 200.01 })), 400)).toEqual(['merchant_fee']);
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']));
+    expectOk(await create(m, body({ metadata: Object.fromEntries(Object.entries(many).slice(0, 20)) })), 201);
+    expect(expectError(await create(m, body({ metadata: many })), 400)).toEqual(['metadata']);
+    expect(expectError(await create(m, body({ metadata: { ['k'.repeat(41)]: 'v' } })), 400)[0]).toMatch(/^metadata/);
+    expect(expectError(await create(m, body({ metadata: { '': 'v' } })), 400)[0]).toMatch(/^metadata/);
+    expect(expectError(await create(m, body({ metadata: { k: 'v'.repeat(501) } })), 400)[0]).toMatch(/^metadata/);
+    expect(expectError(await create(m, body({ metadata: { k: 1 } })), 400)[0]).toMatch(/^metadata/);
+    const phone = newPhone();
+    expect(expectError(await create(m, body({ buyer_phone: phone.e164, seller_phone: phone.local })), 400))
+      .toEqual(['seller_phone']);
+    expect(expectError(await create(m, body({ reference: 'has space' })), 400)).toEqual(['reference']);
+  });
+
+  it("creates without SMS over the merchant's hourly limit", async () => {
+    const m = await merchant();
+    // the merchant's hour is full (200 units)
+    await testDb()`insert into private.rate_limit_events (key, created_at)
+                   select ${`merchant_sms:hour:${m.id}`}, now() from generate_series(1, 200)`;
+    const { body: b } = await created(m);
+    const sms = await testDb()<{ withheld: string | null }[]>`
+      select withheld from private.sms_outbox where phone in (${b.buyer_phone}, ${b.seller_phone})`;
+    expect(sms.map((s) => s.withheld)).toEqual(['merchant_sms_cap', 'merchant_sms_cap']);
+  });
+
+  it('refuses a session token: the operation takes a key (401)', async () => {
+    const m = await merchant();
+    expectError(await post('merchant-escrow-create', body(), { token: m.owner.accessToken }), 401);
+  });
+});
+
+// ---- sign-up claims a placeholder -------------------------------------------------------------
+
+describe('auth-signup', () => {
+  it("claims the phone's placeholder: its escrows are the new account's", async () => {
+    const m = await merchant();
+    const { body: b, escrow } = await created(m);
+    const placeholder = await userOfPhone(b.seller_phone);
+    const res = await signUpWith(b.seller_phone);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.user.id).toBe(placeholder!.id);
+    const token = res.body.data.session.access_token;
+    const list = expectOk(await get('escrow-list', { token }));
+    expect(list.map((e: { id: string }) => e.id)).toEqual([escrow.id]);
+    expect(list[0].merchant).toEqual({ id: m.id, name: m.name, fee: 0 });
+    // the buyer's placeholder is still none: no login, no reset
+    expect((await userOfPhone(b.buyer_phone))?.password_hash).toBeNull();
+  });
+
+  it('a placeholder is no account: no login, no password reset, sign-up is offered a code', async () => {
+    const m = await merchant();
+    const { body: b } = await created(m);
+    expectOk(await post('auth-send-otp', { phone: b.buyer_phone, context: 'signup' }));
+    // a code, not the "already has an account" notice
+    const [sms] = await testDb()<{ message: { kind: string } }[]>`
+      select message from private.sms_outbox where phone = ${b.buyer_phone} order by id desc limit 1`;
+    expect(sms?.message.kind).toBe('otp_code');
+    const [reset] = await testDb()<{ id: string | null }[]>`
+      select private.reset_password(${b.buyer_phone}, 'x') as id`;
+    expect(reset?.id).toBeNull();
+  });
+});
+
+// ---- merchant-escrow-get ------------------------------------------------------------------------
+
+describe('merchant-escrow-get', () => {
+  it('answers the escrow by id and by reference; another merchant gets 404', async () => {
+    const m = await merchant();
+    const { body: b, escrow } = await created(m);
+    expect(expectOk(await get('merchant-escrow-get', { token: m.key, query: { escrow_id: escrow.id } }))).toEqual(
+      escrow,
+    );
+    expect(expectOk(await get('merchant-escrow-get', { token: m.key, query: { reference: b.reference } })))
+      .toEqual(escrow);
+    const m2 = await merchant('Other Shop');
+    expectError(await get('merchant-escrow-get', { token: m2.key, query: { escrow_id: escrow.id } }), 404);
+    expectError(await get('merchant-escrow-get', { token: m2.key, query: { reference: b.reference } }), 404);
+    expectError(
+      await get('merchant-escrow-get', { token: m.key, query: { escrow_id: escrow.id, reference: b.reference } }),
+      400,
+    );
+  });
+
+  it("does not answer an app escrow's id", async () => {
+    const m = await merchant();
+    const [a, c] = await Promise.all([signUp(), signUp()]);
+    const made = expectOk(
+      await post('escrow-create', {
+        category: 'goods_products',
+        payer_role: 'initiator',
+        title: 'App deal',
+        counterparty_phone: c.phone,
+        amount: 1_000,
+      }, { token: a.accessToken }),
+      201,
+    );
+    expectError(await get('merchant-escrow-get', { token: m.key, query: { escrow_id: made.escrow_id } }), 404);
+  });
+});
+
+// ---- merchant-escrow-list -----------------------------------------------------------------------
+
+describe('merchant-escrow-list', () => {
+  it("lists the merchant's own escrows, newest first, by status and page", async () => {
+    const m = await merchant();
+    const m2 = await merchant('Other Shop');
+    const one = (await created(m)).escrow;
+    const two = (await created(m)).escrow;
+    await created(m2);
+    const list = expectOk(await get('merchant-escrow-list', { token: m.key }));
+    expect(list.map((e: { id: string }) => e.id)).toEqual([two.id, one.id]);
+    const page = expectOk(await get('merchant-escrow-list', { token: m.key, query: { limit: 1 } }));
+    expect(page.map((e: { id: string }) => e.id)).toEqual([two.id]);
+    const next = expectOk(
+      await get('merchant-escrow-list', { token: m.key, query: { limit: 1, before: page[0].created_at } }),
+    );
+    expect(next.map((e: { id: string }) => e.id)).toEqual([one.id]);
+    expect(expectOk(await get('merchant-escrow-list', { token: m.key, query: { status: 'cancelled' } }))).toEqual([]);
+    expectError(await get('merchant-escrow-list', { token: m.key, query: { limit: 51 } }), 400);
+  });
+});
+
+// ---- merchant-escrow-cancel ---------------------------------------------------------------------
+
+describe('merchant-escrow-cancel', () => {
+  it('cancels a draft; another merchant gets 404; a funded one is 409', async () => {
+    const m = await merchant();
+    const m2 = await merchant('Other Shop');
+    const { escrow } = await created(m);
+    expectError(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m2.key }), 404);
+    const cancelled = expectOk(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }));
+    expect(cancelled).toMatchObject({ id: escrow.id, status: 'cancelled' });
+    expect(cancelled.cancelled_at).not.toBeNull();
+    expectError(
+      await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }),
+      409,
+      'escrow_wrong_state',
+    );
+    // funded (as the checkout will fund it, simulated here): no longer the merchant's to cancel
+    const { escrow: other } = await created(m);
+    await testDb()`update public.escrows set status = 'funded', funded_at = now() where id = ${other.id}`;
+    expectError(
+      await post('merchant-escrow-cancel', { escrow_id: other.id }, { token: m.key }),
+      409,
+      'escrow_wrong_state',
+    );
+  });
+});
+
+// ---- what the parties read, and the events ------------------------------------------------------
+
+describe('escrow-get', () => {
+  it("shows a party the escrow's merchant", async () => {
+    const m = await merchant();
+    const [buyer, seller] = await Promise.all([signUp(), signUp()]);
+    const { escrow } = await created(m, { buyer_phone: buyer.phone, seller_phone: seller.phone, merchant_fee: 100 });
+    for (const u of [buyer, seller]) {
+      const got = expectOk(await get('escrow-get', { token: u.accessToken, query: { escrow_id: escrow.id } }));
+      expect(got.merchant).toEqual({ id: m.id, name: m.name, fee: 100 });
+    }
+    const stranger = await signUp();
+    expectError(await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: escrow.id } }), 404);
+  });
+});
+
+describe('merchant-escrow-cancel', () => {
+  it("makes the merchant a recipient of its escrow's events", async () => {
+    const m = await merchant();
+    const { escrow } = await created(m);
+    expectOk(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }));
+    const rows = await testDb()<{ status: string }[]>`
+      select e.data->>'status' as status from private.events e
+        join private.event_recipients r on r.event_id = e.id
+       where e.escrow_id = ${escrow.id} and r.user_id = ${m.id} order by e.id`;
+    expect(rows.map((r) => r.status)).toEqual(['draft', 'cancelled']);
+  });
+});
