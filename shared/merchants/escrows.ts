@@ -63,6 +63,14 @@ async function readOne(merchantId: string, where: string): Promise<MerchantEscro
   return merchantView(row);
 }
 
+/** One of a merchant's escrows as merchant-escrow-get answers it, or null when it is not theirs. */
+export async function merchantEscrowOf(merchantId: string, escrowId: string): Promise<MerchantEscrowResponse | null> {
+  const [[row]] = await callAsService((tx) => [
+    sqlText<MerchantEscrowRow[]>(tx, readStatement(merchantId, `e.id = ${sqlLiteral(escrowId)}::uuid`)),
+  ]);
+  return row ? merchantView(row) : null;
+}
+
 /** merchant-escrow-get: one of the caller's escrows, by id or by reference. */
 export const merchantEscrowGet = (caller: MerchantCaller, q: { escrow_id?: string; reference?: string }) =>
   readOne(
