@@ -9384,16 +9384,15 @@ export interface operations {
            */
           url: string;
           /** @description The event types to send; without it, all of them (and any added later) */
-          event_types?:
-            (
-              | 'escrow.created'
-              | 'escrow.delivered'
-              | 'escrow.funded'
-              | 'escrow.released'
-              | 'escrow.refunded'
-              | 'escrow.cancelled'
-              | 'escrow.disputed'
-            )[];
+          event_types?: (
+            | 'escrow.created'
+            | 'escrow.delivered'
+            | 'escrow.funded'
+            | 'escrow.released'
+            | 'escrow.refunded'
+            | 'escrow.cancelled'
+            | 'escrow.disputed'
+          )[];
         };
       };
     };

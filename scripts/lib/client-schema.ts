@@ -28,10 +28,20 @@ export async function clientSchema(documentText: string): Promise<string> {
     // TypeScript cannot name through the generated interface: the client types it as unknown.
     transform: (_schema, options) => options.path === `#/components/schemas/${FREE_JSON}` ? UNKNOWN : undefined,
   });
-  const raw = `${HEADER}${astToString(ast)}`;
-  return execFileSync(`${root}node_modules/.bin/deno`, ['fmt', '--config', `${root}deno.json`, '--ext', 'ts', '-'], {
-    input: raw,
+  // deno fmt does not always reach its own form in one pass (a union of string literals in a
+  // parenthesised array type moves again on the second), so it runs until the text stops changing
+  let text = `${HEADER}${astToString(ast)}`;
+  for (let pass = 0; pass < 4; pass++) {
+    const formatted = denoFmt(text);
+    if (formatted === text) break;
+    text = formatted;
+  }
+  return text;
+}
+
+const denoFmt = (input: string): string =>
+  execFileSync(`${root}node_modules/.bin/deno`, ['fmt', '--config', `${root}deno.json`, '--ext', 'ts', '-'], {
+    input,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
-}
