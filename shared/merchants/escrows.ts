@@ -149,25 +149,38 @@ export async function merchantEscrowCreate(
 
 /**
  * The provider's hosted checkout for the buyer's charge (its reference: the pending transaction's
- * id), kept with the escrow for the request's replays. A refusal or no answer marks the charge
- * failed (nothing can have been paid on a page nobody got) and is the request's answer; a replay
- * starts a new charge.
- * TODO: two replays racing before the first page is kept initialize the same reference twice (the
- * provider refuses the second as a duplicate reference, and that replay answers 502).
+ * id), kept with the escrow for the request's replays. One request at a time per escrow asks the
+ * provider (the escrow's merchant row held while it does), so concurrent replays wait and answer
+ * the page the first one kept instead of asking again with the same reference. A refusal or no
+ * answer marks the charge failed (nothing can have been paid on a page nobody got) and is the
+ * request's answer; a replay then starts a new charge.
  */
 async function startCheckout(escrowId: string, charge: { transaction_id: string; amount: string }) {
   const reference = charge.transaction_id;
-  const started = await startCharge({
-    reference,
-    amountKobo: Number(charge.amount),
-    userId: await buyerOf(escrowId),
-    metadata: { kind: 'escrow_charge', transaction_id: reference, escrow_id: escrowId },
-    channels: CHECKOUT_CHANNELS,
-    markFailed: (reason) => asService((tx) => tx`select private.escrow_charge_fail(${reference}, ${reason})`),
+  const buyer = await buyerOf(escrowId);
+  let failure: unknown = null;
+  await asService(async (tx) => {
+    const [row] = await tx<{ checkout_tx: string | null; checkout_url: string | null }[]>`
+      select checkout_tx, checkout_url from private.merchant_escrows where escrow_id = ${escrowId} for update`;
+    // another request kept this charge's page meanwhile, or started another charge
+    if (!row || row.checkout_url !== null || row.checkout_tx !== reference) return;
+    try {
+      const started = await startCharge({
+        reference,
+        amountKobo: Number(charge.amount),
+        userId: buyer,
+        metadata: { kind: 'escrow_charge', transaction_id: reference, escrow_id: escrowId },
+        channels: CHECKOUT_CHANNELS,
+        markFailed: (reason) => tx`select private.escrow_charge_fail(${reference}, ${reason})`,
+      });
+      await tx`
+        select private.merchant_escrow_checkout_started(${escrowId}, ${reference}, ${started.authorization_url})`;
+    } catch (err) {
+      // committed with the charge marked failed; the refusal is the answer
+      failure = err;
+    }
   });
-  await asService((tx) =>
-    tx`select private.merchant_escrow_checkout_started(${escrowId}, ${reference}, ${started.authorization_url})`
-  );
+  if (failure !== null) throw failure;
 }
 
 async function buyerOf(escrowId: string): Promise<string> {

@@ -14,11 +14,10 @@ export default endpoint({
     'phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed ' +
     "on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both " +
     "parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the " +
-    'idempotency key: the same reference and body answer the same escrow (200), another body is 409. The answer ' +
-    "carries `checkout_url`, the payments provider's hosted checkout (card, bank transfer, USSD) where the buyer " +
-    "pays the total charge; the charge must be within the merchant owner's single limit and daily sum (403 " +
-    'otherwise, and nothing is created); a replay answers the same page. The payment moves the escrow to ' +
-    '`funded`; unfunded, it is cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS` (72 by default).',
+    'idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` ' +
+    "is the provider's hosted checkout (card, bank transfer, USSD) for the total charge, within the merchant " +
+    "owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, " +
+    'cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.',
   refusals: [MERCHANT_REFERENCE_REUSED, KYC_LIMIT_EXCEEDED, CHARGE_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: merchantKey,
