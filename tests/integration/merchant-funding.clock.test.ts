@@ -124,6 +124,16 @@ describe('merchant-escrow-create', () => {
     expect(initialized.map((r) => r.body.reference)).toEqual([reference]);
   });
 
+  it('starts the checkout under an Idempotency-Key too, and a repeat with the key answers the same page', async () => {
+    const m = await merchant();
+    const b = body();
+    const headers = { 'Idempotency-Key': `checkout-${b.reference}` };
+    const first = expectOk(await post('merchant-escrow-create', b, { token: m.key, headers }), 201);
+    expect(first.checkout_url).toMatch(/^https:\/\//);
+    const again = await post('merchant-escrow-create', b, { token: m.key, headers });
+    expect(again.body.data.checkout_url).toBe(first.checkout_url);
+  });
+
   it("refuses a charge over the owner's single limit (403), and creates nothing", async () => {
     const m = await merchant();
     const b = body({ amount: 60_000_000 }); // tier 4's single limit is 50,000,000 naira

@@ -23,7 +23,7 @@ export default endpoint({
   auth: merchantKey,
   status: 201,
   alsoSucceedsWith: [{ status: 200, description: 'The escrow already created for this reference with the same body' }],
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'answers the escrow of its reference again (200): the reference is the idempotency key, and an ' +
     'Idempotency-Key is honoured too',
   body: merchantEscrowCreateBody,
