@@ -495,7 +495,6 @@ create table private.merchant_escrows (
   checkout_url text,
   tracking jsonb
 );
-alter table private.merchant_escrows add constraint merchant_escrows_checkout_tx_fkey FOREIGN KEY (checkout_tx) REFERENCES public.transactions(id);
 alter table private.merchant_escrows add constraint merchant_escrows_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
 alter table private.merchant_escrows add constraint merchant_escrows_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
 alter table private.merchant_escrows add constraint merchant_escrows_pkey PRIMARY KEY (escrow_id);

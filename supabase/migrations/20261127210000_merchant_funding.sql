@@ -18,7 +18,9 @@
 -- =============================================================================================
 
 alter table private.merchant_escrows
-  add column checkout_tx uuid references public.transactions (id),
+  -- no foreign key: the function that writes it made that transaction (an index for the key would
+  -- serve no query, and the advisors report both an unindexed key and an unused index)
+  add column checkout_tx uuid,
   add column checkout_url text,
   add column tracking jsonb;
 comment on column private.merchant_escrows.checkout_tx is

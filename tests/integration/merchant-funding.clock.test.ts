@@ -141,6 +141,23 @@ describe('merchant-escrow-create', () => {
     expectError(await get('merchant-escrow-get', { token: m.key, query: { reference: b.reference } }), 404);
   });
 
+  it('is 402 charge_refused when the provider refuses to start the checkout; the draft stays, without a checkout', async () => {
+    const m = await merchant();
+    // a buyer with an account: the charge is asked for with their customer email
+    const buyer = await signUp();
+    await paystack.fail(
+      { path: '/transaction/initialize', field: 'email', value: `${buyer.id}@customers.escrow.ng` },
+      'refuse',
+    );
+    const b = body({ buyer_phone: buyer.phone });
+    expectError(await create(m, b), 402, 'charge_refused');
+    // the escrow was committed before the provider was asked (the provider mode): it stays a draft
+    // with no checkout, which the job expires if nothing else happens
+    const read = await get('merchant-escrow-get', { token: m.key, query: { reference: b.reference } });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ status: 'draft', checkout_url: null });
+  });
+
   it("counts each checkout in the owner's daily sum", async () => {
     const m = await merchant();
     await created(m, { amount: 30_000_000 });
