@@ -490,7 +490,10 @@ create table private.merchant_escrows (
   merchant_id uuid not null,
   reference text not null,
   body_hash text not null,
-  metadata json
+  metadata json,
+  checkout_tx uuid,
+  checkout_url text,
+  tracking jsonb
 );
 alter table private.merchant_escrows add constraint merchant_escrows_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
 alter table private.merchant_escrows add constraint merchant_escrows_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
@@ -500,6 +503,9 @@ alter table private.merchant_escrows add constraint merchant_escrows_reference_k
 alter table private.merchant_escrows enable row level security;
 create policy "Service role manages merchant escrows" on private.merchant_escrows as permissive for all to service_role using (true) with check (true);
 comment on table private.merchant_escrows is 'What only the merchant sees of its escrow: its reference (unique per merchant), the hash of the request that created it, and its metadata as sent.';
+comment on column private.merchant_escrows.checkout_tx is 'The buyer''s pending charge whose checkout page checkout_url is (its id is the provider''s reference).';
+comment on column private.merchant_escrows.checkout_url is 'The payments provider''s hosted checkout of checkout_tx, answered again on a replay.';
+comment on column private.merchant_escrows.tracking is 'The shipment the merchant named when it marked the escrow delivered: {carrier, number, url?}.';
 grant select, insert, update, delete on table private.merchant_escrows to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1405,6 +1411,7 @@ alter table public.transactions add constraint transactions_provider_check CHECK
 alter table public.transactions add constraint transactions_type_check CHECK (type = ANY (ARRAY['wallet_topup'::text, 'virtual_account_deposit'::text, 'withdrawal'::text, 'escrow_funding'::text, 'escrow_release'::text, 'escrow_refund'::text, 'escrow_payout'::text, 'escrow_fee'::text]));
 alter table public.transactions add constraint transactions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE RESTRICT;
 CREATE INDEX transactions_escrow_id_idx ON public.transactions USING btree (escrow_id) WHERE (escrow_id IS NOT NULL);
+CREATE INDEX transactions_limit_user_idx ON public.transactions USING btree (((metadata ->> 'limit_user'::text)), created_at) WHERE (metadata ? 'limit_user'::text);
 CREATE INDEX transactions_provider_charge_id_idx ON public.transactions USING btree (provider_charge_id) WHERE (provider_charge_id IS NOT NULL);
 CREATE UNIQUE INDEX transactions_user_created_key ON public.transactions USING btree (user_id, created_at DESC);
 alter table public.transactions enable row level security;
@@ -2628,7 +2635,7 @@ begin
   end if;
   e := private.escrow_lock(v_escrow, null);
   select * into t from public.transactions where id = p_tx for update;
-  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' then
+  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' or t.metadata ? 'refund_due' then
     return 'already_done';
   end if;
   if p_received is null or p_received <> e.total_charge then
@@ -2644,6 +2651,19 @@ begin
       t.id);
     return 'escrow:' || private.escrow_mark_funded(e, t.id);
   end if;
+  if e.merchant_id is not null then
+    -- A merchant escrow's buyer paid after it was cancelled or expired: the money goes back to the
+    -- card or account it came from, never to a wallet. Recorded here, with nothing posted: it stays
+    -- in provider_clearing.
+    -- TODO(merchant refunds): refund it through the provider by this charge's reference (and post
+    -- provider_clearing's side of it) once the payments provider has refunds.
+    update public.transactions
+       set status = 'failed', completed_at = now(),
+           metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', 'escrow no longer fundable',
+             'received_amount', e.total_charge, 'refund_due', true)
+     where id = t.id;
+    return 'refund_due';
+  end if;
   -- The expected money, but the escrow can no longer take it: it is the payer's, in the wallet.
   update public.transactions
      set status = 'failed', completed_at = now(),
@@ -2655,7 +2675,7 @@ begin
   return 'credited_to_wallet';
 end
 $function$;
-comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (or, if no longer fundable, the payer''s wallet); any other amount credits nothing and is held for review.';
+comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold; if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, nothing: the charge is recorded refund_due, to go back through the provider; any other amount credits nothing and is held for review.';
 revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
@@ -3013,7 +3033,8 @@ CREATE OR REPLACE FUNCTION private.escrow_mark_funded(e public.escrows, p_tx uui
  SET search_path TO ''
 AS $function$
 declare
-  v_next text := case when e.status = 'draft' then 'active' else 'funded' end;
+  -- an app escrow's draft waits for its counterparty's acceptance; a merchant's has no accept step
+  v_next text := case when e.status = 'draft' and e.merchant_id is null then 'active' else 'funded' end;
   v_payer uuid := private.payer_of(e);
   v_name text;
 begin
@@ -3041,7 +3062,7 @@ begin
   return v_next;
 end
 $function$;
-comment on function private.escrow_mark_funded(e public.escrows, p_tx uuid) is 'Locks an escrow''s funds and moves it on: draft -> active (the counterparty is invited, SMS capped per phone), or accepted -> funded.';
+comment on function private.escrow_mark_funded(e public.escrows, p_tx uuid) is 'Locks an escrow''s funds and moves it on: an app escrow''s draft -> active (the counterparty is invited, SMS capped per phone); a merchant escrow''s draft, or an accepted one, -> funded.';
 revoke all on function private.escrow_mark_funded(e public.escrows, p_tx uuid) from public;
 grant execute on function private.escrow_mark_funded(e public.escrows, p_tx uuid) to service_role;
 
@@ -4451,16 +4472,25 @@ CREATE OR REPLACE FUNCTION private.kyc_used_today(p_user uuid, p_now timestamp w
 AS $function$
   -- money moved into the service (card top-ups, bank transfers in, card fundings of escrows) and
   -- out of it (withdrawals and escrow payouts to the bank), pending or done, since 00:00 Lagos; a
-  -- wallet funding moves money already counted, and an escrow's payment request is not a charge
-  select coalesce(sum(t.amount), 0)::bigint
-    from public.transactions t
-   where t.user_id = p_user
-     and t.created_at >= private.lagos_day_start(p_now)
-     and t.status in ('pending', 'succeeded')
-     and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal', 'escrow_payout')
-          or (t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'));
+  -- wallet funding moves money already counted, and an escrow's payment request is not a charge.
+  -- A charge whose limits are another user's (a merchant escrow's checkout: its owner, limit_user)
+  -- counts for that user, not for the payer.
+  select coalesce((select sum(t.amount)
+                     from public.transactions t
+                    where t.user_id = p_user
+                      and not t.metadata ? 'limit_user'
+                      and t.created_at >= private.lagos_day_start(p_now)
+                      and t.status in ('pending', 'succeeded')
+                      and (t.type in ('wallet_topup', 'virtual_account_deposit', 'withdrawal', 'escrow_payout')
+                           or (t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'))), 0)::bigint
+       + coalesce((select sum(t.amount)
+                     from public.transactions t
+                    where t.metadata ? 'limit_user' and t.metadata ->> 'limit_user' = p_user::text
+                      and t.created_at >= private.lagos_day_start(p_now)
+                      and t.status in ('pending', 'succeeded')
+                      and t.type = 'escrow_funding' and t.metadata ->> 'kind' = 'escrow_charge'), 0)::bigint;
 $function$;
-comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings, withdrawals and escrow payouts, pending or succeeded, in kobo.';
+comment on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) is 'What counts toward the user''s daily limit today (Africa/Lagos): top-ups, bank transfers in, card fundings, withdrawals and escrow payouts, pending or succeeded, in kobo; a merchant escrow''s checkout charge counts for the merchant''s owner (metadata.limit_user), not for its payer.';
 revoke all on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) from public;
 grant execute on function private.kyc_used_today(p_user uuid, p_now timestamp with time zone) to service_role;
 
@@ -4554,6 +4584,65 @@ revoke all on function private.merchant_escrow_cancel(p_escrow uuid, p_merchant 
 grant execute on function private.merchant_escrow_cancel(p_escrow uuid, p_merchant uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrow_checkout(p_escrow uuid, p_merchant uuid, p_provider text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrow_checkout(p_escrow uuid, p_merchant uuid, p_provider text)
+ RETURNS TABLE(transaction_id uuid, amount bigint, checkout_url text)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows;
+  me private.merchant_escrows;
+  v_owner uuid;
+  v_tx uuid;
+begin
+  select * into e from public.escrows where id = p_escrow for update;
+  if not found or e.merchant_id is distinct from p_merchant then
+    perform private.refuse(404, 'escrow_not_found', '{}'::jsonb);
+  end if;
+  -- funded, cancelled or expired: there is nothing left to pay
+  if e.status <> 'draft' or e.funded_at is not null then
+    return;
+  end if;
+  select * into me from private.merchant_escrows where escrow_id = e.id for update;
+  -- the charge already started (a replay): its page again
+  if me.checkout_tx is not null
+     and exists (select 1 from public.transactions where id = me.checkout_tx and status = 'pending') then
+    return query select me.checkout_tx, e.total_charge, me.checkout_url;
+    return;
+  end if;
+  select m.owner_id into v_owner from private.merchants m where m.id = p_merchant;
+  -- the owner's single limit and daily sum (serialised per owner until commit, where it is counted)
+  perform private.kyc_limit_check(v_owner, e.total_charge, 'escrow_charge', 'amount');
+  v_tx := private.escrow_transaction(e.initiator_id, e.id, null, 'escrow_funding',
+            pg_catalog.jsonb_build_object('kind', 'escrow_funding', 'title', e.title), e.total_charge, 'out',
+            p_provider, 'pending',
+            pg_catalog.jsonb_build_object('method', 'checkout', 'kind', 'escrow_charge', 'amount', e.amount,
+                                          'payer_fee', e.payer_fee, 'vat', e.vat, 'limit_user', v_owner));
+  update private.merchant_escrows set checkout_tx = v_tx, checkout_url = null where escrow_id = e.id;
+  return query select v_tx, e.total_charge, null::text;
+end
+$function$;
+comment on function private.merchant_escrow_checkout(p_escrow uuid, p_merchant uuid, p_provider text) is 'The buyer''s checkout charge of a merchant''s draft escrow: the pending one already started (with its page), or a new pending escrow_charge transaction within the merchant owner''s single and daily limits (kyc_limit_exceeded otherwise), counted for the owner; no row once the escrow is funded or closed; escrow_not_found for another merchant''s.';
+revoke all on function private.merchant_escrow_checkout(p_escrow uuid, p_merchant uuid, p_provider text) from public;
+grant execute on function private.merchant_escrow_checkout(p_escrow uuid, p_merchant uuid, p_provider text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrow_checkout_started(p_escrow uuid, p_tx uuid, p_url text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrow_checkout_started(p_escrow uuid, p_tx uuid, p_url text)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$
+  update private.merchant_escrows set checkout_url = p_url where escrow_id = p_escrow and checkout_tx = p_tx;
+$function$;
+comment on function private.merchant_escrow_checkout_started(p_escrow uuid, p_tx uuid, p_url text) is 'Keeps the checkout page the provider gave for the escrow''s charge, for the request''s replays.';
+revoke all on function private.merchant_escrow_checkout_started(p_escrow uuid, p_tx uuid, p_url text) from public;
+grant execute on function private.merchant_escrow_checkout_started(p_escrow uuid, p_tx uuid, p_url text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer)
@@ -4630,6 +4719,65 @@ $function$;
 comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation and the parties'' SMS; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
 revoke all on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) from public;
 grant execute on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrow_deliver(p_escrow uuid, p_merchant uuid, p_tracking jsonb, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrow_deliver(p_escrow uuid, p_merchant uuid, p_tracking jsonb, p_now timestamp with time zone)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows;
+  v_status text;
+begin
+  select * into e from public.escrows where id = p_escrow for update;
+  -- another merchant's escrow, or an app escrow, is unknown to this merchant
+  if not found or e.merchant_id is distinct from p_merchant then
+    perform private.refuse(404, 'escrow_not_found', '{}'::jsonb);
+  end if;
+  if e.status <> 'funded' or e.delivered_at is not null then
+    perform private.refuse_state(e, 'deliver');
+  end if;
+  -- the seller's own delivery: the category's inspection starts
+  v_status := private.escrow_deliver(e.id, private.payee_of(e), p_now);
+  update private.merchant_escrows set tracking = p_tracking where escrow_id = e.id;
+  return v_status;
+end
+$function$;
+comment on function private.merchant_escrow_deliver(p_escrow uuid, p_merchant uuid, p_tracking jsonb, p_now timestamp with time zone) is 'merchant-escrow-deliver: records the delivery of the merchant''s funded escrow as its seller''s escrow-deliver does (the category''s inspection starts) and keeps the tracking; escrow_not_found for another''s, escrow_wrong_state unless funded and not yet delivered.';
+revoke all on function private.merchant_escrow_deliver(p_escrow uuid, p_merchant uuid, p_tracking jsonb, p_now timestamp with time zone) from public;
+grant execute on function private.merchant_escrow_deliver(p_escrow uuid, p_merchant uuid, p_tracking jsonb, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer)
+ RETURNS SETOF uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  e public.escrows;
+begin
+  -- each under its row lock and only while still an unfunded draft: a payment or a cancel that
+  -- holds the escrow now is left to finish, and the next run sees what it did
+  for e in
+    select * from public.escrows x
+     where x.merchant_id is not null and x.status = 'draft' and x.funded_at is null
+       and x.created_at <= p_now - pg_catalog.make_interval(hours => p_hours)
+     order by x.created_at
+       for update skip locked
+  loop
+    perform private.escrow_close_unfunded(e, 'cancelled');
+    return next e.id;
+  end loop;
+end
+$function$;
+comment on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) is 'The job: cancels the merchant escrows still unfunded drafts p_hours (MERCHANT_ESCROW_EXPIRY_HOURS) after their creation; their pending charges are canceled, so a payment that still arrives is refund_due.';
+revoke all on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) from public;
+grant execute on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)

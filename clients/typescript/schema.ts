@@ -793,9 +793,29 @@ export interface paths {
     put?: never;
     /**
      * Creates an escrow between two of the merchant's customers, by the merchant's reference
-     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409.
+     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` is the provider's hosted checkout (card, bank transfer, USSD) for the total charge, within the merchant owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.
      */
     post: operations['merchant-escrow-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-escrow-deliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Marks one of the merchant's funded escrows delivered, with the shipment's tracking
+     * @description A merchant's key, for an escrow the merchant created once it is `funded` and not yet delivered: the delivery is recorded as the seller's `escrow-deliver` records it (a `goods_products` escrow goes into `inspection` for its category's period; other categories stay `funded` with the delivery recorded), the buyer is notified (`delivered`), and `tracking` is kept and answered with the escrow. No money moves. Another merchant's escrow is 404; an escrow not funded, or already delivered, is 409.
+     */
+    post: operations['merchant-escrow-deliver'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7490,6 +7510,7 @@ export interface operations {
               disputes_reminded: number;
               disputes_escalated: number;
               disputes_released: number;
+              merchant_escrows_expired: number;
               payouts_started: number;
               sms_sent: number;
               reconciled: number;
@@ -8076,6 +8097,14 @@ export interface operations {
               metadata: {
                 [key: string]: string;
               } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
+              } | null;
             };
           };
         };
@@ -8326,6 +8355,14 @@ export interface operations {
               metadata: {
                 [key: string]: string;
               } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
+              } | null;
             };
           };
         };
@@ -8411,6 +8448,14 @@ export interface operations {
               metadata: {
                 [key: string]: string;
               } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
+              } | null;
             };
           };
         };
@@ -8447,6 +8492,38 @@ export interface operations {
           };
         };
       };
+      /** @description `charge_refused`: The payment provider refused to start the charge; nothing was charged (Retry later, or pay another way; the message has the provider's reason) */
+      402: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 402;
+            /** @enum {unknown} */
+            code?: 'charge_refused';
+          };
+        };
+      };
+      /** @description `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'kyc_limit_exceeded';
+          };
+        };
+      };
       /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
@@ -8468,6 +8545,243 @@ export interface operations {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'provider_unavailable' | 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-escrow-deliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          escrow_id: string;
+          /** @description The shipment, as the merchant names it */
+          tracking?: {
+            /** @description Who carries it (GIG Logistics, DHL, your own riders) */
+            carrier: string;
+            /** @description The carrier's tracking number */
+            number: string;
+            /**
+             * Format: uri
+             * @description Where the shipment can be followed
+             */
+            url?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              initiator_id: string;
+              /**
+               * Format: uuid
+               * @description The seller's user id (a seller without an account has one too)
+               */
+              counterparty_id: string;
+              /** @enum {string} */
+              category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+              /** @enum {string} */
+              payer_role: 'initiator' | 'counterparty';
+              title: string;
+              description: string;
+              counterparty_phone: string;
+              transaction_type: string;
+              release_type: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              inspection_period_days: number;
+              /** Format: date-time */
+              created_at: string;
+              funded_at: string | null;
+              released_at: string | null;
+              fee_breakdown: {
+                escrow_amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+              };
+              released_amount: number;
+              accepted_at: string | null;
+              delivered_at: string | null;
+              inspection_ends_at: string | null;
+              refunded_at: string | null;
+              cancelled_at: string | null;
+              declined_at: string | null;
+              /** Format: date-time */
+              updated_at: string;
+              merchant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The merchant's commission, taken from the payee's side */
+                fee: number;
+              } | null;
+              reference: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'escrow_not_found';
+          };
+        };
+      };
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'escrow_wrong_state';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -8617,6 +8931,14 @@ export interface operations {
               reference: string;
               metadata: {
                 [key: string]: string;
+              } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
               } | null;
             };
           };
@@ -8815,6 +9137,14 @@ export interface operations {
               reference: string;
               metadata: {
                 [key: string]: string;
+              } | null;
+              /** @description The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: show it to the buyer. Null once the escrow is funded, cancelled or expired */
+              checkout_url: string | null;
+              /** @description The shipment named with merchant-escrow-deliver; null before */
+              tracking: {
+                carrier: string;
+                number: string;
+                url?: string;
               } | null;
             }[];
           };

@@ -141,6 +141,9 @@ const schema = z
     // phone's daily invite cap; over either an escrow is created without its SMS.
     MERCHANT_SMS_MAX_PER_HOUR: int(200, 0),
     MERCHANT_SMS_MAX_PER_DAY: int(2_000, 0),
+    // Hours an unfunded merchant escrow waits for its buyer's payment before the job cancels it
+    // (docs/merchants.md#funding-through-the-checkout).
+    MERCHANT_ESCROW_EXPIRY_HOURS: int(72, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.DATABASE_URL && !env.SUPABASE_DB_URL) {

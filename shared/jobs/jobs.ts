@@ -1,6 +1,7 @@
 // Time-driven work, run by the jobs-run function (pg_cron in production, every minute by the
 // local server): the SQL job private.run_jobs(now) (dispute reminders and deadlines, inspection periods that ended -> released,
-// released/refunded escrows 14 days old -> ended), then the side effects that follow a commit:
+// released/refunded escrows 14 days old -> ended), merchant escrows unfunded after
+// MERCHANT_ESCROW_EXPIRY_HOURS -> cancelled, then the side effects that follow a commit:
 // payouts that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/money/reconcile.ts), queued SMS, and outbound webhooks: the event log
 // read into the delivery queue, due deliveries sent and deliveries 30 days old removed
@@ -38,6 +39,11 @@ export async function jobsRun(now: Date | string = new Date()) {
     tx<{ job: string; escrow_id: string; payout_tx: string | null }[]>`
     select * from private.run_jobs(${at}::timestamptz)`
   );
+  // merchant escrows whose buyer never paid: cancelled (a payment that still comes is not applied)
+  const merchantExpired = await asService((tx) =>
+    tx<{ id: string }[]>`
+    select id from private.merchant_escrows_expire(${at}::timestamptz, ${getConfig().MERCHANT_ESCROW_EXPIRY_HOURS}) as id`
+  );
   const payouts = rows.map((r) => r.payout_tx).filter((t): t is string => !!t);
   // payouts committed but never sent (a crash between the commit and the provider call)
   const stranded = await asService((tx) =>
@@ -63,6 +69,7 @@ export async function jobsRun(now: Date | string = new Date()) {
     disputes_reminded: rows.filter((r) => r.job === 'dispute_reminder').length,
     disputes_escalated: rows.filter((r) => r.job === 'dispute_escalated').length,
     disputes_released: rows.filter((r) => r.job === 'dispute_auto_release').length,
+    merchant_escrows_expired: merchantExpired.length,
     payouts_started: payouts.length + stranded.length,
     sms_sent: sms,
     reconciled: reconciled.checked,
@@ -70,7 +77,8 @@ export async function jobsRun(now: Date | string = new Date()) {
     ...webhooks,
   };
   if (
-    rows.length + summary.payouts_started + summary.sms_sent + webhooks.webhooks_enqueued + webhooks.webhooks_failed > 0
+    rows.length + merchantExpired.length + summary.payouts_started + summary.sms_sent + webhooks.webhooks_enqueued +
+        webhooks.webhooks_failed > 0
   ) {
     log.info('jobs.run', { ...summary, now: at });
   }

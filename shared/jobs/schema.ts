@@ -18,6 +18,7 @@ export const jobsRunResponse = z.strictObject({
   disputes_reminded: count,
   disputes_escalated: count,
   disputes_released: count,
+  merchant_escrows_expired: count,
   payouts_started: count,
   sms_sent: count,
   reconciled: count,

@@ -7,7 +7,16 @@ import { z } from 'zod';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES } from '../escrow/enums.ts';
 import { escrowResponse } from '../escrow/schema.ts';
 import { nairaAmount } from '../core/money.ts';
-import { chars, nameText, phoneSchema, queryInt, queryTimestamp, text, uuidSchema } from '../core/validation.ts';
+import {
+  chars,
+  httpsUrl,
+  nameText,
+  phoneSchema,
+  queryInt,
+  queryTimestamp,
+  text,
+  uuidSchema,
+} from '../core/validation.ts';
 import { exactlyOne, withRules } from '../core/rules.ts';
 import { uuid } from '../core/schema.ts';
 
@@ -77,6 +86,20 @@ export const merchantEscrowListQuery = z.strictObject({
 
 export const merchantEscrowIdBody = z.strictObject({ escrow_id: uuidSchema });
 
+/** The shipment a merchant names when it marks an escrow delivered. */
+export const merchantTracking = z
+  .strictObject({
+    carrier: nameText(1, 60).describe('Who carries it (GIG Logistics, DHL, your own riders)'),
+    number: nameText(1, 100).describe("The carrier's tracking number"),
+    url: httpsUrl().optional().describe('Where the shipment can be followed'),
+  })
+  .meta({ description: 'The shipment, as the merchant names it' });
+
+export const merchantEscrowDeliverBody = z.strictObject({
+  escrow_id: uuidSchema,
+  tracking: merchantTracking.optional(),
+});
+
 // ---- responses ---------------------------------------------------------------------------------
 
 /** A merchant's escrow: the Escrow, both parties' ids, and the merchant's reference and metadata. */
@@ -85,6 +108,14 @@ export const merchantEscrowResponse = z.strictObject({
   counterparty_id: uuid.describe("The seller's user id (a seller without an account has one too)"),
   reference: z.string(),
   metadata: z.record(z.string(), z.string()).nullable(),
+  checkout_url: z.string().nullable().describe(
+    "The payments provider's hosted checkout (card, bank transfer, USSD) where the buyer pays the total charge: " +
+      'show it to the buyer. Null once the escrow is funded, cancelled or expired',
+  ),
+  tracking: z
+    .strictObject({ carrier: z.string(), number: z.string(), url: z.string().optional() })
+    .nullable()
+    .describe('The shipment named with merchant-escrow-deliver; null before'),
 });
 export type MerchantEscrowResponse = z.input<typeof merchantEscrowResponse>;
 

@@ -1,6 +1,7 @@
-// Merchant escrows (docs/merchants.md#merchant-escrows), for a merchant's key: merchant-escrow-create,
-// merchant-escrow-get, merchant-escrow-list and merchant-escrow-cancel. Each write is one SQL
-// function (supabase/migrations/20261127205000_merchant_escrows.sql) given the key's merchant; each
+// Merchant escrows (docs/merchants.md#merchant-escrows), for a merchant's key: merchant-escrow-create
+// (with the buyer's checkout), merchant-escrow-get, merchant-escrow-list, merchant-escrow-cancel and
+// merchant-escrow-deliver. Each write is one SQL function (the merchant escrows and merchant funding
+// migrations) given the key's merchant; each
 // read runs as service_role and keeps the merchant's own escrows in its WHERE clause, so another
 // merchant's escrow is not found (404), never forbidden.
 import { Reply } from '../core/endpoint.ts';
@@ -13,6 +14,9 @@ import { ESCROW_COLUMNS, type EscrowRow, escrowView } from '../escrow/escrow.ts'
 import { feeBreakdown, type FeeSchedule } from '../escrow/fees.ts';
 import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
 import { dispatchQueuedSmsSoon } from '../messages/sms-outbox.ts';
+import { payments } from '../money/payments/index.ts';
+import { startCharge } from '../money/payments/charge.ts';
+import type { CheckoutChannel } from '../money/payments/provider.ts';
 import type { MerchantCaller } from './key-auth.ts';
 import { type MerchantEscrowCreateBody, type MerchantEscrowResponse, merchantEscrowResponse } from './escrow-schema.ts';
 
@@ -22,7 +26,12 @@ type MerchantEscrowRow = EscrowRow & {
   reference: string;
   /** the metadata's text as the merchant sent it */
   metadata: string | null;
+  checkout_url: string | null;
+  tracking: { carrier: string; number: string; url?: string } | null;
 };
+
+/** The ways the buyer may pay at the checkout. */
+const CHECKOUT_CHANNELS: readonly CheckoutChannel[] = ['card', 'bank_transfer', 'ussd'];
 
 /** JSON with every object's keys in order: the same body gives the same text, whatever order it was sent in. */
 export function canonicalJson(value: unknown): string {
@@ -39,7 +48,8 @@ export function canonicalJson(value: unknown): string {
 /** The statement that reads a merchant's escrows: `where` over e (the escrow) and me (the merchant's row). */
 const readStatement = (merchantId: string, where: string, tail = '') =>
   `select ${selectList(ESCROW_COLUMNS, { alias: 'e' })}, e.counterparty_id, m.name as merchant_name,
-          me.reference, me.metadata::text as metadata
+          me.reference, me.metadata::text as metadata,
+          case when e.status = 'draft' and e.funded_at is null then me.checkout_url end as checkout_url, me.tracking
      from public.escrows e
      join private.merchant_escrows me on me.escrow_id = e.id
      join private.merchants m on m.id = e.merchant_id
@@ -54,6 +64,8 @@ function merchantView(row: MerchantEscrowRow): MerchantEscrowResponse {
     counterparty_id: row.counterparty_id,
     reference: row.reference,
     metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    checkout_url: row.checkout_url,
+    tracking: row.tracking,
   });
 }
 
@@ -98,7 +110,9 @@ export async function merchantEscrowList(
 
 /**
  * merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller (201),
- * or the escrow already made for this reference with the same body (200).
+ * or the escrow already made for this reference with the same body (200), with the checkout page
+ * where the buyer pays. The escrow and its charge (within the owner's limits) are one transaction:
+ * over a limit, nothing is created.
  */
 export async function merchantEscrowCreate(
   caller: MerchantCaller,
@@ -120,12 +134,60 @@ export async function merchantEscrowCreate(
       body.metadata === undefined ? null : JSON.stringify(body.metadata)
     }::text::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
         ${c.MERCHANT_SMS_MAX_PER_DAY})`;
-    return row as { escrow_id: string; created: boolean };
+    const { escrow_id, created } = row as { escrow_id: string; created: boolean };
+    const [charge] = await tx<{ transaction_id: string; amount: string; checkout_url: string | null }[]>`
+      select transaction_id, amount::text, checkout_url
+        from private.merchant_escrow_checkout(${escrow_id}, ${caller.merchantId}, ${payments().name})`;
+    return { escrow_id, created, charge };
   });
   // a new escrow queued its parties' SMS: they go out now; the job retries failures
   if (outcome.created) await afterCommit('sms.dispatch', () => dispatchQueuedSmsSoon());
+  if (outcome.charge && outcome.charge.checkout_url === null) await startCheckout(outcome.escrow_id, outcome.charge);
   const escrow = await readOne(caller.merchantId, `e.id = ${sqlLiteral(outcome.escrow_id)}::uuid`);
   return new Reply(outcome.created ? 201 : 200, escrow);
+}
+
+/**
+ * The provider's hosted checkout for the buyer's charge (its reference: the pending transaction's
+ * id), kept with the escrow for the request's replays. One request at a time per escrow asks the
+ * provider (the escrow's merchant row held while it does), so concurrent replays wait and answer
+ * the page the first one kept instead of asking again with the same reference. A refusal or no
+ * answer marks the charge failed (nothing can have been paid on a page nobody got) and is the
+ * request's answer; a replay then starts a new charge.
+ */
+async function startCheckout(escrowId: string, charge: { transaction_id: string; amount: string }) {
+  const reference = charge.transaction_id;
+  const buyer = await buyerOf(escrowId);
+  let failure: unknown = null;
+  await asService(async (tx) => {
+    const [row] = await tx<{ checkout_tx: string | null; checkout_url: string | null }[]>`
+      select checkout_tx, checkout_url from private.merchant_escrows where escrow_id = ${escrowId} for update`;
+    // another request kept this charge's page meanwhile, or started another charge
+    if (!row || row.checkout_url !== null || row.checkout_tx !== reference) return;
+    try {
+      const started = await startCharge({
+        reference,
+        amountKobo: Number(charge.amount),
+        userId: buyer,
+        metadata: { kind: 'escrow_charge', transaction_id: reference, escrow_id: escrowId },
+        channels: CHECKOUT_CHANNELS,
+        markFailed: (reason) => tx`select private.escrow_charge_fail(${reference}, ${reason})`,
+      });
+      await tx`
+        select private.merchant_escrow_checkout_started(${escrowId}, ${reference}, ${started.authorization_url})`;
+    } catch (err) {
+      // committed with the charge marked failed; the refusal is the answer
+      failure = err;
+    }
+  });
+  if (failure !== null) throw failure;
+}
+
+async function buyerOf(escrowId: string): Promise<string> {
+  const [row] = await asService((tx) =>
+    tx<{ initiator_id: string }[]>`select initiator_id from public.escrows where id = ${escrowId}`
+  );
+  return (row as { initiator_id: string }).initiator_id;
 }
 
 /** merchant-escrow-cancel: cancels one of the caller's escrows before it is funded. */
@@ -133,5 +195,17 @@ export async function merchantEscrowCancel(caller: MerchantCaller, body: { escro
   await callAsService((tx) => [
     inline(tx)`select private.merchant_escrow_cancel(${body.escrow_id}, ${caller.merchantId})`,
   ]);
+  return readOne(caller.merchantId, `e.id = ${sqlLiteral(body.escrow_id)}::uuid`);
+}
+
+/** merchant-escrow-deliver: records the delivery of one of the caller's funded escrows, with its tracking. */
+export async function merchantEscrowDeliver(
+  caller: MerchantCaller,
+  body: { escrow_id: string; tracking?: { carrier: string; number: string; url?: string } },
+) {
+  await asService((tx) =>
+    tx`select private.merchant_escrow_deliver(${body.escrow_id}, ${caller.merchantId},
+         ${body.tracking === undefined ? null : tx.json(body.tracking)}, now())`
+  );
   return readOne(caller.merchantId, `e.id = ${sqlLiteral(body.escrow_id)}::uuid`);
 }

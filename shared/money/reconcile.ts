@@ -23,6 +23,11 @@ interface Pending {
   id: string;
   type: string;
   abandoned: boolean;
+  /**
+   * a merchant escrow's checkout while the escrow is a draft: the buyer may still pay on its page
+   * until the escrow expires (the job cancels it then), so only a success is applied
+   */
+  checkout: boolean;
   /** what a charge must bring, in kobo (a top-up: its amount; an escrow charge: total_charge) */
   expected?: string | null;
 }
@@ -60,6 +65,7 @@ async function settleCharge(p: Pending): Promise<string> {
     );
     return `succeeded:${row?.outcome}`;
   }
+  if (p.checkout) return `still:${v?.status ?? 'unknown'}`;
   if (v === null || v.status === 'failed' || p.abandoned) {
     const reason = v === null ? 'no such charge at the provider' : `charge ${v.status}`;
     await asService((tx) =>
@@ -100,7 +106,8 @@ export async function reconcilePending(now: string) {
   const charges = await asService((tx) =>
     tx<Pending[]>`
     select t.id, t.type, t.created_at < ${now}::timestamptz - make_interval(hours => ${ABANDON_CHARGE_AFTER_HOURS}) as abandoned,
-           (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected
+           (case when t.type = 'wallet_topup' then t.amount else e.total_charge end)::text as expected,
+           coalesce(e.merchant_id is not null and e.status = 'draft', false) as checkout
       from public.transactions t left join public.escrows e on e.id = t.escrow_id
       left join private.reconcile_checks c on c.transaction_id = t.id
      where t.status = 'pending' and t.type in ('wallet_topup', 'escrow_funding') and t.provider = ${provider.name}
@@ -110,7 +117,7 @@ export async function reconcilePending(now: string) {
   );
   const transfers = await asService((tx) =>
     tx<Pending[]>`
-    select t.id, t.type, false as abandoned
+    select t.id, t.type, false as abandoned, false as checkout
       from public.transactions t left join private.reconcile_checks c on c.transaction_id = t.id
      where t.status = 'pending' and t.type in ('withdrawal', 'escrow_payout')
        and (t.type = 'withdrawal' or t.metadata ? 'transfer_attempted_at')

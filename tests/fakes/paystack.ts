@@ -15,8 +15,8 @@
 //        (the same bytes, one after the other), the next `drop` ones never ({responses: []})
 //   GET  /_fake/webhook-faults   what those faults did: {duplicated: [...], dropped: [...]}, each
 //        {event, reference, at}, and how many are still to come
-//   GET  /_fake/charges   every charge we were asked for: {reference, amount, status} (status null:
-//        nobody paid it yet; verify answers 'abandoned')
+//   GET  /_fake/charges   every charge we were asked for: {reference, amount, status, channels}
+//        (status null: nobody paid it yet; verify answers 'abandoned'; channels null: none named)
 //   POST /_fake/deliver {event, data, times?, concurrent?, signature?}  send a webhook
 //        (times copies of the same bytes, all at once when concurrent) -> {responses: [{status, body}]}
 //   POST /_fake/charge-success {reference, amount?, currency?}   charge.success for a charge we were
@@ -68,8 +68,12 @@ const charges = new Map<
     id: number;
     status?: string;
     currency?: string;
+    /** the checkout's channels, when initialize named them */
+    channels?: string[];
   }
 >();
+/** The channels Paystack's initialize accepts. */
+const PAYSTACK_CHANNELS = ['card', 'bank', 'ussd', 'qr', 'mobile_money', 'bank_transfer', 'eft', 'apple_pay'];
 const transfers = new Map<
   string,
   { amount: number; recipient: string; transfer_code: string; id: number; reason: string; status?: string }
@@ -230,11 +234,20 @@ async function api(req: Request, url: URL): Promise<Response> {
     const reference = String(b.reference ?? '');
     if (!b.email || !b.amount) return refuse(400, 'Invalid request: email and amount are required');
     if (charges.has(reference)) return refuse(400, 'Duplicate Transaction Reference');
+    const channels = b.channels === undefined ? undefined : b.channels;
+    if (
+      channels !== undefined &&
+      (!Array.isArray(channels) || channels.length === 0 ||
+        channels.some((c) => !PAYSTACK_CHANNELS.includes(String(c))))
+    ) {
+      return refuse(400, 'Invalid channels');
+    }
     charges.set(reference, {
       amount: Number(b.amount),
       email: String(b.email),
       metadata: b.metadata ?? null,
       id: ++seq,
+      ...(channels ? { channels: (channels as unknown[]).map(String) } : {}),
     });
     return ok('Authorization URL created', {
       authorization_url: `https://checkout.paystack.test/${seq.toString(36)}`,
@@ -428,7 +441,12 @@ async function control(req: Request, url: URL): Promise<Response> {
   if (req.method === 'GET' && path === '/charges') {
     return json(
       200,
-      [...charges].map(([reference, c]) => ({ reference, amount: c.amount, status: c.status ?? null })),
+      [...charges].map(([reference, c]) => ({
+        reference,
+        amount: c.amount,
+        status: c.status ?? null,
+        channels: c.channels ?? null,
+      })),
     );
   }
   if (path === '/deliver') {

@@ -67,6 +67,7 @@ const PROVIDER_OPS: Record<string, 'paystack' | 'kyc'> = {
   'wallet-withdraw': 'paystack',
   'payout-add': 'paystack',
   'virtual-account-create': 'paystack',
+  'merchant-escrow-create': 'paystack',
   'kyc-start': 'kyc',
   'identity-verify': 'kyc',
 };
@@ -466,7 +467,14 @@ function scenarios(): Record<string, Scenario> {
     })();
 
   // merchant escrows: one merchant's key and its escrows, another merchant's key
-  let escrowMerchant: { key: string; otherKey: string; ids: string[]; refs: string[]; cancel: string[] };
+  let escrowMerchant: {
+    key: string;
+    otherKey: string;
+    ids: string[];
+    refs: string[];
+    cancel: string[];
+    deliver: string[];
+  };
   let escrowMerchantMade: Promise<typeof escrowMerchant> | undefined;
   const escrowMerchantOnce = () =>
     escrowMerchantMade ??= (async () => {
@@ -481,7 +489,7 @@ function scenarios(): Record<string, Scenario> {
         return k.body.data.key as string;
       };
       const [key, otherKey] = await Promise.all([keyOf('Fuzz Shop'), keyOf('Fuzz Other Shop')]);
-      const made = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+      const made = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
         const reference = `fuzz-${i}-${Date.now()}`;
         const r = ok(
           await post('merchant-escrow-create', {
@@ -497,12 +505,20 @@ function scenarios(): Record<string, Scenario> {
         );
         return { id: r.body.data.id as string, reference };
       }));
+      // funded by the buyer's checkout, for merchant-escrow-deliver
+      const deliver = made.slice(12).map((m) => m.id);
+      for (const id of deliver) {
+        const [row] = await testDb()<{ checkout_tx: string }[]>`
+          select checkout_tx from private.merchant_escrows where escrow_id = ${id}`;
+        await paystack.chargeSuccess(row!.checkout_tx);
+      }
       return {
         key,
         otherKey,
         ids: made.slice(0, 4).map((m) => m.id),
         refs: made.slice(0, 4).map((m) => m.reference),
-        cancel: made.slice(4).map((m) => m.id),
+        cancel: made.slice(4, 12).map((m) => m.id),
+        deliver,
       };
     })();
   const escrowKeyCaller = (t: Turn) => keyCaller(t, escrowMerchant.key, [escrowMerchant.otherKey]);
@@ -821,6 +837,14 @@ function scenarios(): Record<string, Scenario> {
       setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
       prepare: (t) => {
         const id = escrowMerchant.cancel.length > 0 && swapping(t) ? escrowMerchant.cancel.shift() : undefined;
+        if (id) set(t, 'escrow_id', id);
+        escrowKeyCaller(t);
+      },
+    },
+    'merchant-escrow-deliver': {
+      setup: async () => void (escrowMerchant = await escrowMerchantOnce()),
+      prepare: (t) => {
+        const id = escrowMerchant.deliver.length > 0 && swapping(t) ? escrowMerchant.deliver.shift() : undefined;
         if (id) set(t, 'escrow_id', id);
         escrowKeyCaller(t);
       },

@@ -85,7 +85,9 @@ describe('merchant-escrow-create', () => {
     });
     // metadata as sent, keys in their order
     expect(Object.keys(escrow.metadata)).toEqual(['order', 'b']);
-    expect(escrow).not.toHaveProperty('checkout_url');
+    // where the buyer pays (merchant-funding.clock.test.ts), and nothing delivered yet
+    expect(escrow.checkout_url).toMatch(/^https:\/\//);
+    expect(escrow.tracking).toBeNull();
     // both parties are told by SMS, naming the merchant, with no link
     const sms = await testDb()<{ phone: string; message: Record<string, unknown>; withheld: string | null }[]>`
       select phone, message, withheld from private.sms_outbox where phone in (${b.buyer_phone}, ${b.seller_phone})`;

@@ -40,7 +40,15 @@ describe('paystack adapter against the fake', () => {
       reference,
       amount: 250_000,
       status: null,
+      channels: null,
     });
+  });
+
+  it("offers the checkout's channels when named", async () => {
+    const reference = randomUUID();
+    await provider().initializeCharge({ ...charge(reference), channels: ['card', 'bank_transfer', 'ussd'] });
+    expect((await paystack.charges()).find((c) => c.reference === reference)?.channels)
+      .toEqual(['card', 'bank_transfer', 'ussd']);
   });
 
   it('no answer within the timeout is unavailable, and the caller is not held longer', async () => {

@@ -62,7 +62,8 @@ export const paystack = {
     control('/charge-status', { reference, status, amount, currency }),
   transferStatus: (reference: string, status: string) => control('/transfer-status', { reference, status }),
   /** Every charge the fake was asked for; status null until someone pays it. */
-  charges: () => control<{ reference: string; amount: number; status: string | null }[]>('/charges'),
+  charges: () =>
+    control<{ reference: string; amount: number; status: string | null; channels: string[] | null }[]>('/charges'),
   /** For `seconds`, every API call fails that way, whatever it asks; mode 'none' ends it early. */
   outage: (mode: 'unavailable' | 'timeout' | 'none', seconds = 0) => control('/outage', { mode, seconds }),
   /**

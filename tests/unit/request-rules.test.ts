@@ -173,6 +173,12 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'merchant-escrow-get': { query: { escrow_id: U } },
   'merchant-escrow-list': { query: { status: 'draft', limit: 50 } },
   'merchant-escrow-cancel': { body: { escrow_id: U } },
+  'merchant-escrow-deliver': {
+    body: {
+      escrow_id: U,
+      tracking: { carrier: 'GIG Logistics', number: 'GIG-1042', url: 'https://track.example.com/GIG-1042' },
+    },
+  },
   'message-send': { body: { conversation_id: U, content: 'Hello 👋', message_type: 'text' } },
   'milestone-approve': { body: { milestone_id: U } },
   'milestone-complete': { body: { milestone_id: U } },

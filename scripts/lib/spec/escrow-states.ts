@@ -138,6 +138,14 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     also: "another merchant's escrow is 404; a funded one 409",
   },
   {
+    from: "draft, a merchant's (unfunded)",
+    operation: 'the job, MERCHANT_ESCROW_EXPIRY_HOURS (72) after creation',
+    who: 'job',
+    to: 'cancelled',
+    also: 'the pending checkout charge canceled; a payment that still arrives is recorded to be refunded ' +
+      'through the provider, never credited to a wallet',
+  },
+  {
     from: 'draft',
     operation: 'escrow-fund (wallet, card charge, or a bank transfer that covers the total)',
     who: 'payer',
@@ -214,6 +222,13 @@ export const ESCROW_TRANSITIONS: Transition[] = [
     who: 'payee',
     to: 'goods_products: inspection; others: funded',
     also: 'goods_products: inspection_ends_at = delivery + 1 day; others: delivery recorded',
+  },
+  {
+    from: "funded, not yet delivered, a merchant's",
+    operation: 'merchant-escrow-deliver',
+    who: "the merchant's key",
+    to: 'as escrow-deliver',
+    also: "the merchant's tracking kept; another merchant's escrow is 404; not funded or delivered 409",
   },
   {
     from: 'funded, inspection',

@@ -7,6 +7,7 @@ import { providerUnavailable } from '../../core/refusals.ts';
 import { CARD_DECLINED, CARD_NOT_FOUND, CHARGE_REFUSED } from '../refusals.ts';
 import { errorMessage, log } from '../../core/log.ts';
 import { customerEmail, payments, ProviderError } from './index.ts';
+import type { CheckoutChannel } from './provider.ts';
 
 /** The stored authorization of one of the user's saved cards (404 naming card_id otherwise). */
 export async function savedCardAuthorization(userId: string, cardId: string): Promise<string> {
@@ -28,6 +29,8 @@ export async function startCharge(opts: {
   metadata: Record<string, unknown>;
   authorizationCode?: string;
   callbackUrl?: string;
+  /** the ways the checkout page offers (a new card's checkout only) */
+  channels?: readonly CheckoutChannel[];
   /** marks the pending transaction failed (nothing was or can be charged) */
   markFailed: (reason: string) => Promise<unknown>;
 }): Promise<{ authorization_url: string | null; access_code?: string }> {
@@ -48,7 +51,7 @@ export async function startCharge(opts: {
       // Even a synchronous success is completed by the charge.success webhook, the one path.
       return { authorization_url: null };
     }
-    const r = await provider.initializeCharge({ ...common, callbackUrl: opts.callbackUrl });
+    const r = await provider.initializeCharge({ ...common, callbackUrl: opts.callbackUrl, channels: opts.channels });
     return { authorization_url: r.authorizationUrl, access_code: r.accessCode };
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;

@@ -57,6 +57,7 @@ export function paystackProvider(
           currency: 'NGN',
           metadata: input.metadata,
           ...(input.callbackUrl ? { callback_url: input.callbackUrl } : {}),
+          ...(input.channels ? { channels: [...input.channels] } : {}),
         },
       );
       return { authorizationUrl: data.authorization_url, accessCode: data.access_code, reference: data.reference };

@@ -1,15 +1,20 @@
 // The payments provider as the rest of the code sees it. `paystack` speaks Paystack's HTTP API;
 // `sandbox` answers locally and delivers signed webhooks back to us, for work without keys.
 
+/** The ways a hosted checkout may offer to pay (Paystack's `channels`). */
+export type CheckoutChannel = 'card' | 'bank_transfer' | 'ussd';
+
 export interface ChargeInit {
   reference: string;
   amountKobo: number;
   email: string;
   metadata: Record<string, unknown>;
   callbackUrl?: string;
+  /** the ways the checkout page offers; the provider's own choice when left out */
+  channels?: readonly CheckoutChannel[];
 }
 
-export interface ChargeAuthorization extends Omit<ChargeInit, 'callbackUrl'> {
+export interface ChargeAuthorization extends Omit<ChargeInit, 'callbackUrl' | 'channels'> {
   authorizationCode: string;
 }
 

@@ -66,8 +66,13 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
   return {
     name: 'sandbox',
     async initializeCharge(input) {
-      // Locally nobody visits the payment page: the payment "completes" at once.
-      deliver('charge.success', chargeData(input.reference, input.amountKobo, input.email, input.metadata));
+      // Locally nobody visits the payment page: the payment "completes" at once, by the first of
+      // the channels offered (a card when none are named).
+      const channel = input.channels?.[0] ?? 'card';
+      deliver('charge.success', {
+        ...chargeData(input.reference, input.amountKobo, input.email, input.metadata),
+        channel,
+      });
       return {
         authorizationUrl: `https://sandbox.invalid/pay/${input.reference}`,
         accessCode: `sandbox_${input.reference}`,

@@ -95,6 +95,8 @@ type ChargeResult =
   | 'flagged'
   | 'held_for_review'
   | 'credited_to_wallet'
+  /** a merchant escrow's payment after its cancel or expiry: to go back through the provider */
+  | 'refund_due'
   | `escrow:${FundedStatus}`;
 /** What private.bank_transfer_received answers. */
 type BankTransferResult = 'already_done' | 'deposit' | 'deposit:shortfall' | `deposit:escrow:${FundedStatus}`;
@@ -282,7 +284,8 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
       from public.transactions t left join public.escrows e on e.id = t.escrow_id
      where t.id = ${reference}
        and ((t.type = 'wallet_topup' and t.status = 'pending')
-         or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'))`
+         or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'
+             and not t.metadata ? 'refund_due'))`
   );
   if (!row || row.seen || row.expected === null) return null;
   const expected = Number(row.expected);

@@ -3,6 +3,9 @@ import { merchantKey } from '../../../shared/merchants/key-auth.ts';
 import { merchantEscrowCreate } from '../../../shared/merchants/escrows.ts';
 import { merchantEscrowCreateBody, merchantEscrowResponse } from '../../../shared/merchants/escrow-schema.ts';
 import { MERCHANT_REFERENCE_REUSED } from '../../../shared/merchants/refusals.ts';
+import { KYC_LIMIT_EXCEEDED } from '../../../shared/kyc/refusals.ts';
+import { CHARGE_REFUSED } from '../../../shared/money/refusals.ts';
+import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 
 export default endpoint({
   name: 'merchant-escrow-create',
@@ -11,13 +14,16 @@ export default endpoint({
     'phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed ' +
     "on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both " +
     "parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the " +
-    'idempotency key: the same reference and body answer the same escrow (200), another body is 409.',
-  refusals: [MERCHANT_REFERENCE_REUSED],
+    'idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` ' +
+    "is the provider's hosted checkout (card, bank transfer, USSD) for the total charge, within the merchant " +
+    "owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, " +
+    'cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.',
+  refusals: [MERCHANT_REFERENCE_REUSED, KYC_LIMIT_EXCEEDED, CHARGE_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: merchantKey,
   status: 201,
   alsoSucceedsWith: [{ status: 200, description: 'The escrow already created for this reference with the same body' }],
-  idempotent: true,
+  idempotent: 'provider',
   repeat: 'answers the escrow of its reference again (200): the reference is the idempotency key, and an ' +
     'Idempotency-Key is honoured too',
   body: merchantEscrowCreateBody,
