@@ -8,46 +8,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
-import { newPhone, signUp, type TestUser } from '../support/users.ts';
+import {
+  createMerchantEscrow as create,
+  merchantEscrowBody as body,
+  newMerchant as merchant,
+  newMerchantEscrow as created,
+} from '../support/merchants.ts';
+import { newPhone, signUp } from '../support/users.ts';
 
 afterAll(() => closeDb());
 
 // ---- helpers -------------------------------------------------------------------------------
-
-interface Merchant {
-  owner: TestUser;
-  id: string;
-  name: string;
-  key: string;
-}
-
-/** A tier-4 owner's merchant and one of its keys. */
-async function merchant(name = 'Ada Phones'): Promise<Merchant> {
-  const owner = await signUp({ tier: 4 });
-  const m = expectOk(await post('merchant-create', { name }, { token: owner.accessToken }), 201);
-  const k = expectOk(await post('merchant-key-create', { name: 'server' }, { token: owner.accessToken }), 201);
-  return { owner, id: m.id, name, key: k.key };
-}
-
-let refs = 0;
-const newRef = () => `order-${Date.now()}-${++refs}`;
-
-const body = (over: Record<string, unknown> = {}) => ({
-  reference: newRef(),
-  category: 'goods_products',
-  title: 'Phone 15',
-  amount: 50_000,
-  buyer_phone: newPhone().e164,
-  seller_phone: newPhone().e164,
-  ...over,
-});
-
-const create = (m: Merchant, b: Record<string, unknown>) => post('merchant-escrow-create', b, { token: m.key });
-
-async function created(m: Merchant, over: Record<string, unknown> = {}) {
-  const b = body(over);
-  return { body: b, escrow: expectOk(await create(m, b), 201) };
-}
 
 const userOfPhone = async (phone: string) =>
   (await testDb()<{ id: string; password_hash: string | null }[]>`

@@ -10,51 +10,20 @@ import { expectError, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
-import { newPhone, signUp, type TestUser } from '../support/users.ts';
+import {
+  checkoutOf,
+  createMerchantEscrow as create,
+  type Merchant,
+  merchantEscrowBody as body,
+  newMerchant as merchant,
+  newMerchantEscrow as created,
+  payCheckout as pay,
+} from '../support/merchants.ts';
+import { signUp } from '../support/users.ts';
 
 afterAll(() => closeDb());
 
 // ---- helpers -------------------------------------------------------------------------------
-
-interface Merchant {
-  owner: TestUser;
-  id: string;
-  key: string;
-}
-
-async function merchant(name = 'Ada Phones'): Promise<Merchant> {
-  const owner = await signUp({ tier: 4 });
-  const m = expectOk(await post('merchant-create', { name }, { token: owner.accessToken }), 201);
-  const k = expectOk(await post('merchant-key-create', { name: 'server' }, { token: owner.accessToken }), 201);
-  return { owner, id: m.id, key: k.key };
-}
-
-let refs = 0;
-const newRef = () => `fund-${Date.now()}-${++refs}`;
-
-const body = (over: Record<string, unknown> = {}) => ({
-  reference: newRef(),
-  category: 'goods_products',
-  title: 'Phone 15',
-  amount: 50_000,
-  buyer_phone: newPhone().e164,
-  seller_phone: newPhone().e164,
-  ...over,
-});
-
-const create = (m: Merchant, b: Record<string, unknown>) => post('merchant-escrow-create', b, { token: m.key });
-
-async function created(m: Merchant, over: Record<string, unknown> = {}) {
-  const b = body(over);
-  return { body: b, escrow: expectOk(await create(m, b), 201) };
-}
-
-/** The buyer's checkout charge of an escrow: its reference (the pending transaction's id). */
-async function checkoutOf(escrowId: string): Promise<string> {
-  const [row] = await testDb()<{ checkout_tx: string }[]>`
-    select checkout_tx from private.merchant_escrows where escrow_id = ${escrowId}`;
-  return row!.checkout_tx;
-}
 
 const statusOf = async (escrowId: string) =>
   (await testDb()<{ status: string }[]>`select status from public.escrows where id = ${escrowId}`)[0]!.status;
@@ -73,12 +42,6 @@ const holdOf = async (escrowId: string) =>
       select coalesce((select balance from private.ledger_accounts where kind = 'escrow_hold' and owner_id = ${escrowId}),
                       0)::text as balance`)[0]!.balance,
   );
-
-/** Funds a merchant escrow as the buyer does: a signed charge.success for its checkout's charge. */
-async function pay(escrowId: string) {
-  const d = await paystack.chargeSuccess(await checkoutOf(escrowId));
-  expect(d.responses[0]?.status).toBe(200);
-}
 
 const deliver = (m: Merchant, b: Record<string, unknown>) => post('merchant-escrow-deliver', b, { token: m.key });
 
