@@ -92,6 +92,27 @@ export function createEscrowClient(options: EscrowClientOptions): EscrowClient {
   return client;
 }
 
+export interface MerchantClientOptions extends Omit<EscrowClientOptions, 'accessToken'> {
+  /** The merchant's API key (`esk_live_...`, or `esk_test_...` on a sandbox deployment), from your server's secrets. */
+  apiKey: string;
+}
+
+/**
+ * A client for a merchant's server: every request carries the merchant's API key as its bearer
+ * token, for the operations that take a key (`merchant-escrow-*`, `webhook-delivery-*`). The
+ * owner's own operations (`merchant-get`, `merchant-key-*`, `merchant-webhook-*`, the merchant's
+ * wallet) take the owner's session instead: use `createEscrowClient` for them. A key must never
+ * reach a browser or an app: it acts for the whole merchant.
+ */
+export function createMerchantClient(options: MerchantClientOptions): EscrowClient {
+  const { apiKey, ...rest } = options;
+  if (!/^esk_(live|test)_[A-Za-z0-9]+$/.test(apiKey)) {
+    // a session token or an endpoint secret given by mistake: refuse before anything is sent
+    throw new TypeError('apiKey must be a merchant API key (esk_live_... or esk_test_...)');
+  }
+  return createEscrowClient({ ...rest, accessToken: apiKey });
+}
+
 /** A refused or failed call: the HTTP status, the service's message and, for invalid input, each field. */
 export class EscrowApiError extends Error {
   override name = 'EscrowApiError';

@@ -34,12 +34,13 @@ export async function verifyPhone(phone: string): Promise<void> {
 /**
  * A new account through auth-send-otp, auth-verify and auth-signup. `tier`: the KYC tier its checks
  * are then recorded up to (tests/support/kyc.ts), for suites that move money (tier 0 moves none: the identity floor);
- * 0 (nothing recorded) unless given.
+ * 0 (nothing recorded) unless given. `phone` (E.164): a phone of the test's choosing, e.g. one a merchant escrow
+ * named (its placeholder is claimed).
  */
 export async function signUp(
-  opts: { first_name?: string; last_name?: string; password?: string; tier?: number } = {},
+  opts: { phone?: string; first_name?: string; last_name?: string; password?: string; tier?: number } = {},
 ): Promise<TestUser> {
-  const { e164 } = newPhone();
+  const e164 = opts.phone ?? newPhone().e164;
   const password = opts.password ?? 'a sound passphrase';
   await verifyPhone(e164);
   const res = await post(authSignup, {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Body,
   createEscrowClient,
+  createMerchantClient,
   type Data,
   type ErrorEnvelope,
   EscrowApiError,
@@ -93,10 +94,17 @@ describe('the package', () => {
   });
 
   // example.ts: sign-up and an escrow; example-chat.ts: a chat screen on the live stream (both run
-  // by tests/e2e); example-eventsource.ts: a browser's EventSource with a ticket (compiled by tsc)
+  // by tests/e2e); example-eventsource.ts: a browser's EventSource with a ticket (compiled by tsc);
+  // example-merchant.ts and example-merchant-receiver.ts: a merchant's server (tests/e2e)
   const examples = readdirSync(`${root}clients/typescript`).filter((f) => /^example.*\.ts$/.test(f));
-  it('has the three examples', () =>
-    expect(examples.sort()).toEqual(['example-chat.ts', 'example-eventsource.ts', 'example.ts']));
+  it('has the five examples', () =>
+    expect(examples.sort()).toEqual([
+      'example-chat.ts',
+      'example-eventsource.ts',
+      'example-merchant-receiver.ts',
+      'example-merchant.ts',
+      'example.ts',
+    ]));
   it.each(examples)(
     'its README shows %s as it is (importing the package by name)',
     (file) => {
@@ -144,6 +152,25 @@ describe('createEscrowClient', () => {
     await api.POST('/wallet-topup', { params: { header: { 'Idempotency-Key': 'key-1' } }, body: { amount: 500 } });
     expect(requests[0]?.headers.get('idempotency-key')).toBe('key-1');
     expect(requests[0]?.headers.get('apikey')).toBe('anon');
+  });
+});
+
+describe('createMerchantClient', () => {
+  it("sends the merchant's key as the bearer token", async () => {
+    const { fetch, requests } = fakeFetch(() => envelope(200, []));
+    const apiKey = `esk_test_${'a1B2'.repeat(10)}`;
+    const api = createMerchantClient({ baseUrl: BASE, apiKey, fetch });
+    await api.GET('/merchant-escrow-list', { params: { query: { limit: 5 } } });
+    expect(requests[0]?.url).toBe(`${BASE}/merchant-escrow-list?limit=5`);
+    expect(requests[0]?.headers.get('authorization')).toBe(`Bearer ${apiKey}`);
+  });
+
+  it('refuses what is not a key (a session token, an endpoint secret) before sending anything', () => {
+    const { fetch, requests } = fakeFetch(() => envelope(200, []));
+    for (const apiKey of ['eyJhbGciOiJIUzI1NiJ9.e30.sig', 'whsec_abc', 'esk_prod_abc', '', 'esk_live_ab cd']) {
+      expect(() => createMerchantClient({ baseUrl: BASE, apiKey, fetch })).toThrow(TypeError);
+    }
+    expect(requests).toHaveLength(0);
   });
 });
 
