@@ -5,7 +5,7 @@
 // Not part of the package.
 //
 // From the repository, with the endpoint's secret:
-//   WEBHOOK_SECRET=whsec_... npx --no-install deno run --allow-net=127.0.0.1 --allow-env=WEBHOOK_SECRET \
+//   WEBHOOK_SECRET=whsec_... node_modules/.bin/deno run --allow-net=127.0.0.1 --allow-env=WEBHOOK_SECRET \
 //     clients/typescript/example-merchant-receiver.ts 8787
 // prints each event as one JSON line: {"id":"msg_...","type":"escrow.funded","data":{...}}.
 import { createServer, type IncomingMessage } from 'node:http';

@@ -25,7 +25,7 @@
 //
 // What fails the test, naming the doc, its block (the n-th ```sh block of that file, its line) and
 // the command (its lines):
-// - a command that exits with an error (bash runs with errexit), or the run not ending in 60 s; a
+// - a command that exits with an error (bash runs with errexit), or the run not ending in 120 s; a
 //   curl that ends by its own --max-time (a live stream the reader watches for a few seconds) has
 //   not failed;
 // - an answer whose envelope says success:false, unless the comment right under the command shows
@@ -72,7 +72,7 @@ const ORDER = [
   'docs/kyc.md',
 ];
 const DIRECT = /^# only if you arrive here directly/;
-const RUN_TIMEOUT_MS = 60_000;
+const RUN_TIMEOUT_MS = 120_000;
 
 interface Block {
   doc: string;
@@ -474,5 +474,5 @@ describe("the docs' curl walkthroughs", () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });

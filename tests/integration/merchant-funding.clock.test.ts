@@ -121,6 +121,31 @@ describe('merchant-escrow-create', () => {
     expect(read.body.data).toMatchObject({ status: 'draft', checkout_url: null });
   });
 
+  it('starts a new checkout on a replay after the provider could not start one', async () => {
+    const m = await merchant();
+    const b = body();
+    await paystack.outage('unavailable', 3);
+    const first = await create(m, b);
+    await paystack.outage('none');
+    expect(first.status, JSON.stringify(first.body)).toBeGreaterThanOrEqual(500);
+    const draft = await get('merchant-escrow-get', { token: m.key, query: { reference: b.reference } });
+    expect(draft.body.data).toMatchObject({ status: 'draft', checkout_url: null });
+    const failedCharge = await checkoutOf(draft.body.data.id);
+    // the same request again: the same escrow, with a new charge and its page
+    const replay = expectOk(await create(m, b), 200);
+    expect(replay).toMatchObject({ id: draft.body.data.id, status: 'draft' });
+    expect(replay.checkout_url).toMatch(/^https:\/\/checkout\.paystack\.test\//);
+    const charge = await checkoutOf(replay.id);
+    expect(charge).not.toBe(failedCharge);
+    const [old] = await testDb()<
+      { status: string }[]
+    >`select status::text from public.transactions where id = ${failedCharge}`;
+    expect(old?.status).toBe('failed');
+    // and paying it funds the escrow
+    await pay(replay.id);
+    expect(await statusOf(replay.id)).toBe('funded');
+  });
+
   it("counts each checkout in the owner's daily sum", async () => {
     const m = await merchant();
     await created(m, { amount: 30_000_000 });
