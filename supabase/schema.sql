@@ -4713,10 +4713,17 @@ begin
 
   perform private.queue_merchant_escrow_sms(e, v_name, p_buyer_phone, 'payer', p_sms_per_hour, p_sms_per_day);
   perform private.queue_merchant_escrow_sms(e, v_name, p_seller_phone, 'payee', p_sms_per_hour, p_sms_per_day);
+  -- and in the app, where a placeholder finds them once it signs up: the merchant's name, the
+  -- category, the amount and the party's role, nothing else the merchant wrote
+  perform private.notify(x.party, e.id, 'escrow_created',
+    pg_catalog.jsonb_build_object('kind', 'merchant_escrow', 'merchant', v_name, 'side', x.side,
+                                  'category', e.category, 'amount', e.amount),
+    'escrow', e.id, 'View escrow')
+     from (values (v_buyer, 'payer'), (v_seller, 'payee')) as x(party, side);
   return query select e.id, true;
 end
 $function$;
-comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation and the parties'' SMS; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
+comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation, the parties'' SMS and in-app notifications; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
 revoke all on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) from public;
 grant execute on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) to service_role;
 

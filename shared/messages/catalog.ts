@@ -81,6 +81,11 @@ export interface NotificationParams {
    * (null: none does).
    */
   verify_to_pay_out: { amount: Kobo; kyc_limit: 'single' | 'daily'; limit: Kobo; tier: number | null };
+  /**
+   * A merchant opened an escrow with this person as its payer (the buyer) or payee (the seller): the
+   * merchant's name and nothing else the merchant wrote.
+   */
+  merchant_escrow: { merchant: string; side: 'payer' | 'payee'; category: EscrowCategory; amount: Kobo };
 }
 
 export interface SmsParams {
@@ -225,6 +230,14 @@ export const ACTION_OPERATIONS: Record<ActionLabel, { operation: string; how: st
 };
 
 export const NOTIFICATIONS = {
+  merchant_escrow: {
+    events: ['escrow_created'],
+    to: "both parties of a merchant's escrow (a placeholder's waits for its sign-up)",
+    operations: ['merchant-escrow-create'],
+    sql: ['private.merchant_escrow_create'],
+    entity_type: 'escrow',
+    action_labels: ['View escrow'],
+  },
   escrow_created: {
     events: ['escrow_created'],
     to: 'the initiator',

@@ -108,6 +108,10 @@ const en: Language = {
   naira,
   notification: {
     escrow_created: (p) => `You created "${p.title}" for ${naira(p.amount)}.`,
+    merchant_escrow: (p) =>
+      `${p.merchant} opened a ${CATEGORY_WORD_EN[p.category]} escrow of ${naira(p.amount)} with you as the ` +
+      `${ROLE_LABELS_EN[p.category][p.side].toLowerCase()}.` +
+      (p.side === 'payer' ? ` Pay at the checkout ${p.merchant} gives you; the money stays in escrow.` : ''),
     invite_received: (p) =>
       `${name(p.inviter)} invited you to "${p.title}" for ${naira(p.amount)} as ${ROLE_LABELS_EN[p.category].payer}.`,
     invite_received_funded: (p) =>

@@ -170,6 +170,17 @@ describe('auth-signup', () => {
     const list = expectOk(await get('escrow-list', { token }));
     expect(list.map((e: { id: string }) => e.id)).toEqual([escrow.id]);
     expect(list[0].merchant).toEqual({ id: m.id, name: m.name, fee: 0 });
+    // the notification the placeholder was sent is the new account's: the merchant's name, the
+    // amount and the role, nothing else the merchant wrote (not the title)
+    const notes = expectOk(await get('notification-list', { token, query: { escrow_id: escrow.id } }));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({
+      event_type: 'escrow_created',
+      entity_type: 'escrow',
+      entity_id: escrow.id,
+      action_label: 'View escrow',
+      content: 'Ada Phones opened a goods escrow of NGN 50,000.00 with you as the seller.',
+    });
     // the buyer's placeholder is still none: no login, no reset
     expect((await userOfPhone(b.buyer_phone))?.password_hash).toBeNull();
   });
@@ -287,6 +298,30 @@ describe('escrow-get', () => {
     }
     const stranger = await signUp();
     expectError(await get('escrow-get', { token: stranger.accessToken, query: { escrow_id: escrow.id } }), 404);
+  });
+});
+
+describe('notification-list', () => {
+  it("tells each party with an account in the app: the merchant's name, the amount, the role", async () => {
+    const m = await merchant();
+    const [buyer, seller] = await Promise.all([signUp(), signUp()]);
+    const { body: b, escrow } = await created(m, {
+      buyer_phone: buyer.phone,
+      seller_phone: seller.phone,
+      title: 'Visit evil.example to claim',
+    });
+    const noteOf = async (u: { accessToken: string }) =>
+      expectOk(await get('notification-list', { token: u.accessToken, query: { escrow_id: escrow.id } }));
+    expect(await noteOf(buyer)).toEqual([expect.objectContaining({
+      event_type: 'escrow_created',
+      content: 'Ada Phones opened a goods escrow of NGN 50,000.00 with you as the buyer. ' +
+        'Pay at the checkout Ada Phones gives you; the money stays in escrow.',
+    })]);
+    const [sellerNote] = await noteOf(seller);
+    expect(sellerNote.content).toBe('Ada Phones opened a goods escrow of NGN 50,000.00 with you as the seller.');
+    // a replay of the request tells nobody again
+    expectOk(await create(m, b), 200);
+    expect(await noteOf(buyer)).toHaveLength(1);
   });
 });
 

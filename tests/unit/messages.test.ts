@@ -69,6 +69,7 @@ const NOTIFICATIONS: { [K in keyof NotificationParams]: NotificationParams[K] } 
   verification_needed: { tier: 0, balance: N, limit: N },
   verify_to_move_money: { tier: 1, balance: N },
   verify_to_pay_out: { amount: N, kyc_limit: 'daily', limit: N, tier: 2 },
+  merchant_escrow: { merchant: S, side: 'payer', category: 'goods_products', amount: N },
 };
 const SMS: { [K in keyof SmsParams]: SmsParams[K] } = {
   escrow_invite: { inviter: S, category: 'hiring', amount: N },
