@@ -225,7 +225,8 @@ export function paystackProvider(
         if (typeof t === 'object') {
           return t.reference === input.chargeReference || (input.chargeId !== null && String(t.id) === input.chargeId);
         }
-        return String(t) === input.chargeId || String(t) === input.chargeReference;
+        // a bare id (the list's shape): the query named the transaction already
+        return input.chargeId === null || String(t) === input.chargeId || String(t) === input.chargeReference;
       });
       // one refund is ever asked per charge; the latest answer wins if the provider shows more
       const latest = ours[ours.length - 1];
