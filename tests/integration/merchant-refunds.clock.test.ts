@@ -19,7 +19,7 @@ import {
   newMerchantEscrow as created,
   payCheckout as pay,
 } from '../support/merchants.ts';
-import { fundedDeal } from '../support/escrows.ts';
+import { fundedDeal, fundWallet } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 afterAll(() => closeDb());
@@ -208,7 +208,9 @@ describe('escrow-fund', () => {
   it("refuses a merchant escrow (409 merchant_escrow_checkout_only): it is paid through the merchant's checkout", async () => {
     const m = await merchant();
     const buyer = await signUp({ tier: 3 });
-    const { escrow } = await created(m, { buyer_phone: buyer.phone });
+    const { escrow } = await created(m, { amount: 5_000, buyer_phone: buyer.phone });
+    // a wallet that could pay it: only the refusal keeps the wallet's money out of it
+    await fundWallet(buyer, 6_000);
     const before = await walletOf(buyer.id);
     for (const method of ['wallet', 'card', 'bank_transfer'] as const) {
       const res = await post('escrow-fund', { escrow_id: escrow.id, method }, { token: buyer.accessToken });
