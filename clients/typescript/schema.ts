@@ -533,7 +533,7 @@ export interface paths {
     put?: never;
     /**
      * The payer funds the escrow from the wallet, a card, a saved card or a bank transfer
-     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified.
+     * @description Only the payer, at KYC tier 1 or above and within its limits for the total charge, while the escrow is a `draft` or `active` accepted but unfunded. `wallet` locks the total charge in the escrow's hold at once; `card` and `saved_card` start a charge that `webhook-payments` applies when the provider confirms it; `bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are notified. A merchant's escrow is paid through the merchant's checkout only, never here.
      */
     post: operations['escrow-fund'];
     delete?: never;
@@ -1742,6 +1742,7 @@ export interface components {
       | 'kyc_provider_refused'
       | 'kyc_tier_required'
       | 'login_failed'
+      | 'merchant_escrow_checkout_only'
       | 'merchant_exists'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
@@ -6244,7 +6245,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `virtual_account_required`: A bank transfer funding, and the payer has no active virtual account to receive it (Create one with virtual-account-create, then fund again); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `escrow_wrong_state`: The escrow's state does not allow this now (e.g. releasing a draft, accepting twice); the message says the state, and what comes first where the next step is the other party's (Read the escrow (escrow-get) and offer only what its status allows); or `merchant_escrow_checkout_only`: escrow-fund names a merchant's escrow: its buyer pays through the checkout page the merchant shows (Pay through the merchant's checkout page (the checkout_url of merchant-escrow-create)); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `virtual_account_required`: A bank transfer funding, and the payer has no active virtual account to receive it (Create one with virtual-account-create, then fund again); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6258,6 +6259,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'escrow_wrong_state'
+              | 'merchant_escrow_checkout_only'
               | 'insufficient_funds'
               | 'virtual_account_required'
               | 'idempotency_key_reused'
@@ -7512,6 +7514,8 @@ export interface operations {
               disputes_released: number;
               merchant_escrows_expired: number;
               payouts_started: number;
+              refunds_started: number;
+              refunds_checked: number;
               sms_sent: number;
               reconciled: number;
               idempotency_keys_expired: number;

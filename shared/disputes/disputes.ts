@@ -11,6 +11,7 @@ import type { EscrowStatus } from '../escrow/enums.ts';
 import { DISPUTE_NOT_FOUND } from './refusals.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
+import { startRefundsOf } from '../money/refunds.ts';
 import {
   type AdminDisputeResponse,
   type DisputeResponse,
@@ -68,9 +69,13 @@ export async function disputeGet({ claims }: AuthUser, escrowId: string): Promis
   return found;
 }
 
-/** After a settlement committed: the payee's bank payout (if any) and the SMS to both parties. */
-async function afterSettlement(payoutTx: string | null): Promise<void> {
+/**
+ * After a settlement committed: the payee's bank payout (if any), a merchant escrow's refund to its
+ * buyer through the provider (if any) and the SMS to both parties.
+ */
+async function afterSettlement(payoutTx: string | null, escrowId: string): Promise<void> {
   if (payoutTx) await afterCommit('escrow.payout', () => startEscrowPayout(payoutTx));
+  await afterCommit('escrow.refund', () => startRefundsOf({ escrowId }));
   await afterCommit('sms.dispatch', () => dispatchQueuedSms());
 }
 
@@ -104,7 +109,7 @@ export async function disputeRespond(
     tx<{ status: string; payout_tx: string | null }[]>`
       select * from private.dispute_respond(${input.escrow_id}, ${user.id}, ${input.proposal_id}, ${input.accept}, now())`
   );
-  if (r?.status === 'accepted') await afterSettlement(r.payout_tx);
+  if (r?.status === 'accepted') await afterSettlement(r.payout_tx, input.escrow_id);
   return disputeGet(user, input.escrow_id);
 }
 
@@ -181,12 +186,13 @@ export async function adminDisputeResolve(
   input: { dispute_id: string; outcome: DisputeOutcome; payee_amount?: number; resolution: string },
 ): Promise<AdminDisputeResponse> {
   const [r] = await asService((tx) =>
-    tx<{ payout_tx: string | null }[]>`
+    tx<{ payout_tx: string | null; escrow_id: string }[]>`
       select private.admin_dispute_resolve(${input.dispute_id}, ${admin.id}, ${input.outcome}, ${
       input.payee_amount ?? null
-    }, ${input.resolution}, now()) as payout_tx`
+    }, ${input.resolution}, now()) as payout_tx,
+             (select escrow_id from public.disputes where id = ${input.dispute_id}) as escrow_id`
   );
-  await afterSettlement(r?.payout_tx ?? null);
+  if (r) await afterSettlement(r.payout_tx, r.escrow_id);
   const [resolved] = await asService((tx) => adminRows(tx, tx`d.id = ${input.dispute_id}`, 1));
   return resolved as AdminDisputeResponse;
 }

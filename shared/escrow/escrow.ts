@@ -19,6 +19,7 @@ import { JsonText } from '../core/json-text.ts';
 import { savedCardAuthorization, startCharge } from '../money/payments/charge.ts';
 import { payments } from '../money/payments/index.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
+import { startRefundsOf } from '../money/refunds.ts';
 import {
   type EscrowFundResponse,
   type EscrowListItemResponse,
@@ -286,19 +287,22 @@ export async function escrowAccept(user: AuthUser, input: { escrow_id?: string; 
   return transition(user, id, (sql) => sql`select private.escrow_accept(${id}, ${user.id})`);
 }
 
+/** After a transition that may have given money back: a merchant escrow's refund sent to the provider. */
+const sendRefunds = (escrowId: string) => () => afterCommit('escrow.refund', () => startRefundsOf({ escrowId }));
+
 export async function escrowDecline(user: AuthUser, input: { escrow_id?: string; invite_token?: string }) {
   const id = await inviteTarget(input);
-  return transition(user, id, (sql) => sql`select private.escrow_decline(${id}, ${user.id})`);
+  return transition(user, id, (sql) => sql`select private.escrow_decline(${id}, ${user.id})`, sendRefunds(id));
 }
 
 export const escrowCancel = (user: AuthUser, id: string) =>
-  transition(user, id, (sql) => sql`select private.escrow_cancel(${id}, ${user.id})`);
+  transition(user, id, (sql) => sql`select private.escrow_cancel(${id}, ${user.id})`, sendRefunds(id));
 export const escrowDelete = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_delete(${id}, ${user.id})`);
 export const escrowDeliver = (user: AuthUser, id: string) =>
   transition(user, id, (sql) => sql`select private.escrow_deliver(${id}, ${user.id}, now())`);
 export const escrowRefund = (user: AuthUser, id: string) =>
-  transition(user, id, (sql) => sql`select private.escrow_refund(${id}, ${user.id})`);
+  transition(user, id, (sql) => sql`select private.escrow_refund(${id}, ${user.id})`, sendRefunds(id));
 export const escrowRelease = (user: AuthUser, id: string) =>
   transition(
     user,

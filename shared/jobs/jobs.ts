@@ -2,7 +2,7 @@
 // local server): the SQL job private.run_jobs(now) (dispute reminders and deadlines, inspection periods that ended -> released,
 // released/refunded escrows 14 days old -> ended), merchant escrows unfunded after
 // MERCHANT_ESCROW_EXPIRY_HOURS -> cancelled, then the side effects that follow a commit:
-// payouts that were never sent to the provider, reconciliation of movements still pending long
+// payouts and refunds to merchant escrows' buyers that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/money/reconcile.ts), queued SMS, and outbound webhooks: the event log
 // read into the delivery queue, due deliveries sent and deliveries 30 days old removed
 // (shared/webhooks/queue.ts).
@@ -15,6 +15,7 @@ import { INVALID_SIGNATURE } from '../core/refusals.ts';
 import { log } from '../core/log.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import { reconcilePending } from '../money/reconcile.ts';
+import { reconcileRefunds, startRefund, strandedRefunds } from '../money/refunds.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { webhookJobStep } from '../webhooks/queue.ts';
 
@@ -56,8 +57,12 @@ export async function jobsRun(now: Date | string = new Date()) {
   for (const id of [...payouts, ...stranded.map((s) => s.id)]) {
     await afterCommit('escrow.payout', () => startEscrowPayout(id));
   }
+  // refunds to merchant escrows' buyers committed but never sent (a crash before the provider call)
+  const refunds = await strandedRefunds(at);
+  for (const id of refunds) await afterCommit('escrow.refund', () => startRefund(id));
   // movements still pending long after they started: settled from what the provider says
   const reconciled = await reconcilePending(at);
+  const refundsChecked = await reconcileRefunds(at);
   const sms = await dispatchQueuedSms(100);
   const [expired] = await asService((tx) =>
     tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`
@@ -71,13 +76,16 @@ export async function jobsRun(now: Date | string = new Date()) {
     disputes_released: rows.filter((r) => r.job === 'dispute_auto_release').length,
     merchant_escrows_expired: merchantExpired.length,
     payouts_started: payouts.length + stranded.length,
+    refunds_started: refunds.length,
+    refunds_checked: refundsChecked,
     sms_sent: sms,
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
     ...webhooks,
   };
   if (
-    rows.length + merchantExpired.length + summary.payouts_started + summary.sms_sent + webhooks.webhooks_enqueued +
+    rows.length + merchantExpired.length + summary.payouts_started + refunds.length + summary.sms_sent +
+        webhooks.webhooks_enqueued +
         webhooks.webhooks_failed > 0
   ) {
     log.info('jobs.run', { ...summary, now: at });

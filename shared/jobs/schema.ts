@@ -20,6 +20,8 @@ export const jobsRunResponse = z.strictObject({
   disputes_released: count,
   merchant_escrows_expired: count,
   payouts_started: count,
+  refunds_started: count,
+  refunds_checked: count,
   sms_sent: count,
   reconciled: count,
   idempotency_keys_expired: count,

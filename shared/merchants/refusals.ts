@@ -40,5 +40,14 @@ export const MERCHANT_REFERENCE_REUSED = refusal<{ field: string; escrow_id: str
   example: { field: 'reference', escrow_id: '3b8f5c1e-7a2d-4e9b-8c6f-1d0a9e4b7c25' },
 });
 
+export const MERCHANT_ESCROW_CHECKOUT_ONLY = refusal<{ escrow_id: string }>({
+  code: 'merchant_escrow_checkout_only',
+  status: 409,
+  when: "escrow-fund names a merchant's escrow: its buyer pays through the checkout page the merchant shows",
+  then: "Pay through the merchant's checkout page (the checkout_url of merchant-escrow-create)",
+  message: () => "A merchant's escrow is paid through the merchant's checkout page only",
+  example: { escrow_id: '3b8f5c1e-7a2d-4e9b-8c6f-1d0a9e4b7c25' },
+});
+
 // The webhook endpoints and deliveries of a merchant.
 export * from './webhook-refusals.ts';

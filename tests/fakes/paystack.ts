@@ -27,9 +27,20 @@
 //   POST /_fake/dva-deposit {account_number, amount, customer_code?}  a bank transfer into a DVA
 //   POST /_fake/charge-status {reference, status, amount?, currency?}   what verify will say, no webhook sent
 //   POST /_fake/transfer-status {reference, status}           (a lost webhook, for reconciliation)
+//   GET  /_fake/refunds   every refund we were asked for: {id, reference (the charge's), amount, status}
+//   POST /_fake/refund-outcome {reference, event, amount?, currency?, signature?, times?, concurrent?}
+//        refund.pending / refund.processing / refund.processed / refund.failed for the refund of the
+//        charge `reference` (amount, currency: the event's, by default the refund's); processed and
+//        failed set the refund's status (what GET /refund answers)
+//   POST /_fake/refund-status {reference, status}   what GET /refund will say, no webhook sent
 //   POST /_fake/authorize {email, authorization_code?}   a card charge of that customer completed at
 //        the checkout page (no webhook sent): -> {authorization_code, signature}, which
 //        check_authorization then confirms (authorization_code: the code to issue, e.g. AUTH_decline...)
+//
+// Refunds (POST /refund {transaction, amount?}): of a paid charge (by its reference or id), at most
+// what the charge has left after its refunds not failed (400 status:false otherwise, as Paystack
+// does); GET /refund?transaction=<id or reference> (or reference=) lists a charge's refunds and
+// GET /refund/:id fetches one.
 //
 // Card authorizations: the fake issues one with each successful card charge (charge-success,
 // charge-status success, authorize), to the charge's email; POST /transaction/check_authorization
@@ -72,6 +83,15 @@ const charges = new Map<
     channels?: string[];
   }
 >();
+interface FakeRefund {
+  id: number;
+  reference: string;
+  amount: number;
+  status: string;
+  created_at: string;
+}
+/** The refunds asked for, in order. */
+const refunds: FakeRefund[] = [];
 /** The channels Paystack's initialize accepts. */
 const PAYSTACK_CHANNELS = ['card', 'bank', 'ussd', 'qr', 'mobile_money', 'bank_transfer', 'eft', 'apple_pay'];
 const transfers = new Map<
@@ -212,6 +232,35 @@ function chargeData(reference: string) {
       reusable: true,
       signature: `SIG_${c.id}`,
     },
+  };
+}
+
+/** A charge's reference from its reference or its id (Paystack takes either). */
+function chargeReferenceOf(key: string): string | null {
+  if (charges.has(key)) return key;
+  for (const [reference, c] of charges) if (String(c.id) === key) return reference;
+  return null;
+}
+
+/** A refund in Paystack's shape (create and fetch name the transaction as an object). */
+function refundData(r: FakeRefund, c: { id: number; amount: number } | undefined, b: Json = {}) {
+  return {
+    id: r.id,
+    integration: 100032,
+    domain: 'test',
+    transaction: { id: c?.id ?? null, reference: r.reference, amount: c?.amount ?? null, currency: 'NGN' },
+    dispute: null,
+    amount: r.amount,
+    deducted_amount: r.amount,
+    currency: 'NGN',
+    channel: 'card',
+    fully_deducted: true,
+    refunded_by: 'api',
+    customer_note: b.customer_note ?? null,
+    merchant_note: b.merchant_note ?? null,
+    status: r.status,
+    expected_at: new Date(Date.parse(r.created_at) + 10 * 86_400_000).toISOString(),
+    createdAt: r.created_at,
   };
 }
 
@@ -392,12 +441,36 @@ async function api(req: Request, url: URL): Promise<Response> {
   }
   if (req.method === 'POST' && path === '/refund') {
     if (!b.transaction) return refuse(400, 'Transaction is required');
-    return ok('Refund has been queued for processing', {
-      id: ++seq,
-      transaction: { reference: b.transaction },
-      amount: b.amount,
-      status: 'pending',
-    });
+    const reference = chargeReferenceOf(String(b.transaction));
+    const c = reference === null ? undefined : charges.get(reference);
+    if (!c || reference === null) return refuse(404, 'Transaction not found');
+    if (c.status !== 'success') return refuse(400, 'Cannot refund a transaction that has not been paid');
+    const left = c.amount - refunds.filter((r) => r.reference === reference && r.status !== 'failed')
+      .reduce((sum, r) => sum + r.amount, 0);
+    const amount = b.amount === undefined ? left : Number(b.amount);
+    if (!Number.isSafeInteger(amount) || amount <= 0) return refuse(400, 'Invalid amount');
+    if (amount > left) return refuse(400, 'Refund amount cannot be more than the unrefunded transaction amount');
+    const r: FakeRefund = { id: ++seq, reference, amount, status: 'pending', created_at: new Date().toISOString() };
+    refunds.push(r);
+    return ok('Refund has been queued for processing', refundData(r, c, b));
+  }
+  if (req.method === 'GET' && path === '/refund') {
+    const key = url.searchParams.get('transaction') ?? url.searchParams.get('reference');
+    const reference = key === null ? null : chargeReferenceOf(key);
+    const list = refunds.filter((r) => key === null || r.reference === reference);
+    return ok(
+      'Refunds retrieved',
+      list.map((r) => ({
+        ...refundData(r, charges.get(r.reference)),
+        transaction: charges.get(r.reference)?.id ?? null,
+      })),
+    );
+  }
+  const fetchRefund = /^\/refund\/(\d+)$/.exec(path);
+  if (req.method === 'GET' && fetchRefund) {
+    const r = refunds.find((x) => x.id === Number(fetchRefund[1]));
+    if (!r) return refuse(404, 'Refund not found');
+    return ok('Refund retrieved', refundData(r, charges.get(r.reference)));
   }
   return refuse(404, `No route ${req.method} ${path}`);
 }
@@ -452,6 +525,33 @@ async function control(req: Request, url: URL): Promise<Response> {
   if (path === '/deliver') {
     const responses = await deliver(String(b.event), b.data as Json, b as never);
     return json(200, { responses });
+  }
+  if (req.method === 'GET' && path === '/refunds') {
+    return json(200, refunds.map((r) => ({ id: r.id, reference: r.reference, amount: r.amount, status: r.status })));
+  }
+  if (path === '/refund-status' || path === '/refund-outcome') {
+    const r = refunds.findLast((x) => x.reference === String(b.reference));
+    if (!r) return json(404, { error: 'no refund of that charge' });
+    if (path === '/refund-status') {
+      r.status = String(b.status);
+      return json(200, { ok: true });
+    }
+    const event = String(b.event);
+    const status = event.split('.')[1] ?? 'pending';
+    if (status === 'processed' || status === 'failed') r.status = status;
+    const c = charges.get(r.reference);
+    const data: Json = {
+      status,
+      transaction_reference: r.reference,
+      refund_reference: status === 'pending' ? null : `RFN_${r.id.toString(36)}`,
+      amount: String(b.amount ?? r.amount),
+      currency: b.currency === undefined ? 'NGN' : b.currency,
+      processor: 'mpgs_zen',
+      customer: { first_name: null, last_name: null, email: c?.email ?? null },
+      integration: 100032,
+      domain: 'test',
+    };
+    return json(200, { responses: await deliver(event, data, b as never) });
   }
   if (path === '/authorize') {
     const reference = `fake_checkout_${++seq}`;

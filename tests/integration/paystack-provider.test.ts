@@ -44,6 +44,34 @@ describe('paystack adapter against the fake', () => {
     });
   });
 
+  it('refunds a paid charge by its reference, at most what it has left, and finds the refund', async () => {
+    const reference = randomUUID();
+    await provider().initializeCharge(charge(reference));
+    // an unpaid charge cannot be refunded
+    expect((await rejection(provider().refund({ chargeReference: reference, amountKobo: 1_000, note: 'x' }))).kind)
+      .toBe('refused');
+    await paystack.chargeStatus(reference, 'success');
+    expect(await provider().findRefund({ chargeReference: reference, chargeId: null })).toBeNull();
+    const r = await provider().refund({ chargeReference: reference, amountKobo: 200_000, note: 'Escrow refund' });
+    expect(r).toMatchObject({ status: 'pending', amountKobo: 200_000, currency: 'NGN' });
+    expect((await paystack.requests('/refund')).at(-1)?.body).toEqual({
+      transaction: reference,
+      amount: 200_000,
+      currency: 'NGN',
+      merchant_note: 'Escrow refund',
+    });
+    // beyond what the charge has left: refused
+    const over = await rejection(provider().refund({ chargeReference: reference, amountKobo: 50_001, note: 'x' }));
+    expect(over.kind).toBe('refused');
+    await paystack.refundStatus(reference, 'processed');
+    expect(await provider().findRefund({ chargeReference: reference, chargeId: null })).toEqual({
+      refundId: r.refundId,
+      status: 'processed',
+      amountKobo: 200_000,
+      currency: 'NGN',
+    });
+  });
+
   it("offers the checkout's channels when named", async () => {
     const reference = randomUUID();
     await provider().initializeCharge({ ...charge(reference), channels: ['card', 'bank_transfer', 'ussd'] });

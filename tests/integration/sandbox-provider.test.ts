@@ -68,4 +68,22 @@ describe('sandbox payments provider', () => {
     );
     expect(t?.status).toBe('succeeded');
   });
+
+  it('refunds with a signed refund.processed that settles the refund of the charge it names', async () => {
+    // a pending refund of a charge (as a merchant escrow's refund is recorded), without a ledger move
+    const user = await signUp({ tier: 1 });
+    const charge = crypto.randomUUID();
+    const [tx] = await testDb()<{ id: string }[]>`
+      insert into public.transactions (user_id, type, category, message, amount, direction, status, provider, metadata)
+      values (${user.id}, 'escrow_refund', 'escrow', '{"kind":"refund","title":"Phone"}', 12345, 'in', 'pending',
+              'sandbox', ${testDb().json({ refund_to: 'provider', charge_reference: charge, late_payment: true })})
+      returning id`;
+    const r = await sandbox().refund({ chargeReference: charge, amountKobo: 12_345, note: 'test' });
+    expect(r.status).toBe('pending');
+    const [t] = await until(
+      () => testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${tx!.id}`,
+      (rows) => rows[0]?.status === 'succeeded',
+    );
+    expect(t?.status).toBe('succeeded');
+  });
 });

@@ -42,10 +42,10 @@ export interface Disagreement {
 
 /**
  * Users' transactions read as the ledger should see them: each wallet is what came in (deposits,
- * escrow refunds and releases) less what went out (withdrawals and escrow payouts not failed,
+ * escrow refunds to the wallet and releases) less what went out (withdrawals and escrow payouts not failed,
  * escrow funding from the wallet); and each movement has exactly the ledger transfers its status
- * implies (a withdrawal or payout one, two once failed and given back; anything else one once
- * succeeded, none before).
+ * implies (a withdrawal or payout one, two once failed and given back; a refund through the
+ * provider one, none for a late charge's; anything else one once succeeded, none before).
  */
 export async function transactionsDisagreeing(sql: postgres.Sql, userIds: string[]): Promise<Disagreement[]> {
   const wallets = await sql<{ user_id: string; wallet: string; from_transactions: string }[]>`
@@ -55,11 +55,16 @@ export async function transactionsDisagreeing(sql: postgres.Sql, userIds: string
              when category = 'deposit' and status = 'succeeded' then amount
              when type in ('withdrawal', 'escrow_payout') and status in ('pending', 'succeeded') then -amount
              when type = 'escrow_funding' and provider = 'wallet' and status = 'succeeded' then -amount
-             when type in ('escrow_refund', 'escrow_release') and status = 'succeeded' then amount
+             when type = 'escrow_release' and status = 'succeeded' then amount
+             when type = 'escrow_refund' and provider = 'wallet' and status = 'succeeded' then amount
              else 0 end) from public.transactions t where t.user_id = u.id), 0)::text as from_transactions
       from unnest(${userIds}::uuid[]) as u(id)`;
-  const movements = await sql<{ id: string; user_id: string; type: string; status: string; transfers: number }[]>`
+  const movements = await sql<
+    { id: string; user_id: string; type: string; status: string; transfers: number; refund: string | null }[]
+  >`
     select t.id, t.user_id, t.type, t.status::text,
+           case when t.metadata ? 'charge_reference'
+                then case when t.metadata ? 'late_payment' then 'late' else 'hold' end end as refund,
            (select count(*)::int from private.ledger_transfers lt where lt.transaction_id = t.id) as transfers
       from public.transactions t where t.user_id = any(${userIds}::uuid[])`;
   const out: Disagreement[] = [];
@@ -69,7 +74,13 @@ export async function transactionsDisagreeing(sql: postgres.Sql, userIds: string
     }
   }
   for (const t of movements) {
-    const expected = t.type === 'withdrawal' || t.type === 'escrow_payout'
+    // a refund through the provider: the hold's is posted once when made (to provider_clearing,
+    // whatever its outcome); a late charge's is never posted (it never entered a hold)
+    const expected = t.refund === 'late'
+      ? 0
+      : t.refund === 'hold'
+      ? 1
+      : t.type === 'withdrawal' || t.type === 'escrow_payout'
       ? (t.status === 'failed' ? 2 : 1)
       : t.status === 'succeeded'
       ? 1

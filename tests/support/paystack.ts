@@ -79,6 +79,16 @@ export const paystack = {
       email: customerEmailOf(userId),
       authorization_code: code,
     })).authorization_code,
+  /** Every refund the fake was asked for (reference: the charge's). */
+  refunds: () => control<{ id: number; reference: string; amount: number; status: string }[]>('/refunds'),
+  /** A refund webhook for the refund of the charge `reference`; amount/currency override the event's. */
+  refundOutcome: (
+    reference: string,
+    event: 'refund.pending' | 'refund.processing' | 'refund.processed' | 'refund.failed',
+    opts: DeliveryOptions & { amount?: number; currency?: string } = {},
+  ) => control<Delivery>('/refund-outcome', { reference, event, ...opts }),
+  /** What GET /refund will answer for the refund of the charge `reference`; no webhook is sent. */
+  refundStatus: (reference: string, status: string) => control('/refund-status', { reference, status }),
   dvaDeposit: (account_number: string, amount: number, opts: DeliveryOptions & { customer_code?: string } = {}) =>
     control<Delivery & { data: any }>('/dva-deposit', { account_number, amount, ...opts }),
 };

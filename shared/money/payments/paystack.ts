@@ -2,7 +2,23 @@
 // the `reference`, so a retried call can never charge or pay twice. See docs/providers/paystack.md.
 import { providerFetch } from '../../core/outbound.ts';
 import { errorMessage } from '../../core/log.ts';
-import { type PaymentsProvider, ProviderError } from './provider.ts';
+import { type PaymentsProvider, ProviderError, type RefundAnswer } from './provider.ts';
+
+/** A refund as Paystack answers it (create, fetch, list). */
+interface PaystackRefund {
+  id: number | string;
+  status: string;
+  amount: number | string;
+  currency?: string | null;
+  transaction?: number | string | { id?: number | string; reference?: string };
+}
+
+const refundAnswer = (r: PaystackRefund): RefundAnswer => ({
+  refundId: String(r.id),
+  status: String(r.status),
+  amountKobo: Number.isSafeInteger(Number(r.amount)) ? Number(r.amount) : null,
+  currency: typeof r.currency === 'string' && r.currency.length > 0 ? r.currency.toUpperCase() : null,
+});
 
 interface Envelope<T> {
   status: boolean;
@@ -187,6 +203,34 @@ export function paystackProvider(
         }
         throw err;
       }
+    },
+
+    async refund(input) {
+      const data = await call<PaystackRefund>('POST', '/refund', {
+        transaction: input.chargeReference,
+        amount: input.amountKobo,
+        currency: 'NGN',
+        merchant_note: input.note,
+      });
+      return refundAnswer(data);
+    },
+
+    async findRefund(input) {
+      // the refunds of one transaction (Paystack's id for it when we have it, else our reference)
+      const q = new URLSearchParams({ transaction: input.chargeId ?? input.chargeReference, currency: 'NGN' });
+      const data = await call<PaystackRefund[]>('GET', `/refund?${q}`);
+      const ours = (Array.isArray(data) ? data : []).filter((r) => {
+        const t = r.transaction;
+        if (t === undefined || t === null) return true;
+        if (typeof t === 'object') {
+          return t.reference === input.chargeReference || (input.chargeId !== null && String(t.id) === input.chargeId);
+        }
+        // a bare id (the list's shape): the query named the transaction already
+        return input.chargeId === null || String(t) === input.chargeId || String(t) === input.chargeReference;
+      });
+      // one refund is ever asked per charge; the latest answer wins if the provider shows more
+      const latest = ours[ours.length - 1];
+      return latest ? refundAnswer(latest) : null;
     },
   };
 }

@@ -78,6 +78,25 @@ export interface PaymentsProvider {
   verifyCharge(reference: string): Promise<ChargeVerification | null>;
   /** What the provider knows of a transfer by our reference; null when it has none. */
   verifyTransfer(reference: string): Promise<{ status: string; transferCode: string | null } | null>;
+  /**
+   * Refunds `amountKobo` of a charge, by the charge's reference, to the card or account it came
+   * from (Paystack: POST /refund). The provider keeps no reference of ours for it: at most one
+   * refund is ever asked per charge, and its webhooks (refund.*) name the charge.
+   */
+  refund(input: { chargeReference: string; amountKobo: number; note: string }): Promise<RefundAnswer>;
+  /**
+   * The refund of a charge the provider knows, by the charge's reference (and its id at the
+   * provider, when known); null when it has none (Paystack: GET /refund?transaction=...).
+   */
+  findRefund(input: { chargeReference: string; chargeId: string | null }): Promise<RefundAnswer | null>;
+}
+
+/** A refund as the provider reports it: `status` pending, processing, processed or failed. */
+export interface RefundAnswer {
+  refundId: string;
+  status: string;
+  amountKobo: number | null;
+  currency: string | null;
 }
 
 /**

@@ -126,6 +126,23 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
       });
       return { transferCode, status: 'pending' };
     },
+    async refund(input) {
+      const refundId = `${++nextId}`;
+      // completed a moment later, like Paystack's refund.processed (which names the charge)
+      deliver('refund.processed', {
+        status: 'processed',
+        transaction_reference: input.chargeReference,
+        refund_reference: `RFN_sandbox${refundId}`,
+        amount: String(input.amountKobo),
+        currency: 'NGN',
+        processor: 'sandbox',
+        domain: 'test',
+      });
+      return { refundId, status: 'pending', amountKobo: input.amountKobo, currency: 'NGN' };
+    },
+    async findRefund() {
+      throw new ProviderError('unavailable', 'the sandbox keeps no records');
+    },
     // The sandbox keeps no records: its webhooks are the only outcome it reports, so it can never
     // say a charge or transfer does not exist.
     async verifyCharge() {

@@ -16,6 +16,7 @@ import { payments } from './index.ts';
 import { chargeMismatch, type ChargeVerification, ProviderError } from './provider.ts';
 import { validSignature } from './signature.ts';
 import { chars } from '../../core/validation.ts';
+import { startRefundsOf } from '../refunds.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -78,6 +79,11 @@ async function eventKey(e: PaymentsEvent, raw: Uint8Array): Promise<string> {
     // already active) is idempotent, so each delivery is applied and recorded on its own.
     return e.event === 'dedicatedaccount.assign.failed' ? `${base}:${crypto.randomUUID()}` : base;
   }
+  // a refund's events name the charge it refunds (Paystack sends no refund id in them), and we ask
+  // at most one refund per charge
+  if (e.event.startsWith('refund.') && str(d.transaction_reference)) {
+    return `${e.event}:${str(d.transaction_reference)}`;
+  }
   const id = str(d.id) ?? str(d.reference) ?? str(d.transfer_code);
   return id ? `${e.event}:${id}` : `${e.event}:sha256:${await sha256Hex(new TextDecoder().decode(raw))}`;
 }
@@ -103,6 +109,9 @@ type BankTransferResult = 'already_done' | 'deposit' | 'deposit:shortfall' | `de
 /** What private.payout_succeed and private.payout_fail answer for a known transfer. */
 type PayoutResult = 'succeeded' | 'failed' | 'already_done';
 type TransferEvent = 'transfer.success' | 'transfer.failed' | 'transfer.reversed';
+/** What private.escrow_refund_settle answers for a known refund. */
+type RefundResult = 'succeeded' | 'failed' | 'pending' | 'flagged' | 'already_done';
+type RefundEvent = 'refund.processed' | 'refund.failed' | 'refund.pending' | 'refund.processing';
 
 /**
  * What one event did. Kept as text in private.webhook_inbox.outcome (outcomeText); what follows
@@ -116,6 +125,8 @@ export type WebhookOutcome =
   | { kind: 'topup' | 'escrow_charge'; result: ChargeResult; check?: Mismatch | 'verified' }
   | { kind: 'bank_transfer'; result: BankTransferResult }
   | { kind: 'transfer'; event: TransferEvent; result: PayoutResult }
+  /** a refund to a merchant escrow's buyer, by the charge it refunds */
+  | { kind: 'refund'; event: RefundEvent; result: RefundResult }
   | { kind: 'virtual_account'; status: 'active' | 'inactive' };
 
 /**
@@ -139,6 +150,7 @@ export function outcomeText(o: WebhookOutcome): string {
     case 'bank_transfer':
       return `${BANK_TRANSFER_OUTCOME}${o.result}`;
     case 'transfer':
+    case 'refund':
       return `${o.event}:${o.result}`;
     case 'virtual_account':
       return `virtual_account:${o.status}`;
@@ -162,6 +174,7 @@ export function queuedSms(o: WebhookOutcome): boolean {
     case 'flagged':
     case 'topup':
     case 'transfer':
+    case 'refund':
     case 'virtual_account':
       return false;
   }
@@ -437,6 +450,27 @@ async function transferOutcome(tx: Tx, e: PaymentsEvent & { event: TransferEvent
   return { kind: 'transfer', event: e.event, result };
 }
 
+/**
+ * A refund's outcome, by the charge it names (transaction_reference): processed succeeds our
+ * refund once when its amount is the refund's, in naira; failed holds it for an operator.
+ */
+async function refundOutcome(tx: Tx, e: PaymentsEvent & { event: RefundEvent }): Promise<WebhookOutcome> {
+  const d = e.data as Data;
+  const reference = str(d.transaction_reference);
+  if (!reference || !UUID.test(reference)) return flag(tx, 'unknown_refund_reference', e);
+  const result = outcomeOf(
+    await tx<{ outcome: RefundResult | 'not_found' }[]>`
+      select private.escrow_refund_settle(${reference}, ${e.event}, ${kobo(d.amount)}, ${eventCurrency(d)},
+        ${str(d.refund_reference)}, ${tx.json(e as never)}) as outcome`,
+  );
+  if (result === 'not_found') return flag(tx, 'unknown_refund_reference', e, { received: kobo(d.amount) });
+  return { kind: 'refund', event: e.event, result };
+}
+
+const isRefundEvent = (e: PaymentsEvent): e is PaymentsEvent & { event: RefundEvent } =>
+  e.event === 'refund.processed' || e.event === 'refund.failed' || e.event === 'refund.pending' ||
+  e.event === 'refund.processing';
+
 async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<WebhookOutcome> {
   const d = e.data as Data;
   const customer = obj(d.customer);
@@ -467,6 +501,7 @@ const isTransferEvent = (e: PaymentsEvent): e is PaymentsEvent & { event: Transf
 
 async function apply(tx: Tx, e: PaymentsEvent, provider: string, check: ChargeCheck | null): Promise<WebhookOutcome> {
   if (isTransferEvent(e)) return transferOutcome(tx, e);
+  if (isRefundEvent(e)) return refundOutcome(tx, e);
   switch (e.event) {
     case 'charge.success':
       return chargeSuccess(tx, e, provider, check);
@@ -563,6 +598,11 @@ function afterCommitted(e: PaymentsEvent, key: string, outcome: WebhookOutcome, 
     request_id: requestId,
   });
   if (queuedSms(outcome)) afterResponse('sms.dispatch', () => dispatchQueuedSmsSoon());
+  // a merchant escrow's charge that came after its cancel or expiry: refunded through the provider
+  const reference = str((e.data as Data).reference);
+  if (outcome.kind === 'escrow_charge' && outcome.result === 'refund_due' && reference) {
+    afterResponse('escrow.refund', () => startRefundsOf({ chargeReference: reference }));
+  }
 }
 
 /**

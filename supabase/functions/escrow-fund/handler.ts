@@ -11,6 +11,7 @@ import {
 import { KYC_LIMIT_EXCEEDED, KYC_TIER_REQUIRED } from '../../../shared/kyc/refusals.ts';
 import { CARD_DECLINED, CARD_NOT_FOUND, CHARGE_REFUSED, INSUFFICIENT_FUNDS } from '../../../shared/money/refusals.ts';
 import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
+import { MERCHANT_ESCROW_CHECKOUT_ONLY } from '../../../shared/merchants/refusals.ts';
 
 export default endpoint({
   name: 'escrow-fund',
@@ -21,11 +22,12 @@ export default endpoint({
     "`bank_transfer` answers the payer's virtual account, and their oldest waiting escrow is funded from the " +
     'wallet once a transfer makes the wallet cover its total charge. Funded, a `draft` becomes `active` and its ' +
     'counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are ' +
-    'notified.',
+    "notified. A merchant's escrow is paid through the merchant's checkout only, never here.",
   refusals: [
     ESCROW_WRONG_PARTY,
     ESCROW_NOT_FOUND,
     ESCROW_WRONG_STATE,
+    MERCHANT_ESCROW_CHECKOUT_ONLY,
     INSUFFICIENT_FUNDS,
     VIRTUAL_ACCOUNT_REQUIRED,
     KYC_TIER_REQUIRED,
