@@ -1,12 +1,13 @@
 // A merchant escrow as a merchant's server lives it, through the project's typed client with an API
 // key (clients/typescript/example-merchant.ts) and a real webhook receiver
-// (clients/typescript/example-merchant-receiver.ts, verifying every delivery's signature): the
-// merchant creates the escrow for an order, the buyer pays through the checkout (the Paystack
-// fake's signed charge.success), the merchant marks it delivered with tracking, the inspection
-// period ends and the job releases it; the seller's payout starts; every webhook arrived signed and
-// once, a redelivery (same webhook-id) included. Every answer the client receives is checked against
-// docs/api/openapi.json (tests/support/client.ts). A clock suite: the job delivers the webhooks and
-// ends the inspection.
+// (clients/typescript/example-merchant-receiver.ts, verifying every delivery's signature). The
+// story: the merchant creates the escrow for an order, the buyer pays through the checkout (the
+// Paystack fake's signed charge.success), the merchant marks it delivered with tracking, the
+// inspection period ends and the job releases it; the seller's payout starts; every webhook arrived
+// signed and once, a redelivery (same webhook-id) included. The refund story: the seller refunds a
+// paid order, and the provider returns the buyer's money to the card (refund.processed), no wallet
+// credited. Every answer the client receives is checked against docs/api/openapi.json
+// (tests/support/client.ts). A clock suite: the job delivers the webhooks and ends the inspection.
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
@@ -18,7 +19,8 @@ import { closeDb } from '../../shared/core/db.ts';
 import { baseUrl } from '../support/api.ts';
 import { checkedFetch, testClient } from '../support/client.ts';
 import { runJobs } from '../support/clock.ts';
-import { payCheckout } from '../support/merchants.ts';
+import { checkoutOf, payCheckout } from '../support/merchants.ts';
+import { paystack } from '../support/paystack.ts';
 import { addPayout } from '../support/payouts.ts';
 import { newPhone, signUp } from '../support/users.ts';
 
@@ -171,6 +173,73 @@ describe('a merchant escrow from an API key to a release (the typed client and a
       expect(typesReceived().filter((t) => t === 'escrow.funded')).toHaveLength(1);
     } finally {
       await link.close();
+      await receiver.close();
+    }
+  });
+  it('a refund: the seller refunds a paid order, and the money goes back to the card through the provider', {
+    timeout: 60_000,
+  }, async () => {
+    const owner = await signUp({ tier: 4 });
+    const ownerApi = testClient(owner.accessToken);
+    await unwrap(ownerApi.POST('/merchant-create', { body: { name: 'Ada Phones' } }));
+    const key = await unwrap(ownerApi.POST('/merchant-key-create', { body: { name: 'web server' } }));
+    const port = await freePort();
+    const endpoint = await unwrap(
+      ownerApi.POST('/merchant-webhook-create', {
+        body: { url: `http://127.0.0.1:${port}/webhooks`, event_types: ['escrow.funded', 'escrow.refunded'] },
+      }),
+    );
+    const events: MerchantEvent[] = [];
+    const receiver = await startReceiver({ port, secret: endpoint.secret, onEvent: (e) => void events.push(e) });
+    try {
+      const seller = await signUp({ first_name: 'Chidi', last_name: 'Okafor' });
+      const buyer = await signUp({ first_name: 'Amaka', last_name: 'Nwosu' });
+      const shop = merchantEscrows({ baseUrl: baseUrl(), apiKey: key.key, fetch: checkedFetch });
+      const order = {
+        id: `order-${randomUUID()}`,
+        title: 'Out of stock blender',
+        amount: 40_000,
+        commission: 2_000,
+        buyerPhone: buyer.phone,
+        sellerPhone: seller.phone,
+      };
+      const escrow = await shop.open(order);
+      await payCheckout(escrow.id);
+      const charge = await checkoutOf(escrow.id);
+
+      // the seller cannot deliver after all and refunds in the app
+      const sellerApi = testClient(seller.accessToken);
+      expect(await unwrap(sellerApi.POST('/escrow-refund', { body: { escrow_id: escrow.id } }))).toMatchObject({
+        status: 'refunded',
+      });
+      // the provider was asked once to refund the whole charge, by the charge's reference
+      const totalKobo = Math.round(escrow.fee_breakdown.total_charge * 100);
+      expect((await paystack.refunds()).filter((r) => r.reference === charge)).toEqual([
+        expect.objectContaining({ reference: charge, amount: totalKobo }),
+      ]);
+      // nothing went to the buyer's wallet: the refund waits for the provider
+      const buyerApi = testClient(buyer.accessToken);
+      expect((await unwrap(buyerApi.GET('/wallet-get'))).balance).toBe(0);
+      const refundOf = async () =>
+        (await unwrap(buyerApi.GET('/transaction-list', { params: { query: { escrow_id: escrow.id } } }))).data
+          .find((t) => t.type === 'escrow_refund');
+      expect(await refundOf()).toMatchObject({ status: 'pending', amount: escrow.fee_breakdown.total_charge });
+
+      // the provider's signed refund.processed: the money is back on the card
+      const delivered = await paystack.refundOutcome(charge, 'refund.processed');
+      expect(delivered.responses[0]?.status).toBe(200);
+      expect(await refundOf()).toMatchObject({ status: 'succeeded' });
+      expect((await unwrap(buyerApi.GET('/wallet-get'))).balance).toBe(0);
+      expect(await shop.ofOrder(order.id)).toMatchObject({ status: 'refunded' });
+
+      // the merchant heard both, signed, once each
+      await jobsUntil(() => events.some((e) => e.type === 'escrow.refunded'));
+      expect(events.map((e) => e.type).sort()).toEqual(['escrow.funded', 'escrow.refunded']);
+      expect(events.find((e) => e.type === 'escrow.refunded')?.data).toMatchObject({
+        id: escrow.id,
+        status: 'refunded',
+      });
+    } finally {
       await receiver.close();
     }
   });
