@@ -3,9 +3,10 @@
 // reference, never to a wallet. The SQL that gives money back (private.escrow_pay_back, or a
 // late charge in private.escrow_charge_succeed) records a pending escrow_refund transaction
 // naming the charge (metadata.charge_reference); after the commit it is handed to the provider
-// here, once: the attempt is recorded first, so a refund whose call had no answer is settled only
-// by the refund webhooks (webhook-payments) or by looking it up (reconcileRefunds), never sent
-// again. The job picks up refunds never attempted (a crash between the commit and the call).
+// here, once: the attempt is recorded first, so a refund whose call had no answer is settled by
+// the refund webhooks (webhook-payments) or by looking it up (reconcileRefunds), and sent again
+// only when the provider, asked later, has no refund of the charge at all. The job picks up
+// refunds never attempted (a crash between the commit and the call).
 import { asService } from '../core/db.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { payments, ProviderError } from './payments/index.ts';
@@ -93,19 +94,26 @@ export async function strandedRefunds(now: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** How many times a refund the provider never received is sent again before an operator is asked. */
+export const REFUND_MAX_RESENDS = 3;
+
 /**
  * The job: refunds attempted long ago and still pending, settled from what the provider says of
- * the charge's refund (processed: succeeded; failed: held for review). A provider with no refund
- * of that charge, or no answer, leaves it pending: it is never sent again.
+ * the charge's refund (processed: succeeded; failed: held for review). No answer leaves it
+ * pending. A provider that has no refund of that charge, a quarter of an hour after the attempt,
+ * never received the request: it is sent again (the job's next run picks it up), which cannot
+ * refund twice, since there is no first refund and the provider refunds no more than the charge
+ * holds; after REFUND_MAX_RESENDS such lookups it is held for an operator (metadata.review) and
+ * no longer looked up.
  */
 export async function reconcileRefunds(now: string): Promise<number> {
   const provider = payments();
   const rows = await asService((tx) =>
-    tx<{ charge_reference: string; charge_id: string | null }[]>`
-    select t.metadata ->> 'charge_reference' as charge_reference, c.provider_charge_id as charge_id
+    tx<{ id: string; charge_reference: string; charge_id: string | null }[]>`
+    select t.id, t.metadata ->> 'charge_reference' as charge_reference, c.provider_charge_id as charge_id
       from public.transactions t left join public.transactions c on c.id::text = t.metadata ->> 'charge_reference'
      where t.type = 'escrow_refund' and t.status = 'pending' and t.provider = ${provider.name}
-       and t.metadata ? 'charge_reference' and t.metadata ? 'refund_attempted_at'
+       and t.metadata ? 'charge_reference' and t.metadata ? 'refund_attempted_at' and not (t.metadata ? 'review')
        and (t.metadata ->> 'refund_attempted_at')::timestamptz
            < ${now}::timestamptz - make_interval(mins => ${REFUND_LOOKUP_AFTER_MINUTES})
      order by t.created_at limit 50`
@@ -116,7 +124,21 @@ export async function reconcileRefunds(now: string): Promise<number> {
       const found = await provider.findRefund({ chargeReference: r.charge_reference, chargeId: r.charge_id });
       checked++;
       if (!found) {
-        log.warn('refund.not_found_at_provider', { charge_reference: r.charge_reference });
+        const [next] = await asService((tx) =>
+          tx<{ held: boolean }[]>`
+          update public.transactions
+             set metadata = case
+                   when coalesce((metadata ->> 'refund_resends')::int, 0) >= ${REFUND_MAX_RESENDS}
+                   then metadata || jsonb_build_object('review', jsonb_build_object('reason', 'refund_not_at_provider'))
+                   else (metadata - 'refund_attempted_at')
+                        || jsonb_build_object('refund_resends', coalesce((metadata ->> 'refund_resends')::int, 0) + 1)
+                 end
+           where id = ${r.id} and status = 'pending' and metadata ? 'refund_attempted_at'
+          returning metadata ? 'review' as held`
+        );
+        log.warn(next?.held ? 'refund.held_not_at_provider' : 'refund.resend_not_at_provider', {
+          charge_reference: r.charge_reference,
+        });
         continue;
       }
       const event = found.status === 'processed'

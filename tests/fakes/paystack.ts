@@ -56,6 +56,7 @@ interface Recorded {
   method: string;
   path: string;
   body: Json | null;
+  query: Record<string, string>;
   authorization: string | null;
   at: string;
 }
@@ -271,6 +272,7 @@ async function api(req: Request, url: URL): Promise<Response> {
     method: req.method,
     path,
     body,
+    query: Object.fromEntries(url.searchParams),
     authorization: req.headers.get('authorization'),
     at: new Date().toISOString(),
   });

@@ -8,6 +8,7 @@
 // wallet.
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
+import { REFUND_MAX_RESENDS } from '../../shared/money/refunds.ts';
 import { expectError, expectOk, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { runJobs } from '../support/clock.ts';
@@ -361,18 +362,49 @@ describe('jobs-run', () => {
     expect(await providerRefundsOf(charge)).toHaveLength(1);
   });
 
-  it('leaves an attempt with no answer pending, never sending it again', async () => {
+  it('sends again a refund the provider never received, then holds it for an operator', async () => {
     const { escrow, seller, charge } = await fundedMerchantEscrow();
     await paystack.fail({ path: '/refund', field: 'transaction', value: charge }, 'unavailable');
     expectOk(await refund(seller, escrow.id));
     expect(await refundsOf(escrow.id)).toMatchObject([{ status: 'pending', attempted: true }]);
-    // the lookup finds no refund of that charge: it stays pending (an operator's), not sent again
-    await jobsIn(20 * 60_000);
-    expect(await refundsOf(escrow.id)).toMatchObject([{ status: 'pending' }]);
-    const posts = (await paystack.requests('/refund')).filter((q) =>
-      q.method === 'POST' && q.body?.transaction === charge
-    );
-    expect(posts).toHaveLength(1);
+    const posts = async () =>
+      (await paystack.requests('/refund')).filter((q) => q.method === 'POST' && q.body?.transaction === charge).length;
+    expect(await posts()).toBe(1);
+    // too early to ask the provider: nothing is sent again
+    await jobsIn(5 * 60_000);
+    expect(await posts()).toBe(1);
+    // each lookup a quarter of an hour on finds no refund of the charge: the request never arrived,
+    // so it is sent again, REFUND_MAX_RESENDS times at most; then an operator is asked
+    for (let i = 1; i <= REFUND_MAX_RESENDS + 2; i++) await jobsIn(i * 20 * 60_000);
+    expect(await posts()).toBe(1 + REFUND_MAX_RESENDS);
+    expect(await refundsOf(escrow.id)).toMatchObject([{ status: 'pending', review: 'refund_not_at_provider' }]);
+    // a lookup names the charge by the provider's id for it (or our reference when it has none)
+    const [row] = await testDb()<{ charge_id: string }[]>`
+      select coalesce(provider_charge_id, id::text) as charge_id from public.transactions where id = ${charge}`;
+    const lookups = async () =>
+      (await paystack.requests('/refund')).filter((q) => q.method === 'GET' && q.query.transaction === row?.charge_id)
+        .length;
+    expect(await lookups()).toBe(REFUND_MAX_RESENDS + 1);
+    const before = await lookups();
+    await jobsIn(10 * 20 * 60_000);
+    expect(await posts()).toBe(1 + REFUND_MAX_RESENDS);
+    expect(await lookups()).toBe(before);
+    await expectLedgerInvariants();
+  });
+
+  it('sends again a refund lost on the way, once, and the resent one settles it', async () => {
+    const { escrow, seller, charge, total } = await fundedMerchantEscrow();
+    await paystack.outage('unavailable', 5);
+    expectOk(await refund(seller, escrow.id));
+    await paystack.outage('none');
+    expect(await providerRefundsOf(charge)).toEqual([]);
+    await jobsIn(20 * 60_000); // the lookup: none, so it goes out again
+    await jobsIn(21 * 60_000);
+    expect(await providerRefundsOf(charge)).toMatchObject([{ amount: total }]);
+    expect((await paystack.refundOutcome(charge, 'refund.processed')).responses[0]?.status).toBe(200);
+    expect(await refundsOf(escrow.id)).toMatchObject([{ status: 'succeeded' }]);
+    await jobsIn(60 * 60_000);
+    expect(await providerRefundsOf(charge)).toHaveLength(1);
   });
 
   it('settles a refund whose webhooks never came by looking it up at the provider', async () => {

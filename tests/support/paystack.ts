@@ -37,7 +37,7 @@ export interface DeliveryOptions {
 
 export const paystack = {
   requests: (path?: string) =>
-    control<{ method: string; path: string; body: any; authorization: string | null }[]>(
+    control<{ method: string; path: string; body: any; query: Record<string, string>; authorization: string | null }[]>(
       `/requests${path ? `?path=${encodeURIComponent(path)}` : ''}`,
     ),
   registerAccount: (bank_code: string, account_number: string, account_name: string) =>
