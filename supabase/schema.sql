@@ -1410,7 +1410,6 @@ alter table public.transactions add constraint transactions_amount_check CHECK (
 alter table public.transactions add constraint transactions_completed CHECK ((status = 'pending'::public.transaction_status) = (completed_at IS NULL));
 alter table public.transactions add constraint transactions_currency_check CHECK (currency = 'NGN'::text);
 alter table public.transactions add constraint transactions_escrow_fk FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
-alter table public.transactions add constraint transactions_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
 alter table public.transactions add constraint transactions_message_check CHECK (message IS NULL OR jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table public.transactions add constraint transactions_pkey PRIMARY KEY (id);
 alter table public.transactions add constraint transactions_provider_check CHECK (provider = ANY (ARRAY['paystack'::text, 'sandbox'::text, 'wallet'::text]));
@@ -1418,7 +1417,6 @@ alter table public.transactions add constraint transactions_type_check CHECK (ty
 alter table public.transactions add constraint transactions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE RESTRICT;
 CREATE INDEX transactions_escrow_id_idx ON public.transactions USING btree (escrow_id) WHERE (escrow_id IS NOT NULL);
 CREATE INDEX transactions_limit_user_idx ON public.transactions USING btree (((metadata ->> 'limit_user'::text)), created_at) WHERE (metadata ? 'limit_user'::text);
-CREATE INDEX transactions_merchant_idx ON public.transactions USING btree (merchant_id, created_at DESC) WHERE (merchant_id IS NOT NULL);
 CREATE INDEX transactions_provider_charge_id_idx ON public.transactions USING btree (provider_charge_id) WHERE (provider_charge_id IS NOT NULL);
 CREATE UNIQUE INDEX transactions_user_created_key ON public.transactions USING btree (user_id, created_at DESC);
 alter table public.transactions enable row level security;

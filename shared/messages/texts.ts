@@ -67,9 +67,9 @@ const smsName = (n: string | null | undefined) => n ?? 'Someone';
 
 const naira = nairaEn;
 
-/** What a release's description adds on a merchant escrow: the merchant's fee taken from it. */
+/** What a release's description adds on a merchant escrow: the merchant's fee taken from it (none when 0). */
 const merchantFeeEn = (p: { merchant?: string; merchant_fee?: Kobo }) =>
-  p.merchant === undefined ? '' : ` (${p.merchant} fee ${naira(p.merchant_fee ?? 0)})`;
+  p.merchant === undefined || !p.merchant_fee ? '' : ` (${p.merchant} fee ${naira(p.merchant_fee)})`;
 
 const DISPUTE_REASON_EN: Record<DisputeReasonCode, string> = {
   item_not_received: 'item not received',

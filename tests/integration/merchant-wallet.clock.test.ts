@@ -8,39 +8,27 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
-import { expectLedgerInvariants, lastOtp, testDb } from '../support/db.ts';
+import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { runJobs } from '../support/clock.ts';
 import { paystack } from '../support/paystack.ts';
 import { addPayout } from '../support/payouts.ts';
 import { milestoneOp } from '../support/escrows.ts';
 import { halfUp } from '../support/disputes.ts';
-import { type Merchant, newMerchant, newMerchantEscrow, payCheckout } from '../support/merchants.ts';
+import {
+  type Merchant,
+  merchantWithFee as merchantWithFeeOf,
+  newMerchant,
+  newMerchantEscrow,
+  payCheckout,
+  signUpAs,
+} from '../support/merchants.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 
 afterAll(() => closeDb());
 
 // ---- helpers -------------------------------------------------------------------------------
 
-/** Signs up with a phone of a merchant escrow's party (claiming its placeholder). */
-async function signUpWith(phone: string): Promise<TestUser> {
-  expectOk(await post('auth-send-otp', { phone, context: 'signup' }));
-  const code = await lastOtp(phone);
-  expectOk(await post('auth-verify', { phone, context: 'signup', otp_code: code }));
-  const res = await post('auth-signup', {
-    phone,
-    first_name: 'Bola',
-    last_name: 'Ade',
-    password: 'a sound passphrase',
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return {
-    id: res.body.data.user.id,
-    phone,
-    password: 'a sound passphrase',
-    accessToken: res.body.data.session.access_token,
-    refreshToken: res.body.data.session.refresh_token,
-  };
-}
+const signUpWith = signUpAs;
 
 interface Paid {
   escrow: { id: string; fee_breakdown: Record<string, number>; amount: number };
@@ -141,6 +129,60 @@ describe('escrow-release', () => {
     );
     expect(created.fee_breakdown.merchant_fee).toBe(0);
     expect(created.fee_breakdown.seller_payout).toBe(10_000 - created.fee_breakdown.seller_fee);
+  });
+
+  describe('races', () => {
+    it('20 attempts at once on merchant escrows credit each merchant fee exactly once', async () => {
+      const m = await newMerchant('Storm Shop');
+      // a goods escrow past its inspection: the buyer's releases and the job's, at once
+      const goods = await paidEscrow(m, { amount: 7_777.77, merchant_fee: 333.33 });
+      const d = await deliver(m, goods.escrow.id);
+      const after = new Date(Date.parse(d.inspection_ends_at) + 60_000).toISOString();
+      // a hiring escrow with two completed milestones, each released several times at once
+      const hiring = await paidEscrow(m, { category: 'hiring', amount: 1_000, merchant_fee: 199.99 });
+      const milestones: string[] = [];
+      for (const amount of [333.33, 333.34]) {
+        const made = expectOk(
+          await post('milestone-create', { escrow_id: hiring.escrow.id, title: `Part ${amount}`, amount }, {
+            token: hiring.seller.accessToken,
+          }),
+          201,
+        );
+        expectOk(await milestoneOp('milestone-approve', hiring.buyer, made.id));
+        expectOk(await milestoneOp('milestone-complete', hiring.seller, made.id));
+        milestones.push(made.id);
+      }
+      // a disputed escrow with a split proposal, accepted several times at once
+      const disputed = await paidEscrow(m, { amount: 3_000, merchant_fee: 600 });
+      const accept = await settleBy(disputed, 'split', 1_234.57);
+      const attempts: (() => Promise<ApiResult>)[] = [
+        ...Array.from(
+          { length: 5 },
+          () => () => post('escrow-release', { escrow_id: goods.escrow.id }, { token: goods.buyer.accessToken }),
+        ),
+        ...Array.from({ length: 3 }, () => () => runJobs(after)),
+        ...Array.from({ length: 4 }, () => () => milestoneOp('milestone-release', hiring.buyer, milestones[0]!)),
+        ...Array.from({ length: 4 }, () => () => milestoneOp('milestone-release', hiring.buyer, milestones[1]!)),
+        ...Array.from({ length: 4 }, () => () => accept()),
+      ];
+      expect(attempts).toHaveLength(20);
+      const answers = await Promise.all(attempts.map((f) => f()));
+      for (const a of answers) expect([200, 409], JSON.stringify(a.body)).toContain(a.status);
+      // each escrow: its fee (or its share) credited once, in one transaction per release
+      expect(await feeCredits(goods.escrow.id)).toEqual([33_333]);
+      expect(await credited(goods.escrow.id)).toBe(33_333);
+      const h = halfUp(19_999, 33_333, 100_000);
+      const h2 = halfUp(19_999, 33_334, 100_000);
+      expect((await feeCredits(hiring.escrow.id)).sort()).toEqual([h, h2].sort());
+      const split = halfUp(60_000, 123_457, 300_000);
+      expect(await feeCredits(disputed.escrow.id)).toEqual([split]);
+      expect(await merchantWallet(m.id)).toBe(33_333 + h + h2 + split);
+      await expectLedgerInvariants();
+      const [negative] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.ledger_accounts
+         where kind in ('user_wallet', 'escrow_hold', 'merchant_wallet') and balance < 0`;
+      expect(negative!.n).toBe(0);
+    });
   });
 });
 
@@ -254,12 +296,9 @@ describe('dispute-respond', () => {
 
 // ---- the wallet -------------------------------------------------------------------------------------
 
-/** A merchant whose wallet holds `fee` naira (one released escrow), its owner at tier 4 with a payout account. */
+/** A merchant whose wallet holds `fee` naira (support/merchants.ts), checked. */
 async function merchantWithFee(fee: number, name = 'Ada Phones'): Promise<Merchant> {
-  const m = await newMerchant(name);
-  const { escrow, buyer } = await paidEscrow(m, { amount: 10_000, merchant_fee: fee });
-  await deliver(m, escrow.id);
-  expectOk(await post('escrow-release', { escrow_id: escrow.id }, { token: buyer.accessToken }));
+  const m = await merchantWithFeeOf(fee, name);
   expect(await merchantWallet(m.id)).toBe(kobo(fee));
   return m;
 }
@@ -358,6 +397,37 @@ describe('merchant-withdraw', () => {
     );
   });
 
+  it("meets the owner's KYC: over the single limit 403 kyc_limit_exceeded, below the floor 403 kyc_tier_required", async () => {
+    const m = await merchantWithFee(1_000, 'Limits Shop');
+    await addPayout(m.owner);
+    // tier 4's single limit is NGN 50,000,000: refused before the balance is looked at
+    expectError(await withdraw(m, { amount: 60_000_000 }), 403, 'kyc_limit_exceeded');
+    // an owner whose tier an operator lowered to 0 moves no money
+    await testDb()`update private.users set kyc_tier = 0 where id = ${m.owner.id}`;
+    expectError(await withdraw(m, { amount: 100 }), 403, 'kyc_tier_required');
+    expect(await merchantWallet(m.id)).toBe(kobo(1_000));
+  });
+
+  it("503 provider_unavailable when nothing could be sent: the money back in the merchant's wallet", async () => {
+    const m = await merchantWithFee(1_000, 'Down Shop');
+    const accountNumber = String(2_000_000_000 + Math.floor(Math.random() * 999_999_999)).slice(0, 10);
+    await paystack.registerAccount('058', accountNumber, 'ADA OBI');
+    await paystack.fail({ path: '/transferrecipient', field: 'account_number', value: accountNumber }, 'unavailable');
+    expectOk(
+      await post('payout-add', {
+        bank_code: '058',
+        bank_name: 'Guaranty Trust Bank',
+        account_number: accountNumber,
+        account_name: 'Ada Obi',
+      }, { token: m.owner.accessToken }),
+      201,
+    );
+    expectError(await withdraw(m, { amount: 400 }), 503, 'provider_unavailable');
+    expect(await merchantWallet(m.id)).toBe(kobo(1_000));
+    expect(await walletOf(m.owner.id)).toBe(0);
+    await expectLedgerInvariants();
+  });
+
   it('the same Idempotency-Key replays the first withdrawal', async () => {
     const m = await merchantWithFee(1_000, 'Replay Shop');
     await addPayout(m.owner);
@@ -366,5 +436,20 @@ describe('merchant-withdraw', () => {
     const again: ApiResult = await withdraw(m, { amount: 300 }, key);
     expect(expectOk(again).id).toBe(first.id);
     expect(await merchantWallet(m.id)).toBe(kobo(700));
+  });
+
+  describe('races', () => {
+    it("20 withdrawals at once (different keys) never overdraw the merchant's wallet", async () => {
+      const m = await merchantWithFee(1_000, 'Race Shop');
+      await addPayout(m.owner);
+      // NGN 1,000 in the wallet, 20 asks of NGN 150: at most 6 can pass
+      const answers = await Promise.all(Array.from({ length: 20 }, () => withdraw(m, { amount: 150 })));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(6);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(14);
+      for (const a of answers.filter((x) => x.status === 409)) expect(a.body.code).toBe('insufficient_funds');
+      expect(await merchantWallet(m.id)).toBe(kobo(100));
+      await expectLedgerInvariants();
+    });
   });
 });
