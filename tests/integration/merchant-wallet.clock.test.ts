@@ -23,6 +23,7 @@ import {
   signUpAs,
 } from '../support/merchants.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { raiseTier } from '../support/kyc.ts';
 
 afterAll(() => closeDb());
 
@@ -112,6 +113,22 @@ describe('escrow-release', () => {
     expect(own.data).toEqual([]);
     const wallet = expectOk(await get('wallet-get', { token: m.owner.accessToken }));
     expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0, pending_withdrawals: 0 });
+    await expectLedgerInvariants();
+  });
+
+  it("the seller's bank payout is what the release credited, after the merchant's fee", async () => {
+    const m = await newMerchant();
+    const { escrow, buyer, seller } = await paidEscrow(m, { amount: 50_000, merchant_fee: 2_500 });
+    // a seller who can be paid out: tier 1 and a default payout account
+    expect(await raiseTier(seller.id, 1)).toBe(1);
+    await addPayout(seller);
+    await deliver(m, escrow.id);
+    expectOk(await post('escrow-release', { escrow_id: escrow.id }, { token: buyer.accessToken }));
+    const [payout] = await testDb()<{ amount: string }[]>`
+      select amount::text from public.transactions where escrow_id = ${escrow.id} and type = 'escrow_payout'`;
+    expect(Number(payout!.amount)).toBe(kobo(escrow.fee_breakdown.seller_payout!));
+    expect(await walletOf(seller.id)).toBe(0);
+    expect(await merchantWallet(m.id)).toBe(kobo(2_500));
     await expectLedgerInvariants();
   });
 
