@@ -445,6 +445,25 @@ describe('merchant-withdraw', () => {
     await expectLedgerInvariants();
   });
 
+  it("a transfer left unanswered stays pending; reconciliation, finding no such transfer, fails it into the merchant's wallet", async () => {
+    const m = await merchantWithFee(1_000, 'Reconcile Shop');
+    await addPayout(m.owner);
+    await paystack.fail(
+      { path: '/transfer', field: 'reason', value: 'Reconcile Shop merchant withdrawal' },
+      'unavailable',
+    );
+    const t = expectOk(await withdraw(m, { amount: 600 }));
+    expect(t.status).toBe('pending');
+    expect(await merchantWallet(m.id)).toBe(kobo(400));
+    // the provider never made it: reconciliation finds no such transfer
+    expectOk(await runJobs(new Date(Date.now() + 31 * 60_000).toISOString()));
+    const [row] = await testDb()<{ status: string }[]>`select status::text from public.transactions where id = ${t.id}`;
+    expect(row!.status).toBe('failed');
+    expect(await merchantWallet(m.id)).toBe(kobo(1_000));
+    expect(await walletOf(m.owner.id)).toBe(0);
+    await expectLedgerInvariants();
+  });
+
   it('the same Idempotency-Key replays the first withdrawal', async () => {
     const m = await merchantWithFee(1_000, 'Replay Shop');
     await addPayout(m.owner);
