@@ -10822,7 +10822,7 @@ export interface operations {
           };
         };
       };
-      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet (Retry later or withdraw to another payout account; the message has the provider's reason) */
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet it left (Retry later or withdraw to another payout account; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -14857,7 +14857,7 @@ export interface operations {
           };
         };
       };
-      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet (Retry later or withdraw to another payout account; the message has the provider's reason) */
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet it left (Retry later or withdraw to another payout account; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;

@@ -63,7 +63,9 @@ export async function merchantWithdraw(
       amountKobo: input.amount,
       reason: `${merchant.name} merchant withdrawal`,
     });
-    if (sent.status === 'failed' && sent.refused) throw TRANSFER_REFUSED.error({ reason: sent.reason });
+    if (sent.status === 'failed' && sent.refused) {
+      throw TRANSFER_REFUSED.error({ reason: sent.reason, wallet: 'merchant' });
+    }
     if (sent.status === 'failed') {
       throw providerUnavailable(
         "The payment provider is unavailable; nothing was sent and the amount is back in the merchant's wallet, " +

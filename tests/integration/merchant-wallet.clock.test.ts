@@ -386,7 +386,9 @@ describe('merchant-withdraw', () => {
     await addPayout(m.owner);
     const key = crypto.randomUUID();
     await paystack.fail({ path: '/transfer', field: 'reason', value: `${m.name} merchant withdrawal` }, 'refuse');
-    expect((await withdraw(m, { amount: 400 }, key)).status).toBe(502);
+    const refused = await withdraw(m, { amount: 400 }, key);
+    expectError(refused, 502, 'transfer_refused');
+    expect(refused.body.error).toMatch(/the amount is back in the merchant's wallet$/);
     expect(await merchantWallet(m.id)).toBe(kobo(1_000));
     expect(await walletOf(m.owner.id)).toBe(0);
     await expectLedgerInvariants();
