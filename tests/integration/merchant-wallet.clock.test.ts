@@ -477,6 +477,31 @@ describe('merchant-withdraw', () => {
   });
 
   describe('races', () => {
+    it('withdrawals while releases and a split credit the merchant: no refusal but insufficient_funds, the books agree', async () => {
+      const m = await merchantWithFee(300, 'Busy Shop');
+      await addPayout(m.owner);
+      const released: Paid[] = [];
+      for (let i = 0; i < 6; i++) {
+        const p = await paidEscrow(m, { amount: 1_000, merchant_fee: 100 });
+        await deliver(m, p.escrow.id);
+        released.push(p);
+      }
+      const disputed = await paidEscrow(m, { amount: 1_000, merchant_fee: 200 });
+      const accept = await settleBy(disputed, 'split', 500);
+      const answers = await Promise.all([
+        ...released.map((p) => post('escrow-release', { escrow_id: p.escrow.id }, { token: p.buyer.accessToken })),
+        accept(),
+        ...Array.from({ length: 13 }, () => withdraw(m, { amount: 100 })),
+      ]);
+      for (const a of answers.slice(0, 7)) expect(a.status, JSON.stringify(a.body)).toBe(200);
+      const withdrawals = answers.slice(7);
+      for (const a of withdrawals) expect([200, 409], JSON.stringify(a.body)).toContain(a.status);
+      const paidOut = withdrawals.filter((a) => a.status === 200).length * kobo(100);
+      // NGN 300 before, NGN 100 from each release and NGN 100 (half-up on 500 of 1,000) from the split
+      expect(await merchantWallet(m.id)).toBe(kobo(300 + 600 + 100) - paidOut);
+      await expectLedgerInvariants();
+    });
+
     it("20 withdrawals at once (different keys) never overdraw the merchant's wallet", async () => {
       const m = await merchantWithFee(1_000, 'Race Shop');
       await addPayout(m.owner);
