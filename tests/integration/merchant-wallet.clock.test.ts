@@ -113,6 +113,10 @@ describe('escrow-release', () => {
     expect(own.data).toEqual([]);
     const wallet = expectOk(await get('wallet-get', { token: m.owner.accessToken }));
     expect(wallet).toMatchObject({ balance: 0, pending_deposits: 0, pending_withdrawals: 0 });
+    // nor a wallet event for the owner's stream: the merchant's wallet is not theirs
+    const [events] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.events where kind = 'wallet' and subject_id in (${m.owner.id}, ${m.id})`;
+    expect(events!.n).toBe(0);
     await expectLedgerInvariants();
   });
 
