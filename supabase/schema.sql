@@ -44,7 +44,8 @@ create type private.account_kind as enum (
   'escrow_hold',
   'provider_clearing',
   'platform_fees',
-  'vat_payable'
+  'vat_payable',
+  'merchant_wallet'
 );
 grant usage on type private.account_kind to public;
 grant usage on type private.account_kind to service_role;
@@ -399,8 +400,8 @@ create table private.ledger_accounts (
   created_at timestamp with time zone not null default now()
 );
 alter table private.ledger_accounts add constraint ledger_accounts_currency_check CHECK (currency = 'NGN'::text);
-alter table private.ledger_accounts add constraint ledger_accounts_non_negative CHECK ((kind <> ALL (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind])) OR balance >= 0);
-alter table private.ledger_accounts add constraint ledger_accounts_owner CHECK ((kind = ANY (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind])) AND owner_id IS NOT NULL AND shard = 0 OR (kind <> ALL (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind])) AND owner_id IS NULL);
+alter table private.ledger_accounts add constraint ledger_accounts_non_negative CHECK ((kind <> ALL (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind, 'merchant_wallet'::private.account_kind])) OR balance >= 0);
+alter table private.ledger_accounts add constraint ledger_accounts_owner CHECK ((kind = ANY (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind, 'merchant_wallet'::private.account_kind])) AND owner_id IS NOT NULL AND shard = 0 OR (kind <> ALL (ARRAY['user_wallet'::private.account_kind, 'escrow_hold'::private.account_kind, 'merchant_wallet'::private.account_kind])) AND owner_id IS NULL);
 alter table private.ledger_accounts add constraint ledger_accounts_pkey PRIMARY KEY (id);
 CREATE UNIQUE INDEX ledger_accounts_owner_key ON private.ledger_accounts USING btree (kind, owner_id) WHERE (owner_id IS NOT NULL);
 CREATE UNIQUE INDEX ledger_accounts_system_key ON private.ledger_accounts USING btree (kind, shard) WHERE (owner_id IS NULL);
@@ -493,9 +494,11 @@ create table private.merchant_escrows (
   metadata json,
   checkout_tx uuid,
   checkout_url text,
-  tracking jsonb
+  tracking jsonb,
+  merchant_fee_credited bigint not null default 0
 );
 alter table private.merchant_escrows add constraint merchant_escrows_escrow_id_fkey FOREIGN KEY (escrow_id) REFERENCES public.escrows(id);
+alter table private.merchant_escrows add constraint merchant_escrows_merchant_fee_credited_check CHECK (merchant_fee_credited >= 0);
 alter table private.merchant_escrows add constraint merchant_escrows_merchant_id_fkey FOREIGN KEY (merchant_id) REFERENCES private.merchants(id);
 alter table private.merchant_escrows add constraint merchant_escrows_pkey PRIMARY KEY (escrow_id);
 alter table private.merchant_escrows add constraint merchant_escrows_reference_check CHECK (reference ~ '^[A-Za-z0-9._:-]{1,100}$'::text);
@@ -506,6 +509,7 @@ comment on table private.merchant_escrows is 'What only the merchant sees of its
 comment on column private.merchant_escrows.checkout_tx is 'The buyer''s pending charge whose checkout page checkout_url is (its id is the provider''s reference).';
 comment on column private.merchant_escrows.checkout_url is 'The payments provider''s hosted checkout of checkout_tx, answered again on a replay.';
 comment on column private.merchant_escrows.tracking is 'The shipment the merchant named when it marked the escrow delivered: {carrier, number, url?}.';
+comment on column private.merchant_escrows.merchant_fee_credited is 'What the merchant''s wallet has been credited of the escrow''s merchant_fee so far (kobo); never more than merchant_fee.';
 grant select, insert, update, delete on table private.merchant_escrows to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1399,7 +1403,8 @@ create table public.transactions (
   provider_refund_id text,
   metadata jsonb not null default '{}'::jsonb,
   created_at timestamp with time zone not null default now(),
-  completed_at timestamp with time zone
+  completed_at timestamp with time zone,
+  merchant_id uuid
 );
 alter table public.transactions add constraint transactions_amount_check CHECK (amount > 0);
 alter table public.transactions add constraint transactions_completed CHECK ((status = 'pending'::public.transaction_status) = (completed_at IS NULL));
@@ -1413,15 +1418,14 @@ alter table public.transactions add constraint transactions_user_id_fkey FOREIGN
 CREATE INDEX transactions_escrow_id_idx ON public.transactions USING btree (escrow_id) WHERE (escrow_id IS NOT NULL);
 CREATE INDEX transactions_limit_user_idx ON public.transactions USING btree (((metadata ->> 'limit_user'::text)), created_at) WHERE (metadata ? 'limit_user'::text);
 CREATE INDEX transactions_provider_charge_id_idx ON public.transactions USING btree (provider_charge_id) WHERE (provider_charge_id IS NOT NULL);
-CREATE UNIQUE INDEX transactions_refund_charge_idx ON public.transactions USING btree (((metadata ->> 'charge_reference'::text))) WHERE ((type = 'escrow_refund'::text) AND (metadata ? 'charge_reference'::text));
-CREATE INDEX transactions_refund_pending_idx ON public.transactions USING btree (created_at) WHERE ((type = 'escrow_refund'::text) AND (status = 'pending'::public.transaction_status) AND (metadata ? 'charge_reference'::text));
 CREATE UNIQUE INDEX transactions_user_created_key ON public.transactions USING btree (user_id, created_at DESC);
 alter table public.transactions enable row level security;
 create policy "Service role manages transactions" on public.transactions as permissive for all to service_role using (true) with check (true);
-create policy "Users can read their own transactions" on public.transactions as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+create policy "Users can read their own transactions" on public.transactions as permissive for select to authenticated using (((user_id = ( SELECT auth.uid() AS uid)) AND (merchant_id IS NULL)));
 CREATE TRIGGER transactions_created_at_increasing BEFORE INSERT ON public.transactions FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
 comment on table public.transactions is 'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
 comment on column public.transactions.message is 'What the description says, as {kind, ...params}: rendered by shared/messages.ts when read (null: no description).';
+comment on column public.transactions.merchant_id is 'The merchant whose wallet this movement is (its owner is user_id); null for the user''s own. The owner''s reads never show these.';
 grant select on table public.transactions to authenticated;
 grant all on table public.transactions to service_role;
 
@@ -2241,13 +2245,17 @@ begin
   -- Before them, the payee's limit lock, which a withdrawal takes before its transaction and
   -- wallet: the payout a settlement may start is checked under it (private.escrow_start_payout).
   perform private.kyc_lock(v_payee);
-  for v_user in select x.u from unnest(array[v_payer, v_payee]) as x(u) order by x.u loop
+  -- (a merchant escrow: the merchant owner's transaction lock and the merchant's wallet with them)
+  for v_user in select distinct x.u from unnest(array[v_payer, v_payee,
+                                                      (select m.owner_id from private.merchants m where m.id = e.merchant_id)]) as x(u)
+                 where x.u is not null order by x.u loop
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.transactions:' || v_user::text, 0));
   end loop;
   perform 1 from private.ledger_accounts
    where id in (private.owner_account('escrow_hold', e.id), private.owner_account('user_wallet', v_payer),
                 private.owner_account('user_wallet', v_payee), private.system_account('platform_fees'),
-                private.system_account('vat_payable'), private.system_account('provider_clearing'))
+                private.system_account('vat_payable'), private.system_account('provider_clearing'),
+                case when e.merchant_id is not null then private.owner_account('merchant_wallet', e.merchant_id) end)
    order by id
      for update;
   if p_outcome = 'release' then
@@ -2324,7 +2332,7 @@ begin
     transfer_id := private.escrow_pay_out(e, v_remaining, 'dispute-release:' || d.id, null,
       pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title));
   end if;
-  payee_gets := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
+  payee_gets := private.release_payee_credit(transfer_id, private.payee_of(e));
   payer_gets := 0;
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
 end
@@ -2343,6 +2351,7 @@ CREATE OR REPLACE FUNCTION private.dispute_settle_split(e public.escrows, d publ
 AS $function$
 declare
   v_remaining bigint := e.amount - e.released_amount;
+  v_payer uuid := private.payer_of(e);
   v_payee uuid := private.payee_of(e);
   v_hold bigint;
   v_seller_fee bigint;
@@ -2353,16 +2362,20 @@ declare
   v_fees_kept bigint;
   v_tx uuid;
   v_entries jsonb;
+  v_merchant_fee bigint;
 begin
   select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
   v_payer_fee_back := private.share_half_up(e.payer_fee, v_remaining - p_payee_amount, e.amount);
   v_vat_back := private.share_half_up(e.vat, v_remaining - p_payee_amount, e.amount);
   payer_gets := (v_remaining - p_payee_amount) + v_payer_fee_back + v_vat_back;
   v_seller_fee := private.share_half_up(e.seller_fee, p_payee_amount, e.amount);
-  payee_gets := p_payee_amount - v_seller_fee;
+  -- the merchant's share on P (half-up) to its wallet, out of the payee's part (merchant_fee_pay)
+  v_merchant_fee := private.merchant_fee_pay(e, p_payee_amount, p_payee_amount - v_seller_fee - 1,
+                                             'dispute-release:' || d.id, null);
+  payee_gets := p_payee_amount - v_seller_fee - v_merchant_fee;
   -- VAT gets the VAT on P (half-up); the platform gets the rest of the hold, the last kobo of
   -- rounding either way included (never taking VAT beyond what the release part holds)
-  v_release_debit := coalesce(v_hold, 0) - payer_gets;
+  v_release_debit := coalesce(v_hold, 0) - payer_gets - v_merchant_fee;
   v_vat_kept := least(private.share_half_up(e.vat, p_payee_amount, e.amount),
                       greatest(v_release_debit - greatest(payee_gets, 0), 0));
   v_fees_kept := v_release_debit - payee_gets - v_vat_kept;
@@ -2370,11 +2383,15 @@ begin
     -- an assertion, not a refusal: dispute_check_split keeps a split within what is held
     raise exception 'the hold of escrow % does not cover the split', e.id;
   end if;
-  -- the payer's part: the wallet (an app escrow) or a refund through the provider (a merchant's)
-  perform private.escrow_pay_back(e, payer_gets, 'dispute-refund:' || d.id,
-    pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title),
-    pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
-                                  'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
+            pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), payer_gets, 'in', 'wallet',
+            'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
+                                                       'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
+  perform private.post_transfer('dispute-refund:' || d.id, 'escrow_refund',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -payer_gets),
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', payer_gets)),
+    v_tx);
   -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
   -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
   v_tx := null;
@@ -2382,10 +2399,12 @@ begin
     pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_release_debit));
   if payee_gets > 0 then
     v_tx := private.escrow_transaction(v_payee, e.id, null, 'escrow_release',
-              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title), payee_gets, 'in', 'wallet',
+              pg_catalog.jsonb_build_object('kind', 'escrow_release', 'title', e.title)
+                || private.merchant_fee_message(e, v_merchant_fee), payee_gets, 'in', 'wallet',
               'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'released_amount', p_payee_amount,
                                                          'seller_fee', v_seller_fee, 'fees_kept', v_fees_kept,
-                                                         'vat', v_vat_kept));
+                                                         'vat', v_vat_kept)
+                           || private.merchant_fee_facts(e, v_merchant_fee));
     v_entries := v_entries || pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', payee_gets));
   end if;
@@ -2402,7 +2421,7 @@ begin
                             updated_at = now() where id = e.id;
 end
 $function$;
-comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer (private.escrow_pay_back: the wallet, or a merchant escrow''s refund through the provider), P less the seller fee to the payee, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';
+comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer, P less the seller fee and the merchant''s share (merchant_fee_pay) to the payee, the merchant''s share to its wallet, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';
 revoke all on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) from public;
 grant execute on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) to service_role;
 
@@ -2623,8 +2642,6 @@ declare
   t public.transactions;
   e public.escrows;
   v_escrow uuid;
-  v_channel text := p_payload -> 'data' ->> 'channel';
-  v_refund uuid;
 begin
   -- the escrow first, then its transaction: the lock order of every escrow operation (they lock
   -- the escrow, then change its transactions), so a charge racing a cancel cannot deadlock
@@ -2641,11 +2658,7 @@ begin
     perform private.charge_hold_for_review(t.id, 'amount_mismatch', p_received, null, p_payload);
     return 'flagged';
   end if;
-  -- the channel the buyer paid by is where a refund goes back to
-  update public.transactions
-     set provider_charge_id = p_charge_id,
-         metadata = (metadata - 'review') || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('channel', v_channel))
-   where id = t.id;
+  update public.transactions set provider_charge_id = p_charge_id, metadata = metadata - 'review' where id = t.id;
   if t.status = 'pending' and private.escrow_is_fundable(e) then
     perform private.post_transfer('escrow-fund:' || e.id, 'escrow_funding',
       pg_catalog.jsonb_build_array(
@@ -2655,18 +2668,15 @@ begin
     return 'escrow:' || private.escrow_mark_funded(e, t.id);
   end if;
   if e.merchant_id is not null then
-    -- A merchant escrow's buyer paid after it was cancelled or expired: the whole charge goes back
-    -- to the card or account it came from, never to a wallet. Nothing is posted: the money never
-    -- entered a hold, and it leaves the provider as it came (the refund has no ledger transfer).
-    v_refund := private.escrow_transaction(t.user_id, e.id, null, 'escrow_refund',
-                  pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), e.total_charge, 'in',
-                  t.provider, 'pending',
-                  pg_catalog.jsonb_build_object('refund_to', 'provider', 'charge_reference', t.id,
-                                                'channel', v_channel, 'late_payment', true));
+    -- A merchant escrow's buyer paid after it was cancelled or expired: the money goes back to the
+    -- card or account it came from, never to a wallet. Recorded here, with nothing posted: it stays
+    -- in provider_clearing.
+    -- TODO(merchant refunds): refund it through the provider by this charge's reference (and post
+    -- provider_clearing's side of it) once the payments provider has refunds.
     update public.transactions
        set status = 'failed', completed_at = now(),
            metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', 'escrow no longer fundable',
-             'received_amount', e.total_charge, 'refund_due', true, 'refund_tx', v_refund)
+             'received_amount', e.total_charge, 'refund_due', true)
      where id = t.id;
     return 'refund_due';
   end if;
@@ -2681,7 +2691,7 @@ begin
   return 'credited_to_wallet';
 end
 $function$;
-comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
+comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold; if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, nothing: the charge is recorded refund_due, to go back through the provider; any other amount credits nothing and is held for review.';
 revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
@@ -2960,16 +2970,12 @@ begin
   if p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('fund', 'payer');
   end if;
-  -- a merchant escrow is paid through its checkout only, so its money can always be refunded there
-  if e.merchant_id is not null then
-    perform private.refuse(409, 'merchant_escrow_checkout_only', pg_catalog.jsonb_build_object('escrow_id', e.id));
-  end if;
   if not private.escrow_is_fundable(e) then
     perform private.refuse_state(e, 'fund');
   end if;
 end
 $function$;
-comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded; a merchant escrow is paid through its checkout only (merchant_escrow_checkout_only).';
+comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded.';
 revoke all on function private.escrow_fundable(e public.escrows, p_actor uuid) from public;
 grant execute on function private.escrow_fundable(e public.escrows, p_actor uuid) to service_role;
 
@@ -3090,58 +3096,6 @@ revoke all on function private.escrow_milestones_may_change(e public.escrows) fr
 grant execute on function private.escrow_milestones_may_change(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb)
- RETURNS uuid
- LANGUAGE plpgsql
- SET search_path TO ''
-AS $function$
-declare
-  v_payer uuid := private.payer_of(e);
-  v_charge public.transactions;
-  v_tx uuid;
-begin
-  if p_amount <= 0 then
-    return null;
-  end if;
-  if e.merchant_id is null then
-    -- an app escrow: back to the payer's wallet, at once
-    v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, p_amount, 'in', 'wallet',
-                                       'succeeded', coalesce(p_metadata, '{}'::jsonb));
-    perform private.post_transfer(p_key, 'escrow_refund',
-      pg_catalog.jsonb_build_array(
-        pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -p_amount),
-        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', p_amount)),
-      v_tx);
-    return v_tx;
-  end if;
-  -- a merchant escrow: back to where the checkout's charge came from, through the provider
-  select * into v_charge from public.transactions
-   where escrow_id = e.id and type = 'escrow_funding' and status = 'succeeded'
-     and metadata ->> 'kind' = 'escrow_charge'
-   order by created_at desc limit 1;
-  if not found then
-    -- an assertion: escrow-fund refuses merchant escrows, so their money came from a charge
-    raise exception 'merchant escrow % holds money of no provider charge', e.id;
-  end if;
-  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, p_amount, 'in',
-            v_charge.provider, 'pending',
-            coalesce(p_metadata, '{}'::jsonb) || pg_catalog.jsonb_build_object(
-              'refund_to', 'provider', 'charge_reference', v_charge.id, 'channel', v_charge.metadata ->> 'channel'));
-  perform private.post_transfer(p_key, 'escrow_refund',
-    pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -p_amount),
-      pg_catalog.jsonb_build_object('system', 'provider_clearing', 'amount', p_amount)),
-    v_tx);
-  return v_tx;
-end
-$function$;
-comment on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) is 'Money out of an escrow''s hold for its payer: an app escrow''s to the payer''s wallet (a succeeded refund); a merchant escrow''s to provider_clearing with a pending refund naming the charge (charge_reference) and its channel, to be sent to the provider after the commit. Returns the refund transaction.';
-revoke all on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) from public;
-grant execute on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) to service_role;
-
--- ---------------------------------------------------------------------------------------------
 -- function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
@@ -3155,7 +3109,10 @@ declare
   v_seller_fee bigint := private.escrow_release_share(e, e.seller_fee, p_amount);
   v_payer_fee bigint := private.escrow_release_share(e, e.payer_fee, p_amount);
   v_vat bigint := private.escrow_release_share(e, e.vat, p_amount);
-  v_payee_gets bigint := p_amount - v_seller_fee;
+  v_merchant_fee bigint;
+  v_payee_gets bigint;
+  v_message jsonb := p_message;
+  v_metadata jsonb;
   v_tx uuid;
   v_transfer uuid;
   v_entries jsonb;
@@ -3167,11 +3124,21 @@ begin
     -- an assertion, not a refusal: milestones_fit keeps every release within the amount
     raise exception 'release of % kobo exceeds what is left in escrow', p_amount;
   end if;
-  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', p_message, v_payee_gets, 'in',
-                                     'wallet', 'succeeded',
-            pg_catalog.jsonb_build_object('released_amount', p_amount, 'seller_fee', v_seller_fee, 'payer_fee', v_payer_fee, 'vat', v_vat));
+  v_merchant_fee := private.merchant_fee_pay(e, p_amount, p_amount - v_seller_fee - 1, p_key, p_milestone);
+  v_payee_gets := p_amount - v_seller_fee - v_merchant_fee;
+  v_metadata := pg_catalog.jsonb_build_object('released_amount', p_amount, 'seller_fee', v_seller_fee,
+                                              'payer_fee', v_payer_fee, 'vat', v_vat);
+  if e.merchant_id is not null then
+    -- the seller sees the merchant's fee in the description and the metadata
+    v_message := v_message || pg_catalog.jsonb_build_object('merchant',
+                   (select m.name from private.merchants m where m.id = e.merchant_id), 'merchant_fee', v_merchant_fee);
+    v_metadata := v_metadata || pg_catalog.jsonb_build_object('merchant_fee', v_merchant_fee);
+  end if;
+  v_tx := private.escrow_transaction(v_payee, e.id, p_milestone, 'escrow_release', v_message, v_payee_gets, 'in',
+                                     'wallet', 'succeeded', v_metadata);
   v_entries := pg_catalog.jsonb_build_array(
-    pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -(p_amount + v_payer_fee + v_vat)),
+    pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id),
+                                  'amount', -(p_amount - v_merchant_fee + v_payer_fee + v_vat)),
     pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payee), 'amount', v_payee_gets));
   if v_seller_fee + v_payer_fee > 0 then
     v_entries := v_entries || pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object('system', 'platform_fees', 'amount', v_seller_fee + v_payer_fee));
@@ -3184,7 +3151,7 @@ begin
   return v_transfer;
 end
 $function$;
-comment on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) is 'Pays part of the escrow amount out of the hold: the payee''s share to their wallet, fees and VAT to the system accounts.';
+comment on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) is 'Pays part of the escrow amount out of the hold: the merchant''s fee share to its wallet (merchant_fee_pay), the payee''s share to their wallet, fees and VAT to the system accounts.';
 revoke all on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) from public;
 grant execute on function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb) to service_role;
 
@@ -3244,71 +3211,6 @@ $function$;
 comment on function private.escrow_refund(p_escrow uuid, p_actor uuid) is 'escrow-refund by the payee: the hold goes back to the payer''s wallet and the escrow is refunded.';
 revoke all on function private.escrow_refund(p_escrow uuid, p_actor uuid) from public;
 grant execute on function private.escrow_refund(p_escrow uuid, p_actor uuid) to service_role;
-
--- ---------------------------------------------------------------------------------------------
--- function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb)
- RETURNS text
- LANGUAGE plpgsql
- SET search_path TO ''
-AS $function$
-declare
-  t public.transactions;
-begin
-  select * into t from public.transactions
-   where type = 'escrow_refund' and metadata ? 'charge_reference' and metadata ->> 'charge_reference' = p_charge_reference
-     for update;
-  if not found then
-    return 'not_found';
-  end if;
-  if t.status <> 'pending' then
-    return 'already_done';
-  end if;
-  if p_event = 'refund.processed' then
-    if p_amount is distinct from t.amount or p_currency is distinct from 'NGN' then
-      -- a refund of another amount than ours: nothing settled, an operator looks at it
-      insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount,
-                                         payload)
-      values (case when p_currency is distinct from 'NGN' then 'refund_currency_mismatch' else 'refund_amount_mismatch' end,
-              t.id, p_charge_reference, t.amount, p_amount, coalesce(p_payload, '{}'::jsonb));
-      update public.transactions
-         set metadata = metadata || pg_catalog.jsonb_build_object('review', pg_catalog.jsonb_build_object(
-               'reason', 'refund_amount_mismatch', 'received_amount', p_amount, 'currency', p_currency))
-       where id = t.id;
-      return 'flagged';
-    end if;
-    update public.transactions
-       set status = 'succeeded', completed_at = now(),
-           metadata = (metadata - 'review') || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-             'refund_reference', p_refund_reference, 'provider_status', 'processed'))
-     where id = t.id;
-    return 'succeeded';
-  elsif p_event = 'refund.failed' then
-    -- The money stays booked where the refund put it (provider_clearing for a hold's refund) and
-    -- nothing is credited to a wallet: an operator decides (retry with the customer's account
-    -- details at the provider, or another way), from the flag and the transaction's review.
-    update public.transactions
-       set status = 'failed', completed_at = now(),
-           metadata = metadata || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-             'failure_reason', 'refund failed at the provider', 'refund_reference', p_refund_reference,
-             'provider_status', 'failed', 'review', pg_catalog.jsonb_build_object('reason', 'refund_failed')))
-     where id = t.id;
-    insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount,
-                                       payload)
-    values ('refund_failed', t.id, p_charge_reference, t.amount, p_amount, coalesce(p_payload, '{}'::jsonb));
-    return 'failed';
-  end if;
-  -- refund.pending / refund.processing: on its way
-  update public.transactions
-     set metadata = metadata || pg_catalog.jsonb_build_object('provider_status', pg_catalog.split_part(p_event, '.', 2))
-   where id = t.id;
-  return 'pending';
-end
-$function$;
-comment on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) is 'A refund''s outcome from the provider (webhook or lookup), by the charge it refunds: refund.processed of the refund''s amount in NGN succeeds it once (another amount is flagged, nothing settled); refund.failed fails it and holds it for review (the money stays booked, no wallet credited); pending/processing are noted. Answers succeeded, failed, pending, flagged, already_done or not_found.';
-revoke all on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) from public;
-grant execute on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.escrow_refund_unaccepted(e public.escrows, p_verb text)
@@ -3372,8 +3274,9 @@ begin
   end if;
   update public.escrows set status = 'released', released_at = p_now, updated_at = now() where id = e.id;
   perform private.close_milestones(e.id, v_transfer);
-  -- what the payee was just credited: the rest of the amount less the rest of the seller fee
-  v_payout := v_remaining - private.escrow_release_share(e, e.seller_fee, v_remaining);
+  -- what the payee was just credited: the rest of the amount less the rest of the seller fee and
+  -- the merchant's share
+  v_payout := private.release_payee_credit(v_transfer, private.payee_of(e));
   v_payout_tx := private.escrow_start_payout(e, v_payout);
   perform private.notify(private.payee_of(e), e.id, 'released',
     pg_catalog.jsonb_build_object('kind', 'released_payee', 'title', e.title, 'amount', v_payout,
@@ -3412,16 +3315,24 @@ CREATE OR REPLACE FUNCTION private.escrow_return_hold(e public.escrows, p_messag
 AS $function$
 declare
   v_hold bigint;
+  v_payer uuid := private.payer_of(e);
+  v_tx uuid;
 begin
   select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
   if coalesce(v_hold, 0) = 0 then
     return 0;
   end if;
-  perform private.escrow_pay_back(e, v_hold, 'escrow-refund:' || e.id, p_message, '{}'::jsonb);
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, v_hold, 'in', 'wallet',
+                                     'succeeded', '{}'::jsonb);
+  perform private.post_transfer('escrow-refund:' || e.id, 'escrow_refund',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_hold),
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_hold)),
+    v_tx);
   return v_hold;
 end
 $function$;
-comment on function private.escrow_return_hold(e public.escrows, p_message jsonb) is 'Returns whatever is left in an escrow''s hold to its payer (private.escrow_pay_back: the wallet, or for a merchant escrow a refund through the provider); returns the amount.';
+comment on function private.escrow_return_hold(e public.escrows, p_message jsonb) is 'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
 revoke all on function private.escrow_return_hold(e public.escrows, p_message jsonb) from public;
 grant execute on function private.escrow_return_hold(e public.escrows, p_message jsonb) to service_role;
 
@@ -4832,17 +4743,10 @@ begin
 
   perform private.queue_merchant_escrow_sms(e, v_name, p_buyer_phone, 'payer', p_sms_per_hour, p_sms_per_day);
   perform private.queue_merchant_escrow_sms(e, v_name, p_seller_phone, 'payee', p_sms_per_hour, p_sms_per_day);
-  -- and in the app, where a placeholder finds them once it signs up: the merchant's name, the
-  -- category, the amount and the party's role, nothing else the merchant wrote
-  perform private.notify(x.party, e.id, 'escrow_created',
-    pg_catalog.jsonb_build_object('kind', 'merchant_escrow', 'merchant', v_name, 'side', x.side,
-                                  'category', e.category, 'amount', e.amount),
-    'escrow', e.id, 'View escrow')
-     from (values (v_buyer, 'payer'), (v_seller, 'payee')) as x(party, side);
   return query select e.id, true;
 end
 $function$;
-comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation, the parties'' SMS and in-app notifications; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
+comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation and the parties'' SMS; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
 revoke all on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) from public;
 grant execute on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) to service_role;
 
@@ -4904,6 +4808,87 @@ $function$;
 comment on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) is 'The job: cancels the merchant escrows still unfunded drafts p_hours (MERCHANT_ESCROW_EXPIRY_HOURS) after their creation; their pending charges are canceled, so a payment that still arrives is refund_due.';
 revoke all on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) from public;
 grant execute on function private.merchant_escrows_expire(p_now timestamp with time zone, p_hours integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_fee_facts(e public.escrows, p_fee bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_fee_facts(e public.escrows, p_fee bigint)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select case when e.merchant_id is null then '{}'::jsonb else pg_catalog.jsonb_build_object('merchant_fee', p_fee) end;
+$function$;
+comment on function private.merchant_fee_facts(e public.escrows, p_fee bigint) is 'The merchant''s fee share for a release transaction''s metadata ({} for an app escrow).';
+revoke all on function private.merchant_fee_facts(e public.escrows, p_fee bigint) from public;
+grant execute on function private.merchant_fee_facts(e public.escrows, p_fee bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_fee_message(e public.escrows, p_fee bigint)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_fee_message(e public.escrows, p_fee bigint)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select case when e.merchant_id is null then '{}'::jsonb
+              else pg_catalog.jsonb_build_object('merchant', (select m.name from private.merchants m where m.id = e.merchant_id),
+                                                 'merchant_fee', p_fee) end;
+$function$;
+comment on function private.merchant_fee_message(e public.escrows, p_fee bigint) is 'The merchant''s name and fee share for the payee''s release description ({} for an app escrow).';
+revoke all on function private.merchant_fee_message(e public.escrows, p_fee bigint) from public;
+grant execute on function private.merchant_fee_message(e public.escrows, p_fee bigint) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_fee_pay(e public.escrows, p_part bigint, p_cap bigint, p_key text, p_milestone uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_fee_pay(e public.escrows, p_part bigint, p_cap bigint, p_key text, p_milestone uuid)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_owner uuid;
+  v_name text;
+  v_credited bigint;
+  v_share bigint;
+  v_user uuid;
+  v_tx uuid;
+begin
+  if e.merchant_id is null or coalesce(e.merchant_fee, 0) = 0 or p_part <= 0 then
+    return 0;
+  end if;
+  select m.owner_id, m.name into v_owner, v_name from private.merchants m where m.id = e.merchant_id;
+  for v_user in select x.u from unnest(array[private.payee_of(e), v_owner]) as x(u) order by x.u loop
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('public.transactions:' || v_user::text, 0));
+  end loop;
+  select me.merchant_fee_credited into v_credited from private.merchant_escrows me where me.escrow_id = e.id for update;
+  v_share := least(private.share_half_up(e.merchant_fee, p_part, e.amount), e.merchant_fee - v_credited,
+                   greatest(p_cap, 0));
+  if v_share <= 0 then
+    return 0;
+  end if;
+  update private.merchant_escrows set merchant_fee_credited = merchant_fee_credited + v_share where escrow_id = e.id;
+  insert into public.transactions (user_id, merchant_id, type, category, message, amount, direction, status, escrow_id,
+                                   milestone_id, provider, metadata, completed_at)
+  values (v_owner, e.merchant_id, 'escrow_fee', 'escrow',
+          pg_catalog.jsonb_build_object('kind', 'merchant_fee', 'title', e.title, 'merchant', v_name),
+          v_share, 'in', 'succeeded', e.id, p_milestone, 'wallet',
+          pg_catalog.jsonb_build_object('released_amount', p_part, 'merchant_fee', v_share), now())
+  returning id into v_tx;
+  perform private.post_transfer('merchant-fee:' || p_key, 'merchant_fee',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_share),
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('merchant_wallet', e.merchant_id), 'amount', v_share)),
+    v_tx);
+  return v_share;
+end
+$function$;
+comment on function private.merchant_fee_pay(e public.escrows, p_part bigint, p_cap bigint, p_key text, p_milestone uuid) is 'The merchant''s fee on a release of part of a merchant escrow: the half-up share of merchant_fee (capped by what is left and by p_cap) from the hold to the merchant''s wallet, with its transaction; answers the share.';
+revoke all on function private.merchant_fee_pay(e public.escrows, p_part bigint, p_cap bigint, p_key text, p_milestone uuid) from public;
+grant execute on function private.merchant_fee_pay(e public.escrows, p_part bigint, p_cap bigint, p_key text, p_milestone uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer)
@@ -5008,6 +4993,22 @@ $function$;
 comment on function private.merchant_of_owner(p_owner uuid) is 'The id of the merchant p_owner owns; refuses merchant_not_found when they own none.';
 revoke all on function private.merchant_of_owner(p_owner uuid) from public;
 grant execute on function private.merchant_of_owner(p_owner uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_wallet_balance(p_merchant uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_wallet_balance(p_merchant uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce((select a.balance from private.ledger_accounts a
+                    where a.kind = 'merchant_wallet' and a.owner_id = p_merchant), 0)::bigint;
+$function$;
+comment on function private.merchant_wallet_balance(p_merchant uuid) is 'The merchant''s wallet balance in kobo (its merchant_wallet ledger account); 0 before its first credit.';
+revoke all on function private.merchant_wallet_balance(p_merchant uuid) from public;
+grant execute on function private.merchant_wallet_balance(p_merchant uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer)
@@ -5158,6 +5159,70 @@ $function$;
 comment on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) is 'merchant-webhook-rotate-secret: a new secret (encrypted by the caller) for an endpoint of the owner''s merchant; the one it replaces signs too until 24 hours after p_now.';
 revoke all on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) from public;
 grant execute on function private.merchant_webhook_rotate(p_owner uuid, p_endpoint uuid, p_secret_encrypted text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_tx uuid;
+  v_ref uuid := private.idempotency_reference();
+  v_name text;
+  v_balance bigint;
+  pa public.payout_accounts%rowtype;
+begin
+  select id into v_tx from public.transactions
+   where id = v_ref and user_id = p_owner and merchant_id = p_merchant and type = 'withdrawal';
+  if found then
+    return v_tx;
+  end if;
+  if p_amount <= 0 then
+    -- an assertion: the endpoint validated the amount
+    raise exception 'amount must be positive';
+  end if;
+  select m.name into v_name from private.merchants m where m.id = p_merchant and m.owner_id = p_owner;
+  if not found then
+    perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  end if;
+  select * into pa from public.payout_accounts where id = p_payout_account and user_id = p_owner;
+  if not found then
+    perform private.refuse(404, 'payout_account_not_found', pg_catalog.jsonb_build_object(
+      'field', 'payout_account_id', 'payout_account_id', p_payout_account));
+  end if;
+  perform private.kyc_limit_check(p_owner, p_amount, 'withdrawal', 'amount');
+  insert into public.transactions (id, user_id, merchant_id, type, category, message, amount, direction, status,
+                                   provider, metadata)
+  values (v_ref, p_owner, p_merchant, 'withdrawal', 'withdrawal',
+          pg_catalog.jsonb_build_object('kind', 'merchant_withdrawal', 'merchant', v_name, 'bank_name', pa.bank_name,
+                                        'account_last4', pg_catalog.right(pa.account_number, 4)),
+          p_amount, 'out', 'pending', p_provider,
+          pg_catalog.jsonb_build_object('payout_account_id', pa.id, 'bank_name', pa.bank_name,
+                                        'account_last4', pg_catalog.right(pa.account_number, 4)))
+  returning id into v_tx;
+  -- the merchant's wallet, locked: a merchant wallet has no guard in the ledger's posting but its
+  -- CHECK, so the balance is compared here, under the lock
+  select balance into v_balance from private.ledger_accounts
+   where id = private.owner_account('merchant_wallet', p_merchant) for update;
+  if v_balance < p_amount then
+    perform private.refuse(409, 'insufficient_funds', pg_catalog.jsonb_build_object(
+      'field', 'amount', 'balance', v_balance, 'amount', p_amount));
+  end if;
+  perform private.post_transfer(
+    'withdrawal:' || v_tx, 'merchant_withdrawal',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('merchant_wallet', p_merchant), 'amount', -p_amount),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', p_amount)),
+    v_tx);
+  return v_tx;
+end
+$function$;
+comment on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'merchant-withdraw: a pending withdrawal of the merchant''s wallet to one of its owner''s payout accounts (payout_account_not_found), within the owner''s KYC limits (kyc_tier_required, kyc_limit_exceeded), under the Idempotency-Key''s reference; the amount leaves the merchant''s wallet at once (insufficient_funds, facts {field, balance, amount}, when short).';
+revoke all on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
+grant execute on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.message_rate_wait(p_sender uuid, p_per_minute integer, p_per_hour integer)
@@ -5385,9 +5450,9 @@ begin
     pg_catalog.jsonb_build_object('kind', 'milestone_release', 'milestone', (l.m).title));
   update public.milestones set status = 'released', released_at = now(), release_tx_id = v_transfer, updated_at = now()
    where id = (l.m).id;
-  -- what the payee was just credited: the milestone's amount less its share of the seller fee
-  v_payout := private.escrow_start_payout(l.e,
-    (l.m).amount - private.escrow_release_share(l.e, (l.e).seller_fee, (l.m).amount), (l.m).id);
+  -- what the payee was just credited: the milestone's amount less its share of the seller fee and
+  -- the merchant's share
+  v_payout := private.escrow_start_payout(l.e, private.release_payee_credit(v_transfer, private.payee_of(l.e)), (l.m).id);
   perform private.notify(private.payee_of(l.e), (l.e).id, 'milestone_released',
     pg_catalog.jsonb_build_object('kind', 'milestone_released', 'milestone', (l.m).title), 'milestone', (l.m).id,
     'View milestone');
@@ -5570,7 +5635,7 @@ begin
   return v_id;
 end
 $function$;
-comment on function private.owner_account(p_kind private.account_kind, p_owner uuid) is 'The ledger account of (kind, owner): a user''s wallet or an escrow''s hold, created on first use.';
+comment on function private.owner_account(p_kind private.account_kind, p_owner uuid) is 'The ledger account of (kind, owner): a user''s wallet, an escrow''s hold or a merchant''s wallet, created on first use.';
 revoke all on function private.owner_account(p_kind private.account_kind, p_owner uuid) from public;
 grant execute on function private.owner_account(p_kind private.account_kind, p_owner uuid) to service_role;
 
@@ -5667,12 +5732,15 @@ begin
     'payout-reversal:' || t.id, 'payout_reversal',
     pg_catalog.jsonb_build_array(
       pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -t.amount),
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', t.user_id), 'amount', t.amount)),
+      pg_catalog.jsonb_build_object('account_id',
+        case when t.merchant_id is null then private.owner_account('user_wallet', t.user_id)
+             else private.owner_account('merchant_wallet', t.merchant_id) end,
+        'amount', t.amount)),
     t.id);
   return 'failed';
 end
 $function$;
-comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned to the wallet, exactly once.';
+comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned, exactly once, to the wallet it left (the merchant''s for a merchant''s withdrawal).';
 revoke all on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) from public;
 grant execute on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) to service_role;
 
@@ -6092,6 +6160,24 @@ $function$;
 comment on function private.refuse_state(e public.escrows, p_action text) is 'Refuses escrow_wrong_state (409): the escrow''s current state (status, funded) does not allow the action (a key: accept, fund, release, ...); the API words what comes first.';
 revoke all on function private.refuse_state(e public.escrows, p_action text) from public;
 grant execute on function private.refuse_state(e public.escrows, p_action text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.release_payee_credit(p_transfer uuid, p_payee uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.release_payee_credit(p_transfer uuid, p_payee uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce((select le.amount
+                     from private.ledger_entries le
+                     join private.ledger_accounts a on a.id = le.account_id
+                    where le.transfer_id = p_transfer and a.kind = 'user_wallet' and a.owner_id = p_payee), 0)::bigint;
+$function$;
+comment on function private.release_payee_credit(p_transfer uuid, p_payee uuid) is 'What a release''s ledger transfer credited the payee''s wallet, in kobo (0 without one): the amount its payout starts with.';
+revoke all on function private.release_payee_credit(p_transfer uuid, p_payee uuid) from public;
+grant execute on function private.release_payee_credit(p_transfer uuid, p_payee uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.reset_password(p_phone text, p_password_hash text)

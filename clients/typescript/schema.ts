@@ -942,6 +942,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/merchant-wallet-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Answers the balance of the caller's merchant wallet
+     * @description A signed-in user who owns a merchant: the merchant's wallet, which its fees on released merchant escrows are credited to, less its withdrawals. Changes nothing.
+     */
+    get: operations['merchant-wallet-get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/merchant-webhook-create': {
     parameters: {
       query?: never;
@@ -1036,6 +1056,26 @@ export interface paths {
      * @description The merchant's owner, for one of its endpoints. For 24 hours every delivery carries two signatures, the new secret's and the previous one's, so the receiver can switch at any moment of that day; then only the new secret signs. Rotating again within the day drops the oldest secret at once.
      */
     post: operations['merchant-webhook-rotate-secret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/merchant-withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Withdraws from the caller's merchant wallet to the owner's payout account
+     * @description A merchant's owner, within their own KYC tier's single and daily limits (counted like a withdrawal), to `payout_account_id` or else the owner's default payout account. The amount leaves the merchant's wallet at once for the provider; a transfer the provider refuses, or that could not be asked for, fails now with the money back in the merchant's wallet. Otherwise it stays pending until the provider reports it (`webhook-payments`, or the job's reconciliation), a failure or reversal returning it to the merchant's wallet once.
+     */
+    post: operations['merchant-withdraw'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4867,6 +4907,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -5079,6 +5122,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -5283,6 +5329,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
             };
@@ -5476,6 +5525,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -5695,6 +5747,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -5902,6 +5957,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -6120,6 +6178,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -6379,6 +6440,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -6553,6 +6617,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -6711,6 +6778,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -6935,6 +7005,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -8079,6 +8152,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -8337,6 +8413,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -8430,6 +8509,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -8693,6 +8775,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -8914,6 +8999,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -9120,6 +9208,9 @@ export interface operations {
                 vat: number;
                 total_charge: number;
                 seller_fee: number;
+                /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                merchant_fee: number;
+                /** @description What the seller receives: the amount less the seller fee and the merchant fee */
                 seller_payout: number;
               };
               released_amount: number;
@@ -9667,6 +9758,109 @@ export interface operations {
             status?: 413;
             /** @enum {unknown} */
             code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-wallet-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description The merchant's wallet balance: its fees credited, less its withdrawals */
+              balance: number;
+              /** @constant */
+              currency: 'NGN';
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_not_found';
           };
         };
       };
@@ -10437,6 +10631,228 @@ export interface operations {
             status?: 503;
             /** @enum {unknown} */
             code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'merchant-withdraw': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Naira, NGN 100.00 to NGN 100,000,000.00, at most 2 decimal places. Check the decimals on the number as written, in decimal: 19.99 and 0.07 are valid, 5000.001 and 5000.0000000001 are not. A validator that divides in binary floating point needs a tolerance (ajv: multipleOfPrecision). Digits beyond what a double holds are dropped by the JSON parser before the server sees the number. */
+          amount: number;
+          /**
+           * Format: uuid
+           * @description One of the owner's payout accounts to pay; without it, the owner's default one (400 when there is none)
+           */
+          payout_account_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              type:
+                | 'wallet_topup'
+                | 'virtual_account_deposit'
+                | 'withdrawal'
+                | 'escrow_funding'
+                | 'escrow_release'
+                | 'escrow_refund'
+                | 'escrow_payout'
+                | 'escrow_fee';
+              /** @enum {string} */
+              category: 'deposit' | 'withdrawal' | 'escrow';
+              description: string;
+              amount: number;
+              /** @constant */
+              currency: 'NGN';
+              /** @enum {string} */
+              direction: 'in' | 'out';
+              /** @enum {string} */
+              status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+              escrow_id: string | null;
+              milestone_id: string | null;
+              provider: string;
+              provider_charge_id: string | null;
+              provider_transfer_id: string | null;
+              provider_refund_id: string | null;
+              metadata: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              created_at: string;
+              completed_at: string | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
+          };
+        };
+      };
+      /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)); or `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'merchant_not_found' | 'payout_account_not_found';
+          };
+        };
+      };
+      /** @description `payout_account_required`: A withdrawal names no payout account and the caller has no default payout account (Add a payout account (payout-add) or name one in payout_account_id, then retry); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?:
+              | 'payout_account_required'
+              | 'insufficient_funds'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet it left (Retry later or withdraw to another payout account; the message has the provider's reason) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 502;
+            /** @enum {unknown} */
+            code?: 'transfer_refused';
+          };
+        };
+      };
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -14445,7 +14861,7 @@ export interface operations {
           };
         };
       };
-      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet (Retry later or withdraw to another payout account; the message has the provider's reason) */
+      /** @description `transfer_refused`: The payment provider refused the transfer to the bank; the amount is back in the wallet it left (Retry later or withdraw to another payout account; the message has the provider's reason) */
       502: {
         headers: {
           [name: string]: unknown;

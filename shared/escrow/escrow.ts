@@ -96,7 +96,9 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
       vat: Number(e.vat),
       total_charge: Number(e.total_charge),
       seller_fee: Number(e.seller_fee),
-      seller_payout: Number(e.seller_payout),
+      // the stored payout is before the merchant's fee; the breakdown's is after it
+      merchant_fee: Number(e.merchant_fee ?? 0),
+      seller_payout: Number(e.seller_payout) - Number(e.merchant_fee ?? 0),
     }),
     released_amount: toNaira(e.released_amount),
     merchant: merchantOf(e),

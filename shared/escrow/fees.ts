@@ -19,6 +19,8 @@ export interface FeeBreakdown {
   vat: number;
   total_charge: number;
   seller_fee: number;
+  /** a merchant escrow's commission, out of the payee's side (0 for an app escrow) */
+  merchant_fee: number;
   seller_payout: number;
 }
 
@@ -30,9 +32,10 @@ export function bpsOf(n: number, bps: number): number {
 /**
  * platform fee = amount x fee_bps, at least min_fee and at most max_fee, never more than the
  * amount; the payer pays payer_share of it plus VAT on that share on top; the seller's share comes
- * out of the payout. total_charge = amount + payer_fee + vat; seller_payout = amount - seller_fee.
+ * out of the payout, and so does a merchant's fee (merchantFee, kobo). total_charge = amount +
+ * payer_fee + vat; seller_payout = amount - seller_fee - merchant_fee.
  */
-export function feeBreakdown(amount: number, s: FeeSchedule): FeeBreakdown {
+export function feeBreakdown(amount: number, s: FeeSchedule, merchantFee = 0): FeeBreakdown {
   if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw new RangeError('amount must be a positive whole number of kobo');
   }
@@ -46,7 +49,8 @@ export function feeBreakdown(amount: number, s: FeeSchedule): FeeBreakdown {
     vat,
     total_charge: amount + payer_fee + vat,
     seller_fee,
-    seller_payout: amount - seller_fee,
+    merchant_fee: merchantFee,
+    seller_payout: amount - seller_fee - merchantFee,
   };
 }
 
@@ -59,6 +63,7 @@ export function feeBreakdownView(b: FeeBreakdown) {
     vat: n(b.vat),
     total_charge: n(b.total_charge),
     seller_fee: n(b.seller_fee),
+    merchant_fee: n(b.merchant_fee),
     seller_payout: n(b.seller_payout),
   };
 }

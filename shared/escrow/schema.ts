@@ -93,7 +93,10 @@ export const feeBreakdownResponse = z.strictObject({
   vat: naira,
   total_charge: naira,
   seller_fee: naira,
-  seller_payout: naira,
+  merchant_fee: naira.describe(
+    "A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app)",
+  ),
+  seller_payout: naira.describe('What the seller receives: the amount less the seller fee and the merchant fee'),
 });
 
 const escrowFields = {

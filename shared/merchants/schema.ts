@@ -1,7 +1,9 @@
 // Request and response schemas of the merchants area: merchant accounts (merchant-create,
 // merchant-get) and their API keys (merchant-key-create, merchant-key-list, merchant-key-revoke).
 import { z } from 'zod';
-import { timestamp, uuid } from '../core/schema.ts';
+import { currency, naira, timestamp, uuid } from '../core/schema.ts';
+import { nairaAmount } from '../core/money.ts';
+import { transactionResponse } from '../money/schema.ts';
 import { nameText, uuidSchema } from '../core/validation.ts';
 import { MERCHANT_STATUSES } from './enums.ts';
 
@@ -42,6 +44,14 @@ export const merchantKeyCreateBody = z.strictObject({
 
 export const merchantKeyRevokeBody = z.strictObject({
   key_id: uuidSchema.describe('The id of one of your keys, from merchant-key-list'),
+});
+
+export const merchantWithdrawBody = z.strictObject({
+  amount: nairaAmount({ minKobo: 100_00 }),
+  payout_account_id: uuidSchema.optional().meta({
+    description:
+      "One of the owner's payout accounts to pay; without it, the owner's default one (400 when there is none)",
+  }),
 });
 
 // ---- responses ---------------------------------------------------------------------------------
@@ -85,3 +95,13 @@ export const merchantKeyRevokeResponse = z.strictObject({
   revoked_at: timestamp.describe('When the key was revoked (the first revocation, for a key revoked before)'),
 });
 export type MerchantKeyRevokeResponse = z.input<typeof merchantKeyRevokeResponse>;
+
+/** The merchant's wallet: what its fees have brought in, less what was withdrawn. */
+export const merchantWalletGetResponse = z.strictObject({
+  balance: naira.describe("The merchant's wallet balance: its fees credited, less its withdrawals"),
+  currency,
+});
+export type MerchantWalletResponse = z.input<typeof merchantWalletGetResponse>;
+
+/** A merchant's withdrawal, as the owner's withdrawal would be answered (the spec's Transaction). */
+export const merchantWithdrawResponse = transactionResponse;

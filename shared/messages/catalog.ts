@@ -123,13 +123,18 @@ export interface TransactionParams {
   payment_request: { title: string };
   refund_unaccepted: { title: string; how: 'declined' | 'cancelled' };
   refund: { title: string };
-  escrow_release: { title: string };
-  milestone_release: { milestone: string };
+  /** on a merchant escrow, the merchant's name and its fee share taken from this release */
+  escrow_release: { title: string; merchant?: string; merchant_fee?: Kobo };
+  milestone_release: { milestone: string; merchant?: string; merchant_fee?: Kobo };
+  /** the merchant's fee credited to its wallet (a merchant's transaction) */
+  merchant_fee: { title: string; merchant: string };
   escrow_payout: { title: string; bank_name: string; account_last4: string };
   wallet_topup: Record<never, never>;
   wallet_topup_saved_card: Record<never, never>;
   virtual_account_deposit: Record<never, never>;
   withdrawal: { bank_name: string; account_last4: string };
+  /** a withdrawal of the merchant's wallet to its owner's account (a merchant's transaction) */
+  merchant_withdrawal: { merchant: string; bank_name: string; account_last4: string };
 }
 
 export type NotificationKind = keyof NotificationParams;
@@ -171,6 +176,8 @@ const TRANSACTION_KIND_LIST = {
   wallet_topup_saved_card: true,
   virtual_account_deposit: true,
   withdrawal: true,
+  merchant_fee: true,
+  merchant_withdrawal: true,
 } as const satisfies { [K in TransactionKind]: true };
 export const TRANSACTION_KINDS = Object.keys(TRANSACTION_KIND_LIST) as TransactionKind[];
 

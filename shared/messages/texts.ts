@@ -67,6 +67,10 @@ const smsName = (n: string | null | undefined) => n ?? 'Someone';
 
 const naira = nairaEn;
 
+/** What a release's description adds on a merchant escrow: the merchant's fee taken from it (none when 0). */
+const merchantFeeEn = (p: { merchant?: string; merchant_fee?: Kobo }) =>
+  p.merchant === undefined || !p.merchant_fee ? '' : ` (${p.merchant} fee ${naira(p.merchant_fee)})`;
+
 const DISPUTE_REASON_EN: Record<DisputeReasonCode, string> = {
   item_not_received: 'item not received',
   item_not_as_described: 'item not as described',
@@ -231,13 +235,15 @@ const en: Language = {
     payment_request: (p) => `Payment request: ${p.title}`,
     refund_unaccepted: (p) => `Refund: "${p.title}" was ${p.how === 'declined' ? 'declined' : 'cancelled'}`,
     refund: (p) => `Refund: ${p.title}`,
-    escrow_release: (p) => `Released: ${p.title}`,
-    milestone_release: (p) => `Milestone released: ${p.milestone}`,
+    escrow_release: (p) => `Released: ${p.title}${merchantFeeEn(p)}`,
+    milestone_release: (p) => `Milestone released: ${p.milestone}${merchantFeeEn(p)}`,
+    merchant_fee: (p) => `${p.merchant} fee: ${p.title}`,
     escrow_payout: (p) => `Payout of "${p.title}" to ${p.bank_name} ${p.account_last4}`,
     wallet_topup: () => 'Wallet top-up by card',
     wallet_topup_saved_card: () => 'Wallet top-up with a saved card',
     virtual_account_deposit: () => 'Bank transfer to your virtual account',
     withdrawal: (p) => `Withdrawal to ${p.bank_name} ${p.account_last4}`,
+    merchant_withdrawal: (p) => `${p.merchant} withdrawal to ${p.bank_name} ${p.account_last4}`,
   },
 };
 

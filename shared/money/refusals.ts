@@ -132,12 +132,15 @@ export const CHARGE_REFUSED = refusal<{ reason: string }>({
   example: { reason: 'Invalid amount' },
 });
 
-export const TRANSFER_REFUSED = refusal<{ reason: string }>({
+export const TRANSFER_REFUSED = refusal<{ reason: string; wallet?: 'merchant' }>({
   code: 'transfer_refused',
   status: 502,
-  when: 'The payment provider refused the transfer to the bank; the amount is back in the wallet',
+  when: 'The payment provider refused the transfer to the bank; the amount is back in the wallet it left',
   then: "Retry later or withdraw to another payout account; the message has the provider's reason",
-  message: (f) => `The transfer could not be started (${f.reason}); the amount is back in your wallet`,
+  message: (f) =>
+    `The transfer could not be started (${f.reason}); the amount is back in ${
+      f.wallet === 'merchant' ? "the merchant's wallet" : 'your wallet'
+    }`,
   example: { reason: 'Recipient account is invalid' },
 });
 

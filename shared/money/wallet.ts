@@ -131,7 +131,7 @@ export async function walletWithdraw(
  * Whether the movement (created under the request's Idempotency-Key reference) was recorded by
  * an earlier request whose claim this one took over (claimResumed), rather than just now.
  */
-async function recordedBeforeResume(txId: string): Promise<boolean> {
+export async function recordedBeforeResume(txId: string): Promise<boolean> {
   const claim = currentKeyClaim();
   if (!claimResumed() || !claim) return false;
   const [row] = await asService((tx) =>

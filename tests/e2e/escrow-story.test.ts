@@ -169,6 +169,7 @@ describe('an escrow from two sign-ups to a payout that lands (the typed client)'
       vat: 14.06,
       total_charge: 25_201.56,
       seller_fee: 187.5,
+      merchant_fee: 0,
       seller_payout: 24_812.5,
     });
     const escrowId = created.escrow_id;

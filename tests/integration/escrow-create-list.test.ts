@@ -86,6 +86,7 @@ describe('escrow-create', () => {
             vat: 5.63,
             total_charge: 10_080.63,
             seller_fee: 75,
+            merchant_fee: 0,
             seller_payout: 9_925,
           },
         },
@@ -125,6 +126,7 @@ describe('escrow-create', () => {
         vat: 0,
         total_charge: 0.02,
         seller_fee: 0,
+        merchant_fee: 0,
         seller_payout: 0.01,
       });
     });

@@ -978,6 +978,8 @@ describe('the escrow state machine against the model (predict)', () => {
                 vat: fees.vat,
                 total_charge: fees.total_charge,
                 seller_fee: fees.seller_fee,
+                // an escrow made in the app has no merchant
+                merchant_fee: 0,
                 seller_payout: fees.seller_payout,
               });
             // generously: the total charge and NGN 1,000 more

@@ -41,6 +41,7 @@ import {
   wire,
 } from '../support/fuzz.ts';
 import { kycFake } from '../support/kyc-fake.ts';
+import { merchantWithFee } from '../support/merchants.ts';
 import { operationNames } from '../support/openapi-requests.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
@@ -68,6 +69,7 @@ const PROVIDER_OPS: Record<string, 'paystack' | 'kyc'> = {
   'payout-add': 'paystack',
   'virtual-account-create': 'paystack',
   'merchant-escrow-create': 'paystack',
+  'merchant-withdraw': 'paystack',
   'kyc-start': 'kyc',
   'identity-verify': 'kyc',
 };
@@ -386,7 +388,7 @@ function scenarios(): Record<string, Scenario> {
   let kycUsers: TestUser[] = [], identityUsers: TestUser[] = [], profileUser: TestUser, nokUser: TestUser;
   // merchants
   const merchantCreators = new Pool<TestUser>();
-  let merchantOwner: TestUser, merchantKeyOwner: TestUser;
+  let merchantOwner: TestUser, merchantKeyOwner: TestUser, merchantWithdrawOwner: TestUser;
   const merchantKeyIds: string[] = [];
   /** One owner with a merchant, for the operations that read or add to it (made once, by whichever needs it first). */
   let merchantOwnerMade: Promise<TestUser> | undefined;
@@ -730,6 +732,24 @@ function scenarios(): Record<string, Scenario> {
     'merchant-get': {
       setup: async () => void (merchantOwner = await merchantOwnerOnce()),
       prepare: (t) => caller(t, merchantOwner, [w.stranger]),
+    },
+    'merchant-wallet-get': {
+      setup: async () => void (merchantOwner = await merchantOwnerOnce()),
+      prepare: (t) => caller(t, merchantOwner, [w.stranger]),
+    },
+    'merchant-withdraw': {
+      // a merchant whose wallet holds its fee on a released escrow, its owner with a payout account
+      setup: async () => {
+        merchantWithdrawOwner = (await merchantWithFee(2_000, 'Fuzz Payouts')).owner;
+        await payoutOf(merchantWithdrawOwner);
+      },
+      prepare: (t) => {
+        caller(t, merchantWithdrawOwner, [w.stranger, merchantOwner ?? w.stranger]);
+        // the first one goes to the owner's default account, and fits the wallet
+        const body = t.draft.body as Record<string, unknown>;
+        if (t.happy) delete body.payout_account_id;
+        if (t.happy && typeof body.amount === 'number' && body.amount > 500) body.amount = 100;
+      },
     },
     'merchant-key-create': {
       setup: async () => void (merchantOwner = await merchantOwnerOnce()),

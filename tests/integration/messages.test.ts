@@ -511,7 +511,10 @@ describe('every message reads as the SQL wrote it before', () => {
       .toEqual(
         [...SMS_KINDS].sort(),
       );
-    expect(covered('transaction')).toEqual([...TRANSACTION_KINDS].sort());
+    // the merchant's transactions came with the merchant's wallet, long after the move: TypeScript only
+    expect([...covered('transaction'), 'merchant_fee', 'merchant_withdrawal'].sort()).toEqual(
+      [...TRANSACTION_KINDS].sort(),
+    );
   });
 
   for (const c of CASES) {

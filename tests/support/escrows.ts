@@ -30,6 +30,7 @@ export interface Deal {
     vat: number;
     total_charge: number;
     seller_fee: number;
+    merchant_fee: number;
     seller_payout: number;
   };
 }

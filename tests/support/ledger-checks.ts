@@ -11,7 +11,7 @@ export interface LedgerInvariants {
   drift: number;
   /** transfers whose entries do not sum to zero */
   unbalanced: number;
-  /** user wallets and escrow holds below zero */
+  /** user wallets, escrow holds and merchant wallets below zero */
   negative: number;
 }
 
@@ -28,7 +28,7 @@ export async function ledgerInvariants(sql: postgres.Sql): Promise<LedgerInvaria
            (select count(*)::int from private.ledger_accounts a
              where a.balance <> coalesce((select sum(e.amount) from private.ledger_entries e where e.account_id = a.id), 0)) as drift,
            (select count(*)::int from (select transfer_id from private.ledger_entries group by transfer_id having sum(amount) <> 0) t) as unbalanced,
-           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold') and balance < 0) as negative`;
+           (select count(*)::int from private.ledger_accounts where kind in ('user_wallet', 'escrow_hold', 'merchant_wallet') and balance < 0) as negative`;
   return row as LedgerInvariants;
 }
 
@@ -57,7 +57,7 @@ export async function transactionsDisagreeing(sql: postgres.Sql, userIds: string
              when type = 'escrow_funding' and provider = 'wallet' and status = 'succeeded' then -amount
              when type = 'escrow_release' and status = 'succeeded' then amount
              when type = 'escrow_refund' and provider = 'wallet' and status = 'succeeded' then amount
-             else 0 end) from public.transactions t where t.user_id = u.id), 0)::text as from_transactions
+             else 0 end) from public.transactions t where t.user_id = u.id and t.merchant_id is null), 0)::text as from_transactions
       from unnest(${userIds}::uuid[]) as u(id)`;
   const movements = await sql<
     { id: string; user_id: string; type: string; status: string; transfers: number; refund: string | null }[]

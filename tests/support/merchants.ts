@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { expectOk, post } from './api.ts';
 import { testDb } from './db.ts';
 import { paystack } from './paystack.ts';
-import { newPhone, signUp, type TestUser } from './users.ts';
+import { newPhone, signUp, type TestUser, verifyPhone } from './users.ts';
 
 export interface Merchant {
   owner: TestUser;
@@ -59,4 +59,33 @@ export async function checkoutOf(escrowId: string): Promise<string> {
 export async function payCheckout(escrowId: string) {
   const d = await paystack.chargeSuccess(await checkoutOf(escrowId));
   expect(d.responses[0]?.status).toBe(200);
+}
+
+/** Signs up with a phone of a merchant escrow's party, claiming its placeholder: the account. */
+export async function signUpAs(phone: string): Promise<TestUser> {
+  await verifyPhone(phone);
+  const password = 'a sound passphrase';
+  const res = await post('auth-signup', { phone, first_name: 'Bola', last_name: 'Ade', password });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return {
+    id: res.body.data.user.id,
+    phone,
+    password,
+    accessToken: res.body.data.session.access_token,
+    refreshToken: res.body.data.session.refresh_token,
+  };
+}
+
+/**
+ * A merchant whose wallet holds `fee` naira, earned as a merchant earns it: an escrow of NGN 10,000
+ * with that merchant_fee, paid through the checkout, delivered with the key, released by its buyer.
+ */
+export async function merchantWithFee(fee: number, name = 'Ada Phones'): Promise<Merchant> {
+  const m = await newMerchant(name);
+  const { body, escrow } = await newMerchantEscrow(m, { amount: 10_000, merchant_fee: fee });
+  await payCheckout(escrow.id);
+  expectOk(await post('merchant-escrow-deliver', { escrow_id: escrow.id }, { token: m.key }));
+  const buyer = await signUpAs(body.buyer_phone);
+  expectOk(await post('escrow-release', { escrow_id: escrow.id }, { token: buyer.accessToken }));
+  return m;
 }

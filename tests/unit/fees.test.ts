@@ -75,6 +75,7 @@ describe('feeBreakdown', () => {
       vat: 563,
       total_charge: 1_008_063,
       seller_fee: 7_500,
+      merchant_fee: 0,
       seller_payout: 992_500,
     });
     // NGN 1,000: 1.5% is NGN 15, raised to the NGN 100 minimum
@@ -93,7 +94,14 @@ describe('feeBreakdown', () => {
       vat: 0,
       total_charge: 2,
       seller_fee: 0,
+      merchant_fee: 0,
       seller_payout: 1,
+    });
+    // a merchant escrow of NGN 10,000 with a merchant fee of NGN 500: the seller's payout is after both fees
+    expect(breakdownOver(1_000_000, S, 50_000)).toMatchObject({
+      seller_fee: 7_500,
+      merchant_fee: 50_000,
+      seller_payout: 942_500,
     });
     // NGN 100,000,000: capped at NGN 20,000
     expect(feeBreakdown(10_000_000_000)).toMatchObject({ payer_fee: 1_000_000, seller_fee: 1_000_000, vat: 75_000 });

@@ -89,13 +89,15 @@ const TRANSACTIONS: { [K in keyof TransactionParams]: TransactionParams[K] } = {
   payment_request: { title: S },
   refund_unaccepted: { title: S, how: 'declined' },
   refund: { title: S },
-  escrow_release: { title: S },
+  escrow_release: { title: S, merchant: 'Ada Phones', merchant_fee: N },
   milestone_release: { milestone: S },
   escrow_payout: { title: S, bank_name: S, account_last4: S },
   wallet_topup: {},
   wallet_topup_saved_card: {},
   virtual_account_deposit: {},
   withdrawal: { bank_name: S, account_last4: S },
+  merchant_fee: { title: S, merchant: 'Ada Phones' },
+  merchant_withdrawal: { merchant: 'Ada Phones', bank_name: S, account_last4: S },
 };
 
 const rendered = [

@@ -209,6 +209,7 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'transaction-list': { query: { category: 'escrow', escrow_id: U, status: 'pending', limit: 100 } },
   'wallet-topup': { body: { amount: 100, card_id: U } },
   'wallet-withdraw': { body: { amount: 1000.07, reason: 'rent' } },
+  'merchant-withdraw': { body: { amount: 1000.07, payout_account_id: U } },
   'webhook-identity': {
     body: { reference: 'idv_1', verificationType: 'NIN', status: 'verified', extra: { nested: ['ok\n', 1, null] } },
   },
@@ -389,6 +390,7 @@ describe('request rules: the document and the server', () => {
       'escrow-create.amount',
       'merchant-escrow-create.amount',
       'merchant-escrow-create.merchant_fee',
+      'merchant-withdraw.amount',
       'milestone-create.amount',
       'milestone-update.amount',
       'wallet-topup.amount',

@@ -142,6 +142,7 @@ const escrow = {
     vat: 5.63,
     total_charge: 10080.63,
     seller_fee: 75,
+    merchant_fee: 0,
     seller_payout: 9925,
   },
   released_amount: 0,
