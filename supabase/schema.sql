@@ -1418,6 +1418,8 @@ alter table public.transactions add constraint transactions_user_id_fkey FOREIGN
 CREATE INDEX transactions_escrow_id_idx ON public.transactions USING btree (escrow_id) WHERE (escrow_id IS NOT NULL);
 CREATE INDEX transactions_limit_user_idx ON public.transactions USING btree (((metadata ->> 'limit_user'::text)), created_at) WHERE (metadata ? 'limit_user'::text);
 CREATE INDEX transactions_provider_charge_id_idx ON public.transactions USING btree (provider_charge_id) WHERE (provider_charge_id IS NOT NULL);
+CREATE UNIQUE INDEX transactions_refund_charge_idx ON public.transactions USING btree (((metadata ->> 'charge_reference'::text))) WHERE ((type = 'escrow_refund'::text) AND (metadata ? 'charge_reference'::text));
+CREATE INDEX transactions_refund_pending_idx ON public.transactions USING btree (created_at) WHERE ((type = 'escrow_refund'::text) AND (status = 'pending'::public.transaction_status) AND (metadata ? 'charge_reference'::text));
 CREATE UNIQUE INDEX transactions_user_created_key ON public.transactions USING btree (user_id, created_at DESC);
 alter table public.transactions enable row level security;
 create policy "Service role manages transactions" on public.transactions as permissive for all to service_role using (true) with check (true);
@@ -2351,7 +2353,6 @@ CREATE OR REPLACE FUNCTION private.dispute_settle_split(e public.escrows, d publ
 AS $function$
 declare
   v_remaining bigint := e.amount - e.released_amount;
-  v_payer uuid := private.payer_of(e);
   v_payee uuid := private.payee_of(e);
   v_hold bigint;
   v_seller_fee bigint;
@@ -2383,15 +2384,11 @@ begin
     -- an assertion, not a refusal: dispute_check_split keeps a split within what is held
     raise exception 'the hold of escrow % does not cover the split', e.id;
   end if;
-  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund',
-            pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), payer_gets, 'in', 'wallet',
-            'succeeded', pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
-                                                       'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
-  perform private.post_transfer('dispute-refund:' || d.id, 'escrow_refund',
-    pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -payer_gets),
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', payer_gets)),
-    v_tx);
+  -- the payer's part: the wallet (an app escrow) or a refund through the provider (a merchant's)
+  perform private.escrow_pay_back(e, payer_gets, 'dispute-refund:' || d.id,
+    pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title),
+    pg_catalog.jsonb_build_object('dispute_id', d.id, 'refunded_amount', v_remaining - p_payee_amount,
+                                  'payer_fee', v_payer_fee_back, 'vat', v_vat_back));
   -- On a small escrow the seller fee on P can be all of P (P = 1 kobo where the fee is half the
   -- amount): the payee then gets nothing, and no transaction or wallet entry of 0 is written.
   v_tx := null;
@@ -2421,7 +2418,7 @@ begin
                             updated_at = now() where id = e.id;
 end
 $function$;
-comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer, P less the seller fee and the merchant''s share (merchant_fee_pay) to the payee, the merchant''s share to its wallet, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';
+comment on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) is 'A dispute settled by a split: R - P with the payer fee and VAT on it back to the payer (private.escrow_pay_back: the wallet, or for a merchant escrow a refund through the provider), P less the seller fee and the merchant''s share (merchant_fee_pay) to the payee, the merchant''s share to its wallet, the VAT on P to VAT and the rest to the platform; the escrow released with P. Answers what each party received and the release part''s transfer. Called by private.dispute_settle under its locks.';
 revoke all on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) from public;
 grant execute on function private.dispute_settle_split(e public.escrows, d public.disputes, p_payee_amount bigint, p_now timestamp with time zone, OUT payee_gets bigint, OUT payer_gets bigint, OUT transfer_id uuid) to service_role;
 
@@ -2642,6 +2639,8 @@ declare
   t public.transactions;
   e public.escrows;
   v_escrow uuid;
+  v_channel text := p_payload -> 'data' ->> 'channel';
+  v_refund uuid;
 begin
   -- the escrow first, then its transaction: the lock order of every escrow operation (they lock
   -- the escrow, then change its transactions), so a charge racing a cancel cannot deadlock
@@ -2658,7 +2657,11 @@ begin
     perform private.charge_hold_for_review(t.id, 'amount_mismatch', p_received, null, p_payload);
     return 'flagged';
   end if;
-  update public.transactions set provider_charge_id = p_charge_id, metadata = metadata - 'review' where id = t.id;
+  -- the channel the buyer paid by is where a refund goes back to
+  update public.transactions
+     set provider_charge_id = p_charge_id,
+         metadata = (metadata - 'review') || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('channel', v_channel))
+   where id = t.id;
   if t.status = 'pending' and private.escrow_is_fundable(e) then
     perform private.post_transfer('escrow-fund:' || e.id, 'escrow_funding',
       pg_catalog.jsonb_build_array(
@@ -2668,15 +2671,18 @@ begin
     return 'escrow:' || private.escrow_mark_funded(e, t.id);
   end if;
   if e.merchant_id is not null then
-    -- A merchant escrow's buyer paid after it was cancelled or expired: the money goes back to the
-    -- card or account it came from, never to a wallet. Recorded here, with nothing posted: it stays
-    -- in provider_clearing.
-    -- TODO(merchant refunds): refund it through the provider by this charge's reference (and post
-    -- provider_clearing's side of it) once the payments provider has refunds.
+    -- A merchant escrow's buyer paid after it was cancelled or expired: the whole charge goes back
+    -- to the card or account it came from, never to a wallet. Nothing is posted: the money never
+    -- entered a hold, and it leaves the provider as it came (the refund has no ledger transfer).
+    v_refund := private.escrow_transaction(t.user_id, e.id, null, 'escrow_refund',
+                  pg_catalog.jsonb_build_object('kind', 'refund', 'title', e.title), e.total_charge, 'in',
+                  t.provider, 'pending',
+                  pg_catalog.jsonb_build_object('refund_to', 'provider', 'charge_reference', t.id,
+                                                'channel', v_channel, 'late_payment', true));
     update public.transactions
        set status = 'failed', completed_at = now(),
            metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', 'escrow no longer fundable',
-             'received_amount', e.total_charge, 'refund_due', true)
+             'received_amount', e.total_charge, 'refund_due', true, 'refund_tx', v_refund)
      where id = t.id;
     return 'refund_due';
   end if;
@@ -2691,7 +2697,7 @@ begin
   return 'credited_to_wallet';
 end
 $function$;
-comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold; if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, nothing: the charge is recorded refund_due, to go back through the provider; any other amount credits nothing and is held for review.';
+comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
 revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
@@ -2970,12 +2976,16 @@ begin
   if p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('fund', 'payer');
   end if;
+  -- a merchant escrow is paid through its checkout only, so its money can always be refunded there
+  if e.merchant_id is not null then
+    perform private.refuse(409, 'merchant_escrow_checkout_only', pg_catalog.jsonb_build_object('escrow_id', e.id));
+  end if;
   if not private.escrow_is_fundable(e) then
     perform private.refuse_state(e, 'fund');
   end if;
 end
 $function$;
-comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded.';
+comment on function private.escrow_fundable(e public.escrows, p_actor uuid) is 'Refuses (ES403, ES409) unless the actor is the payer and the escrow is a draft or accepted but unfunded; a merchant escrow is paid through its checkout only (merchant_escrow_checkout_only).';
 revoke all on function private.escrow_fundable(e public.escrows, p_actor uuid) from public;
 grant execute on function private.escrow_fundable(e public.escrows, p_actor uuid) to service_role;
 
@@ -3096,6 +3106,58 @@ revoke all on function private.escrow_milestones_may_change(e public.escrows) fr
 grant execute on function private.escrow_milestones_may_change(e public.escrows) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_payer uuid := private.payer_of(e);
+  v_charge public.transactions;
+  v_tx uuid;
+begin
+  if p_amount <= 0 then
+    return null;
+  end if;
+  if e.merchant_id is null then
+    -- an app escrow: back to the payer's wallet, at once
+    v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, p_amount, 'in', 'wallet',
+                                       'succeeded', coalesce(p_metadata, '{}'::jsonb));
+    perform private.post_transfer(p_key, 'escrow_refund',
+      pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -p_amount),
+        pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', p_amount)),
+      v_tx);
+    return v_tx;
+  end if;
+  -- a merchant escrow: back to where the checkout's charge came from, through the provider
+  select * into v_charge from public.transactions
+   where escrow_id = e.id and type = 'escrow_funding' and status = 'succeeded'
+     and metadata ->> 'kind' = 'escrow_charge'
+   order by created_at desc limit 1;
+  if not found then
+    -- an assertion: escrow-fund refuses merchant escrows, so their money came from a charge
+    raise exception 'merchant escrow % holds money of no provider charge', e.id;
+  end if;
+  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, p_amount, 'in',
+            v_charge.provider, 'pending',
+            coalesce(p_metadata, '{}'::jsonb) || pg_catalog.jsonb_build_object(
+              'refund_to', 'provider', 'charge_reference', v_charge.id, 'channel', v_charge.metadata ->> 'channel'));
+  perform private.post_transfer(p_key, 'escrow_refund',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -p_amount),
+      pg_catalog.jsonb_build_object('system', 'provider_clearing', 'amount', p_amount)),
+    v_tx);
+  return v_tx;
+end
+$function$;
+comment on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) is 'Money out of an escrow''s hold for its payer: an app escrow''s to the payer''s wallet (a succeeded refund); a merchant escrow''s to provider_clearing with a pending refund naming the charge (charge_reference) and its channel, to be sent to the provider after the commit. Returns the refund transaction.';
+revoke all on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) from public;
+grant execute on function private.escrow_pay_back(e public.escrows, p_amount bigint, p_key text, p_message jsonb, p_metadata jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.escrow_pay_out(e public.escrows, p_amount bigint, p_key text, p_milestone uuid, p_message jsonb)
@@ -3213,6 +3275,71 @@ revoke all on function private.escrow_refund(p_escrow uuid, p_actor uuid) from p
 grant execute on function private.escrow_refund(p_escrow uuid, p_actor uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  t public.transactions;
+begin
+  select * into t from public.transactions
+   where type = 'escrow_refund' and metadata ? 'charge_reference' and metadata ->> 'charge_reference' = p_charge_reference
+     for update;
+  if not found then
+    return 'not_found';
+  end if;
+  if t.status <> 'pending' then
+    return 'already_done';
+  end if;
+  if p_event = 'refund.processed' then
+    if p_amount is distinct from t.amount or p_currency is distinct from 'NGN' then
+      -- a refund of another amount than ours: nothing settled, an operator looks at it
+      insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount,
+                                         payload)
+      values (case when p_currency is distinct from 'NGN' then 'refund_currency_mismatch' else 'refund_amount_mismatch' end,
+              t.id, p_charge_reference, t.amount, p_amount, coalesce(p_payload, '{}'::jsonb));
+      update public.transactions
+         set metadata = metadata || pg_catalog.jsonb_build_object('review', pg_catalog.jsonb_build_object(
+               'reason', 'refund_amount_mismatch', 'received_amount', p_amount, 'currency', p_currency))
+       where id = t.id;
+      return 'flagged';
+    end if;
+    update public.transactions
+       set status = 'succeeded', completed_at = now(),
+           metadata = (metadata - 'review') || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+             'refund_reference', p_refund_reference, 'provider_status', 'processed'))
+     where id = t.id;
+    return 'succeeded';
+  elsif p_event = 'refund.failed' then
+    -- The money stays booked where the refund put it (provider_clearing for a hold's refund) and
+    -- nothing is credited to a wallet: an operator decides (retry with the customer's account
+    -- details at the provider, or another way), from the flag and the transaction's review.
+    update public.transactions
+       set status = 'failed', completed_at = now(),
+           metadata = metadata || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+             'failure_reason', 'refund failed at the provider', 'refund_reference', p_refund_reference,
+             'provider_status', 'failed', 'review', pg_catalog.jsonb_build_object('reason', 'refund_failed')))
+     where id = t.id;
+    insert into private.payment_flags (reason, transaction_id, provider_reference, expected_amount, received_amount,
+                                       payload)
+    values ('refund_failed', t.id, p_charge_reference, t.amount, p_amount, coalesce(p_payload, '{}'::jsonb));
+    return 'failed';
+  end if;
+  -- refund.pending / refund.processing: on its way
+  update public.transactions
+     set metadata = metadata || pg_catalog.jsonb_build_object('provider_status', pg_catalog.split_part(p_event, '.', 2))
+   where id = t.id;
+  return 'pending';
+end
+$function$;
+comment on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) is 'A refund''s outcome from the provider (webhook or lookup), by the charge it refunds: refund.processed of the refund''s amount in NGN succeeds it once (another amount is flagged, nothing settled); refund.failed fails it and holds it for review (the money stays booked, no wallet credited); pending/processing are noted. Answers succeeded, failed, pending, flagged, already_done or not_found.';
+revoke all on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) from public;
+grant execute on function private.escrow_refund_settle(p_charge_reference text, p_event text, p_amount bigint, p_currency text, p_refund_reference text, p_payload jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.escrow_refund_unaccepted(e public.escrows, p_verb text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.escrow_refund_unaccepted(e public.escrows, p_verb text)
@@ -3315,24 +3442,16 @@ CREATE OR REPLACE FUNCTION private.escrow_return_hold(e public.escrows, p_messag
 AS $function$
 declare
   v_hold bigint;
-  v_payer uuid := private.payer_of(e);
-  v_tx uuid;
 begin
   select balance into v_hold from private.ledger_accounts where kind = 'escrow_hold' and owner_id = e.id for update;
   if coalesce(v_hold, 0) = 0 then
     return 0;
   end if;
-  v_tx := private.escrow_transaction(v_payer, e.id, null, 'escrow_refund', p_message, v_hold, 'in', 'wallet',
-                                     'succeeded', '{}'::jsonb);
-  perform private.post_transfer('escrow-refund:' || e.id, 'escrow_refund',
-    pg_catalog.jsonb_build_array(
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('escrow_hold', e.id), 'amount', -v_hold),
-      pg_catalog.jsonb_build_object('account_id', private.owner_account('user_wallet', v_payer), 'amount', v_hold)),
-    v_tx);
+  perform private.escrow_pay_back(e, v_hold, 'escrow-refund:' || e.id, p_message, '{}'::jsonb);
   return v_hold;
 end
 $function$;
-comment on function private.escrow_return_hold(e public.escrows, p_message jsonb) is 'Returns whatever is left in an escrow''s hold to the payer''s wallet with a refund transaction; returns the amount.';
+comment on function private.escrow_return_hold(e public.escrows, p_message jsonb) is 'Returns whatever is left in an escrow''s hold to its payer (private.escrow_pay_back: the wallet, or for a merchant escrow a refund through the provider); returns the amount.';
 revoke all on function private.escrow_return_hold(e public.escrows, p_message jsonb) from public;
 grant execute on function private.escrow_return_hold(e public.escrows, p_message jsonb) to service_role;
 
@@ -4743,10 +4862,17 @@ begin
 
   perform private.queue_merchant_escrow_sms(e, v_name, p_buyer_phone, 'payer', p_sms_per_hour, p_sms_per_day);
   perform private.queue_merchant_escrow_sms(e, v_name, p_seller_phone, 'payee', p_sms_per_hour, p_sms_per_day);
+  -- and in the app, where a placeholder finds them once it signs up: the merchant's name, the
+  -- category, the amount and the party's role, nothing else the merchant wrote
+  perform private.notify(x.party, e.id, 'escrow_created',
+    pg_catalog.jsonb_build_object('kind', 'merchant_escrow', 'merchant', v_name, 'side', x.side,
+                                  'category', e.category, 'amount', e.amount),
+    'escrow', e.id, 'View escrow')
+     from (values (v_buyer, 'payer'), (v_seller, 'payee')) as x(party, side);
   return query select e.id, true;
 end
 $function$;
-comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation and the parties'' SMS; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
+comment on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) is 'merchant-escrow-create: a draft escrow between the buyer (initiator, payer) and the seller, placeholders for phones without an account, its conversation, the parties'' SMS and in-app notifications; the escrow of the reference when it exists with the same body, merchant_reference_reused (409) with another.';
 revoke all on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) from public;
 grant execute on function private.merchant_escrow_create(p_merchant uuid, p_reference text, p_body_hash text, p_category public.escrow_category, p_title text, p_description text, p_amount bigint, p_payer_fee bigint, p_vat bigint, p_seller_fee bigint, p_buyer_phone text, p_seller_phone text, p_merchant_fee bigint, p_metadata json, p_sms_per_hour integer, p_sms_per_day integer) to service_role;
 
