@@ -71,7 +71,11 @@ export function startReceiver(options: {
       const port = typeof address === 'object' && address ? address.port : options.port;
       resolve({
         url: `http://127.0.0.1:${port}/webhooks`,
-        close: () => new Promise((done) => server.close(() => done())),
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections(); // a sender's kept-alive connection would hold the close
+          }),
       });
     });
   });

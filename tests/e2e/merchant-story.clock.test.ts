@@ -3,7 +3,7 @@
 // (clients/typescript/example-merchant-receiver.ts, verifying every delivery's signature). The
 // story: the merchant creates the escrow for an order, the buyer pays through the checkout (the
 // Paystack fake's signed charge.success), the merchant marks it delivered with tracking, the
-// inspection period ends and the job releases it; the seller's payout starts; every webhook arrived
+// inspection period ends and the job releases it; the seller's payout starts, the merchant's wallet holds its fee; every webhook arrived
 // signed and once, a redelivery (same webhook-id) included. The refund story: the seller refunds a
 // paid order, and the provider returns the buyer's money to the card (refund.processed), no wallet
 // credited. Every answer the client receives is checked against docs/api/openapi.json
@@ -62,7 +62,14 @@ function lossyLink(port: number, receiverPort: number) {
     });
   });
   return new Promise<{ close: () => Promise<void> }>((resolve) =>
-    server.listen(port, '127.0.0.1', () => resolve({ close: () => new Promise((done) => server.close(() => done())) }))
+    server.listen(port, '127.0.0.1', () =>
+      resolve({
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      }))
   );
 }
 
@@ -147,7 +154,13 @@ describe('a merchant escrow from an API key to a release (the typed client and a
       const moves = await unwrap(sellerApi.GET('/transaction-list', { params: { query: { escrow_id: escrow.id } } }));
       const payouts = moves.data.filter((t) => t.type === 'escrow_payout');
       expect(payouts).toHaveLength(1);
-      expect(payouts[0]).toMatchObject({ escrow_id: escrow.id, status: 'pending' });
+      // what reaches the bank is the amount less the service's seller fee and the merchant's fee
+      const sellerShare = escrow.amount - escrow.fee_breakdown.seller_fee - escrow.merchant!.fee;
+      expect(escrow.fee_breakdown).toMatchObject({ merchant_fee: 25_000, seller_payout: sellerShare });
+      expect(payouts[0]).toMatchObject({ escrow_id: escrow.id, status: 'pending', amount: sellerShare });
+
+      // the merchant's wallet holds its fee, which the owner reads with their session
+      expect(await unwrap(ownerApi.GET('/merchant-wallet-get'))).toEqual({ balance: 25_000, currency: 'NGN' });
 
       // --- every event reached the receiver, signed (it verifies each) and once ---
       const expected = ['escrow.created', 'escrow.funded', 'escrow.delivered', 'escrow.released'];
