@@ -4812,19 +4812,26 @@ revoke all on function private.merchant_key_authenticate(p_hash text, p_max_per_
 grant execute on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+-- function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+CREATE OR REPLACE FUNCTION private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer)
  RETURNS TABLE(id uuid, name text, prefix text, created_at timestamp with time zone)
  LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
 declare
   v_merchant uuid;
+  v_count integer;
 begin
-  select m.id into v_merchant from private.merchants m where m.owner_id = p_owner;
+  -- the merchant's row held until commit: the count below stays true until this key is in
+  select m.id into v_merchant from private.merchants m where m.owner_id = p_owner for update;
   if v_merchant is null then
     perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  end if;
+  select pg_catalog.count(*)::integer into v_count
+    from private.merchant_api_keys k where k.merchant_id = v_merchant and k.revoked_at is null;
+  if v_count >= p_max then
+    perform private.refuse(409, 'merchant_key_limit', pg_catalog.jsonb_build_object('limit', p_max));
   end if;
   return query
     insert into private.merchant_api_keys as k (merchant_id, name, prefix, key_hash)
@@ -4832,9 +4839,9 @@ begin
     returning k.id, k.name, k.prefix, k.created_at;
 end
 $function$;
-comment on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) is 'merchant-key-create: a key of the owner''s merchant from its prefix and SHA-256 hash (the key itself never reaches the database); merchant_not_found without a merchant.';
-revoke all on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) from public;
-grant execute on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) to service_role;
+comment on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) is 'merchant-key-create: a key of the owner''s merchant from its prefix and SHA-256 hash (the key itself never reaches the database); merchant_not_found without a merchant, merchant_key_limit (facts {limit}) when it has p_max live keys.';
+revoke all on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) from public;
+grant execute on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_key_revoke(p_owner uuid, p_key uuid)

@@ -893,7 +893,7 @@ export interface paths {
     put?: never;
     /**
      * Makes an API key for the caller's merchant, shown this once
-     * @description The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown again. A merchant may hold several keys (one per server, or an old and a new during a rotation).
+     * @description The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown again. A merchant may hold up to 10 live keys (one per server, or an old and a new during a rotation); each has its own rate limit.
      */
     post: operations['merchant-key-create'];
     delete?: never;
@@ -1743,6 +1743,7 @@ export interface components {
       | 'kyc_tier_required'
       | 'login_failed'
       | 'merchant_exists'
+      | 'merchant_key_limit'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
       | 'merchant_reference_reused'
@@ -9411,6 +9412,20 @@ export interface operations {
             status?: 404;
             /** @enum {unknown} */
             code?: 'merchant_not_found';
+          };
+        };
+      };
+      /** @description `merchant_key_limit`: The merchant already has as many live (unrevoked) API keys as a merchant may (Revoke a key it no longer uses (merchant-key-revoke), then make the new one) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'merchant_key_limit';
           };
         };
       };

@@ -30,6 +30,15 @@ export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   example: { field: 'key_id' },
 });
 
+export const MERCHANT_KEY_LIMIT = refusal<{ limit: number }>({
+  code: 'merchant_key_limit',
+  status: 409,
+  when: 'The merchant already has as many live (unrevoked) API keys as a merchant may',
+  then: 'Revoke a key it no longer uses (merchant-key-revoke), then make the new one',
+  message: (f) => `A merchant may have at most ${f.limit} live API keys`,
+  example: { limit: 10 },
+});
+
 export const MERCHANT_REFERENCE_REUSED = refusal<{ field: string; escrow_id: string }>({
   code: 'merchant_reference_reused',
   status: 409,
