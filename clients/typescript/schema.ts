@@ -8033,11 +8033,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8291,11 +8294,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8384,11 +8390,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8647,11 +8656,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8868,11 +8880,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -9074,11 +9089,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */

@@ -6,6 +6,7 @@
 // up, the merchant among the recipients of its escrow's events.
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeDb } from '../../shared/core/db.ts';
+import { merchantPartyId } from '../../shared/merchants/escrows.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import {
@@ -45,8 +46,8 @@ describe('merchant-escrow-create', () => {
     expect(escrow).toMatchObject({
       status: 'draft',
       payer_role: 'initiator',
-      initiator_id: buyer!.id,
-      counterparty_id: seller!.id,
+      initiator_id: await merchantPartyId(m.id, buyer!.id),
+      counterparty_id: await merchantPartyId(m.id, seller!.id),
       counterparty_phone: b.seller_phone,
       amount: 50_000,
       reference: b.reference,
@@ -73,11 +74,42 @@ describe('merchant-escrow-create', () => {
     const m = await merchant();
     const [buyer, seller] = await Promise.all([signUp(), signUp()]);
     const { escrow } = await created(m, { buyer_phone: buyer.phone, seller_phone: seller.phone });
-    expect(escrow).toMatchObject({ initiator_id: buyer.id, counterparty_id: seller.id, merchant: { fee: 0 } });
+    const [linked] = await testDb()<{ initiator_id: string; counterparty_id: string }[]>`
+      select initiator_id, counterparty_id from public.escrows where id = ${escrow.id}`;
+    expect(linked).toEqual({ initiator_id: buyer.id, counterparty_id: seller.id });
+    expect(escrow).toMatchObject({ merchant: { fee: 0 } });
     // known or not, the answer has the same keys: nothing tells whether a phone has an account
     const { escrow: other } = await created(m);
     expect(Object.keys(other).sort()).toEqual(Object.keys(escrow).sort());
     expect(await userOfPhone(buyer.phone)).toMatchObject({ id: buyer.id });
+  });
+
+  it("never answers a party's user id: profile-public-get cannot tell whether a phone has an account", async () => {
+    // a user id names the account elsewhere: profile-public-get answers an account's name and 404
+    // for a placeholder, so the merchant, naming any phone, would learn whether it has an account
+    const m = await merchant();
+    const known = await signUp();
+    const { escrow: withAccount } = await created(m, { buyer_phone: known.phone });
+    const { escrow: without } = await created(m);
+    expect(withAccount.initiator_id).not.toBe(known.id);
+    for (const e of [withAccount, without]) {
+      for (const id of [e.initiator_id, e.counterparty_id]) {
+        expectError(
+          await get('profile-public-get', { token: m.owner.accessToken, query: { user_id: id } }),
+          404,
+          'user_not_found',
+        );
+      }
+    }
+    // the same customer is the same id in all of the merchant's escrows, and another id to another merchant
+    const { escrow: again } = await created(m, { seller_phone: known.phone });
+    expect(again.counterparty_id).toBe(withAccount.initiator_id);
+    const m2 = await merchant('Bola Cars');
+    const { escrow: theirs } = await created(m2, { buyer_phone: known.phone });
+    expect(theirs.initiator_id).not.toBe(withAccount.initiator_id);
+    // in the list and in the webhook's rendering too (both read merchantView)
+    const listed = expectOk(await get('merchant-escrow-list', { token: m.key }));
+    expect(listed.find((e: { id: string }) => e.id === withAccount.id)?.initiator_id).toBe(withAccount.initiator_id);
   });
 
   it('answers the same escrow for the same reference and body (200), and 409 for another body', async () => {
