@@ -793,7 +793,7 @@ export interface paths {
     put?: never;
     /**
      * Creates an escrow between two of the merchant's customers, by the merchant's reference
-     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` is the provider's hosted checkout (card, bank transfer, USSD) for the total charge, within the merchant owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.
+     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform; neither party may be its owner): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` is the provider's hosted checkout for the total charge, within the merchant owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.
      */
     post: operations['merchant-escrow-create'];
     delete?: never;
@@ -1746,6 +1746,7 @@ export interface components {
       | 'merchant_key_limit'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
+      | 'merchant_party_is_owner'
       | 'merchant_reference_reused'
       | 'milestone_not_found'
       | 'milestone_wrong_state'
@@ -8534,7 +8535,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `merchant_party_is_owner`: buyer_phone or seller_phone is the merchant owner's own phone: a merchant's escrows are between its customers (Name the two customers; to buy or sell yourself, use the app (escrow-create)); or `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8546,7 +8547,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'merchant_reference_reused' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'merchant_party_is_owner'
+              | 'merchant_reference_reused'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };

@@ -18,6 +18,7 @@ import { payments } from '../money/payments/index.ts';
 import { startCharge } from '../money/payments/charge.ts';
 import type { CheckoutChannel } from '../money/payments/provider.ts';
 import type { MerchantCaller } from './key-auth.ts';
+import { MERCHANT_PARTY_IS_OWNER } from './refusals.ts';
 import { type MerchantEscrowCreateBody, type MerchantEscrowResponse, merchantEscrowResponse } from './escrow-schema.ts';
 
 /** A merchant escrow's row: the escrow as a party's view reads it, its seller and the merchant's own fields. */
@@ -140,6 +141,12 @@ export async function merchantEscrowCreate(
   const c = getConfig();
   const bodyHash = await sha256Hex(canonicalJson(body));
   const outcome = await asService(async (tx) => {
+    // the owner is never a party: a party reads the other's user id (escrow-get), so the owner as
+    // seller would learn it for any phone named as buyer
+    const [owner] = await tx<{ phone: string }[]>`select phone from private.users where id = ${caller.ownerId}`;
+    for (const field of ['seller_phone', 'buyer_phone'] as const) {
+      if (body[field] === owner?.phone) throw MERCHANT_PARTY_IS_OWNER.error({ field });
+    }
     const [schedule] = await tx<FeeSchedule[]>`
       select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${body.category}`;
     // every category is seeded with one (the escrows migration); none would be a broken database

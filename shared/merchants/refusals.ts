@@ -39,6 +39,16 @@ export const MERCHANT_KEY_LIMIT = refusal<{ limit: number }>({
   example: { limit: 10 },
 });
 
+export const MERCHANT_PARTY_IS_OWNER = refusal<{ field: string }>({
+  code: 'merchant_party_is_owner',
+  status: 409,
+  when: "buyer_phone or seller_phone is the merchant owner's own phone: a merchant's escrows are between its customers",
+  then: 'Name the two customers; to buy or sell yourself, use the app (escrow-create)',
+  message: () => "The merchant's owner cannot be a party to its escrows",
+  details: (f) => [{ field: f.field, message: "is the merchant owner's own phone" }],
+  example: { field: 'seller_phone' },
+});
+
 export const MERCHANT_REFERENCE_REUSED = refusal<{ field: string; escrow_id: string }>({
   code: 'merchant_reference_reused',
   status: 409,

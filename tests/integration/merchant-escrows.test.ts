@@ -182,6 +182,26 @@ describe('merchant-escrow-create', () => {
     expect(sms.map((s) => s.withheld)).toEqual(['merchant_sms_cap', 'merchant_sms_cap']);
   });
 
+  it("refuses the owner's own phone as a party (409 merchant_party_is_owner), in any spelling", async () => {
+    // the seller reads the buyer's user id in escrow-get: the owner as seller of escrows naming any
+    // phone as buyer would learn, through profile-public-get, whether each has an account
+    const m = await merchant();
+    const local = `0${m.owner.phone.slice(4)}`;
+    for (
+      const [field, over] of [
+        ['seller_phone', { seller_phone: m.owner.phone }],
+        ['seller_phone', { seller_phone: local }],
+        ['buyer_phone', { buyer_phone: m.owner.phone }],
+      ] as const
+    ) {
+      const res = await create(m, body(over));
+      expect(expectError(res, 409, 'merchant_party_is_owner')).toEqual([field]);
+    }
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
+    expect(n?.n).toBe(0);
+  });
+
   it('refuses a session token: the operation takes a key (401)', async () => {
     const m = await merchant();
     expectError(await post('merchant-escrow-create', body(), { token: m.owner.accessToken }), 401);
