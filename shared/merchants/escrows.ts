@@ -7,6 +7,8 @@
 import { Reply } from '../core/endpoint.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
+import { describeWait, retryAfterHeader } from '../core/http.ts';
+import { RATE_LIMITED } from '../core/refusals.ts';
 import { hmacHex, sha256Hex } from '../core/crypto.ts';
 import { asService, callAsService, inline, sqlLiteral, sqlText } from '../core/db.ts';
 import { answerOf, selectList } from '../core/rows.ts';
@@ -161,6 +163,23 @@ export async function merchantEscrowCreate(
     }::text::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
         ${c.MERCHANT_SMS_MAX_PER_DAY})`;
     const { escrow_id, created } = row as { escrow_id: string; created: boolean };
+    // a new escrow takes a unit of the merchant's hourly creations (a replay takes none); over the
+    // limit the whole transaction is rolled back: nothing created, no checkout asked for
+    if (created) {
+      const rules = [{
+        key: `merchant_escrow:hour:${caller.merchantId}`,
+        limit: c.MERCHANT_ESCROW_MAX_PER_HOUR,
+        window_seconds: 3600,
+      }];
+      const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+      const wait = Number(limit?.wait ?? 0);
+      if (wait > 0) {
+        throw RATE_LIMITED.error(
+          { message: `Too many escrows created this hour, try again in ${describeWait(wait)}` },
+          { headers: retryAfterHeader(wait) },
+        );
+      }
+    }
     const [charge] = await tx<{ transaction_id: string; amount: string; checkout_url: string | null }[]>`
       select transaction_id, amount::text, checkout_url
         from private.merchant_escrow_checkout(${escrow_id}, ${caller.merchantId}, ${payments().name})`;

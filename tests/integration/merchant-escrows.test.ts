@@ -5,6 +5,7 @@
 // it: `merchant` in escrow-get and escrow-list, the escrow in a placeholder's list once they sign
 // up, the merchant among the recipients of its escrow's events.
 import { afterAll, describe, expect, it } from 'vitest';
+import { getConfig } from '../../shared/core/config.ts';
 import { closeDb } from '../../shared/core/db.ts';
 import { merchantPartyId } from '../../shared/merchants/escrows.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
@@ -200,6 +201,26 @@ describe('merchant-escrow-create', () => {
     const [n] = await testDb()<{ n: number }[]>`
       select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
     expect(n?.n).toBe(0);
+  });
+
+  it('creates at most MERCHANT_ESCROW_MAX_PER_HOUR escrows an hour per merchant (429), a replay still answered', async () => {
+    // each creation asks the payments provider for a checkout and makes up to two placeholder
+    // users, whatever the amount (a kobo's escrow costs us the same): without a bound, a merchant's
+    // keys could make us do that thousands of times a minute
+    const m = await merchant();
+    const { body: b, escrow } = await created(m);
+    const limit = getConfig().MERCHANT_ESCROW_MAX_PER_HOUR;
+    await testDb()`
+      insert into private.rate_limit_events (key, created_at)
+      select ${`merchant_escrow:hour:${m.id}`}, now() from generate_series(1, ${limit - 1})`;
+    const res = await create(m, body());
+    expectError(res, 429, 'rate_limited');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
+    expect(n?.n).toBe(1);
+    // the escrow already made for a reference is answered again: a replay creates nothing
+    expect(expectOk(await create(m, b), 200).id).toBe(escrow.id);
   });
 
   it('refuses a session token: the operation takes a key (401)', async () => {
