@@ -9748,7 +9748,7 @@ export interface operations {
         'application/json': {
           /**
            * Format: uri
-           * @description Where the events are sent, as a signed POST: https (http only on a local stack), no user name or password, and no private, loopback or reserved address (the host is resolved and checked again at every delivery)
+           * @description Where the events are sent, as a signed POST: https (http only on a local stack), no user name or password, port 443 or 8443 (any on a local stack), and no private, loopback or reserved address (the host is resolved and checked again at every delivery)
            */
           url: string;
           /** @description The event types to send; without it, all of them (and any added later) */
