@@ -163,9 +163,14 @@ export async function merchantEscrowCreate(
     }::text::json, ${c.MERCHANT_SMS_MAX_PER_HOUR},
         ${c.MERCHANT_SMS_MAX_PER_DAY})`;
     const { escrow_id, created } = row as { escrow_id: string; created: boolean };
-    // a new escrow takes a unit of the merchant's hourly creations (a replay takes none); over the
-    // limit the whole transaction is rolled back: nothing created, no checkout asked for
-    if (created) {
+    const [charge] = await tx<{ transaction_id: string; amount: string; checkout_url: string | null }[]>`
+      select transaction_id, amount::text, checkout_url
+        from private.merchant_escrow_checkout(${escrow_id}, ${caller.merchantId}, ${payments().name})`;
+    // a request that will ask the provider for a checkout (a new escrow, or a replay after the
+    // provider could not start one) takes a unit of the merchant's hourly limit; a replay answering
+    // the page it has takes none. Over the limit the whole transaction is rolled back: nothing
+    // created, no charge made, no checkout asked for
+    if (created || (charge !== undefined && charge.checkout_url === null)) {
       const rules = [{
         key: `merchant_escrow:hour:${caller.merchantId}`,
         limit: c.MERCHANT_ESCROW_MAX_PER_HOUR,
@@ -175,14 +180,11 @@ export async function merchantEscrowCreate(
       const wait = Number(limit?.wait ?? 0);
       if (wait > 0) {
         throw RATE_LIMITED.error(
-          { message: `Too many escrows created this hour, try again in ${describeWait(wait)}` },
+          { message: `Too many checkouts started this hour, try again in ${describeWait(wait)}` },
           { headers: retryAfterHeader(wait) },
         );
       }
     }
-    const [charge] = await tx<{ transaction_id: string; amount: string; checkout_url: string | null }[]>`
-      select transaction_id, amount::text, checkout_url
-        from private.merchant_escrow_checkout(${escrow_id}, ${caller.merchantId}, ${payments().name})`;
     return { escrow_id, created, charge };
   });
   // a new escrow queued its parties' SMS: they go out now; the job retries failures

@@ -10,7 +10,9 @@ import { closeDb } from '../../shared/core/db.ts';
 import { merchantPartyId } from '../../shared/merchants/escrows.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
+import { paystack } from '../support/paystack.ts';
 import {
+  checkoutOf,
   createMerchantEscrow as create,
   merchantEscrowBody as body,
   newMerchant as merchant,
@@ -221,6 +223,31 @@ describe('merchant-escrow-create', () => {
     expect(n?.n).toBe(1);
     // the escrow already made for a reference is answered again: a replay creates nothing
     expect(expectOk(await create(m, b), 200).id).toBe(escrow.id);
+  });
+
+  it('counts a replay that asks the provider for a new checkout toward MERCHANT_ESCROW_MAX_PER_HOUR', async () => {
+    // a checkout the provider refused leaves the draft without a page, and each replay asks again:
+    // a reference whose checkout is always refused (an amount below the provider's minimum) would
+    // otherwise make us call the provider at the key's full rate
+    const m = await merchant();
+    const buyer = await signUp();
+    await paystack.fail(
+      { path: '/transaction/initialize', field: 'email', value: `${buyer.id}@customers.escrow.ng` },
+      'refuse',
+    );
+    const b = body({ buyer_phone: buyer.phone });
+    expectError(await create(m, b), 402, 'charge_refused');
+    const [draft] = await testDb()<{ escrow_id: string; checkout_tx: string }[]>`
+      select escrow_id, checkout_tx from private.merchant_escrows where merchant_id = ${m.id}`;
+    await testDb()`
+      insert into private.rate_limit_events (key, created_at)
+      select ${`merchant_escrow:hour:${m.id}`}, now()
+        from generate_series(1, ${getConfig().MERCHANT_ESCROW_MAX_PER_HOUR - 1})`;
+    const replay = await create(m, b);
+    expectError(replay, 429, 'rate_limited');
+    expect(Number(replay.headers.get('retry-after'))).toBeGreaterThan(0);
+    // no new charge was made, so none was asked of the provider
+    expect(await checkoutOf(draft!.escrow_id)).toBe(draft!.checkout_tx);
   });
 
   it('refuses a session token: the operation takes a key (401)', async () => {
