@@ -1743,6 +1743,7 @@ export interface components {
       | 'kyc_tier_required'
       | 'login_failed'
       | 'merchant_exists'
+      | 'merchant_frozen'
       | 'merchant_key_limit'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
@@ -9424,6 +9425,20 @@ export interface operations {
           };
         };
       };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
+          };
+        };
+      };
       /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
       404: {
         headers: {
@@ -9835,6 +9850,20 @@ export interface operations {
           };
         };
       };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
+          };
+        };
+      };
       /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
       404: {
         headers: {
@@ -10138,6 +10167,22 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
           };
         };
       };

@@ -20,6 +20,15 @@ export const MERCHANT_NOT_FOUND = refusal({
   example: {},
 });
 
+export const MERCHANT_FROZEN = refusal({
+  code: 'merchant_frozen',
+  status: 403,
+  when: 'The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too)',
+  then: 'Contact support; removing an endpoint, rotating its secret and revoking a key still work',
+  message: () => 'Your merchant account is frozen',
+  example: {},
+});
+
 export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   code: 'merchant_key_not_found',
   status: 404,

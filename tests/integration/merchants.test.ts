@@ -218,6 +218,15 @@ describe('merchant-key-create', () => {
     expectError(await post(merchantKeyCreate, { name: 'k' }, { token: a.accessToken }), 409, 'merchant_key_limit');
   });
 
+  it('is 403 merchant_frozen for a frozen merchant, whose keys are refused anyway', async () => {
+    const a = await owner();
+    await testDb()`update private.merchants set status = 'frozen' where id = ${a.merchantId}`;
+    expectError(await post(merchantKeyCreate, { name: 'server' }, { token: a.accessToken }), 403, 'merchant_frozen');
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.merchant_api_keys where merchant_id = ${a.merchantId}`;
+    expect(n?.n).toBe(0);
+  });
+
   it('is 404 merchant_not_found for a user without a merchant', async () => {
     const user = await signUp({ tier: 4 });
     expectError(
