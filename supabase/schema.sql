@@ -4674,6 +4674,28 @@ comment on function private.link_invited_escrows() is 'Trigger on private.users:
 revoke all on function private.link_invited_escrows() from public;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.merchant_active_of_owner(p_owner uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.merchant_active_of_owner(p_owner uuid)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_merchant uuid := private.merchant_of_owner(p_owner);
+begin
+  if (select m.status from private.merchants m where m.id = v_merchant) <> 'active' then
+    perform private.refuse(403, 'merchant_frozen', '{}'::jsonb);
+  end if;
+  return v_merchant;
+end
+$function$;
+comment on function private.merchant_active_of_owner(p_owner uuid) is 'The id of the merchant p_owner owns while it is active; merchant_not_found when they own none, merchant_frozen (403) when it is frozen.';
+revoke all on function private.merchant_active_of_owner(p_owner uuid) from public;
+grant execute on function private.merchant_active_of_owner(p_owner uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.merchant_create(p_owner uuid, p_name text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.merchant_create(p_owner uuid, p_name text)
@@ -5049,19 +5071,23 @@ revoke all on function private.merchant_key_authenticate(p_hash text, p_max_per_
 grant execute on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+-- function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text)
+CREATE OR REPLACE FUNCTION private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer)
  RETURNS TABLE(id uuid, name text, prefix text, created_at timestamp with time zone)
  LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
 declare
-  v_merchant uuid;
+  v_merchant uuid := private.merchant_active_of_owner(p_owner);
+  v_count integer;
 begin
-  select m.id into v_merchant from private.merchants m where m.owner_id = p_owner;
-  if v_merchant is null then
-    perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  -- the merchant's row held until commit: the count below stays true until this key is in
+  perform 1 from private.merchants m where m.id = v_merchant for update;
+  select pg_catalog.count(*)::integer into v_count
+    from private.merchant_api_keys k where k.merchant_id = v_merchant and k.revoked_at is null;
+  if v_count >= p_max then
+    perform private.refuse(409, 'merchant_key_limit', pg_catalog.jsonb_build_object('limit', p_max));
   end if;
   return query
     insert into private.merchant_api_keys as k (merchant_id, name, prefix, key_hash)
@@ -5069,9 +5095,9 @@ begin
     returning k.id, k.name, k.prefix, k.created_at;
 end
 $function$;
-comment on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) is 'merchant-key-create: a key of the owner''s merchant from its prefix and SHA-256 hash (the key itself never reaches the database); merchant_not_found without a merchant.';
-revoke all on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) from public;
-grant execute on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text) to service_role;
+comment on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) is 'merchant-key-create: a key of the owner''s merchant from its prefix and SHA-256 hash (the key itself never reaches the database); merchant_not_found without a merchant, merchant_frozen when it is frozen, merchant_key_limit (facts {limit}) when it has p_max live keys.';
+revoke all on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) from public;
+grant execute on function private.merchant_key_create(p_owner uuid, p_name text, p_prefix text, p_hash text, p_max integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_key_revoke(p_owner uuid, p_key uuid)
@@ -5145,7 +5171,7 @@ CREATE OR REPLACE FUNCTION private.merchant_webhook_create(p_owner uuid, p_url t
  SET search_path TO ''
 AS $function$
 declare
-  v_merchant uuid := private.merchant_of_owner(p_owner);
+  v_merchant uuid := private.merchant_active_of_owner(p_owner);
   v_count integer;
 begin
   -- one creation at a time per merchant: the count below stays true until this one commits
@@ -5160,7 +5186,7 @@ begin
     returning w.id, w.url, w.event_types, w.enabled, w.created_at;
 end
 $function$;
-comment on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) is 'merchant-webhook-create: an endpoint of the owner''s merchant (its secret encrypted by the caller); merchant_not_found without a merchant, webhook_endpoint_limit (facts {limit}) when it has p_max.';
+comment on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) is 'merchant-webhook-create: an endpoint of the owner''s merchant (its secret encrypted by the caller); merchant_not_found without a merchant, merchant_frozen when it is frozen, webhook_endpoint_limit (facts {limit}) when it has p_max.';
 revoke all on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) from public;
 grant execute on function private.merchant_webhook_create(p_owner uuid, p_url text, p_event_types text[], p_secret_encrypted text, p_max integer) to service_role;
 
@@ -5227,12 +5253,14 @@ CREATE OR REPLACE FUNCTION private.merchant_webhook_enable(p_owner uuid, p_endpo
  SET search_path TO ''
 AS $function$
 declare
-  v_id uuid := private.merchant_webhook_endpoint(p_owner, p_endpoint);
+  v_id uuid;
 begin
+  perform private.merchant_active_of_owner(p_owner);
+  v_id := private.merchant_webhook_endpoint(p_owner, p_endpoint);
   return query select v_id, private.webhook_endpoint_enable(v_id, p_now);
 end
 $function$;
-comment on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) is 'merchant-webhook-enable: turns an endpoint of the owner''s merchant back on; its pending deliveries are due at p_now.';
+comment on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) is 'merchant-webhook-enable: turns an endpoint of the owner''s merchant back on; its pending deliveries are due at p_now; merchant_frozen when the merchant is frozen.';
 revoke all on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) from public;
 grant execute on function private.merchant_webhook_enable(p_owner uuid, p_endpoint uuid, p_now timestamp with time zone) to service_role;
 

@@ -793,7 +793,7 @@ export interface paths {
     put?: never;
     /**
      * Creates an escrow between two of the merchant's customers, by the merchant's reference
-     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` is the provider's hosted checkout (card, bank transfer, USSD) for the total charge, within the merchant owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.
+     * @description A merchant's key; the buyer becomes the initiator and payer, the seller the counterparty, and a phone without an account is held for whoever signs up with it. There is no accept step (the terms were agreed on the merchant's platform; neither party may be its owner): the escrow is created `draft`, with the category's inspection period, and both parties get an SMS naming the merchant, with no link, within the merchant's SMS limits. The reference is the idempotency key: the same reference and body answer the same escrow (200), another body is 409. `checkout_url` is the provider's hosted checkout for the total charge, within the merchant owner's single and daily limits (else 403, nothing created); paid, the escrow is `funded`; unpaid, cancelled after `MERCHANT_ESCROW_EXPIRY_HOURS`.
      */
     post: operations['merchant-escrow-create'];
     delete?: never;
@@ -893,7 +893,7 @@ export interface paths {
     put?: never;
     /**
      * Makes an API key for the caller's merchant, shown this once
-     * @description The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown again. A merchant may hold several keys (one per server, or an old and a new during a rotation).
+     * @description The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown again. A merchant may hold up to 10 live keys (one per server, or an old and a new during a rotation); each has its own rate limit.
      */
     post: operations['merchant-key-create'];
     delete?: never;
@@ -1784,8 +1784,11 @@ export interface components {
       | 'login_failed'
       | 'merchant_escrow_checkout_only'
       | 'merchant_exists'
+      | 'merchant_frozen'
+      | 'merchant_key_limit'
       | 'merchant_key_not_found'
       | 'merchant_not_found'
+      | 'merchant_party_is_owner'
       | 'merchant_reference_reused'
       | 'milestone_not_found'
       | 'milestone_wrong_state'
@@ -8109,11 +8112,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8370,11 +8376,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8466,11 +8475,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8610,7 +8622,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `merchant_party_is_owner`: buyer_phone or seller_phone is the merchant owner's own phone: a merchant's escrows are between its customers (Name the two customers; to buy or sell yourself, use the app (escrow-create)); or `merchant_reference_reused`: The reference names one of the merchant's escrows that was created with another request body (Send the same body to read that escrow again, or use a new reference for a new escrow); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8622,7 +8634,11 @@ export interface operations {
             /** @constant */
             status?: 409;
             /** @enum {unknown} */
-            code?: 'merchant_reference_reused' | 'idempotency_key_reused' | 'idempotency_in_progress';
+            code?:
+              | 'merchant_party_is_owner'
+              | 'merchant_reference_reused'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
           };
         };
       };
@@ -8732,11 +8748,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -8956,11 +8975,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -9165,11 +9187,14 @@ export interface operations {
             data: {
               /** Format: uuid */
               id: string;
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)
+               */
               initiator_id: string;
               /**
                * Format: uuid
-               * @description The seller's user id (a seller without an account has one too)
+               * @description The seller's id as this merchant knows it (as initiator_id)
                */
               counterparty_id: string;
               /** @enum {string} */
@@ -9495,6 +9520,20 @@ export interface operations {
           };
         };
       };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
+          };
+        };
+      };
       /** @description `merchant_not_found`: The caller owns no merchant (Create one first (merchant-create, at KYC tier 4)) */
       404: {
         headers: {
@@ -9506,6 +9545,20 @@ export interface operations {
             status?: 404;
             /** @enum {unknown} */
             code?: 'merchant_not_found';
+          };
+        };
+      };
+      /** @description `merchant_key_limit`: The merchant already has as many live (unrevoked) API keys as a merchant may (Revoke a key it no longer uses (merchant-key-revoke), then make the new one) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'merchant_key_limit';
           };
         };
       };
@@ -9908,7 +9961,7 @@ export interface operations {
         'application/json': {
           /**
            * Format: uri
-           * @description Where the events are sent, as a signed POST: https (http only on a local stack), no user name or password, and no private, loopback or reserved address (the host is resolved and checked again at every delivery)
+           * @description Where the events are sent, as a signed POST: https (http only on a local stack), no user name or password, port 443 or 8443 (any on a local stack), and no private, loopback or reserved address (the host is resolved and checked again at every delivery)
            */
           url: string;
           /** @description The event types to send; without it, all of them (and any added later) */
@@ -9992,6 +10045,20 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
           };
         };
       };
@@ -10298,6 +10365,22 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'merchant_frozen';
           };
         };
       };

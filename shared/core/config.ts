@@ -141,6 +141,10 @@ const schema = z
     // phone's daily invite cap; over either an escrow is created without its SMS.
     MERCHANT_SMS_MAX_PER_HOUR: int(200, 0),
     MERCHANT_SMS_MAX_PER_DAY: int(2_000, 0),
+    // Checkouts one merchant's escrows may ask the payments provider for an hour (a new escrow, or a
+    // replay after a checkout the provider could not start; docs/merchants.md#merchant-escrows);
+    // over it a 429.
+    MERCHANT_ESCROW_MAX_PER_HOUR: int(1_000, 1),
     // Hours an unfunded merchant escrow waits for its buyer's payment before the job cancels it
     // (docs/merchants.md#funding-through-the-checkout).
     MERCHANT_ESCROW_EXPIRY_HOURS: int(72, 1),

@@ -1,8 +1,8 @@
 // Request and response schemas of merchant escrows: merchant-escrow-create, merchant-escrow-get,
 // merchant-escrow-list and merchant-escrow-cancel (a merchant's key). What a merchant reads is the
 // Escrow of shared/escrow/schema.ts, `merchant` included, with the merchant's own reference and
-// metadata, and both parties' ids (whether a phone has an account is never told: a party without
-// one is a placeholder user, with an id like any other).
+// metadata, and both parties' ids as the merchant knows them (merchantPartyId in escrows.ts: not their
+// user ids, so whether a phone has an account is never told).
 import { z } from 'zod';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES } from '../escrow/enums.ts';
 import { escrowResponse } from '../escrow/schema.ts';
@@ -105,7 +105,11 @@ export const merchantEscrowDeliverBody = z.strictObject({
 /** A merchant's escrow: the Escrow, both parties' ids, and the merchant's reference and metadata. */
 export const merchantEscrowResponse = z.strictObject({
   ...escrowResponse.shape,
-  counterparty_id: uuid.describe("The seller's user id (a seller without an account has one too)"),
+  initiator_id: uuid.describe(
+    "The buyer's id as this merchant knows it: the same customer has the same id in all of the merchant's escrows, " +
+      'and it is not their user id (it names no account elsewhere, so it tells nothing about whether the phone has one)',
+  ),
+  counterparty_id: uuid.describe("The seller's id as this merchant knows it (as initiator_id)"),
   reference: z.string(),
   metadata: z.record(z.string(), z.string()).nullable(),
   checkout_url: z.string().nullable().describe(

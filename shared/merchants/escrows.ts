@@ -7,7 +7,9 @@
 import { Reply } from '../core/endpoint.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
-import { sha256Hex } from '../core/crypto.ts';
+import { describeWait, retryAfterHeader } from '../core/http.ts';
+import { RATE_LIMITED } from '../core/refusals.ts';
+import { hmacHex, sha256Hex } from '../core/crypto.ts';
 import { asService, callAsService, inline, sqlLiteral, sqlText } from '../core/db.ts';
 import { answerOf, selectList } from '../core/rows.ts';
 import { ESCROW_COLUMNS, type EscrowRow, escrowView } from '../escrow/escrow.ts';
@@ -18,6 +20,7 @@ import { payments } from '../money/payments/index.ts';
 import { startCharge } from '../money/payments/charge.ts';
 import type { CheckoutChannel } from '../money/payments/provider.ts';
 import type { MerchantCaller } from './key-auth.ts';
+import { MERCHANT_PARTY_IS_OWNER } from './refusals.ts';
 import { type MerchantEscrowCreateBody, type MerchantEscrowResponse, merchantEscrowResponse } from './escrow-schema.ts';
 
 /** A merchant escrow's row: the escrow as a party's view reads it, its seller and the merchant's own fields. */
@@ -55,13 +58,32 @@ const readStatement = (merchantId: string, where: string, tail = '') =>
      join private.merchants m on m.id = e.merchant_id
     where e.merchant_id = ${sqlLiteral(merchantId)}::uuid and ${where} ${tail}`;
 
-/** The escrow as its merchant reads it: both parties' ids (a placeholder's like an account's). */
-function merchantView(row: MerchantEscrowRow): MerchantEscrowResponse {
+/**
+ * A party's id as one merchant knows it: a UUID (version 8) from an HMAC of the merchant's id and
+ * the party's user id under a server secret. The same customer has the same id in all of the
+ * merchant's escrows, and nothing else: a user id would name the account elsewhere
+ * (profile-public-get answers a name for an account and 404 for a placeholder), so a merchant
+ * naming any phone as a party would learn whether it has an account, and whose it is.
+ */
+export async function merchantPartyId(merchantId: string, userId: string): Promise<string> {
+  const h = (await hmacHex('SHA-256', getConfig().AUTH_JWT_SECRET, `merchant-party\n${merchantId}\n${userId}`))
+    .slice(0, 32)
+    .split('');
+  h[12] = '8'; // version 8: custom
+  h[16] = '89ab'[parseInt(h[16] as string, 16) & 3] as string; // the RFC 9562 variant
+  const x = h.join('');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** The escrow as its merchant reads it: both parties' ids as this merchant knows them (merchantPartyId). */
+async function merchantView(row: MerchantEscrowRow): Promise<MerchantEscrowResponse> {
   // read as by the counterparty, the view's counterparty_id is the stored one
   const escrow = escrowView(row, row.counterparty_id);
+  const merchantId = row.merchant_id as string;
   return answerOf(merchantEscrowResponse, {
     ...escrow,
-    counterparty_id: row.counterparty_id,
+    initiator_id: await merchantPartyId(merchantId, row.initiator_id),
+    counterparty_id: await merchantPartyId(merchantId, row.counterparty_id),
     reference: row.reference,
     metadata: row.metadata === null ? null : JSON.parse(row.metadata),
     checkout_url: row.checkout_url,
@@ -72,7 +94,7 @@ function merchantView(row: MerchantEscrowRow): MerchantEscrowResponse {
 async function readOne(merchantId: string, where: string): Promise<MerchantEscrowResponse> {
   const [[row]] = await callAsService((tx) => [sqlText<MerchantEscrowRow[]>(tx, readStatement(merchantId, where))]);
   if (!row) throw ESCROW_NOT_FOUND.error({});
-  return merchantView(row);
+  return await merchantView(row);
 }
 
 /** One of a merchant's escrows as merchant-escrow-get answers it, or null when it is not theirs. */
@@ -80,7 +102,7 @@ export async function merchantEscrowOf(merchantId: string, escrowId: string): Pr
   const [[row]] = await callAsService((tx) => [
     sqlText<MerchantEscrowRow[]>(tx, readStatement(merchantId, `e.id = ${sqlLiteral(escrowId)}::uuid`)),
   ]);
-  return row ? merchantView(row) : null;
+  return row ? await merchantView(row) : null;
 }
 
 /** merchant-escrow-get: one of the caller's escrows, by id or by reference. */
@@ -105,7 +127,7 @@ export async function merchantEscrowList(
       readStatement(caller.merchantId, where, `order by e.created_at desc limit ${sqlLiteral(q.limit)}`),
     ),
   ]);
-  return rows.map(merchantView);
+  return await Promise.all(rows.map(merchantView));
 }
 
 /**
@@ -121,6 +143,12 @@ export async function merchantEscrowCreate(
   const c = getConfig();
   const bodyHash = await sha256Hex(canonicalJson(body));
   const outcome = await asService(async (tx) => {
+    // the owner is never a party: a party reads the other's user id (escrow-get), so the owner as
+    // seller would learn it for any phone named as buyer
+    const [owner] = await tx<{ phone: string }[]>`select phone from private.users where id = ${caller.ownerId}`;
+    for (const field of ['seller_phone', 'buyer_phone'] as const) {
+      if (body[field] === owner?.phone) throw MERCHANT_PARTY_IS_OWNER.error({ field });
+    }
     const [schedule] = await tx<FeeSchedule[]>`
       select fee_bps, min_fee::int, max_fee::int, payer_share_bps, vat_bps from private.fee_schedules where category = ${body.category}`;
     // every category is seeded with one (the escrows migration); none would be a broken database
@@ -138,6 +166,25 @@ export async function merchantEscrowCreate(
     const [charge] = await tx<{ transaction_id: string; amount: string; checkout_url: string | null }[]>`
       select transaction_id, amount::text, checkout_url
         from private.merchant_escrow_checkout(${escrow_id}, ${caller.merchantId}, ${payments().name})`;
+    // a request that will ask the provider for a checkout (a new escrow, or a replay after the
+    // provider could not start one) takes a unit of the merchant's hourly limit; a replay answering
+    // the page it has takes none. Over the limit the whole transaction is rolled back: nothing
+    // created, no charge made, no checkout asked for
+    if (created || (charge !== undefined && charge.checkout_url === null)) {
+      const rules = [{
+        key: `merchant_escrow:hour:${caller.merchantId}`,
+        limit: c.MERCHANT_ESCROW_MAX_PER_HOUR,
+        window_seconds: 3600,
+      }];
+      const [limit] = await tx<{ wait: number }[]>`select private.rate_limit_take(${tx.json(rules)}) as wait`;
+      const wait = Number(limit?.wait ?? 0);
+      if (wait > 0) {
+        throw RATE_LIMITED.error(
+          { message: `Too many checkouts started this hour, try again in ${describeWait(wait)}` },
+          { headers: retryAfterHeader(wait) },
+        );
+      }
+    }
     return { escrow_id, created, charge };
   });
   // a new escrow queued its parties' SMS: they go out now; the job retries failures

@@ -21,6 +21,12 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Random characters of a key after its esk_live_ or esk_test_ (about 238 bits). */
 export const KEY_RANDOM_LENGTH = 40;
 
+/**
+ * How many live (unrevoked) keys a merchant may hold. Each key has its own rate limit, so the
+ * number of keys bounds what a merchant can send a minute (MERCHANT_KEY_MAX_PER_MINUTE times this).
+ */
+export const MAX_MERCHANT_KEYS = 10;
+
 /** How many random characters of a key its visible prefix shows. */
 const PREFIX_RANDOM_LENGTH = 4;
 
@@ -81,13 +87,13 @@ export async function merchantGet(user: AuthUser): Promise<MerchantResponse> {
   return merchantAnswer(row);
 }
 
-/** merchant-key-create: a new key of the caller's merchant, answered this once. */
+/** merchant-key-create: a new key of the caller's merchant, answered this once (at most MAX_MERCHANT_KEYS live). */
 export async function merchantKeyCreate(user: AuthUser, body: { name: string }): Promise<MerchantKeyCreateResponse> {
   const made = await newMerchantKey();
   const [row] = await asService((tx) =>
     tx<{ id: string; name: string; prefix: string; created_at: string }[]>`
       select id, name, prefix, created_at
-        from private.merchant_key_create(${user.id}, ${body.name}, ${made.prefix}, ${made.hash})`
+        from private.merchant_key_create(${user.id}, ${body.name}, ${made.prefix}, ${made.hash}, ${MAX_MERCHANT_KEYS})`
   );
   const k = row as { id: string; name: string; prefix: string; created_at: string };
   return { id: k.id, name: k.name, prefix: k.prefix, created_at: k.created_at, key: made.key };

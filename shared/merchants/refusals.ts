@@ -20,6 +20,15 @@ export const MERCHANT_NOT_FOUND = refusal({
   example: {},
 });
 
+export const MERCHANT_FROZEN = refusal({
+  code: 'merchant_frozen',
+  status: 403,
+  when: 'The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too)',
+  then: 'Contact support; removing an endpoint, rotating its secret and revoking a key still work',
+  message: () => 'Your merchant account is frozen',
+  example: {},
+});
+
 export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   code: 'merchant_key_not_found',
   status: 404,
@@ -28,6 +37,25 @@ export const MERCHANT_KEY_NOT_FOUND = refusal<{ field: string }>({
   message: () => 'API key not found',
   details: (f) => [{ field: f.field, message: "is not one of your merchant's keys" }],
   example: { field: 'key_id' },
+});
+
+export const MERCHANT_KEY_LIMIT = refusal<{ limit: number }>({
+  code: 'merchant_key_limit',
+  status: 409,
+  when: 'The merchant already has as many live (unrevoked) API keys as a merchant may',
+  then: 'Revoke a key it no longer uses (merchant-key-revoke), then make the new one',
+  message: (f) => `A merchant may have at most ${f.limit} live API keys`,
+  example: { limit: 10 },
+});
+
+export const MERCHANT_PARTY_IS_OWNER = refusal<{ field: string }>({
+  code: 'merchant_party_is_owner',
+  status: 409,
+  when: "buyer_phone or seller_phone is the merchant owner's own phone: a merchant's escrows are between its customers",
+  then: 'Name the two customers; to buy or sell yourself, use the app (escrow-create)',
+  message: () => "The merchant's owner cannot be a party to its escrows",
+  details: (f) => [{ field: f.field, message: "is the merchant owner's own phone" }],
+  example: { field: 'seller_phone' },
 });
 
 export const MERCHANT_REFERENCE_REUSED = refusal<{ field: string; escrow_id: string }>({

@@ -14,7 +14,7 @@ export const MAX_WEBHOOK_ENDPOINTS = 10;
 /**
  * Why a URL may not be registered, or null when it may: the rules of shared/webhooks/address.ts
  * that hold whatever the host resolves to (https, http only on the local stack; no user or
- * password; no literal address that is not public, loopback allowed on the local stack). What the
+ * password; port 443 or 8443, any on the local stack; no literal address that is not public, loopback allowed on the local stack). What the
  * host resolves to is checked at every delivery, not here: it can change after registration.
  */
 export function webhookUrlProblem(url: string, opts: { local: boolean }): string | null {
@@ -25,6 +25,8 @@ export function webhookUrlProblem(url: string, opts: { local: boolean }): string
       return 'must be an https URL';
     case 'credentials_in_url':
       return 'must not hold a user name or password';
+    case 'port_not_allowed':
+      return 'must use port 443 or 8443';
     case 'address_refused':
       return `must not point at a private, loopback or reserved address: ${parsed.detail}`;
     default:
@@ -43,6 +45,7 @@ const webhookUrl = httpUrl()
   })
   .describe(
     'Where the events are sent, as a signed POST: https (http only on a local stack), no user name or password, ' +
+      'port 443 or 8443 (any on a local stack), ' +
       'and no private, loopback or reserved address (the host is resolved and checked again at every delivery)',
   );
 

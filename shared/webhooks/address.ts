@@ -32,6 +32,7 @@ export type DestinationRefusal =
   | 'invalid_url'
   | 'scheme_not_allowed'
   | 'credentials_in_url'
+  | 'port_not_allowed'
   | 'address_refused'
   | 'dns_failed';
 
@@ -181,12 +182,16 @@ function addressAllowed(c: Classification, local: boolean): boolean {
 // ---------------------------------------------------------------------------------------------
 // URLs
 
+/** The ports a webhook may be sent to on a deployment, besides https' own (443, left out of a URL). */
+export const WEBHOOK_PORTS: readonly string[] = ['443', '8443'];
+
 export type ParsedDestination =
   | { ok: true; url: URL; literal: string | null }
   | { ok: false; reason: DestinationRefusal; detail: string };
 
 /**
- * The URL's own rules: https (http only on the local stack), no user:password, a host. The WHATWG
+ * The URL's own rules: https (http only on the local stack), no user:password, port 443 or 8443
+ * (any on the local stack), a host. The WHATWG
  * parser has already turned odd IPv4 spellings (2130706433, 0x7f000001, 0177.0.0.1, 127.1) into
  * dotted decimal, so a literal address is checked here in the form a connection would use.
  */
@@ -211,13 +216,19 @@ export function parseDestination(raw: string, opts: { local: boolean }): ParsedD
     if (!addressAllowed(c, opts.local)) {
       return { ok: false, reason: 'address_refused', detail: `${literal} (${(c as { category: string }).category})` };
     }
-    return { ok: true, url, literal };
+  } else {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    if (!opts.local && (name === 'localhost' || name.endsWith('.localhost'))) {
+      return { ok: false, reason: 'address_refused', detail: `${name} (loopback)` };
+    }
   }
-  const name = host.toLowerCase().replace(/\.$/, '');
-  if (!opts.local && (name === 'localhost' || name.endsWith('.localhost'))) {
-    return { ok: false, reason: 'address_refused', detail: `${name} (loopback)` };
+  // a public name can still point at a service of ours that is not a web server (the database's
+  // pooler, a mail relay): a deployment sends only to the ports receivers use (the URL parser
+  // drops an explicit 443); the local stack's receivers listen on any port
+  if (!opts.local && url.port !== '' && !WEBHOOK_PORTS.includes(url.port)) {
+    return { ok: false, reason: 'port_not_allowed', detail: `port ${url.port} (443 or 8443 only)` };
   }
-  return { ok: true, url, literal: null };
+  return { ok: true, url, literal };
 }
 
 /**

@@ -5,10 +5,14 @@
 // it: `merchant` in escrow-get and escrow-list, the escrow in a placeholder's list once they sign
 // up, the merchant among the recipients of its escrow's events.
 import { afterAll, describe, expect, it } from 'vitest';
+import { getConfig } from '../../shared/core/config.ts';
 import { closeDb } from '../../shared/core/db.ts';
+import { merchantPartyId } from '../../shared/merchants/escrows.ts';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
+import { paystack } from '../support/paystack.ts';
 import {
+  checkoutOf,
   createMerchantEscrow as create,
   merchantEscrowBody as body,
   newMerchant as merchant,
@@ -45,8 +49,8 @@ describe('merchant-escrow-create', () => {
     expect(escrow).toMatchObject({
       status: 'draft',
       payer_role: 'initiator',
-      initiator_id: buyer!.id,
-      counterparty_id: seller!.id,
+      initiator_id: await merchantPartyId(m.id, buyer!.id),
+      counterparty_id: await merchantPartyId(m.id, seller!.id),
       counterparty_phone: b.seller_phone,
       amount: 50_000,
       reference: b.reference,
@@ -73,11 +77,42 @@ describe('merchant-escrow-create', () => {
     const m = await merchant();
     const [buyer, seller] = await Promise.all([signUp(), signUp()]);
     const { escrow } = await created(m, { buyer_phone: buyer.phone, seller_phone: seller.phone });
-    expect(escrow).toMatchObject({ initiator_id: buyer.id, counterparty_id: seller.id, merchant: { fee: 0 } });
+    const [linked] = await testDb()<{ initiator_id: string; counterparty_id: string }[]>`
+      select initiator_id, counterparty_id from public.escrows where id = ${escrow.id}`;
+    expect(linked).toEqual({ initiator_id: buyer.id, counterparty_id: seller.id });
+    expect(escrow).toMatchObject({ merchant: { fee: 0 } });
     // known or not, the answer has the same keys: nothing tells whether a phone has an account
     const { escrow: other } = await created(m);
     expect(Object.keys(other).sort()).toEqual(Object.keys(escrow).sort());
     expect(await userOfPhone(buyer.phone)).toMatchObject({ id: buyer.id });
+  });
+
+  it("never answers a party's user id: profile-public-get cannot tell whether a phone has an account", async () => {
+    // a user id names the account elsewhere: profile-public-get answers an account's name and 404
+    // for a placeholder, so the merchant, naming any phone, would learn whether it has an account
+    const m = await merchant();
+    const known = await signUp();
+    const { escrow: withAccount } = await created(m, { buyer_phone: known.phone });
+    const { escrow: without } = await created(m);
+    expect(withAccount.initiator_id).not.toBe(known.id);
+    for (const e of [withAccount, without]) {
+      for (const id of [e.initiator_id, e.counterparty_id]) {
+        expectError(
+          await get('profile-public-get', { token: m.owner.accessToken, query: { user_id: id } }),
+          404,
+          'user_not_found',
+        );
+      }
+    }
+    // the same customer is the same id in all of the merchant's escrows, and another id to another merchant
+    const { escrow: again } = await created(m, { seller_phone: known.phone });
+    expect(again.counterparty_id).toBe(withAccount.initiator_id);
+    const m2 = await merchant('Bola Cars');
+    const { escrow: theirs } = await created(m2, { buyer_phone: known.phone });
+    expect(theirs.initiator_id).not.toBe(withAccount.initiator_id);
+    // in the list and in the webhook's rendering too (both read merchantView)
+    const listed = expectOk(await get('merchant-escrow-list', { token: m.key }));
+    expect(listed.find((e: { id: string }) => e.id === withAccount.id)?.initiator_id).toBe(withAccount.initiator_id);
   });
 
   it('answers the same escrow for the same reference and body (200), and 409 for another body', async () => {
@@ -148,6 +183,71 @@ describe('merchant-escrow-create', () => {
     const sms = await testDb()<{ withheld: string | null }[]>`
       select withheld from private.sms_outbox where phone in (${b.buyer_phone}, ${b.seller_phone})`;
     expect(sms.map((s) => s.withheld)).toEqual(['merchant_sms_cap', 'merchant_sms_cap']);
+  });
+
+  it("refuses the owner's own phone as a party (409 merchant_party_is_owner), in any spelling", async () => {
+    // the seller reads the buyer's user id in escrow-get: the owner as seller of escrows naming any
+    // phone as buyer would learn, through profile-public-get, whether each has an account
+    const m = await merchant();
+    const local = `0${m.owner.phone.slice(4)}`;
+    for (
+      const [field, over] of [
+        ['seller_phone', { seller_phone: m.owner.phone }],
+        ['seller_phone', { seller_phone: local }],
+        ['buyer_phone', { buyer_phone: m.owner.phone }],
+      ] as const
+    ) {
+      const res = await create(m, body(over));
+      expect(expectError(res, 409, 'merchant_party_is_owner')).toEqual([field]);
+    }
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
+    expect(n?.n).toBe(0);
+  });
+
+  it('creates at most MERCHANT_ESCROW_MAX_PER_HOUR escrows an hour per merchant (429), a replay still answered', async () => {
+    // each creation asks the payments provider for a checkout and makes up to two placeholder
+    // users, whatever the amount (a kobo's escrow costs us the same): without a bound, a merchant's
+    // keys could make us do that thousands of times a minute
+    const m = await merchant();
+    const { body: b, escrow } = await created(m);
+    const limit = getConfig().MERCHANT_ESCROW_MAX_PER_HOUR;
+    await testDb()`
+      insert into private.rate_limit_events (key, created_at)
+      select ${`merchant_escrow:hour:${m.id}`}, now() from generate_series(1, ${limit - 1})`;
+    const res = await create(m, body());
+    expectError(res, 429, 'rate_limited');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.escrows where merchant_id = ${m.id}`;
+    expect(n?.n).toBe(1);
+    // the escrow already made for a reference is answered again: a replay creates nothing
+    expect(expectOk(await create(m, b), 200).id).toBe(escrow.id);
+  });
+
+  it('counts a replay that asks the provider for a new checkout toward MERCHANT_ESCROW_MAX_PER_HOUR', async () => {
+    // a checkout the provider refused leaves the draft without a page, and each replay asks again:
+    // a reference whose checkout is always refused (an amount below the provider's minimum) would
+    // otherwise make us call the provider at the key's full rate
+    const m = await merchant();
+    const buyer = await signUp();
+    await paystack.fail(
+      { path: '/transaction/initialize', field: 'email', value: `${buyer.id}@customers.escrow.ng` },
+      'refuse',
+    );
+    const b = body({ buyer_phone: buyer.phone });
+    expectError(await create(m, b), 402, 'charge_refused');
+    const [draft] = await testDb()<{ escrow_id: string; checkout_tx: string }[]>`
+      select escrow_id, checkout_tx from private.merchant_escrows where merchant_id = ${m.id}`;
+    await testDb()`
+      insert into private.rate_limit_events (key, created_at)
+      select ${`merchant_escrow:hour:${m.id}`}, now()
+        from generate_series(1, ${getConfig().MERCHANT_ESCROW_MAX_PER_HOUR - 1})`;
+    const replay = await create(m, b);
+    expectError(replay, 429, 'rate_limited');
+    expect(Number(replay.headers.get('retry-after'))).toBeGreaterThan(0);
+    // no new charge was made, so none was asked of the provider
+    expect(await checkoutOf(draft!.escrow_id)).toBe(draft!.checkout_tx);
   });
 
   it('refuses a session token: the operation takes a key (401)', async () => {

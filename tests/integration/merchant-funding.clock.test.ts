@@ -29,6 +29,10 @@ const statusOf = async (escrowId: string) =>
   (await testDb()<{ status: string }[]>`select status from public.escrows where id = ${escrowId}`)[0]!.status;
 
 /** What a user's wallet holds, in kobo (0 without one). */
+/** The buyer's user id (the merchant reads its parties under ids of its own). */
+const buyerOf = async (escrowId: string) =>
+  (await testDb()<{ id: string }[]>`select initiator_id as id from public.escrows where id = ${escrowId}`)[0]!.id;
+
 const walletOf = async (userId: string) =>
   Number(
     (await testDb()<{ balance: string }[]>`
@@ -65,14 +69,14 @@ describe('merchant-escrow-create', () => {
       select user_id, status::text, metadata->>'kind' as kind, metadata->>'limit_user' as limit_user
         from public.transactions where id = ${reference}`;
     expect(tx).toEqual({
-      user_id: escrow.initiator_id,
+      user_id: await buyerOf(escrow.id),
       status: 'pending',
       kind: 'escrow_charge',
       limit_user: m.owner.id,
     });
     const [used] = await testDb()<{ owner: string; buyer: string }[]>`
       select private.kyc_used_today(${m.owner.id}, now())::text as owner,
-             private.kyc_used_today(${escrow.initiator_id}, now())::text as buyer`;
+             private.kyc_used_today(${await buyerOf(escrow.id)}, now())::text as buyer`;
     expect(used).toEqual({ owner: String(charge!.amount), buyer: '0' });
   });
 
@@ -189,7 +193,7 @@ describe('webhook-payments', () => {
     expect(d.responses[0]?.status).toBe(200);
     expect(await statusOf(escrow.id)).toBe('funded');
     expect(await holdOf(escrow.id)).toBe(totalKobo);
-    expect(await walletOf(escrow.initiator_id)).toBe(0);
+    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
     await expectLedgerInvariants();
   });
 });
@@ -237,7 +241,7 @@ describe('jobs-run', () => {
     expectOk(await runJobs(new Date(Date.parse(escrow.created_at) + 73 * 3_600_000).toISOString()));
     await pay(escrow.id);
     expect(await statusOf(escrow.id)).toBe('cancelled');
-    expect(await walletOf(escrow.initiator_id)).toBe(0);
+    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
     expect(await holdOf(escrow.id)).toBe(0);
     const [tx] = await testDb()<{ status: string; refund_due: boolean }[]>`
       select status::text, (metadata ? 'refund_due') as refund_due from public.transactions
@@ -254,7 +258,7 @@ describe('merchant-escrow-cancel', () => {
     expectOk(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }));
     await pay(escrow.id);
     expect(await statusOf(escrow.id)).toBe('cancelled');
-    expect(await walletOf(escrow.initiator_id)).toBe(0);
+    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
     const got = expectOk(await get('merchant-escrow-get', { token: m.key, query: { escrow_id: escrow.id } }));
     expect(got.checkout_url).toBeNull();
     await expectLedgerInvariants();

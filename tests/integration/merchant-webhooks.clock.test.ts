@@ -210,6 +210,19 @@ describe('merchant-webhook-create', () => {
     expect(n?.n).toBe(MAX_WEBHOOK_ENDPOINTS);
   });
 
+  it('is 403 merchant_frozen for a frozen merchant: its owner cannot open a new way out for its data', async () => {
+    const o = await owner();
+    const e = await endpointOf(o);
+    await testDb()`update private.merchants set status = 'frozen' where id = ${o.merchantId}`;
+    expectError(await post(webhookCreate, { url: hook() }, { token: o.accessToken }), 403, 'merchant_frozen');
+    expectError(await post(webhookEnable, { endpoint_id: e.id }, { token: o.accessToken }), 403, 'merchant_frozen');
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.webhook_endpoints where owner_id = ${o.merchantId}`;
+    expect(n?.n).toBe(1);
+    // what only stops deliveries stays open: the endpoint can still be removed
+    expectOk(await post(webhookDelete, { endpoint_id: e.id }, { token: o.accessToken }));
+  });
+
   it('is 404 merchant_not_found without a merchant, and 401 with a key instead of the session', async () => {
     const user = await signUp({ tier: 4 });
     expectError(await post(webhookCreate, { url: hook() }, { token: user.accessToken }), 404, 'merchant_not_found');

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asService, closeDb } from '../../shared/core/db.ts';
 import { endpoint } from '../../shared/core/endpoint.ts';
 import { merchantKeyHash, merchantKeyMode } from '../../shared/merchants/key-auth.ts';
-import { KEY_RANDOM_LENGTH, keyModePrefix, randomBase62 } from '../../shared/merchants/merchants.ts';
+import { KEY_RANDOM_LENGTH, keyModePrefix, MAX_MERCHANT_KEYS, randomBase62 } from '../../shared/merchants/merchants.ts';
 import { expectError, expectOk, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -195,6 +195,36 @@ describe('merchant-key-create', () => {
     expect(new Set(keys.map((k) => k.key)).size).toBe(3);
     // 62 letters and digits, each as likely: 10,000 characters use them all
     expect(new Set(randomBase62(10_000)).size).toBe(62);
+  });
+
+  it('refuses a key beyond MAX_MERCHANT_KEYS live keys, even at once (409 merchant_key_limit)', async () => {
+    // each key has its own rate limit: keys without a bound would be a rate limit without one
+    const a = await owner();
+    const made = await Promise.all(
+      Array.from(
+        { length: MAX_MERCHANT_KEYS + 3 },
+        () => post(merchantKeyCreate, { name: 'k' }, { token: a.accessToken }),
+      ),
+    );
+    expect(made.filter((r) => r.status === 201)).toHaveLength(MAX_MERCHANT_KEYS);
+    for (const r of made.filter((r) => r.status !== 201)) {
+      expectError(r, 409, 'merchant_key_limit');
+      expect(r.body.error).toBe(`A merchant may have at most ${MAX_MERCHANT_KEYS} live API keys`);
+    }
+    // a revoked key frees its place
+    const first = made.find((r) => r.status === 201)!.body.data;
+    expectOk(await post(merchantKeyRevoke, { key_id: first.id }, { token: a.accessToken }));
+    await createKey(a);
+    expectError(await post(merchantKeyCreate, { name: 'k' }, { token: a.accessToken }), 409, 'merchant_key_limit');
+  });
+
+  it('is 403 merchant_frozen for a frozen merchant, whose keys are refused anyway', async () => {
+    const a = await owner();
+    await testDb()`update private.merchants set status = 'frozen' where id = ${a.merchantId}`;
+    expectError(await post(merchantKeyCreate, { name: 'server' }, { token: a.accessToken }), 403, 'merchant_frozen');
+    const [n] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.merchant_api_keys where merchant_id = ${a.merchantId}`;
+    expect(n?.n).toBe(0);
   });
 
   it('is 404 merchant_not_found for a user without a merchant', async () => {

@@ -23,6 +23,7 @@ import {
   webhookHeaders,
 } from '../../shared/webhooks/sign.ts';
 import { toBase64 } from '../../shared/core/crypto.ts';
+import { webhookUrlProblem } from '../../shared/merchants/webhook-schema.ts';
 
 const H = 3_600_000;
 
@@ -149,6 +150,21 @@ describe('webhook destinations (shared/webhooks/address.ts)', () => {
     it('allows literal public addresses', () => {
       expect(refusedUrl('https://8.8.8.8/hook')).toMatchObject({ ok: true, literal: '8.8.8.8' });
       expect(refusedUrl('https://[2606:4700::1111]/hook')).toMatchObject({ ok: true, literal: '2606:4700::1111' });
+    });
+
+    it('refuses a port other than 443 or 8443 on a deployment (a public name of our own database or a mail server)', () => {
+      for (const port of ['5432', '6543', '22', '25', '6379', '80']) {
+        expect(refusedUrl(`https://hooks.example:${port}/hook`)).toMatchObject({
+          ok: false,
+          reason: 'port_not_allowed',
+        });
+      }
+      expect(refusedUrl('https://hooks.example:443/hook')).toMatchObject({ ok: true });
+      expect(refusedUrl('https://hooks.example:8443/hook')).toMatchObject({ ok: true });
+      expect(refusedUrl('https://8.8.8.8:5432/')).toMatchObject({ ok: false, reason: 'port_not_allowed' });
+      // the local stack's receivers listen on any port
+      expect(refusedUrl('http://127.0.0.1:54999/hook', true)).toMatchObject({ ok: true });
+      expect(webhookUrlProblem('https://hooks.example:5432/hook', { local: false })).toBe('must use port 443 or 8443');
     });
 
     it('allows loopback on the local stack, and nothing else private there', () => {

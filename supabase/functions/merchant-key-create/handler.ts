@@ -2,7 +2,7 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { merchantKeyCreate } from '../../../shared/merchants/merchants.ts';
 import { merchantKeyCreateBody, merchantKeyCreateResponse } from '../../../shared/merchants/schema.ts';
-import { MERCHANT_NOT_FOUND } from '../../../shared/merchants/refusals.ts';
+import { MERCHANT_FROZEN, MERCHANT_KEY_LIMIT, MERCHANT_NOT_FOUND } from '../../../shared/merchants/refusals.ts';
 
 export default endpoint({
   name: 'merchant-key-create',
@@ -10,8 +10,9 @@ export default endpoint({
   description: "The merchant's owner. The key (`esk_live_` and 40 random letters and digits; `esk_test_` on a " +
     "deployment with sandbox providers) authenticates the merchant's servers as `Authorization: Bearer <key>`; " +
     'it is answered this once and only its SHA-256 is kept, so a lost key is revoked and replaced, never shown ' +
-    'again. A merchant may hold several keys (one per server, or an old and a new during a rotation).',
-  refusals: [MERCHANT_NOT_FOUND],
+    'again. A merchant may hold up to 10 live keys (one per server, or an old and a new during a rotation); each ' +
+    'has its own rate limit.',
+  refusals: [MERCHANT_NOT_FOUND, MERCHANT_FROZEN, MERCHANT_KEY_LIMIT],
   method: 'POST',
   auth: userSession,
   status: 201,

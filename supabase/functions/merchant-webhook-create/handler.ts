@@ -2,7 +2,7 @@ import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { merchantWebhookCreate } from '../../../shared/merchants/webhook-endpoints.ts';
 import { merchantWebhookCreateBody, merchantWebhookCreateResponse } from '../../../shared/merchants/webhook-schema.ts';
-import { MERCHANT_NOT_FOUND, WEBHOOK_ENDPOINT_LIMIT } from '../../../shared/merchants/refusals.ts';
+import { MERCHANT_FROZEN, MERCHANT_NOT_FOUND, WEBHOOK_ENDPOINT_LIMIT } from '../../../shared/merchants/refusals.ts';
 
 export default endpoint({
   name: 'merchant-webhook-create',
@@ -11,7 +11,7 @@ export default endpoint({
     '`event_types`) are sent to the URL as signed POSTs (docs/webhooks.md). The secret (`whsec_...`) is answered ' +
     'this once and kept only encrypted; a lost one is rotated (merchant-webhook-rotate-secret). A merchant has at ' +
     'most 10 endpoints.',
-  refusals: [MERCHANT_NOT_FOUND, WEBHOOK_ENDPOINT_LIMIT],
+  refusals: [MERCHANT_NOT_FOUND, MERCHANT_FROZEN, WEBHOOK_ENDPOINT_LIMIT],
   method: 'POST',
   auth: userSession,
   status: 201,
