@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { expectOk, post } from './api.ts';
 import { testDb } from './db.ts';
 import { paystack } from './paystack.ts';
-import { newPhone, signUp, type TestUser, verifyPhone } from './users.ts';
+import { newPhone, signUp, type TestUser } from './users.ts';
 
 export interface Merchant {
   owner: TestUser;
@@ -62,19 +62,7 @@ export async function payCheckout(escrowId: string) {
 }
 
 /** Signs up with a phone of a merchant escrow's party, claiming its placeholder: the account. */
-export async function signUpAs(phone: string): Promise<TestUser> {
-  await verifyPhone(phone);
-  const password = 'a sound passphrase';
-  const res = await post('auth-signup', { phone, first_name: 'Bola', last_name: 'Ade', password });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return {
-    id: res.body.data.user.id,
-    phone,
-    password,
-    accessToken: res.body.data.session.access_token,
-    refreshToken: res.body.data.session.refresh_token,
-  };
-}
+export const signUpAs = (phone: string): Promise<TestUser> => signUp({ phone, first_name: 'Bola', last_name: 'Ade' });
 
 /**
  * A merchant whose wallet holds `fee` naira, earned as a merchant earns it: an escrow of NGN 10,000
