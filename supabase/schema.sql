@@ -5326,6 +5326,7 @@ declare
   v_tx uuid;
   v_ref uuid := private.idempotency_reference();
   v_name text;
+  v_status text;
   v_balance bigint;
   pa public.payout_accounts%rowtype;
 begin
@@ -5338,9 +5339,14 @@ begin
     -- an assertion: the endpoint validated the amount
     raise exception 'amount must be positive';
   end if;
-  select m.name into v_name from private.merchants m where m.id = p_merchant and m.owner_id = p_owner;
+  -- the merchant's row, locked: a freeze waits for this withdrawal, or this one sees the freeze
+  select m.name, m.status into v_name, v_status from private.merchants m
+   where m.id = p_merchant and m.owner_id = p_owner for share;
   if not found then
     perform private.refuse(404, 'merchant_not_found', '{}'::jsonb);
+  end if;
+  if v_status <> 'active' then
+    perform private.refuse(403, 'merchant_frozen', '{}'::jsonb);
   end if;
   select * into pa from public.payout_accounts where id = p_payout_account and user_id = p_owner;
   if not found then
@@ -5374,7 +5380,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'merchant-withdraw: a pending withdrawal of the merchant''s wallet to one of its owner''s payout accounts (payout_account_not_found), within the owner''s KYC limits (kyc_tier_required, kyc_limit_exceeded), under the Idempotency-Key''s reference; the amount leaves the merchant''s wallet at once (insufficient_funds, facts {field, balance, amount}, when short).';
+comment on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) is 'merchant-withdraw: a pending withdrawal of the merchant''s wallet to one of its owner''s payout accounts (payout_account_not_found), while the merchant is active (merchant_frozen), within the owner''s KYC limits (kyc_tier_required, kyc_limit_exceeded), under the Idempotency-Key''s reference; the amount leaves the merchant''s wallet at once (insufficient_funds, facts {field, balance, amount}, when short).';
 revoke all on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) from public;
 grant execute on function private.merchant_withdraw_create(p_owner uuid, p_merchant uuid, p_amount bigint, p_payout_account uuid, p_provider text) to service_role;
 

@@ -9520,7 +9520,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10048,7 +10048,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10368,7 +10368,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10827,7 +10827,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -10839,7 +10839,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'merchant_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };

@@ -23,7 +23,8 @@ export const MERCHANT_NOT_FOUND = refusal({
 export const MERCHANT_FROZEN = refusal({
   code: 'merchant_frozen',
   status: 403,
-  when: 'The merchant is frozen by an operator: no new key or webhook endpoint while it is (its keys are refused too)',
+  when:
+    'The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too)',
   then: 'Contact support; removing an endpoint, rotating its secret and revoking a key still work',
   message: () => 'Your merchant account is frozen',
   example: {},

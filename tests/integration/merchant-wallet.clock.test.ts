@@ -374,6 +374,20 @@ describe('merchant-withdraw', () => {
     await expectLedgerInvariants();
   });
 
+  it('refuses a frozen merchant (403 merchant_frozen): its wallet stays where it is', async () => {
+    const m = await merchantWithFee(1_000);
+    await addPayout(m.owner);
+    await testDb()`update private.merchants set status = 'frozen' where id = ${m.id}`;
+    expectError(await withdraw(m, { amount: 500 }), 403, 'merchant_frozen');
+    expect(await merchantWallet(m.id)).toBe(kobo(1_000));
+    expect((await paystack.requests('/transfer')).filter((r) => r.body.reason === `${m.name} merchant withdrawal`))
+      .toEqual([]);
+    // active again: it withdraws
+    await testDb()`update private.merchants set status = 'active' where id = ${m.id}`;
+    expectOk(await withdraw(m, { amount: 500 }));
+    expect(await merchantWallet(m.id)).toBe(kobo(500));
+  });
+
   it("a failed payout goes back to the merchant's wallet, not the owner's, once", async () => {
     const m = await merchantWithFee(1_000);
     await addPayout(m.owner);

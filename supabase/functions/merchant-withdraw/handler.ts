@@ -7,7 +7,7 @@ import {
   TRANSFER_REFUSED,
 } from '../../../shared/money/refusals.ts';
 import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
-import { MERCHANT_NOT_FOUND } from '../../../shared/merchants/refusals.ts';
+import { MERCHANT_FROZEN, MERCHANT_NOT_FOUND } from '../../../shared/merchants/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { merchantWithdrawBody, merchantWithdrawResponse } from '../../../shared/merchants/schema.ts';
 import { merchantWithdraw } from '../../../shared/merchants/wallet.ts';
@@ -22,6 +22,7 @@ export default endpoint({
     "(`webhook-payments`, or the job's reconciliation), a failure or reversal returning it to the merchant's wallet once.",
   refusals: [
     MERCHANT_NOT_FOUND,
+    MERCHANT_FROZEN,
     PAYOUT_ACCOUNT_NOT_FOUND,
     PAYOUT_ACCOUNT_REQUIRED,
     INSUFFICIENT_FUNDS,
