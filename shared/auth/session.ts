@@ -1,9 +1,8 @@
 // The auth modes of the auth area, which endpoints name as their `auth` (shared/core/endpoint.ts
 // defines the interface): the user session, a bearer access token whose session is still live
 // (operators have modes of their own: shared/operators/auth.ts).
-import { asService, ensureSessionLive, sessionIsLive, type UserClaims } from '../core/db.ts';
+import { ensureSessionLive, sessionIsLive, type UserClaims } from '../core/db.ts';
 import type { AuthMode } from '../core/endpoint.ts';
-import { HttpError } from '../core/http.ts';
 import { UNAUTHENTICATED } from '../core/refusals.ts';
 import { type RequestSession, withRequestSession } from '../core/request-session.ts';
 import { verifyAccessToken } from './tokens.ts';
