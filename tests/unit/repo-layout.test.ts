@@ -246,7 +246,13 @@ describe('README.md', () => {
     expect(row.cells.length, `${where}: a row needs exactly 5 cells: ${HEADER.join(', ')}`).toBe(5);
     expect(method, `${where}: Method must be ${meta.method}, as in its handler.ts`).toBe(meta.method);
     const wantedAuth =
-      ({ user: 'bearer', admin: 'admin', merchant_key: 'merchant key', none: 'none' } as Record<string, string>)[
+      ({
+        user: 'bearer',
+        operator: 'operator',
+        operator_signed_in: 'operator (no pass)',
+        merchant_key: 'merchant key',
+        none: 'none',
+      } as Record<string, string>)[
         meta.auth
       ];
     expect(auth, `${where}: Auth must be "${wantedAuth}" (handler auth is '${meta.auth}')`).toBe(wantedAuth);
