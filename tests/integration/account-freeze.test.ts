@@ -124,6 +124,24 @@ describe('wallet-withdraw', () => {
     expect(await walletKobo(u.id)).toBe(kobo(4_000));
   });
 
+  it('20 withdrawals sent while a freeze is written but not committed: all wait for it and are refused', async () => {
+    const u = await userWithMoney(20_000);
+    const operatorUser = await operatorId();
+    let requests: Promise<ApiResult>[] = [];
+    await testDb().begin(async (tx) => {
+      await tx`select * from private.user_freeze(${u.id}, ${operatorUser}, 'held open by the test')`;
+      requests = Array.from({ length: 20 }, () => withdraw(u, 100));
+      // the requests reach the database while the freeze is still uncommitted; it commits after
+      await new Promise((r) => setTimeout(r, 700));
+    });
+    const answers = await Promise.all(requests);
+    for (const a of answers) expectFrozen(a, 'amount');
+    const [w] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from public.transactions where user_id = ${u.id} and type = 'withdrawal'`;
+    expect(w!.n).toBe(0);
+    expect(await walletKobo(u.id)).toBe(kobo(20_000));
+  });
+
   it('a freeze racing 20 withdrawals: none gets out after the freeze commits; the ledger holds', async () => {
     const u = await userWithMoney(20_000);
     const requests = Array.from({ length: 20 }, () => withdraw(u, 100));
