@@ -16,6 +16,7 @@ import * as money from '../money/refusals.ts';
 import * as kyc from '../kyc/refusals.ts';
 import * as jobs from '../jobs/refusals.ts';
 import * as merchants from '../merchants/refusals.ts';
+import * as freezes from '../freezes/refusals.ts';
 
 const isRefusal = (v: unknown): v is AnyRefusal =>
   typeof v === 'object' && v !== null && 'code' in v && 'status' in v && 'error' in v;
@@ -32,6 +33,7 @@ export const AREA_REFUSALS: Readonly<Record<string, readonly AnyRefusal[]>> = Ob
     notifications,
     money,
     kyc,
+    freezes,
     merchants,
     jobs,
   })
