@@ -122,11 +122,9 @@ create table private.account_freezes (
   unfreeze_reason text
 );
 alter table private.account_freezes add constraint account_freezes_check CHECK ((unfrozen_at IS NULL) = (unfrozen_by IS NULL) AND (unfrozen_at IS NULL) = (unfreeze_reason IS NULL));
-alter table private.account_freezes add constraint account_freezes_frozen_by_fkey FOREIGN KEY (frozen_by) REFERENCES private.users(id);
 alter table private.account_freezes add constraint account_freezes_pkey PRIMARY KEY (id);
 alter table private.account_freezes add constraint account_freezes_reason_check CHECK (length(reason) >= 1 AND length(reason) <= 500);
 alter table private.account_freezes add constraint account_freezes_unfreeze_reason_check CHECK (unfreeze_reason IS NULL OR length(unfreeze_reason) >= 1 AND length(unfreeze_reason) <= 500);
-alter table private.account_freezes add constraint account_freezes_unfrozen_by_fkey FOREIGN KEY (unfrozen_by) REFERENCES private.users(id);
 alter table private.account_freezes add constraint account_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE UNIQUE INDEX account_freezes_open_idx ON private.account_freezes USING btree (user_id) WHERE (unfrozen_at IS NULL);
 CREATE INDEX account_freezes_user_idx ON private.account_freezes USING btree (user_id, frozen_at);
