@@ -109,6 +109,31 @@ grant usage on type public.transaction_status to public;
 -- =============================================================================================
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.account_freezes
+-- ---------------------------------------------------------------------------------------------
+create table private.account_freezes (
+  id uuid not null default gen_random_uuid(),
+  user_id uuid not null,
+  frozen_at timestamp with time zone not null default now(),
+  frozen_by uuid not null,
+  reason text not null,
+  unfrozen_at timestamp with time zone,
+  unfrozen_by uuid,
+  unfreeze_reason text
+);
+alter table private.account_freezes add constraint account_freezes_check CHECK ((unfrozen_at IS NULL) = (unfrozen_by IS NULL) AND (unfrozen_at IS NULL) = (unfreeze_reason IS NULL));
+alter table private.account_freezes add constraint account_freezes_pkey PRIMARY KEY (id);
+alter table private.account_freezes add constraint account_freezes_reason_check CHECK (length(reason) >= 1 AND length(reason) <= 500);
+alter table private.account_freezes add constraint account_freezes_unfreeze_reason_check CHECK (unfreeze_reason IS NULL OR length(unfreeze_reason) >= 1 AND length(unfreeze_reason) <= 500);
+alter table private.account_freezes add constraint account_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE UNIQUE INDEX account_freezes_open_idx ON private.account_freezes USING btree (user_id) WHERE (unfrozen_at IS NULL);
+CREATE INDEX account_freezes_user_idx ON private.account_freezes USING btree (user_id, frozen_at);
+alter table private.account_freezes enable row level security;
+create policy "Service role manages account freezes" on private.account_freezes as permissive for all to service_role using (true) with check (true);
+comment on table private.account_freezes is 'Freezes of user accounts by operators, one row per freeze; the account is frozen while its row has no unfrozen_at. Operators only.';
+grant select, insert, update on table private.account_freezes to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.admin_audit
 -- ---------------------------------------------------------------------------------------------
 create table private.admin_audit (
@@ -1093,6 +1118,7 @@ CREATE INDEX escrows_merchant_idx ON public.escrows USING btree (merchant_id, cr
 alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
+CREATE TRIGGER escrows_account_frozen BEFORE INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.account_frozen_on_insert();
 CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.counterparty_id IS DISTINCT FROM new.counterparty_id OR old.released_amount IS DISTINCT FROM new.released_amount OR old.delivered_at IS DISTINCT FROM new.delivered_at) EXECUTE FUNCTION private.event_on_escrow();
 CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
@@ -1312,6 +1338,7 @@ CREATE UNIQUE INDEX payout_accounts_one_default ON public.payout_accounts USING 
 alter table public.payout_accounts enable row level security;
 create policy "Service role manages payout accounts" on public.payout_accounts as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own payout accounts" on public.payout_accounts as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE TRIGGER payout_accounts_account_frozen BEFORE INSERT ON public.payout_accounts FOR EACH ROW EXECUTE FUNCTION private.account_frozen_on_insert();
 comment on table public.payout_accounts is 'A user''s bank accounts for withdrawals and escrow payouts. Users read theirs.';
 grant select on table public.payout_accounts to authenticated;
 grant all on table public.payout_accounts to service_role;
@@ -1569,6 +1596,78 @@ grant select, insert, update, delete on table private.system_balances to service
 -- =============================================================================================
 -- Functions: the current definition of each, its comment and who may execute it
 -- =============================================================================================
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.account_frozen(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.account_frozen(p_user uuid)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select exists (select 1 from private.account_freezes f where f.user_id = p_user and f.unfrozen_at is null)
+$function$;
+comment on function private.account_frozen(p_user uuid) is 'Whether the user''s account is frozen now (a freeze not yet undone). Reads only: a money path calls private.account_frozen_check, under the user''s limit lock.';
+revoke all on function private.account_frozen(p_user uuid) from public;
+grant execute on function private.account_frozen(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.account_frozen_check(p_user uuid, p_action text, p_field text, p_lock boolean)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.account_frozen_check(p_user uuid, p_action text, p_field text, p_lock boolean DEFAULT true)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  if p_action not in ('topup', 'withdrawal', 'escrow_charge', 'escrow_transfer', 'escrow_wallet',
+                      'virtual_account', 'card', 'payout_account', 'escrow_create', 'release',
+                      'release_milestone', 'merchant_escrow', 'merchant_key') then
+    raise exception 'unknown action %', p_action;
+  end if;
+  if p_lock then
+    -- the user's limit lock, until commit: a freeze (which takes it too) waits for this request,
+    -- or this request waits for the freeze and, in its next statement, sees it
+    perform private.kyc_lock(p_user);
+  end if;
+  if private.account_frozen(p_user) then
+    -- worded by the endpoint (shared/freezes/refusals.ts ACCOUNT_FROZEN)
+    perform private.refuse(403, 'account_frozen', pg_catalog.jsonb_build_object('action', p_action, 'field', p_field));
+  end if;
+end
+$function$;
+comment on function private.account_frozen_check(p_user uuid, p_action text, p_field text, p_lock boolean) is 'Refuses (account_frozen, facts {action, field}) an action of a frozen account. With p_lock (the money paths), under the user''s limit lock (private.kyc_lock) until commit, which a freeze takes too.';
+revoke all on function private.account_frozen_check(p_user uuid, p_action text, p_field text, p_lock boolean) from public;
+grant execute on function private.account_frozen_check(p_user uuid, p_action text, p_field text, p_lock boolean) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.account_frozen_on_insert()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.account_frozen_on_insert()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_owner uuid;
+begin
+  if tg_table_name = 'escrows' then
+    if new.merchant_id is not null then
+      -- a merchant's escrow: its owner's freeze freezes the merchant
+      select m.owner_id into v_owner from private.merchants m where m.id = new.merchant_id;
+      perform private.account_frozen_check(v_owner, 'merchant_escrow', 'reference', false);
+    else
+      perform private.account_frozen_check(new.initiator_id, 'escrow_create', 'counterparty_phone', false);
+    end if;
+  elsif tg_table_name = 'payout_accounts' then
+    perform private.account_frozen_check(new.user_id, 'payout_account', 'account_number', false);
+  end if;
+  return new;
+end
+$function$;
+comment on function private.account_frozen_on_insert() is 'Refuses (account_frozen) an escrow created by a frozen account or by a merchant whose owner is frozen, and a payout account added by a frozen account.';
+revoke all on function private.account_frozen_on_insert() from public;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
@@ -3347,6 +3446,10 @@ begin
   if p_actor is not null and p_actor is distinct from private.payer_of(e) then
     perform private.refuse_role('release', 'payer');
   end if;
+  -- the payer's freeze, under their limit lock (after the escrow's lock, as a funding takes them)
+  if p_actor is not null then
+    perform private.account_frozen_check(p_actor, 'release', 'escrow_id');
+  end if;
   if e.status not in ('funded', 'inspection') then
     perform private.refuse_state(e, 'release');
   end if;
@@ -3436,6 +3539,11 @@ begin
   if p_amount <= 0 then
     return null;
   end if;
+  -- a frozen payee's money stays in the wallet until they are unfrozen (the caller holds the
+  -- payee's limit lock, so a freeze committed before this point is seen)
+  if private.account_frozen(v_payee) then
+    return null;
+  end if;
   -- below the identity floor the money stays in the wallet, and the payee is told what lets it out
   if private.kyc_floor_tier(v_payee) is not null then
     perform private.kyc_balance_notice(v_payee);
@@ -3468,7 +3576,7 @@ begin
   return v_tx;
 end
 $function$;
-comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they have a default payout account, their tier moves money and the payout is within their single and daily limits (kyc_payout_limit, counted like a withdrawal); else the money stays in the wallet and the payee is told to verify: below the identity floor or above the balance limit (kyc_balance_notice), or over a limit (kyc_payout_notice). Returns the pending transaction.';
+comment on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) is 'Starts the payee''s bank payout of a release when they are not frozen (a frozen payee''s money stays in the wallet), they have a default payout account, their tier moves money and the payout is within their single and daily limits (kyc_payout_limit, counted like a withdrawal); else the money stays in the wallet and the payee is told to verify: below the identity floor or above the balance limit (kyc_balance_notice), or over a limit (kyc_payout_notice). Returns the pending transaction.';
 revoke all on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) from public;
 grant execute on function private.escrow_start_payout(e public.escrows, p_amount bigint, p_milestone uuid) to service_role;
 
@@ -4184,16 +4292,17 @@ grant execute on function private.kyc_check_may_start(p_user uuid, p_check text)
 CREATE OR REPLACE FUNCTION private.kyc_floor_check(p_user uuid, p_action text, p_field text)
  RETURNS void
  LANGUAGE plpgsql
- STABLE
  SET search_path TO ''
 AS $function$
 declare
-  v_required smallint := private.kyc_floor_tier(p_user);
+  v_required smallint;
 begin
   if p_action not in ('topup', 'withdrawal', 'escrow_charge', 'escrow_transfer', 'escrow_wallet',
                       'virtual_account', 'card') then
     raise exception 'unknown action %', p_action;
   end if;
+  perform private.account_frozen_check(p_user, p_action, p_field);
+  v_required := private.kyc_floor_tier(p_user);
   if v_required is null then
     return;
   end if;
@@ -4203,7 +4312,7 @@ begin
     'tier', (select kyc_tier from private.users where id = p_user), 'required_tier', v_required));
 end
 $function$;
-comment on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) is 'Refuses (kyc_tier_required, facts {action, field, tier, required_tier}) an action that moves money, or prepares to, while the user''s tier moves none.';
+comment on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) is 'Refuses an action that moves money, or prepares to, of a frozen account (account_frozen, facts {action, field}; under the user''s limit lock) or while the user''s tier moves none (kyc_tier_required, facts {action, field, tier, required_tier}).';
 revoke all on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) from public;
 grant execute on function private.kyc_floor_check(p_user uuid, p_action text, p_field text) to service_role;
 
@@ -5021,6 +5130,7 @@ begin
   if not found then
     return;
   end if;
+  perform private.account_frozen_check(v.owner_id, 'merchant_key', 'authorization', false);
   v_wait := private.rate_limit_take(pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
     'key', 'merchant-key:' || v.id::text, 'limit', p_max_per_minute, 'window_seconds', 60)));
   -- at most one write a minute per key: the rate limit's lock serialises the key's requests
@@ -5030,7 +5140,7 @@ begin
   return query select v.merchant_id, v.id, v.owner_id, v_wait;
 end
 $function$;
-comment on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) is 'The merchant of a live key of an active merchant by its SHA-256 hash (no row: no such key), and the seconds to wait when the key is over p_max_per_minute requests (0: a unit was taken); records last_used_at at most once a minute.';
+comment on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) is 'The merchant of a live key of an active merchant by its SHA-256 hash (no row: no such key; account_frozen when its owner is frozen), and the seconds to wait when the key is over p_max_per_minute requests (0: a unit was taken); records last_used_at at most once a minute.';
 revoke all on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) from public;
 grant execute on function private.merchant_key_authenticate(p_hash text, p_max_per_minute integer) to service_role;
 
@@ -5564,6 +5674,8 @@ begin
   if p_actor is distinct from private.payer_of(l.e) then
     perform private.refuse_role('release_milestone', 'client');
   end if;
+  -- the client's freeze, under their limit lock (after the escrow's lock, as a funding takes them)
+  perform private.account_frozen_check(p_actor, 'release_milestone', 'milestone_id');
   if (l.m).status <> 'completed' then
     perform private.refuse(409, 'milestone_wrong_state', pg_catalog.jsonb_build_object('action', 'release', 'status', (l.m).status));
   end if;
@@ -7126,6 +7238,78 @@ $function$;
 comment on function private.user_for_phone(p_phone text) is 'The user of a phone: its account, or a placeholder made now (no password) that signing up with the phone claims.';
 revoke all on function private.user_for_phone(p_phone text) from public;
 grant execute on function private.user_for_phone(p_phone text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.user_freeze(p_user uuid, p_operator uuid, p_reason text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.user_freeze(p_user uuid, p_operator uuid, p_reason text)
+ RETURNS TABLE(freeze_id uuid, frozen_at timestamp with time zone, changed boolean)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  f private.account_freezes;
+begin
+  if p_reason is null or pg_catalog.length(pg_catalog.btrim(p_reason)) = 0 then
+    -- an assertion: the operator endpoint validates the reason
+    raise exception 'a freeze needs a reason';
+  end if;
+  if not exists (select 1 from private.users where id = p_user) then
+    perform private.refuse(404, 'user_not_found', '{}'::jsonb);
+  end if;
+  -- the user's limit lock: every money request of the user in flight commits first, and every
+  -- later one sees the freeze (private.account_frozen_check)
+  perform private.kyc_lock(p_user);
+  select * into f from private.account_freezes a where a.user_id = p_user and a.unfrozen_at is null;
+  if found then
+    -- frozen already: the first freeze stands, with its reason
+    return query select f.id, f.frozen_at, false;
+    return;
+  end if;
+  insert into private.account_freezes (user_id, frozen_by, reason)
+  values (p_user, p_operator, pg_catalog.btrim(p_reason))
+  returning * into f;
+  return query select f.id, f.frozen_at, true;
+end
+$function$;
+comment on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) is 'Freezes the user''s account (and the merchants it owns) for the operator, with a reason kept for operators; idempotent (changed false when it was frozen already, the first freeze standing). Waits for the user''s money requests in flight (private.kyc_lock).';
+revoke all on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) from public;
+grant execute on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text)
+ RETURNS TABLE(freeze_id uuid, unfrozen_at timestamp with time zone, changed boolean)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  f private.account_freezes;
+begin
+  if p_reason is null or pg_catalog.length(pg_catalog.btrim(p_reason)) = 0 then
+    -- an assertion: the operator endpoint validates the reason
+    raise exception 'an unfreeze needs a reason';
+  end if;
+  if not exists (select 1 from private.users where id = p_user) then
+    perform private.refuse(404, 'user_not_found', '{}'::jsonb);
+  end if;
+  perform private.kyc_lock(p_user);
+  update private.account_freezes a
+     set unfrozen_at = now(), unfrozen_by = p_operator, unfreeze_reason = pg_catalog.btrim(p_reason)
+   where a.user_id = p_user and a.unfrozen_at is null
+  returning * into f;
+  if not found then
+    -- not frozen: nothing to undo
+    return query select null::uuid, null::timestamptz, false;
+    return;
+  end if;
+  return query select f.id, f.unfrozen_at, true;
+end
+$function$;
+comment on function private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text) is 'Unfreezes the user''s account for the operator, with a reason; idempotent (changed false when it was not frozen). Its money moves again: withdrawals, and the payouts the job left unsent.';
+revoke all on function private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text) from public;
+grant execute on function private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.virtual_account_claim(p_user uuid, p_provider text)

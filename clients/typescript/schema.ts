@@ -1789,6 +1789,7 @@ export interface components {
      */
     ErrorCode:
       | 'account_exists'
+      | 'account_frozen'
       | 'admin_is_party'
       | 'already_reviewed'
       | 'card_authorization_invalid'
@@ -3509,7 +3510,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -3521,7 +3522,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_tier_required';
+            code?: 'account_frozen' | 'kyc_tier_required';
           };
         };
       };
@@ -5727,6 +5728,22 @@ export interface operations {
           };
         };
       };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
+          };
+        };
+      };
       /** @description `counterparty_is_self`: counterparty_phone is the caller's own phone number (Ask for the other party's phone number); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
@@ -6631,7 +6648,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -6643,7 +6660,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'escrow_wrong_party' | 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'account_frozen' | 'escrow_wrong_party' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -7419,7 +7436,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -7431,7 +7448,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'escrow_wrong_party';
+            code?: 'account_frozen' | 'escrow_wrong_party';
           };
         };
       };
@@ -8581,6 +8598,22 @@ export interface operations {
           };
         };
       };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
+          };
+        };
+      };
       /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
@@ -8960,7 +8993,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names); or `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -8972,7 +9005,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_limit_exceeded';
+            code?: 'kyc_limit_exceeded' | 'account_frozen';
           };
         };
       };
@@ -9213,6 +9246,20 @@ export interface operations {
           };
         };
       };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
+          };
+        };
+      };
       /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
@@ -9440,6 +9487,20 @@ export interface operations {
           };
         };
       };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
+          };
+        };
+      };
       /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)) */
       404: {
         headers: {
@@ -9649,6 +9710,20 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
           };
         };
       };
@@ -11181,7 +11256,7 @@ export interface operations {
           };
         };
       };
-      /** @description `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `merchant_frozen`: The merchant is frozen by an operator: no new key or webhook endpoint and no withdrawal while it is (its keys are refused too) (Contact support; removing an endpoint, rotating its secret and revoking a key still work); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -11193,7 +11268,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'merchant_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'account_frozen' | 'merchant_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -12437,7 +12512,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `escrow_wrong_party`: The caller is a party to the escrow, but the operation is another role's (e.g. the payee releasing); the message names the role that may do it (Do not offer the operation to this party; the other party does it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -12449,7 +12524,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'escrow_wrong_party';
+            code?: 'account_frozen' | 'escrow_wrong_party';
           };
         };
       };
@@ -13153,6 +13228,22 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
           };
         };
       };
@@ -14611,7 +14702,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -14623,7 +14714,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_tier_required';
+            code?: 'account_frozen' | 'kyc_tier_required';
           };
         };
       };
@@ -15010,7 +15101,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -15022,7 +15113,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'account_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -15216,7 +15307,7 @@ export interface operations {
           };
         };
       };
-      /** @description `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -15228,7 +15319,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'kyc_tier_required' | 'kyc_limit_exceeded';
+            code?: 'account_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
           };
         };
       };
@@ -15425,6 +15516,20 @@ export interface operations {
           };
         };
       };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
+          };
+        };
+      };
       /** @description `webhook_endpoint_not_found`: The endpoint named is not one of the caller's merchant's webhook endpoints (List the endpoints (merchant-webhook-list) and name one of them); or `webhook_delivery_not_found`: The delivery named is not one of the merchant's endpoints' deliveries (or was removed after 30 days) (List the deliveries (webhook-delivery-list) and name one of them) */
       404: {
         headers: {
@@ -15561,6 +15666,22 @@ export interface operations {
             status?: 401;
             /** @enum {unknown} */
             code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'account_frozen';
           };
         };
       };

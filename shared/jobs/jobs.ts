@@ -46,11 +46,13 @@ export async function jobsRun(now: Date | string = new Date()) {
     select id from private.merchant_escrows_expire(${at}::timestamptz, ${getConfig().MERCHANT_ESCROW_EXPIRY_HOURS}) as id`
   );
   const payouts = rows.map((r) => r.payout_tx).filter((t): t is string => !!t);
-  // payouts committed but never sent (a crash between the commit and the provider call)
+  // payouts committed but never sent (a crash between the commit and the provider call); a frozen
+  // payee's wait, pending in clearing, until they are unfrozen
   const stranded = await asService((tx) =>
     tx<{ id: string }[]>`
     select id from public.transactions
      where type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
+       and not private.account_frozen(user_id)
        and created_at < ${at}::timestamptz - interval '1 minute'
      order by created_at limit 50`
   );

@@ -8,9 +8,10 @@
 import { getConfig } from '../core/config.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import { asService } from '../core/db.ts';
-import type { AuthMode, Caller } from '../core/endpoint.ts';
+import { type AuthMode, type Caller, sqlRefusal } from '../core/endpoint.ts';
 import { describeWait, retryAfterHeader } from '../core/http.ts';
 import { RATE_LIMITED, UNAUTHENTICATED } from '../core/refusals.ts';
+import { ACCOUNT_FROZEN } from '../freezes/refusals.ts';
 import { MERCHANT_KEY_PATTERN } from './schema.ts';
 
 /** The caller of a key-authenticated endpoint: the key's merchant. */
@@ -24,12 +25,16 @@ export interface MerchantCaller extends Caller {
   ownerId: string;
 }
 
+/** What the key's lookup refuses with in SQL. */
+const KEY_REFUSALS = { name: 'merchant_key', refusals: new Map([[ACCOUNT_FROZEN.code, ACCOUNT_FROZEN]]) };
+
 /** The hash a key is stored and looked up by: the SHA-256 of the whole key, hex. */
 export const merchantKeyHash = (key: string): Promise<string> => sha256Hex(key);
 
 /**
  * The merchant of the request's key, or a refusal: 401 without a key of the right form, for a key
- * that is unknown, revoked or whose merchant is not active; 429 with Retry-After over the key's
+ * that is unknown, revoked or whose merchant is not active; 403 account_frozen when the merchant's
+ * owner is frozen (private.merchant_key_authenticate); 429 with Retry-After over the key's
  * rate limit. `maxPerMinute` is the configured limit unless given (the tests give a small one).
  */
 export async function merchantKeyCaller(
@@ -45,7 +50,10 @@ export async function merchantKeyCaller(
   const [row] = await asService((tx) =>
     tx<{ merchant_id: string; key_id: string; owner_id: string; wait: number }[]>`
       select merchant_id, key_id, owner_id, wait from private.merchant_key_authenticate(${hash}, ${maxPerMinute})`
-  );
+  ).catch((err) => {
+    // the owner's freeze (account_frozen), raised in SQL: worded here, before any endpoint runs
+    throw sqlRefusal(KEY_REFUSALS, err) ?? err;
+  });
   if (!row) throw UNAUTHENTICATED.error({ reason: 'key' });
   const wait = Number(row.wait);
   if (wait > 0) {
@@ -72,7 +80,7 @@ export function merchantKeyMode(opts: { maxPerMinute?: number } = {}): AuthMode<
           '(`esk_test_...` on a deployment with sandbox providers). Rate-limited per key.',
       },
     },
-    refusals: [RATE_LIMITED],
+    refusals: [ACCOUNT_FROZEN, RATE_LIMITED],
     identify: (req) => merchantKeyCaller(req, opts.maxPerMinute),
   };
 }

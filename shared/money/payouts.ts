@@ -107,7 +107,9 @@ export async function sendPayout(p: {
  * Sends an escrow payout (an escrow_payout transaction a release created) to the provider, once.
  * The attempt is recorded first, with the provider it goes through: a payout whose attempt had no
  * answer is settled by the transfer webhooks, never re-sent (that could pay twice); only payouts
- * never attempted (a crash between the commit and this call) are picked up again by the job.
+ * never attempted (a crash between the commit and this call) are picked up again by the job. A
+ * frozen payee's payout is not sent (null): it waits, pending, and the job sends it once they are
+ * unfrozen.
  */
 export async function startEscrowPayout(txId: string): Promise<PayoutSent | null> {
   const [p] = await asService((tx) =>
@@ -115,6 +117,7 @@ export async function startEscrowPayout(txId: string): Promise<PayoutSent | null
     update public.transactions
        set provider = ${payments().name}, metadata = metadata || jsonb_build_object('transfer_attempted_at', now())
      where id = ${txId} and type = 'escrow_payout' and status = 'pending' and not (metadata ? 'transfer_attempted_at')
+       and not private.account_frozen(user_id)
     returning amount::text, metadata ->> 'payout_account_id' as payout_account_id, escrow_id`
   );
   if (!p) return null;

@@ -17,6 +17,7 @@ import * as kyc from '../kyc/refusals.ts';
 import * as jobs from '../jobs/refusals.ts';
 import * as merchants from '../merchants/refusals.ts';
 import * as operators from '../operators/refusals.ts';
+import * as freezes from '../freezes/refusals.ts';
 
 const isRefusal = (v: unknown): v is AnyRefusal =>
   typeof v === 'object' && v !== null && 'code' in v && 'status' in v && 'error' in v;
@@ -33,6 +34,7 @@ export const AREA_REFUSALS: Readonly<Record<string, readonly AnyRefusal[]>> = Ob
     notifications,
     money,
     kyc,
+    freezes,
     merchants,
     operators,
     jobs,

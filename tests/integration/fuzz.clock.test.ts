@@ -41,7 +41,7 @@ import {
   wire,
 } from '../support/fuzz.ts';
 import { kycFake } from '../support/kyc-fake.ts';
-import { merchantWithFee } from '../support/merchants.ts';
+import { merchantWithFee, newMerchant } from '../support/merchants.ts';
 import { operationNames } from '../support/openapi-requests.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
@@ -410,27 +410,17 @@ function scenarios(): Record<string, Scenario> {
   let hooksMade: Promise<void> | undefined;
   const hooksOnce = () =>
     hooksMade ??= (async () => {
-      const made = async (name: string) => {
-        const u = await signUp({ tier: 4 });
-        ok(await post('merchant-create', { name }, { token: u.accessToken }), 'merchant-create', 201);
-        const k = ok(
-          await post('merchant-key-create', { name: 'fuzz' }, { token: u.accessToken }),
-          'merchant-key-create',
-          201,
-        );
-        return { u, key: k.body.data.key as string, keyId: k.body.data.id as string };
-      };
-      const [mine, other] = [await made('Fuzz Hooks'), await made('Fuzz Others')];
-      hooksOwner = mine.u;
+      const [mine, other] = [await newMerchant('Fuzz Hooks'), await newMerchant('Fuzz Others')];
+      hooksOwner = mine.owner;
       hooksKey = mine.key;
       // another merchant's key, and a revoked key of this one
       const revoked = ok(
-        await post('merchant-key-create', { name: 'gone' }, { token: mine.u.accessToken }),
+        await post('merchant-key-create', { name: 'gone' }, { token: mine.owner.accessToken }),
         'merchant-key-create',
         201,
       );
       ok(
-        await post('merchant-key-revoke', { key_id: revoked.body.data.id }, { token: mine.u.accessToken }),
+        await post('merchant-key-revoke', { key_id: revoked.body.data.id }, { token: mine.owner.accessToken }),
         'merchant-key-revoke',
       );
       hooksOtherKeys.push(other.key, revoked.body.data.key);
@@ -441,9 +431,9 @@ function scenarios(): Record<string, Scenario> {
           201,
         )
           .body.data.id as string;
-      hookEndpointIds.push(await endpointOf(mine.u), await endpointOf(mine.u));
-      for (let i = 0; i < 3; i++) hookDeleteIds.push(await endpointOf(mine.u));
-      const otherEndpoint = await endpointOf(other.u);
+      hookEndpointIds.push(await endpointOf(mine.owner), await endpointOf(mine.owner));
+      for (let i = 0; i < 3; i++) hookDeleteIds.push(await endpointOf(mine.owner));
+      const otherEndpoint = await endpointOf(other.owner);
       hookDeleteIds.push(otherEndpoint);
       // deliveries written as the queue writes them (the job is the fuzz's last operation): pending,
       // failed and succeeded ones of this merchant, and one of the other's
@@ -480,17 +470,8 @@ function scenarios(): Record<string, Scenario> {
   let escrowMerchantMade: Promise<typeof escrowMerchant> | undefined;
   const escrowMerchantOnce = () =>
     escrowMerchantMade ??= (async () => {
-      const keyOf = async (name: string) => {
-        const u = await signUp({ tier: 4 });
-        ok(await post('merchant-create', { name }, { token: u.accessToken }), 'merchant-create', 201);
-        const k = ok(
-          await post('merchant-key-create', { name: 'fuzz' }, { token: u.accessToken }),
-          'merchant-key-create',
-          201,
-        );
-        return k.body.data.key as string;
-      };
-      const [key, otherKey] = await Promise.all([keyOf('Fuzz Shop'), keyOf('Fuzz Other Shop')]);
+      const [shop, otherShop] = await Promise.all([newMerchant('Fuzz Shop'), newMerchant('Fuzz Other Shop')]);
+      const [key, otherKey] = [shop.key, otherShop.key];
       const made = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
         const reference = `fuzz-${i}-${Date.now()}`;
         const r = ok(

@@ -9,6 +9,7 @@ import { closeDb } from '../../shared/core/db.ts';
 import { expectError, expectOk, get, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { runJobs } from '../support/clock.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import {
   checkoutOf,
@@ -28,24 +29,9 @@ afterAll(() => closeDb());
 const statusOf = async (escrowId: string) =>
   (await testDb()<{ status: string }[]>`select status from public.escrows where id = ${escrowId}`)[0]!.status;
 
-/** What a user's wallet holds, in kobo (0 without one). */
 /** The buyer's user id (the merchant reads its parties under ids of its own). */
 const buyerOf = async (escrowId: string) =>
   (await testDb()<{ id: string }[]>`select initiator_id as id from public.escrows where id = ${escrowId}`)[0]!.id;
-
-const walletOf = async (userId: string) =>
-  Number(
-    (await testDb()<{ balance: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}),
-                      0)::text as balance`)[0]!.balance,
-  );
-
-const holdOf = async (escrowId: string) =>
-  Number(
-    (await testDb()<{ balance: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'escrow_hold' and owner_id = ${escrowId}),
-                      0)::text as balance`)[0]!.balance,
-  );
 
 const deliver = (m: Merchant, b: Record<string, unknown>) => post('merchant-escrow-deliver', b, { token: m.key });
 
@@ -171,7 +157,7 @@ describe('webhook-payments', () => {
     const funded = expectOk(await get('merchant-escrow-get', { token: m.key, query: { escrow_id: escrow.id } }));
     expect(funded.status).toBe('funded');
     expect(funded.checkout_url).toBeNull();
-    expect(await holdOf(escrow.id)).toBe(totalKobo);
+    expect(await holdKobo(escrow.id)).toBe(totalKobo);
     // the merchant hears escrow.funded
     const types = await testDb()<{ type: string | null }[]>`
       select private.webhook_event_type(e.kind, e.data) as type from private.events e
@@ -192,8 +178,8 @@ describe('webhook-payments', () => {
     });
     expect(d.responses[0]?.status).toBe(200);
     expect(await statusOf(escrow.id)).toBe('funded');
-    expect(await holdOf(escrow.id)).toBe(totalKobo);
-    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
+    expect(await holdKobo(escrow.id)).toBe(totalKobo);
+    expect(await walletKobo(await buyerOf(escrow.id))).toBe(0);
     await expectLedgerInvariants();
   });
 });
@@ -241,8 +227,8 @@ describe('jobs-run', () => {
     expectOk(await runJobs(new Date(Date.parse(escrow.created_at) + 73 * 3_600_000).toISOString()));
     await pay(escrow.id);
     expect(await statusOf(escrow.id)).toBe('cancelled');
-    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
-    expect(await holdOf(escrow.id)).toBe(0);
+    expect(await walletKobo(await buyerOf(escrow.id))).toBe(0);
+    expect(await holdKobo(escrow.id)).toBe(0);
     const [tx] = await testDb()<{ status: string; refund_due: boolean }[]>`
       select status::text, (metadata ? 'refund_due') as refund_due from public.transactions
        where id = ${await checkoutOf(escrow.id)}`;
@@ -258,7 +244,7 @@ describe('merchant-escrow-cancel', () => {
     expectOk(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }));
     await pay(escrow.id);
     expect(await statusOf(escrow.id)).toBe('cancelled');
-    expect(await walletOf(await buyerOf(escrow.id))).toBe(0);
+    expect(await walletKobo(await buyerOf(escrow.id))).toBe(0);
     const got = expectOk(await get('merchant-escrow-get', { token: m.key, query: { escrow_id: escrow.id } }));
     expect(got.checkout_url).toBeNull();
     await expectLedgerInvariants();

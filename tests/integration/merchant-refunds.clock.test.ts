@@ -12,6 +12,7 @@ import { REFUND_MAX_RESENDS } from '../../shared/money/refunds.ts';
 import { expectError, expectOk, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { runJobs } from '../support/clock.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
 import { paystack } from '../support/paystack.ts';
 import {
   checkoutOf,
@@ -27,20 +28,6 @@ import { newOperator } from '../support/operators.ts';
 afterAll(() => closeDb());
 
 // ---- helpers -------------------------------------------------------------------------------
-
-const walletOf = async (userId: string) =>
-  Number(
-    (await testDb()<{ balance: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'user_wallet' and owner_id = ${userId}),
-                      0)::text as balance`)[0]!.balance,
-  );
-
-const holdOf = async (escrowId: string) =>
-  Number(
-    (await testDb()<{ balance: string }[]>`
-      select coalesce((select balance from private.ledger_accounts where kind = 'escrow_hold' and owner_id = ${escrowId}),
-                      0)::text as balance`)[0]!.balance,
-  );
 
 const statusOf = async (escrowId: string) =>
   (await testDb()<{ status: string }[]>`select status from public.escrows where id = ${escrowId}`)[0]!.status;
@@ -106,11 +93,11 @@ const refund = (payee: TestUser, escrowId: string) =>
 describe('escrow-refund', () => {
   it("sends one refund of the total charge by the charge's reference and credits no wallet", async () => {
     const { escrow, buyer, seller, charge, total } = await fundedMerchantEscrow();
-    const before = await walletOf(buyer.id);
+    const before = await walletKobo(buyer.id);
     const answer = expectOk(await refund(seller, escrow.id));
     expect(answer.status).toBe('refunded');
-    expect(await holdOf(escrow.id)).toBe(0);
-    expect(await walletOf(buyer.id)).toBe(before);
+    expect(await holdKobo(escrow.id)).toBe(0);
+    expect(await walletKobo(buyer.id)).toBe(before);
     // one pending refund of the buyer, naming the charge and the channel it goes back to
     const [r, ...more] = await refundsOf(escrow.id);
     expect(more).toEqual([]);
@@ -165,15 +152,15 @@ describe('escrow-refund', () => {
 
   it('refund.failed fails it and holds it for review: the money stays booked, no wallet is credited', async () => {
     const { escrow, buyer, seller, charge } = await fundedMerchantEscrow();
-    const before = await walletOf(buyer.id);
+    const before = await walletKobo(buyer.id);
     expectOk(await refund(seller, escrow.id));
     await paystack.refundOutcome(charge, 'refund.pending');
     expect((await refundsOf(escrow.id))[0]!.status).toBe('pending');
     await paystack.refundOutcome(charge, 'refund.failed');
     const [r] = await refundsOf(escrow.id);
     expect(r).toMatchObject({ status: 'failed', review: 'refund_failed', transfers: 1 });
-    expect(await walletOf(buyer.id)).toBe(before);
-    expect(await holdOf(escrow.id)).toBe(0);
+    expect(await walletKobo(buyer.id)).toBe(before);
+    expect(await holdKobo(escrow.id)).toBe(0);
     const flags = await testDb()<{ reason: string }[]>`
       select reason from private.payment_flags where transaction_id = ${r!.id}`;
     expect(flags).toEqual([{ reason: 'refund_failed' }]);
@@ -193,9 +180,9 @@ describe('escrow-refund', () => {
 
   it("an app escrow still refunds to the payer's wallet, with no provider call", async () => {
     const deal = await fundedDeal({ amount: 10_000 });
-    const before = await walletOf(deal.payer.id);
+    const before = await walletKobo(deal.payer.id);
     expectOk(await post('escrow-refund', { escrow_id: deal.escrowId }, { token: deal.payee.accessToken }));
-    expect(await walletOf(deal.payer.id)).toBe(before + Math.round(deal.feeBreakdown.total_charge * 100));
+    expect(await walletKobo(deal.payer.id)).toBe(before + Math.round(deal.feeBreakdown.total_charge * 100));
     const rows = await testDb()<{ status: string; provider: string; has_charge: boolean }[]>`
       select status::text, provider, metadata ? 'charge_reference' as has_charge from public.transactions
        where escrow_id = ${deal.escrowId} and type = 'escrow_refund'`;
@@ -213,14 +200,14 @@ describe('escrow-fund', () => {
     const { escrow } = await created(m, { amount: 5_000, buyer_phone: buyer.phone });
     // a wallet that could pay it: only the refusal keeps the wallet's money out of it
     await fundWallet(buyer, 6_000);
-    const before = await walletOf(buyer.id);
+    const before = await walletKobo(buyer.id);
     for (const method of ['wallet', 'card', 'bank_transfer'] as const) {
       const res = await post('escrow-fund', { escrow_id: escrow.id, method }, { token: buyer.accessToken });
       expectError(res, 409);
       expect(res.body).toMatchObject({ code: 'merchant_escrow_checkout_only' });
     }
     expect(await statusOf(escrow.id)).toBe('draft');
-    expect(await walletOf(buyer.id)).toBe(before);
+    expect(await walletKobo(buyer.id)).toBe(before);
   });
 });
 
@@ -242,7 +229,7 @@ async function disputedMerchantEscrow() {
 describe('dispute-respond', () => {
   it("a dispute settled by refund sends the whole charge back through the provider, not to the buyer's wallet", async () => {
     const { escrow, buyer, seller, charge, total } = await disputedMerchantEscrow();
-    const before = await walletOf(buyer.id);
+    const before = await walletKobo(buyer.id);
     const d = expectOk(
       await post('dispute-propose', { escrow_id: escrow.id, outcome: 'refund' }, { token: seller.accessToken }),
       201,
@@ -253,7 +240,7 @@ describe('dispute-respond', () => {
       }),
     );
     expect(await statusOf(escrow.id)).toBe('refunded');
-    expect(await walletOf(buyer.id)).toBe(before);
+    expect(await walletKobo(buyer.id)).toBe(before);
     expect(await refundsOf(escrow.id)).toMatchObject([{ amount: String(total), status: 'pending', attempted: true }]);
     expect(await providerRefundsOf(charge)).toMatchObject([{ amount: total }]);
     await paystack.refundOutcome(charge, 'refund.processed');
@@ -263,7 +250,7 @@ describe('dispute-respond', () => {
 
   it("a split's refund part goes back through the provider; the seller's part is released as before", async () => {
     const { escrow, buyer, seller, charge } = await disputedMerchantEscrow();
-    const before = await walletOf(buyer.id);
+    const before = await walletKobo(buyer.id);
     const d = expectOk(
       await post('dispute-propose', { escrow_id: escrow.id, outcome: 'split', payee_amount: 30_000 }, {
         token: buyer.accessToken,
@@ -276,8 +263,8 @@ describe('dispute-respond', () => {
       }),
     );
     expect(await statusOf(escrow.id)).toBe('released');
-    expect(await holdOf(escrow.id)).toBe(0);
-    expect(await walletOf(buyer.id)).toBe(before);
+    expect(await holdKobo(escrow.id)).toBe(0);
+    expect(await walletKobo(buyer.id)).toBe(before);
     const [r, ...more] = await refundsOf(escrow.id);
     expect(more).toEqual([]);
     // R - P = 20,000 naira with the payer fee and VAT on it
@@ -322,7 +309,7 @@ describe('webhook-payments', () => {
     await eventually(async () => (await providerRefundsOf(charge)).length > 0, 'the late charge refund');
     expect(await providerRefundsOf(charge)).toMatchObject([{ amount: total }]);
     expect(await statusOf(escrow.id)).toBe('cancelled');
-    expect(await walletOf(buyer.id)).toBe(0);
+    expect(await walletKobo(buyer.id)).toBe(0);
     const [r] = await refundsOf(escrow.id);
     // never entered a hold: the refund has no ledger transfer
     expect(r).toMatchObject({ amount: String(total), status: 'pending', charge_reference: charge, transfers: 0 });

@@ -15,15 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, expectError, expectOk, get, post } from '../support/api.ts';
 import { runJobs } from '../support/clock.ts';
 import { testDb } from '../support/db.ts';
+import { newMerchant, newMerchantEscrow } from '../support/merchants.ts';
 import { readBody } from '../support/receiver.ts';
-import { newPhone, signUp, type TestUser } from '../support/users.ts';
+import { signUp, type TestUser } from '../support/users.ts';
 import { verifyEscrowWebhook } from '../docs-examples/webhook-receiver/verify.ts';
 import { TEST_SECRETS } from '../../shared/core/published-secrets.ts';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/merchants/webhook-schema.ts';
 import { decryptSecret, importSecretKey } from '../../shared/webhooks/secrets.ts';
 import type { WebhookEventType } from '../../shared/webhooks/types.ts';
-import merchantCreate from '../../supabase/functions/merchant-create/handler.ts';
-import merchantKeyCreate from '../../supabase/functions/merchant-key-create/handler.ts';
 import merchantKeyRevoke from '../../supabase/functions/merchant-key-revoke/handler.ts';
 import webhookCreate from '../../supabase/functions/merchant-webhook-create/handler.ts';
 import webhookList from '../../supabase/functions/merchant-webhook-list/handler.ts';
@@ -80,27 +79,16 @@ const receivedAt = (url: string) => received.filter((r) => r.path === new URL(ur
 type Owner = TestUser & { merchantId: string; key: string; keyId: string; escrows: string[] };
 
 let merchantCount = 0;
-/** A tier-4 user with a merchant and one API key. */
+/** A tier-4 user with a merchant and one API key (tests/support/merchants.ts), and three escrows. */
 async function owner(): Promise<Owner> {
-  const user = await signUp({ tier: 4 });
-  const name = `Hook Traders ${'abcdefghij'[merchantCount++ % 10]}`;
-  const m = expectOk(await post(merchantCreate, { name }, { token: user.accessToken }), 201);
-  const k = expectOk(await post(merchantKeyCreate, { name: 'server' }, { token: user.accessToken }), 201);
+  const m = await newMerchant(`Hook Traders ${'abcdefghij'[merchantCount++ % 10]}`);
   // its escrows, made before any endpoint exists (an endpoint is sent only what happens after it)
   const escrows: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const made = await post('merchant-escrow-create', {
-      reference: `hooks-${i}`,
-      category: 'goods_products',
-      title: 'Hooked phone',
-      amount: 5_000,
-      buyer_phone: newPhone().e164,
-      seller_phone: newPhone().e164,
-    }, { token: k.key });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    escrows.push(made.body.data.id);
+    const { escrow } = await newMerchantEscrow(m, { reference: `hooks-${i}`, title: 'Hooked phone', amount: 5_000 });
+    escrows.push(escrow.id);
   }
-  return { ...user, merchantId: m.id, key: k.key, keyId: k.id, escrows };
+  return { ...m.owner, merchantId: m.id, key: m.key, keyId: m.keyId, escrows };
 }
 
 async function endpointOf(o: Owner, url = hook(), event_types?: WebhookEventType[]) {

@@ -5,6 +5,7 @@ import { cardAdd } from '../../../shared/money/cards.ts';
 import { cardAddBody, cardResponse } from '../../../shared/money/schema.ts';
 import { CARD_AUTHORIZATION_INVALID } from '../../../shared/money/refusals.ts';
 import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'card-add',
@@ -14,7 +15,7 @@ export default endpoint({
     '(409 otherwise; 503 when it cannot be asked), and nothing is saved before. The first saved card becomes the ' +
     'default; the same card again (same `signature`) keeps its one row, refreshed, and answers 200. The ' +
     'authorization code is kept apart and never answered.',
-  refusals: [KYC_TIER_REQUIRED, CARD_AUTHORIZATION_INVALID, PROVIDER_UNAVAILABLE],
+  refusals: [ACCOUNT_FROZEN, KYC_TIER_REQUIRED, CARD_AUTHORIZATION_INVALID, PROVIDER_UNAVAILABLE],
   alsoSucceedsWith: [{ status: 200, description: 'The card was saved already: the saved card' }],
   method: 'POST',
   auth: userSession,

@@ -4,6 +4,7 @@ import { escrowCreate, inviteTokenFor } from '../../../shared/escrow/escrow.ts';
 import { escrowCreateBody, escrowCreateResponse } from '../../../shared/escrow/schema.ts';
 import { COUNTERPARTY_IS_SELF } from '../../../shared/escrow/refusals.ts';
 import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'escrow-create',
@@ -14,7 +15,7 @@ export default endpoint({
     'invite SMS a day to a phone, and 20 such escrows an hour and 100 a day per initiator). The fee breakdown is ' +
     'stored, the conversation created and the initiator notified (`escrow_created`); a repeat without an ' +
     'Idempotency-Key creates another escrow.',
-  refusals: [COUNTERPARTY_IS_SELF, RATE_LIMITED],
+  refusals: [ACCOUNT_FROZEN, COUNTERPARTY_IS_SELF, RATE_LIMITED],
   method: 'POST',
   auth: userSession,
   status: 201,

@@ -12,6 +12,7 @@ import { KYC_LIMIT_EXCEEDED, KYC_TIER_REQUIRED } from '../../../shared/kyc/refus
 import { CARD_DECLINED, CARD_NOT_FOUND, CHARGE_REFUSED, INSUFFICIENT_FUNDS } from '../../../shared/money/refusals.ts';
 import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { MERCHANT_ESCROW_CHECKOUT_ONLY } from '../../../shared/merchants/refusals.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'escrow-fund',
@@ -24,6 +25,7 @@ export default endpoint({
     'counterparty is invited (notification and SMS); an accepted escrow becomes `funded` and both parties are ' +
     "notified. A merchant's escrow is paid through the merchant's checkout only, never here.",
   refusals: [
+    ACCOUNT_FROZEN,
     ESCROW_WRONG_PARTY,
     ESCROW_NOT_FOUND,
     ESCROW_WRONG_STATE,

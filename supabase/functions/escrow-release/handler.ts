@@ -8,6 +8,7 @@ import {
   ESCROW_WRONG_PARTY,
   ESCROW_WRONG_STATE,
 } from '../../../shared/escrow/refusals.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'escrow-release',
@@ -18,7 +19,7 @@ export default endpoint({
     '`released`; both parties are notified (`released`). A payee at KYC tier 1 or above with a default payout ' +
     'account is paid out to their bank at once; otherwise the money stays in their wallet and they may be told to ' +
     'verify (`verification_needed`).',
-  refusals: [ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, ESCROW_NOT_DELIVERED],
+  refusals: [ACCOUNT_FROZEN, ESCROW_WRONG_PARTY, ESCROW_NOT_FOUND, ESCROW_WRONG_STATE, ESCROW_NOT_DELIVERED],
   method: 'POST',
   auth: userSession,
   idempotent: true,

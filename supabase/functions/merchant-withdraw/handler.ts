@@ -11,6 +11,7 @@ import { MERCHANT_FROZEN, MERCHANT_NOT_FOUND } from '../../../shared/merchants/r
 import { userSession } from '../../../shared/auth/session.ts';
 import { merchantWithdrawBody, merchantWithdrawResponse } from '../../../shared/merchants/schema.ts';
 import { merchantWithdraw } from '../../../shared/merchants/wallet.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'merchant-withdraw',
@@ -21,6 +22,7 @@ export default endpoint({
     "money back in the merchant's wallet. Otherwise it stays pending until the provider reports it " +
     "(`webhook-payments`, or the job's reconciliation), a failure or reversal returning it to the merchant's wallet once.",
   refusals: [
+    ACCOUNT_FROZEN,
     MERCHANT_NOT_FOUND,
     MERCHANT_FROZEN,
     PAYOUT_ACCOUNT_NOT_FOUND,

@@ -9,6 +9,7 @@ import {
   MILESTONE_NOT_FOUND,
   MILESTONE_WRONG_STATE,
 } from '../../../shared/escrow/refusals.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'milestone-release',
@@ -18,7 +19,14 @@ export default endpoint({
     'the fees and VAT are booked, the payee is notified (`milestone_released`) and paid out to their bank as after ' +
     '`escrow-release`. When the released milestones reach the escrow amount, the escrow is `released` and both ' +
     'parties are notified (`released`).',
-  refusals: [ESCROW_NOT_FOUND, ESCROW_WRONG_PARTY, MILESTONE_NOT_FOUND, ESCROW_WRONG_STATE, MILESTONE_WRONG_STATE],
+  refusals: [
+    ACCOUNT_FROZEN,
+    ESCROW_NOT_FOUND,
+    ESCROW_WRONG_PARTY,
+    MILESTONE_NOT_FOUND,
+    ESCROW_WRONG_STATE,
+    MILESTONE_WRONG_STATE,
+  ],
   method: 'POST',
   auth: userSession,
   idempotent: true,

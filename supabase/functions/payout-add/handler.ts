@@ -7,6 +7,7 @@ import {
 import { userSession } from '../../../shared/auth/session.ts';
 import { payoutAdd } from '../../../shared/money/payout-accounts.ts';
 import { payoutAccountResponse, payoutAddBody } from '../../../shared/money/schema.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'payout-add',
@@ -16,7 +17,7 @@ export default endpoint({
     'stored as the bank writes it (`verified`); when the provider cannot be reached the account is kept ' +
     'unverified. A transfer recipient is created at the provider (or at the first payout), and the first account ' +
     'becomes the default.',
-  refusals: [PAYOUT_ACCOUNT_DUPLICATE, PAYOUT_ACCOUNT_NAME_MISMATCH, PAYOUT_ACCOUNT_UNKNOWN_AT_BANK],
+  refusals: [ACCOUNT_FROZEN, PAYOUT_ACCOUNT_DUPLICATE, PAYOUT_ACCOUNT_NAME_MISMATCH, PAYOUT_ACCOUNT_UNKNOWN_AT_BANK],
   method: 'POST',
   auth: userSession,
   status: 201,

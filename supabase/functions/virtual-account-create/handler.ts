@@ -5,6 +5,7 @@ import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { virtualAccountResponse } from '../../../shared/money/schema.ts';
 import { virtualAccountCreate } from '../../../shared/money/wallet.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'virtual-account-create',
@@ -13,7 +14,7 @@ export default endpoint({
     '`webhook-payments` makes it `active` (number, name and bank) or `inactive`; one already pending or active is ' +
     'answered as it is, without asking again, and an inactive one may be asked for again. If the provider refuses ' +
     'or cannot be reached, it is marked `inactive` with the reason.',
-  refusals: [KYC_TIER_REQUIRED, VIRTUAL_ACCOUNT_REFUSED, PROVIDER_UNAVAILABLE],
+  refusals: [ACCOUNT_FROZEN, KYC_TIER_REQUIRED, VIRTUAL_ACCOUNT_REFUSED, PROVIDER_UNAVAILABLE],
   method: 'POST',
   auth: userSession,
   idempotent: 'provider',

@@ -5,6 +5,7 @@ import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { walletTopupBody, walletTopupResponse } from '../../../shared/money/schema.ts';
 import { walletTopup } from '../../../shared/money/wallet.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'wallet-topup',
@@ -15,6 +16,7 @@ export default endpoint({
     'stored authorization. The wallet is credited only when `webhook-payments` confirms the charge of exactly that ' +
     'amount; a charge that is declined, refused or cannot be started marks the top-up failed.',
   refusals: [
+    ACCOUNT_FROZEN,
     CARD_NOT_FOUND,
     CARD_DECLINED,
     CHARGE_REFUSED,

@@ -10,6 +10,7 @@ import { PROVIDER_UNAVAILABLE } from '../../../shared/core/refusals.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { transactionResponse, walletWithdrawBody } from '../../../shared/money/schema.ts';
 import { walletWithdraw } from '../../../shared/money/wallet.ts';
+import { ACCOUNT_FROZEN } from '../../../shared/freezes/refusals.ts';
 
 export default endpoint({
   name: 'wallet-withdraw',
@@ -20,6 +21,7 @@ export default endpoint({
     'the wallet. Otherwise the withdrawal stays pending until the provider reports it (`webhook-payments`, or the ' +
     "job's reconciliation), a failure or reversal putting the money back exactly once.",
   refusals: [
+    ACCOUNT_FROZEN,
     PAYOUT_ACCOUNT_NOT_FOUND,
     PAYOUT_ACCOUNT_REQUIRED,
     INSUFFICIENT_FUNDS,
