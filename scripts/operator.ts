@@ -69,11 +69,31 @@ function database(): { url: string; label: string; local: boolean } {
   };
 }
 
+/** The facts of a refusal raised by private.refuse (its DETAIL, JSON). */
+function facts(detail: string | undefined): Record<string, unknown> {
+  try {
+    return JSON.parse(detail ?? '{}') as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Why an account may not be an operator, from the facts of private.operator_grant's refusal. */
+function ineligible(detail: string | undefined): string {
+  const f = facts(detail);
+  if (f.code === 'operator_tier_required') {
+    return `the account is at KYC tier ${f.tier} and an operator must be at tier 3 or more`;
+  }
+  const missing = Array.isArray(f.missing) ? f.missing.join(' and ') : 'NIN and BVN';
+  return `the account has no ${missing} bound to it (an operator's NIN and BVN must be bound to their account)`;
+}
+
 /** A sentence for what went wrong talking to the database. */
 function explain(err: unknown, db: { label: string; local: boolean }, fn: string, phone: string): string {
-  const e = err as { code?: string; message?: string };
+  const e = err as { code?: string; message?: string; detail?: string };
   if (e?.code === 'ES404') return `no account has the phone ${phone}; its owner must sign up first`;
-  if (e?.code === 'ES409') return `${phone} cannot be an operator: ${e.message}`;
+  if (e?.code === 'ES409') return `${phone} cannot be an operator: ${ineligible(e.detail)}`;
+  if (e?.code === 'ES422') return `${fn} refused its ${facts(e.detail).field ?? 'arguments'}`;
   if (e?.code === '42883' || e?.code === '3F000') {
     return `the database ${db.label} has no private.${fn}: apply the migrations first (npm start applies them)`;
   }

@@ -1720,7 +1720,7 @@ declare
 begin
   perform 1 from private.operators o where o.user_id = p_admin and o.role = 'disputes' for share;
   if not found then
-    raise exception 'not a disputes operator' using errcode = 'ES404';
+    perform private.refuse(404, 'operator_not_found');
   end if;
   insert into private.admin_audit (admin_id, action, target_type, target_id, details)
   values (p_admin, p_action, p_target_type, p_target, coalesce(p_details, '{}'::jsonb))
@@ -5872,29 +5872,27 @@ declare
   v_missing text[];
 begin
   if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
-    raise exception 'phone must be +234 followed by 10 digits' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "phone"}');
   end if;
   if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
-    raise exception 'role must be one of support, finance, disputes, admin' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
   end if;
   if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
-    raise exception 'granted_by must be 1 to 200 characters' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "granted_by"}');
   end if;
   -- the account's row is locked: a concurrent grant of another role waits
   select u.id, u.kyc_tier into v_user, v_tier from private.users u where u.phone = p_phone for update;
   if v_user is null then
-    raise exception 'no account has the phone %', p_phone using errcode = 'ES404';
+    perform private.refuse(404, 'user_not_found');
   end if;
   if v_tier < 3 then
-    raise exception 'the account is at KYC tier % and an operator must be at tier 3 or more', v_tier
-      using errcode = 'ES409';
+    perform private.refuse(409, 'operator_tier_required', pg_catalog.jsonb_build_object('tier', v_tier));
   end if;
   select pg_catalog.array_agg(k order by k) into v_missing
     from unnest(array['nin', 'bvn']) as k
    where not exists (select 1 from private.identity_bindings b where b.user_id = v_user and b.kind = k);
   if v_missing is not null then
-    raise exception 'the account has no % bound to it (an operator''s NIN and BVN must be bound to their account)',
-      pg_catalog.array_to_string(v_missing, ' and ') using errcode = 'ES409';
+    perform private.refuse(409, 'operator_identity_unbound', pg_catalog.jsonb_build_object('missing', v_missing));
   end if;
   insert into private.operators (user_id, role, granted_by) values (v_user, p_role, p_by)
   on conflict (user_id, role) do nothing;
@@ -5923,17 +5921,17 @@ declare
   v_row private.operators;
 begin
   if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
-    raise exception 'phone must be +234 followed by 10 digits' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "phone"}');
   end if;
   if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
-    raise exception 'role must be one of support, finance, disputes, admin' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
   end if;
   if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
-    raise exception 'revoked_by must be 1 to 200 characters' using errcode = 'ES422';
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "revoked_by"}');
   end if;
   select u.id into v_user from private.users u where u.phone = p_phone;
   if v_user is null then
-    raise exception 'no account has the phone %', p_phone using errcode = 'ES404';
+    perform private.refuse(404, 'user_not_found');
   end if;
   delete from private.operators o where o.user_id = v_user and o.role = p_role returning o.* into v_row;
   if not found then

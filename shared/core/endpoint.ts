@@ -145,7 +145,7 @@ export interface AuthMode<C extends Caller = Caller> {
    * false: the caller is identified after the method and the body's size are checked, and
    * `identify` refuses with its own HttpError (a 401). true: the caller is identified first, and
    * anyone `identify` answers null for gets the 404 of a function that does not exist, whatever
-   * the method and body, so nothing tells them the endpoint exists (docs/security.md#admins).
+   * the method and body, so nothing tells them the endpoint exists (docs/security.md#operators).
    */
   readonly hidden: boolean;
   /** The caller of a request; null: no caller (a 404 when hidden, else a 401). */

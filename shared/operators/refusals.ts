@@ -67,3 +67,41 @@ export const TOTP_LOCKED = refusal<{ wait: string }>({
   message: (f) => `Too many wrong codes: try again in ${f.wait}`,
   example: { wait: '15 minutes' },
 });
+
+// The refusals of private.operator_grant / private.operator_revoke: the grant script words them
+// itself today (scripts/operator.ts); the four-eyes grant endpoint answers them.
+export const OPERATOR_TIER_REQUIRED = refusal<{ tier: number }>({
+  code: 'operator_tier_required',
+  status: 409,
+  when: 'A role granted to an account below KYC tier 3: every operator is verified',
+  then: 'The account must reach KYC tier 3 first (kyc-upgrade), then grant again',
+  message: (f) => `The account is at KYC tier ${f.tier}; an operator must be at tier 3 or more`,
+  example: { tier: 2 },
+});
+
+export const OPERATOR_IDENTITY_UNBOUND = refusal<{ missing: string[] }>({
+  code: 'operator_identity_unbound',
+  status: 409,
+  when: "A role granted to an account without its NIN and BVN bound to it: two operators are two people",
+  then: 'The account must verify the missing identity number, then grant again',
+  message: (f) => `The account has no ${f.missing.join(' and ').toUpperCase()} bound to it; an operator needs both`,
+  example: { missing: ['bvn'] },
+});
+
+export const OPERATOR_ARGUMENT_INVALID = refusal<{ field: string }>({
+  code: 'operator_argument_invalid',
+  status: 422,
+  when: 'private.operator_grant or private.operator_revoke called with a malformed phone, role or name of who ran it',
+  then: 'Pass an E.164 Nigerian phone, one of support, finance, disputes, admin, and 1-200 characters for who',
+  message: (f) => `The ${f.field} is malformed`,
+  example: { field: 'role' },
+});
+
+export const OPERATOR_NOT_FOUND = refusal({
+  code: 'operator_not_found',
+  status: 404,
+  when: 'An operator action recorded for a user who no longer holds the role (revoked while the request ran)',
+  then: 'Nothing: the action did not happen; the caller is no longer an operator',
+  message: () => 'No such operator',
+  example: {},
+});

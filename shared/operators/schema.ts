@@ -6,7 +6,7 @@ import { timestamp } from '../core/schema.ts';
 export const adminTotpVerifyBody = z.strictObject({
   code: z.string().regex(/^[0-9]{6}$/, 'must be exactly 6 digits').meta({
     description: 'The 6-digit code the authenticator shows now (RFC 6238: SHA-1, 30-second steps)',
-    example: '287082',
+    examples: ['287082'],
   }),
 });
 
