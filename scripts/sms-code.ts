@@ -7,8 +7,8 @@
 //
 // The database: the local stack's only. DATABASE_URL when set, but only when its host is this
 // machine (127.0.0.1, localhost or ::1): operators export a deployment's DATABASE_URL for `npm run
-// admin:grant`, and this script must never read live codes from it. Else the embedded PostgreSQL
-// of `npm start` on 127.0.0.1, port PG_PORT (54322 by default), as scripts/admin.ts.
+// operator:grant`, and this script must never read live codes from it. Else the embedded PostgreSQL
+// of `npm start` on 127.0.0.1, port PG_PORT (54322 by default), as scripts/operator.ts.
 //
 // The code printed is the newest one issued to the phone (private.otps, with the outbox row its
 // request queued in the same transaction: same phone, same created_at), and only while it is valid:

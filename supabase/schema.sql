@@ -159,23 +159,6 @@ comment on column private.admin_audit.details is 'What the action needs to be un
 grant select, insert on table private.admin_audit to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- table private.admins
--- ---------------------------------------------------------------------------------------------
-create table private.admins (
-  user_id uuid not null,
-  granted_at timestamp with time zone not null default now(),
-  granted_by text not null
-);
-alter table private.admins add constraint admins_granted_by_check CHECK (char_length(granted_by) >= 1 AND char_length(granted_by) <= 200);
-alter table private.admins add constraint admins_pkey PRIMARY KEY (user_id);
-alter table private.admins add constraint admins_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
-alter table private.admins enable row level security;
-create policy "Service role manages admins" on private.admins as permissive for all to service_role using (true) with check (true);
-comment on table private.admins is 'The users who may call admin endpoints, granted and revoked only by scripts/admin.ts (private.admin_grant, private.admin_revoke), never through the API.';
-comment on column private.admins.granted_by is 'Who ran the grant: the operator''s OS user as scripts/admin.ts saw it, or ''script''.';
-grant select, insert, update, delete on table private.admins to service_role;
-
--- ---------------------------------------------------------------------------------------------
 -- table private.card_authorizations
 -- ---------------------------------------------------------------------------------------------
 create table private.card_authorizations (
@@ -558,6 +541,30 @@ comment on table private.merchants is 'Business accounts, one per owner (a user 
 grant select, insert, update on table private.merchants to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.operator_factors
+-- ---------------------------------------------------------------------------------------------
+create table private.operator_factors (
+  user_id uuid not null,
+  secret_enc text,
+  status text not null default 'none'::text,
+  enrolled_at timestamp with time zone,
+  activated_at timestamp with time zone,
+  last_step bigint,
+  failures integer not null default 0,
+  locked_until timestamp with time zone,
+  reset_at timestamp with time zone
+);
+alter table private.operator_factors add constraint operator_factors_check CHECK ((status = 'none'::text) = (secret_enc IS NULL));
+alter table private.operator_factors add constraint operator_factors_failures_check CHECK (failures >= 0);
+alter table private.operator_factors add constraint operator_factors_pkey PRIMARY KEY (user_id);
+alter table private.operator_factors add constraint operator_factors_status_check CHECK (status = ANY (ARRAY['none'::text, 'pending'::text, 'active'::text]));
+alter table private.operator_factors add constraint operator_factors_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+alter table private.operator_factors enable row level security;
+create policy "Service role manages operator factors" on private.operator_factors as permissive for all to service_role using (true) with check (true);
+comment on table private.operator_factors is 'Each operator''s TOTP factor (RFC 6238): the secret encrypted under TOTP_ENCRYPTION_KEY, its state, the last accepted time step (no code reused) and the lockout after five wrong codes.';
+grant select, insert, update, delete on table private.operator_factors to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.operator_flags
 -- ---------------------------------------------------------------------------------------------
 create table private.operator_flags (
@@ -576,6 +583,44 @@ alter table private.operator_flags enable row level security;
 create policy "Service role manages operator flags" on private.operator_flags as permissive for all to service_role using (true) with check (true);
 comment on table private.operator_flags is 'Events an operator must look at (identity_in_use: a NIN or BVN bound to another account was submitted; identity_holder_erased: a number bound to a deleted account passed again and is held). Written by SQL functions only; read by the back office. No client role may read it.';
 grant select, insert, update on table private.operator_flags to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.operator_passes
+-- ---------------------------------------------------------------------------------------------
+create table private.operator_passes (
+  session_id uuid not null,
+  lineage uuid not null,
+  user_id uuid not null,
+  passed_at timestamp with time zone not null default now(),
+  expires_at timestamp with time zone not null
+);
+alter table private.operator_passes add constraint operator_passes_pkey PRIMARY KEY (session_id, lineage);
+alter table private.operator_passes add constraint operator_passes_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
+alter table private.operator_passes add constraint operator_passes_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX operator_passes_user_idx ON private.operator_passes USING btree (user_id);
+alter table private.operator_passes enable row level security;
+create policy "Service role manages operator passes" on private.operator_passes as permissive for all to service_role using (true) with check (true);
+comment on table private.operator_passes is 'A second-factor pass: the session and refresh-token lineage that passed admin-totp-verify, until expires_at (12 hours).';
+grant select, insert, update, delete on table private.operator_passes to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- table private.operators
+-- ---------------------------------------------------------------------------------------------
+create table private.operators (
+  user_id uuid not null,
+  role text not null,
+  granted_at timestamp with time zone not null default now(),
+  granted_by text not null
+);
+alter table private.operators add constraint operators_granted_by_check CHECK (char_length(granted_by) >= 1 AND char_length(granted_by) <= 200);
+alter table private.operators add constraint operators_pkey PRIMARY KEY (user_id, role);
+alter table private.operators add constraint operators_role_check CHECK (role = ANY (ARRAY['support'::text, 'finance'::text, 'disputes'::text, 'admin'::text]));
+alter table private.operators add constraint operators_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+alter table private.operators enable row level security;
+create policy "Service role manages operators" on private.operators as permissive for all to service_role using (true) with check (true);
+comment on table private.operators is 'Who runs the service: one row per operator and role (support, finance, disputes, admin). Granted and revoked by scripts/operator.ts (private.operator_grant, private.operator_revoke); only service_role reaches it.';
+comment on column private.operators.granted_at is 'When the grant took effect; the role''s tenure counts from here.';
+grant select, insert, update, delete on table private.operators to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- table private.otps
@@ -676,7 +721,8 @@ create table private.refresh_tokens (
   created_at timestamp with time zone not null default now(),
   rotated_at timestamp with time zone,
   replaced_by text,
-  grace_used_at timestamp with time zone
+  grace_used_at timestamp with time zone,
+  lineage uuid
 );
 alter table private.refresh_tokens add constraint refresh_tokens_pkey PRIMARY KEY (token_hash);
 alter table private.refresh_tokens add constraint refresh_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
@@ -685,6 +731,7 @@ alter table private.refresh_tokens enable row level security;
 create policy "Service role manages refresh tokens" on private.refresh_tokens as permissive for all to service_role using (true) with check (true);
 comment on table private.refresh_tokens is 'Every refresh token ever issued to a session, as a SHA-256 hash, with what became of it (rotation, grace reuse).';
 comment on column private.refresh_tokens.grace_used_at is 'Set when this rotated token''s single grace-window reuse was spent; a further reuse revokes the session.';
+comment on column private.refresh_tokens.lineage is 'The line of rotations this token belongs to: kept by a rotation, new for a grace-window sibling; null is the session''s first line (its lineage is the session id). Access tokens carry it; a second-factor pass is bound to it.';
 grant select, insert, update, delete on table private.refresh_tokens to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1623,32 +1670,6 @@ comment on function private.account_frozen_on_insert() is 'Refuses (account_froz
 revoke all on function private.account_frozen_on_insert() from public;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.admin_account(p_phone text)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.admin_account(p_phone text)
- RETURNS uuid
- LANGUAGE plpgsql
- STABLE
- SET search_path TO ''
-AS $function$
-declare
-  v_user uuid;
-begin
-  if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
-    raise exception 'phone must be +234 followed by 10 digits' using errcode = 'ES422';
-  end if;
-  select u.id into v_user from private.users u where u.phone = p_phone;
-  if v_user is null then
-    raise exception 'no account has the phone %', p_phone using errcode = 'ES404';
-  end if;
-  return v_user;
-end
-$function$;
-comment on function private.admin_account(p_phone text) is 'The user id of the account with this E.164 phone, for admin_grant and admin_revoke; ES422 for a malformed phone, ES404 when no account has it.';
-revoke all on function private.admin_account(p_phone text) from public;
-grant execute on function private.admin_account(p_phone text) to service_role;
-
--- ---------------------------------------------------------------------------------------------
 -- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
@@ -1687,34 +1708,6 @@ revoke all on function private.admin_dispute_resolve(p_dispute uuid, p_admin uui
 grant execute on function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.admin_grant(p_phone text, p_by text)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.admin_grant(p_phone text, p_by text)
- RETURNS boolean
- LANGUAGE plpgsql
- SET search_path TO ''
-AS $function$
-declare
-  v_user uuid := private.admin_account(p_phone);
-begin
-  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
-    raise exception 'granted_by must be 1 to 200 characters' using errcode = 'ES422';
-  end if;
-  insert into private.admins (user_id, granted_by) values (v_user, p_by)
-  on conflict (user_id) do nothing;
-  if not found then
-    return false;
-  end if;
-  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
-  values (v_user, 'admin.grant', 'user', v_user, pg_catalog.jsonb_build_object('by', p_by));
-  return true;
-end
-$function$;
-comment on function private.admin_grant(p_phone text, p_by text) is 'npm run admin:grant: makes the account with this E.164 phone an admin and records admin.grant (who ran it in details.by). Idempotent: false, and nothing written, when it was one already. ES404 when no account has the phone.';
-revoke all on function private.admin_grant(p_phone text, p_by text) from public;
-grant execute on function private.admin_grant(p_phone text, p_by text) to service_role;
-
--- ---------------------------------------------------------------------------------------------
 -- function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb)
@@ -1725,9 +1718,9 @@ AS $function$
 declare
   v_id bigint;
 begin
-  perform 1 from private.admins a where a.user_id = p_admin for share;
+  perform 1 from private.operators o where o.user_id = p_admin and o.role = 'disputes' for share;
   if not found then
-    raise exception 'not an admin' using errcode = 'ES404';
+    perform private.refuse(404, 'operator_not_found');
   end if;
   insert into private.admin_audit (admin_id, action, target_type, target_id, details)
   values (p_admin, p_action, p_target_type, p_target, coalesce(p_details, '{}'::jsonb))
@@ -1735,38 +1728,9 @@ begin
   return v_id;
 end
 $function$;
-comment on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) is 'Appends an admin action to private.admin_audit, in the caller''s transaction; ES404 when p_admin is not an admin (share-locks the admin''s row, so a concurrent revoke waits). Returns the audit row id.';
+comment on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) is 'Appends a dispute action to private.admin_audit, in the caller''s transaction; ES404 when p_admin does not hold the disputes role (share-locks that role''s row, so a concurrent revoke waits). Returns the audit row id.';
 revoke all on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) from public;
 grant execute on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) to service_role;
-
--- ---------------------------------------------------------------------------------------------
--- function private.admin_revoke(p_phone text, p_by text)
--- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.admin_revoke(p_phone text, p_by text)
- RETURNS boolean
- LANGUAGE plpgsql
- SET search_path TO ''
-AS $function$
-declare
-  v_user uuid := private.admin_account(p_phone);
-  v_row private.admins;
-begin
-  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
-    raise exception 'revoked_by must be 1 to 200 characters' using errcode = 'ES422';
-  end if;
-  delete from private.admins a where a.user_id = v_user returning a.* into v_row;
-  if not found then
-    return false;
-  end if;
-  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
-  values (v_user, 'admin.revoke', 'user', v_user, pg_catalog.jsonb_build_object(
-    'by', p_by, 'granted_at', v_row.granted_at, 'granted_by', v_row.granted_by));
-  return true;
-end
-$function$;
-comment on function private.admin_revoke(p_phone text, p_by text) is 'npm run admin:revoke: takes the admin right from the account with this E.164 phone and records admin.revoke (who ran it, and the grant it ends, in details). Idempotent: false, and nothing written, when it was not an admin. ES404 when no account has the phone.';
-revoke all on function private.admin_revoke(p_phone text, p_by text) from public;
-grant execute on function private.admin_revoke(p_phone text, p_by text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb)
@@ -4241,9 +4205,9 @@ CREATE OR REPLACE FUNCTION private.is_admin(p_user uuid)
  STABLE
  SET search_path TO ''
 AS $function$
-  select exists (select 1 from private.admins a where a.user_id = p_user)
+  select exists (select 1 from private.operators o where o.user_id = p_user and o.role = 'disputes')
 $function$;
-comment on function private.is_admin(p_user uuid) is 'Whether the user is an admin now (listed in private.admins); asked by every admin endpoint before anything else.';
+comment on function private.is_admin(p_user uuid) is 'Whether the user holds the disputes role now (private.operators); dispute-get and the admin-dispute-* endpoints ask it.';
 revoke all on function private.is_admin(p_user uuid) from public;
 grant execute on function private.is_admin(p_user uuid) to service_role;
 
@@ -5855,6 +5819,232 @@ revoke all on function private.notify_account(p_user uuid, p_event text, p_messa
 grant execute on function private.notify_account(p_user uuid, p_event text, p_message jsonb, p_action text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.operator_factor_reset(p_user uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_factor_reset(p_user uuid, p_now timestamp with time zone DEFAULT now())
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  insert into private.operator_factors (user_id, reset_at) values (p_user, p_now)
+  on conflict (user_id) do update
+    set secret_enc = null, status = 'none', enrolled_at = null, activated_at = null, last_step = null,
+        failures = 0, locked_until = null, reset_at = p_now;
+  delete from private.operator_passes p where p.user_id = p_user;
+end
+$function$;
+comment on function private.operator_factor_reset(p_user uuid, p_now timestamp with time zone) is 'Forgets the operator''s TOTP factor and ends their passes; enrolment is open again for 24 hours.';
+revoke all on function private.operator_factor_reset(p_user uuid, p_now timestamp with time zone) from public;
+grant execute on function private.operator_factor_reset(p_user uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_gate(p_user uuid, p_session uuid, p_lineage uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_gate(p_user uuid, p_session uuid, p_lineage uuid)
+ RETURNS TABLE(roles text[], passed boolean, live boolean)
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select private.operator_roles(p_user),
+         exists (select 1 from private.operator_passes p
+                  where p.session_id = p_session and p.lineage = p_lineage and p.user_id = p_user
+                    and p.expires_at > now()),
+         exists (select 1 from private.sessions s
+                  where s.id = p_session and s.user_id = p_user and s.revoked_at is null and s.expires_at > now())
+$function$;
+comment on function private.operator_gate(p_user uuid, p_session uuid, p_lineage uuid) is 'The operator auth mode''s check: the caller''s roles, whether this session and lineage hold a live second-factor pass, and whether the session is live.';
+revoke all on function private.operator_gate(p_user uuid, p_session uuid, p_lineage uuid) from public;
+grant execute on function private.operator_gate(p_user uuid, p_session uuid, p_lineage uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_grant(p_phone text, p_role text, p_by text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_grant(p_phone text, p_role text, p_by text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid;
+  v_tier smallint;
+  v_missing text[];
+begin
+  if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "phone"}');
+  end if;
+  if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
+  end if;
+  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "granted_by"}');
+  end if;
+  -- the account's row is locked: a concurrent grant of another role waits
+  select u.id, u.kyc_tier into v_user, v_tier from private.users u where u.phone = p_phone for update;
+  if v_user is null then
+    perform private.refuse(404, 'user_not_found');
+  end if;
+  if v_tier < 3 then
+    perform private.refuse(409, 'operator_tier_required', pg_catalog.jsonb_build_object('tier', v_tier));
+  end if;
+  select pg_catalog.array_agg(k order by k) into v_missing
+    from unnest(array['nin', 'bvn']) as k
+   where not exists (select 1 from private.identity_bindings b where b.user_id = v_user and b.kind = k);
+  if v_missing is not null then
+    perform private.refuse(409, 'operator_identity_unbound', pg_catalog.jsonb_build_object('missing', v_missing));
+  end if;
+  insert into private.operators (user_id, role, granted_by) values (v_user, p_role, p_by)
+  on conflict (user_id, role) do nothing;
+  if not found then
+    return false;
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
+  values (v_user, 'operator.grant', 'user', v_user, pg_catalog.jsonb_build_object('role', p_role, 'by', p_by));
+  return true;
+end
+$function$;
+comment on function private.operator_grant(p_phone text, p_role text, p_by text) is 'npm run operator:grant: gives the account with this E.164 phone an operator role, at KYC tier 3 or more with a NIN and a BVN bound to it (ES409 otherwise); records operator.grant. Idempotent: false when the role was held already.';
+revoke all on function private.operator_grant(p_phone text, p_role text, p_by text) from public;
+grant execute on function private.operator_grant(p_phone text, p_role text, p_by text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_revoke(p_phone text, p_role text, p_by text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_revoke(p_phone text, p_role text, p_by text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_user uuid;
+  v_row private.operators;
+begin
+  if p_phone is null or p_phone !~ '^\+234[0-9]{10}$' then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "phone"}');
+  end if;
+  if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
+  end if;
+  if p_by is null or pg_catalog.char_length(p_by) not between 1 and 200 then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "revoked_by"}');
+  end if;
+  select u.id into v_user from private.users u where u.phone = p_phone;
+  if v_user is null then
+    perform private.refuse(404, 'user_not_found');
+  end if;
+  delete from private.operators o where o.user_id = v_user and o.role = p_role returning o.* into v_row;
+  if not found then
+    return false;
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, details)
+  values (v_user, 'operator.revoke', 'user', v_user, pg_catalog.jsonb_build_object(
+    'role', p_role, 'by', p_by, 'granted_at', v_row.granted_at, 'granted_by', v_row.granted_by));
+  return true;
+end
+$function$;
+comment on function private.operator_revoke(p_phone text, p_role text, p_by text) is 'npm run operator:revoke: takes an operator role from the account with this E.164 phone and records operator.revoke. Idempotent: false, and nothing written, when the role was not held.';
+revoke all on function private.operator_revoke(p_phone text, p_role text, p_by text) from public;
+grant execute on function private.operator_revoke(p_phone text, p_role text, p_by text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_roles(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_roles(p_user uuid)
+ RETURNS text[]
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(pg_catalog.array_agg(o.role order by o.role), '{}'::text[])
+    from private.operators o where o.user_id = p_user
+$function$;
+comment on function private.operator_roles(p_user uuid) is 'The roles the user holds now, sorted; empty for a non-operator.';
+revoke all on function private.operator_roles(p_user uuid) from public;
+grant execute on function private.operator_roles(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_totp_enrol(p_user uuid, p_secret_enc text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_totp_enrol(p_user uuid, p_secret_enc text, p_now timestamp with time zone DEFAULT now())
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  f private.operator_factors;
+  v_opened timestamptz;
+begin
+  insert into private.operator_factors (user_id) values (p_user) on conflict (user_id) do nothing;
+  select * into f from private.operator_factors where user_id = p_user for update;
+  if f.status = 'active' then
+    return 'active';
+  end if;
+  select pg_catalog.max(o.granted_at) into v_opened from private.operators o where o.user_id = p_user;
+  v_opened := greatest(v_opened, f.reset_at);
+  if v_opened is null or v_opened + interval '24 hours' <= p_now then
+    return 'closed';
+  end if;
+  -- a pending secret never verified is replaced: only the newest one shown can activate the factor
+  update private.operator_factors
+     set secret_enc = p_secret_enc, status = 'pending', enrolled_at = p_now, activated_at = null,
+         last_step = null, failures = 0, locked_until = null
+   where user_id = p_user;
+  return 'ok';
+end
+$function$;
+comment on function private.operator_totp_enrol(p_user uuid, p_secret_enc text, p_now timestamp with time zone) is 'admin-totp-enrol: stores a pending TOTP secret (ok), unless a factor is active (active) or 24 hours have passed since the latest grant or reset (closed).';
+revoke all on function private.operator_totp_enrol(p_user uuid, p_secret_enc text, p_now timestamp with time zone) from public;
+grant execute on function private.operator_totp_enrol(p_user uuid, p_secret_enc text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_totp_try(p_user uuid, p_session uuid, p_lineage uuid, p_step bigint, p_pass_seconds integer, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_totp_try(p_user uuid, p_session uuid, p_lineage uuid, p_step bigint, p_pass_seconds integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS TABLE(outcome text, wait integer, expires_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  f private.operator_factors;
+begin
+  select * into f from private.operator_factors where user_id = p_user for update;
+  if not found or f.status = 'none' then
+    return query select 'none'::text, 0, null::timestamptz;
+    return;
+  end if;
+  if f.locked_until is not null and f.locked_until > p_now then
+    return query select 'locked'::text,
+      greatest(1, pg_catalog.ceil(extract(epoch from f.locked_until - p_now))::integer), null::timestamptz;
+    return;
+  end if;
+  if p_step is not null and (f.last_step is null or p_step > f.last_step) then
+    update private.operator_factors
+       set status = 'active', activated_at = coalesce(activated_at, p_now), last_step = p_step, failures = 0,
+           locked_until = null
+     where user_id = p_user;
+    insert into private.operator_passes (session_id, lineage, user_id, passed_at, expires_at)
+    values (p_session, p_lineage, p_user, p_now, p_now + pg_catalog.make_interval(secs => p_pass_seconds))
+    on conflict (session_id, lineage) do update set passed_at = excluded.passed_at, expires_at = excluded.expires_at;
+    return query select 'ok'::text, 0, p_now + pg_catalog.make_interval(secs => p_pass_seconds);
+    return;
+  end if;
+  if f.failures + 1 >= 5 then
+    update private.operator_factors
+       set failures = 0, locked_until = p_now + interval '15 minutes'
+     where user_id = p_user;
+    return query select 'locked'::text, 900, null::timestamptz;
+    return;
+  end if;
+  update private.operator_factors set failures = f.failures + 1 where user_id = p_user;
+  return query select 'invalid'::text, 0, null::timestamptz;
+end
+$function$;
+comment on function private.operator_totp_try(p_user uuid, p_session uuid, p_lineage uuid, p_step bigint, p_pass_seconds integer, p_now timestamp with time zone) is 'admin-totp-verify: records one try of a code (the step it matched, or null) under the factor''s lock: ok (a pass for the session''s lineage), invalid, locked (the fifth failure locks 15 minutes) or none.';
+revoke all on function private.operator_totp_try(p_user uuid, p_session uuid, p_lineage uuid, p_step bigint, p_pass_seconds integer, p_now timestamp with time zone) from public;
+grant execute on function private.operator_totp_try(p_user uuid, p_session uuid, p_lineage uuid, p_step bigint, p_pass_seconds integer, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.otp_record_attempt(p_otp_id uuid, p_matches boolean, p_max_attempts integer)
@@ -6578,7 +6768,7 @@ grant execute on function private.reviews_counted(p_reviewee uuid, p_min_amount 
 -- function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer)
- RETURNS TABLE(outcome text, user_id uuid, session_id uuid, phone text)
+ RETURNS TABLE(outcome text, user_id uuid, session_id uuid, phone text, lineage uuid)
  LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
@@ -6587,29 +6777,30 @@ declare
   s private.sessions%rowtype;
   successor private.refresh_tokens%rowtype;
   v_phone text;
+  v_lineage uuid;
 begin
   select * into t from private.refresh_tokens where token_hash = p_token_hash;
   if not found then
-    return query select 'invalid'::text, null::uuid, null::uuid, null::text;
+    return query select 'invalid'::text, null::uuid, null::uuid, null::text, null::uuid;
     return;
   end if;
   -- lock the session: every rotation of one session is serialised
   select * into s from private.sessions where id = t.session_id for update;
   select * into t from private.refresh_tokens where token_hash = p_token_hash;
   if s.revoked_at is not null or s.expires_at <= now() then
-    return query select 'invalid'::text, null::uuid, null::uuid, null::text;
+    return query select 'invalid'::text, null::uuid, null::uuid, null::text, null::uuid;
     return;
   end if;
   select u.phone into v_phone from private.users u where u.id = s.user_id;
 
   if t.rotated_at is null then
     update private.refresh_tokens set rotated_at = now(), replaced_by = p_new_hash where token_hash = t.token_hash;
-    insert into private.refresh_tokens (token_hash, session_id) values (p_new_hash, s.id);
+    insert into private.refresh_tokens (token_hash, session_id, lineage) values (p_new_hash, s.id, t.lineage);
     -- a refresh token lives 30 days from its issue, so the session lasts as long as its newest token
     update private.sessions
        set refreshed_at = now(), expires_at = now() + pg_catalog.make_interval(secs => p_session_ttl_seconds)
      where id = s.id;
-    return query select 'ok'::text, s.user_id, s.id, v_phone;
+    return query select 'ok'::text, s.user_id, s.id, v_phone, coalesce(t.lineage, s.id);
     return;
   end if;
 
@@ -6617,23 +6808,23 @@ begin
   if t.grace_used_at is null
      and t.rotated_at > now() - pg_catalog.make_interval(secs => p_grace_seconds)
      and successor.rotated_at is null then
-    -- The one sibling of the successor: both stay live, so two tabs that refreshed with the same
-    -- token at once each keep a working token (retiring the successor would log the first tab
-    -- out). The grace is spent: a third presentation is treated as theft.
+    -- The one sibling of the successor: both stay live (two tabs that refreshed at once). The
+    -- sibling starts a line of its own, so a second-factor pass of the successor's line is not its.
     update private.refresh_tokens set grace_used_at = now() where token_hash = t.token_hash;
-    insert into private.refresh_tokens (token_hash, session_id) values (p_new_hash, s.id);
+    v_lineage := gen_random_uuid();
+    insert into private.refresh_tokens (token_hash, session_id, lineage) values (p_new_hash, s.id, v_lineage);
     update private.sessions
        set refreshed_at = now(), expires_at = now() + pg_catalog.make_interval(secs => p_session_ttl_seconds)
      where id = s.id;
-    return query select 'grace'::text, s.user_id, s.id, v_phone;
+    return query select 'grace'::text, s.user_id, s.id, v_phone, v_lineage;
     return;
   end if;
 
   perform private.end_session(s.id, 'refresh_token_reuse');
-  return query select 'reuse'::text, s.user_id, s.id, v_phone;
+  return query select 'reuse'::text, s.user_id, s.id, v_phone, null::uuid;
 end
 $function$;
-comment on function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer) is 'Rotates a refresh token: ok, grace (one sibling inside the grace window), reuse (session revoked) or invalid.';
+comment on function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer) is 'Rotates a refresh token: ok, grace (one sibling inside the grace window, on a lineage of its own), reuse (session revoked) or invalid; answers the new token''s lineage.';
 revoke all on function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer) from public;
 grant execute on function private.rotate_refresh_token(p_token_hash text, p_new_hash text, p_grace_seconds integer, p_session_ttl_seconds integer) to service_role;
 

@@ -11,7 +11,7 @@ export interface paths {
     };
     /**
      * Lists disputes for the admin queue (open ones by default)
-     * @description Admins only: to anyone else the function does not exist. The open disputes (`negotiation` and `escalated`) or those of `status`, oldest first, each with its escrow, both parties' names, what is not yet released and every proposal made; page with `after`. Each call is written to the admin audit log.
+     * @description Operators with the disputes role and a second-factor pass (to anyone who is not an operator the function does not exist). The open disputes (`negotiation` and `escalated`) or those of `status`, oldest first, each with its escrow, both parties' names, what is not yet released and every proposal made; page with `after`. Each call is written to the admin audit log.
      */
     get: operations['admin-dispute-list'];
     put?: never;
@@ -33,9 +33,49 @@ export interface paths {
     put?: never;
     /**
      * Resolves an open dispute, escalated or still negotiated, by release, refund or split
-     * @description Admins only (to anyone else the function does not exist), and never on an escrow the admin is a party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and an SMS) and the payee's share goes on to their bank as after a release. The decision and its `resolution` are written to the admin audit log in the same transaction.
+     * @description Operators with the disputes role and a second-factor pass (to anyone who is not an operator the function does not exist), and never on an escrow the operator is a party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and an SMS) and the payee's share goes on to their bank as after a release. The decision and its `resolution` are written to the admin audit log in the same transaction.
      */
     post: operations['admin-dispute-resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-totp-enrol': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enrols the operator's second factor (TOTP), answering its secret this once
+     * @description A signed-in operator (to anyone else the function does not exist) with no active factor, within 24 hours of their latest grant or of a factor reset. Answers a new secret as an otpauth URI (SHA1, 6 digits, 30 s) and its QR code as SVG, this once: it is stored only encrypted and never answered again, not even to a retry with the same Idempotency-Key. The factor is active after the first good code (admin-totp-verify); until then, enrolling again replaces the secret.
+     */
+    post: operations['admin-totp-enrol'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-totp-verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Passes the second factor for this session with the authenticator's code
+     * @description A signed-in operator (to anyone else the function does not exist). A code of the current 30-second step, or of the step before or after it, that is later than the last code accepted passes: the factor is active (the first pass ends enrolment) and this session may call the operator endpoints for 12 hours. The pass is this session's alone: a sibling session born of a reused refresh token must pass again. Five wrong or reused codes in a row lock the factor for 15 minutes.
+     */
+    post: operations['admin-totp-verify'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1798,6 +1838,7 @@ export interface components {
       | 'name_verified'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
+      | 'operator_role_required'
       | 'otp_invalid'
       | 'payload_too_large'
       | 'payout_account_duplicate'
@@ -1814,9 +1855,15 @@ export interface components {
       | 'refresh_token_invalid'
       | 'refresh_token_reused'
       | 'review_never_accepted'
+      | 'second_factor_required'
       | 'service_unavailable'
       | 'signup_in_progress'
       | 'split_exceeds_held'
+      | 'totp_already_active'
+      | 'totp_enrolment_closed'
+      | 'totp_invalid'
+      | 'totp_locked'
+      | 'totp_not_enrolled'
       | 'transfer_refused'
       | 'unauthenticated'
       | 'user_not_found'
@@ -1950,6 +1997,34 @@ export interface operations {
             status?: 400;
             /** @enum {unknown} */
             code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
           };
         };
       };
@@ -2129,7 +2204,23 @@ export interface operations {
           };
         };
       };
-      /** @description `admin_is_party`: The admin is a party to the disputed escrow: no one decides their own case (Leave the dispute to another admin) */
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `admin_is_party`: The admin is a party to the disputed escrow: no one decides their own case (Leave the dispute to another admin); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2141,7 +2232,7 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'admin_is_party';
+            code?: 'admin_is_party' | 'operator_role_required';
           };
         };
       };
@@ -2190,6 +2281,269 @@ export interface operations {
             status?: 413;
             /** @enum {unknown} */
             code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-totp-enrol': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description The secret as an otpauth:// URI (SHA1, 6 digits, 30 s), shown this once: enter it or scan qr_svg */
+              otpauth_uri: string;
+              /** @description The same URI as a QR code, an SVG document */
+              qr_svg: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
+          };
+        };
+      };
+      /** @description `totp_already_active`: admin-totp-enrol by an operator whose factor is active: a factor is enrolled once (Sign in with the factor you have (admin-totp-verify); a lost factor is reset by an admin); or `totp_enrolment_closed`: admin-totp-enrol more than 24 hours after the latest grant of a role and after the last factor reset (Ask an admin to reset your second factor, then enrol within 24 hours) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'totp_already_active' | 'totp_enrolment_closed';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-totp-verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The 6-digit code the authenticator shows now (RFC 6238: SHA-1, 30-second steps)
+           * @example 287082
+           */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @constant */
+              passed: true;
+              /**
+               * Format: date-time
+               * @description When this session's pass ends (12 hours after the code); verify again after it
+               */
+              expires_at: string;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
+          };
+        };
+      };
+      /** @description `totp_not_enrolled`: admin-totp-verify by an operator with no factor (never enrolled, or reset) (Enrol first with admin-totp-enrol); or `totp_invalid`: A code that matches neither the current 30-second step nor the one before or after it, or one already used (Enter the code your authenticator shows now; five wrong codes in a row lock the factor for 15 minutes) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'totp_not_enrolled' | 'totp_invalid';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `totp_locked`: Five wrong codes in a row locked the factor for 15 minutes; Retry-After says how many seconds are left (Wait the seconds of Retry-After, then enter a fresh code) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'totp_locked';
           };
         };
       };

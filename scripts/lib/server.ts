@@ -6,7 +6,7 @@
 // closed); a client that goes away mid-body is logged at info level and answered nothing it reads.
 import { type Handler, MAX_BODY_BYTES } from '../../shared/core/endpoint.ts';
 import { getConfig } from '../../shared/core/config.ts';
-import { ALWAYS_HEADERS, errorBody, functionNotFound, jsonResponse } from '../../shared/core/http.ts';
+import { allowedOrigin, ALWAYS_HEADERS, errorBody, functionNotFound, jsonResponse } from '../../shared/core/http.ts';
 import { log } from '../../shared/core/log.ts';
 import { apiPageResponse } from './api-page.ts';
 import { slowGuard } from './slow-guard.ts';
@@ -90,9 +90,10 @@ export function serveFunctions(opts: {
           body: body?.outcome === 'ok' ? (body.bytes as Uint8Array<ArrayBuffer>) : undefined,
         });
         // not a function: the API reference page and its files, else Supabase's 404
-        res = handler
-          ? await handler(forwarded)
-          : (await apiPageResponse(req)) ?? functionNotFound(name || url.pathname, getConfig().CORS_ALLOW_ORIGIN);
+        res = handler ? await handler(forwarded) : (await apiPageResponse(req)) ?? functionNotFound(
+          name || url.pathname,
+          allowedOrigin(getConfig().CORS_ALLOW_ORIGIN, req.headers.get('origin')),
+        );
       }
       res = withAlwaysHeaders(res);
       if (!opts.quiet) {

@@ -157,7 +157,7 @@ export async function authRefresh(token: string): Promise<SessionBody> {
   const next = newRefreshToken();
   const [oldHash, newHash] = await Promise.all([hashRefreshToken(token), hashRefreshToken(next)]);
   const [row] = await asService((tx) =>
-    tx<{ outcome: string; user_id: string; session_id: string; phone: string }[]>`
+    tx<{ outcome: string; user_id: string; session_id: string; phone: string; lineage: string | null }[]>`
     select * from private.rotate_refresh_token(${oldHash}, ${newHash},
                                                ${c.REFRESH_REUSE_GRACE_SECONDS}, ${REFRESH_TOKEN_TTL_SECONDS})`
   );
@@ -165,7 +165,7 @@ export async function authRefresh(token: string): Promise<SessionBody> {
     throw REFRESH_TOKEN_REUSED.error({});
   }
   if (!row || (row.outcome !== 'ok' && row.outcome !== 'grace')) throw REFRESH_TOKEN_INVALID.error({});
-  return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next);
+  return sessionBody({ id: row.user_id, phone: row.phone }, row.session_id, next, row.lineage ?? undefined);
 }
 
 export async function authLogout(user: AuthUser): Promise<LogoutResponse> {

@@ -1,9 +1,8 @@
 // The auth modes of the auth area, which endpoints name as their `auth` (shared/core/endpoint.ts
-// defines the interface): the user session, a bearer access token whose session is still live,
-// and the admin, a user session whose user is an admin now.
-import { asService, ensureSessionLive, sessionIsLive, type UserClaims } from '../core/db.ts';
+// defines the interface): the user session, a bearer access token whose session is still live
+// (operators have modes of their own: shared/operators/auth.ts).
+import { ensureSessionLive, sessionIsLive, type UserClaims } from '../core/db.ts';
 import type { AuthMode } from '../core/endpoint.ts';
-import { HttpError } from '../core/http.ts';
 import { UNAUTHENTICATED } from '../core/refusals.ts';
 import { type RequestSession, withRequestSession } from '../core/request-session.ts';
 import { verifyAccessToken } from './tokens.ts';
@@ -13,6 +12,8 @@ export interface AuthUser {
   id: string;
   phone: string;
   sessionId: string;
+  /** The refresh-token lineage the token was issued on (the session id for the first line). */
+  lineage: string;
   claims: UserClaims;
 }
 
@@ -31,6 +32,7 @@ export async function bearerUser(req: Request): Promise<AuthUser> {
     id: claims.sub,
     phone: claims.phone,
     sessionId: claims.session_id,
+    lineage: claims.lineage ?? claims.session_id,
     claims: { ...claims, role: 'authenticated' },
   };
 }
@@ -40,25 +42,6 @@ export async function authenticate(req: Request): Promise<AuthUser> {
   const user = await bearerUser(req);
   if (!(await sessionIsLive(user.sessionId, user.id))) throw UNAUTHENTICATED.error({ reason: 'ended' });
   return user;
-}
-
-/**
- * The admin guard: the caller when the request carries a valid bearer token of a live session and
- * that user is an admin now (private.is_admin, as service_role), else null: no token, a bad or
- * expired one, an ended session, a user who is not (or no longer) an admin. The endpoint builder
- * answers null with functionNotFound, so nothing tells a non-admin that the endpoint exists. A
- * database failure is thrown (a 500), never taken for "not an admin".
- */
-export async function adminUser(req: Request): Promise<AuthUser | null> {
-  let user: AuthUser;
-  try {
-    user = await authenticate(req);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 401) return null;
-    throw err;
-  }
-  const [row] = await asService((tx) => tx<{ admin: boolean }[]>`select private.is_admin(${user.id}) as admin`);
-  return row?.admin === true ? user : null;
 }
 
 /**
@@ -86,15 +69,4 @@ export const userSession: AuthMode<AuthUser> = {
       return result as Awaited<ReturnType<typeof run>>;
     });
   },
-};
-
-/**
- * auth 'admin': a user session whose user is an admin now (private.is_admin). Anyone else, with or
- * without a token, gets the 404 the server gives for a function that does not exist, whatever the
- * method and body (docs/security.md#admins).
- */
-export const adminSession: AuthMode<AuthUser> = {
-  name: 'admin',
-  hidden: true,
-  identify: adminUser,
 };

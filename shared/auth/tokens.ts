@@ -31,6 +31,11 @@ export interface AccessClaims {
   sub: string;
   role: 'authenticated';
   session_id: string;
+  /**
+   * The line of refresh-token rotations the token was issued on (a grace-window sibling starts a
+   * new one); a second-factor pass is bound to it. Absent: the session's first line, the session id.
+   */
+  lineage?: string;
   phone: string;
   aud: string;
   iss: string;
@@ -38,8 +43,14 @@ export interface AccessClaims {
   exp: number;
 }
 
-export async function signAccessToken(user: { id: string; phone: string }, sessionId: string): Promise<string> {
-  return await new SignJWT({ role: 'authenticated', session_id: sessionId, phone: user.phone })
+export async function signAccessToken(
+  user: { id: string; phone: string },
+  sessionId: string,
+  lineage?: string,
+): Promise<string> {
+  const claims: Record<string, string> = { role: 'authenticated', session_id: sessionId, phone: user.phone };
+  if (lineage && lineage !== sessionId) claims.lineage = lineage;
+  return await new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user.id)
     .setAudience(AUDIENCE)
@@ -91,6 +102,9 @@ async function verifySignedToken(token: string): Promise<AccessClaims | null> {
     if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) return null;
     if (typeof payload.session_id !== 'string' || !UUID.test(payload.session_id)) return null;
     if (typeof payload.phone !== 'string') return null;
+    if (payload.lineage !== undefined && (typeof payload.lineage !== 'string' || !UUID.test(payload.lineage))) {
+      return null;
+    }
     return payload as unknown as AccessClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
@@ -113,11 +127,12 @@ export async function sessionBody(
   user: { id: string; phone: string },
   sessionId: string,
   refreshToken: string,
+  lineage?: string,
 ): Promise<SessionBody> {
   return {
     user: { id: user.id, phone: user.phone },
     session: {
-      access_token: await signAccessToken(user, sessionId),
+      access_token: await signAccessToken(user, sessionId, lineage),
       refresh_token: refreshToken,
       expires_in: ACCESS_TOKEN_TTL_SECONDS,
       token_type: 'bearer',

@@ -8,6 +8,18 @@ import { fromBase64 } from './crypto.ts';
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const secret = z.string().min(16, 'must be at least 16 characters');
 
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/;
+
+/** The origins of a CORS_ALLOW_ORIGIN list: its comma-separated entries, trimmed. */
+export const corsOrigins = (value: string): string[] => value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+
+/** `*` alone, or one or more origins (scheme, host, optional port; no path or trailing slash). */
+export function isCorsSetting(value: string): boolean {
+  if (value.trim() === '*') return true;
+  const origins = corsOrigins(value);
+  return origins.length > 0 && origins.every((o) => ORIGIN.test(o));
+}
+
 /** Whether a value is the base64 of exactly 32 bytes (an AES-256 key). */
 export function isKey32Base64(value: string): boolean {
   if (!/^[A-Za-z0-9+/]{43}=$/.test(value.trim())) return false;
@@ -52,6 +64,10 @@ const schema = z
     // shared/webhooks/secrets.ts): the base64 of 32 bytes. `npm start` fills a published local value;
     // a deployment must set its own (productionProblems).
     WEBHOOK_SECRET_KEY: z.string().refine(isKey32Base64, 'must be the base64 of 32 bytes (openssl rand -base64 32)')
+      .optional(),
+    // The key operators' TOTP secrets are stored under (AES-256-GCM, shared/operators/totp.ts): the
+    // base64 of 32 bytes. `npm start` fills a published local value; a deployment must set its own.
+    TOTP_ENCRYPTION_KEY: z.string().refine(isKey32Base64, 'must be the base64 of 32 bytes (openssl rand -base64 32)')
       .optional(),
     // Outbound webhooks are attempted right after the write that caused them (and by the job every
     // minute). false leaves them to the job alone: the test stack, whose suites move time by
@@ -106,7 +122,12 @@ const schema = z
     REFRESH_REUSE_GRACE_SECONDS: int(10, 0),
     PASSWORD_PBKDF2_ITERATIONS: int(600_000, 600_000),
 
-    CORS_ALLOW_ORIGIN: z.string().min(1).default('*'),
+    // `*`, or a comma-separated list of origins (scheme, host and port, no path): a request's Origin
+    // is echoed only when listed (allowOriginFor).
+    CORS_ALLOW_ORIGIN: z.string().min(1).default('*').refine(
+      isCorsSetting,
+      'must be * or a comma-separated list of origins such as https://console.example.com',
+    ),
     // How many proxies in front of the functions append to X-Forwarded-For (see clientAddress).
     TRUSTED_PROXY_HOPS: int(1, 1),
 
@@ -259,6 +280,11 @@ function productionProblems(c: z.infer<typeof schema>, raw: Record<string, strin
     problems.push('WEBHOOK_SECRET_KEY must be set outside the local stack (the base64 of 32 random bytes)');
   } else if (isPublishedSecret(c.WEBHOOK_SECRET_KEY)) {
     problems.push('WEBHOOK_SECRET_KEY is a value published in the repository; generate a new key');
+  }
+  if (c.TOTP_ENCRYPTION_KEY === undefined) {
+    problems.push('TOTP_ENCRYPTION_KEY must be set outside the local stack (the base64 of 32 random bytes)');
+  } else if (isPublishedSecret(c.TOTP_ENCRYPTION_KEY)) {
+    problems.push('TOTP_ENCRYPTION_KEY is a value published in the repository; generate a new key');
   }
   const staging = c.ALLOW_SANDBOX_PROVIDERS === 'true';
   for (const p of PROVIDERS) {

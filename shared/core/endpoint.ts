@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { ConfigError, getConfig } from './config.ts';
 import { isDatabaseUnavailable } from './db.ts';
 import {
+  allowedOrigin,
   ALWAYS_HEADERS,
   type AnyRefusal,
   errorBody,
@@ -144,7 +145,7 @@ export interface AuthMode<C extends Caller = Caller> {
    * false: the caller is identified after the method and the body's size are checked, and
    * `identify` refuses with its own HttpError (a 401). true: the caller is identified first, and
    * anyone `identify` answers null for gets the 404 of a function that does not exist, whatever
-   * the method and body, so nothing tells them the endpoint exists (docs/security.md#admins).
+   * the method and body, so nothing tells them the endpoint exists (docs/security.md#operators).
    */
   readonly hidden: boolean;
   /** The caller of a request; null: no caller (a 404 when hidden, else a 401). */
@@ -307,9 +308,11 @@ export type Handler<
   RS extends z.ZodType | undefined = z.ZodType | undefined,
 > = ((req: Request) => Promise<Response>) & { meta: EndpointMeta<QS, BS, RS> };
 
-function corsHeaders(method: Method): Record<string, string> {
+/** The CORS headers of an answer to a request from `origin` (allowedOrigin: CORS_ALLOW_ORIGIN's list). */
+function corsHeaders(method: Method, origin: string | null): Record<string, string> {
+  const allow = allowedOrigin(getConfig().CORS_ALLOW_ORIGIN, origin);
   return {
-    'Access-Control-Allow-Origin': getConfig().CORS_ALLOW_ORIGIN,
+    ...(allow === undefined ? {} : { 'Access-Control-Allow-Origin': allow }),
     'Access-Control-Allow-Methods': `${method}, OPTIONS`,
     'Access-Control-Allow-Headers':
       'authorization, x-client-info, apikey, content-type, idempotency-key, x-request-id, last-event-id',
@@ -469,7 +472,7 @@ export function endpoint<
     handler: spec.handler as Route['handler'],
   };
   const handler = (req: Request): Promise<Response> =>
-    withDeadline(route, (requestId) => respond(route, req, requestId));
+    withDeadline(route, req, (requestId) => respond(route, req, requestId));
   return Object.assign(handler, { meta: endpointMeta(spec, route) });
 }
 
@@ -486,13 +489,15 @@ const authRefusalsOf = (auth: Auth): Refusals => (auth === 'none' ? [] : (auth.r
 async function respond(route: Route, req: Request, requestId: string): Promise<Response> {
   const refused = configurationRefused(route, requestId);
   if (refused) return refused;
-  const headers = { ...corsHeaders(route.method), 'x-request-id': requestId };
+  const headers = { ...corsHeaders(route.method, req.headers.get('origin')), 'x-request-id': requestId };
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...headers, ...ALWAYS_HEADERS } });
   try {
     // A hidden mode (the admin's) checks its caller first: before the method, the body's size, the
     // query and the body, so a caller it refuses learns nothing from any of them.
     const early = route.mode?.hidden ? await route.mode.identify(req) : undefined;
-    if (early === null) return functionNotFound(route.name, getConfig().CORS_ALLOW_ORIGIN);
+    if (early === null) {
+      return functionNotFound(route.name, allowedOrigin(getConfig().CORS_ALLOW_ORIGIN, req.headers.get('origin')));
+    }
     checkMethod(route, req);
     const rawBody = route.method === 'GET' ? new Uint8Array(0) : await readBody(req);
     if (route.verify) await route.verify(req, rawBody);
@@ -511,7 +516,11 @@ async function respond(route: Route, req: Request, requestId: string): Promise<R
  * restarts). Work still under way goes on; an Idempotency-Key it holds stays claimed, and its
  * answer is kept for the retry if it ends.
  */
-async function withDeadline(route: Route, run: (requestId: string) => Promise<Response>): Promise<Response> {
+async function withDeadline(
+  route: Route,
+  req: Request,
+  run: (requestId: string) => Promise<Response>,
+): Promise<Response> {
   const requestId = crypto.randomUUID();
   if (!route.deadline) return await run(requestId);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -519,7 +528,7 @@ async function withDeadline(route: Route, run: (requestId: string) => Promise<Re
     timer = setTimeout(() => {
       log.warn('request.deadline', { function: route.name, request_id: requestId, after_ms: REQUEST_DEADLINE_MS });
       resolve(jsonResponse(503, errorBody(503, SERVICE_UNAVAILABLE.code, SERVICE_UNAVAILABLE.message({})), {
-        ...corsHeaders(route.method),
+        ...corsHeaders(route.method, req.headers.get('origin')),
         'x-request-id': requestId,
         'Retry-After': '2',
       }));

@@ -104,10 +104,24 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  * an admin endpoint answers anyone who is not an admin: the same status, body and headers, so the
  * two cannot be told apart.
  */
-export function functionNotFound(name: string, allowOrigin: string): Response {
-  return jsonResponse(404, errorBody(404, 'function_not_found', `No function named ${name}`), {
-    'Access-Control-Allow-Origin': allowOrigin,
-  });
+export function functionNotFound(name: string, allowOrigin: string | undefined): Response {
+  return jsonResponse(
+    404,
+    errorBody(404, 'function_not_found', `No function named ${name}`),
+    allowOrigin === undefined ? { Vary: 'Origin' } : { 'Access-Control-Allow-Origin': allowOrigin, Vary: 'Origin' },
+  );
+}
+
+/**
+ * The Access-Control-Allow-Origin of an answer under CORS_ALLOW_ORIGIN (`setting`): `*` when the
+ * setting is `*`; else the request's Origin when it is one of the setting's comma-separated
+ * origins, and no header at all (undefined) when it is not, so a browser on another origin reads
+ * nothing.
+ */
+export function allowedOrigin(setting: string, requestOrigin: string | null): string | undefined {
+  if (setting.trim() === '*') return '*';
+  if (requestOrigin === null) return undefined;
+  return setting.split(',').some((o) => o.trim() === requestOrigin) ? requestOrigin : undefined;
 }
 
 export function successBody(status: number, data: unknown) {

@@ -14,6 +14,8 @@ export const LOCAL_SECRETS = {
   JOBS_SECRET: 'local-only-jobs-secret-0123456789',
   // the base64 of 32 bytes: the ASCII of "local-only-webhook-secret-key-32"
   WEBHOOK_SECRET_KEY: 'bG9jYWwtb25seS13ZWJob29rLXNlY3JldC1rZXktMzI=',
+  // the base64 of 32 bytes: the ASCII of "local-only-totp-encryption-key32"
+  TOTP_ENCRYPTION_KEY: 'bG9jYWwtb25seS10b3RwLWVuY3J5cHRpb24ta2V5MzI=',
 } as const;
 
 /** The test stack's secrets (tests/support/stack.ts). */
@@ -30,6 +32,8 @@ export const TEST_SECRETS = {
   IDENTITY_API_KEY: 'test-suite-identity-api-key',
   // the base64 of 32 bytes: the ASCII of "test-suite-webhook-secret-key-32"
   WEBHOOK_SECRET_KEY: 'dGVzdC1zdWl0ZS13ZWJob29rLXNlY3JldC1rZXktMzI=',
+  // the base64 of 32 bytes: the ASCII of "test-suite-totp-encryption-key32"
+  TOTP_ENCRYPTION_KEY: 'dGVzdC1zdWl0ZS10b3RwLWVuY3J5cHRpb24ta2V5MzI=',
 } as const;
 
 /** The placeholders of .env.example. */

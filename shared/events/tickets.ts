@@ -35,6 +35,7 @@ export async function ticketUser(ticket: string): Promise<AuthUser | null> {
     id: row.user_id,
     phone: row.phone,
     sessionId: row.session_id,
+    lineage: row.session_id,
     claims: { sub: row.user_id, role: 'authenticated', session_id: row.session_id, phone: row.phone },
   };
 }

@@ -16,6 +16,7 @@ import * as money from '../money/refusals.ts';
 import * as kyc from '../kyc/refusals.ts';
 import * as jobs from '../jobs/refusals.ts';
 import * as merchants from '../merchants/refusals.ts';
+import * as operators from '../operators/refusals.ts';
 import * as freezes from '../freezes/refusals.ts';
 
 const isRefusal = (v: unknown): v is AnyRefusal =>
@@ -35,6 +36,7 @@ export const AREA_REFUSALS: Readonly<Record<string, readonly AnyRefusal[]>> = Ob
     kyc,
     freezes,
     merchants,
+    operators,
     jobs,
   })
     .map(([area, mod]) => [area, Object.values(mod as Record<string, unknown>).filter(isRefusal)]),

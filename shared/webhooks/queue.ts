@@ -126,6 +126,7 @@ async function escrowAsOwner(ownerId: string, escrowId: string): Promise<Record<
     id: ownerId,
     phone: '',
     sessionId,
+    lineage: sessionId,
     claims: { sub: ownerId, role: 'authenticated', session_id: sessionId, phone: '' },
   };
   try {

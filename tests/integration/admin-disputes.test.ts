@@ -9,6 +9,7 @@ import { halfUp, stored } from '../support/disputes.ts';
 import { type Deal, fundedDeal } from '../support/escrows.ts';
 import { balances } from '../support/ledger.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { newOperator } from '../support/operators.ts';
 import adminDisputeList from '../../supabase/functions/admin-dispute-list/handler.ts';
 import adminDisputeResolve from '../../supabase/functions/admin-dispute-resolve/handler.ts';
 import disputeGet from '../../supabase/functions/dispute-get/handler.ts';
@@ -17,9 +18,7 @@ import disputeRaise from '../../supabase/functions/dispute-raise/handler.ts';
 import disputeRespond from '../../supabase/functions/dispute-respond/handler.ts';
 
 async function newAdmin(): Promise<TestUser> {
-  const admin = await signUp({ first_name: 'Adaeze', last_name: 'Admin' });
-  await testDb()`select private.admin_grant(${admin.phone}, 'admin-disputes test')`;
-  return admin;
+  return await newOperator(['disputes']);
 }
 
 async function disputed(amount: number): Promise<{ deal: Deal; disputeId: string }> {
@@ -175,7 +174,7 @@ describe('admin endpoints', () => {
     describe('dispute-get', () => {
       it('an admin cannot resolve a dispute on their own escrow (403); reads any dispute with dispute-get', async () => {
         const { deal, disputeId } = await disputed(1_500);
-        await testDb()`select private.admin_grant(${deal.payee.phone}, 'admin-disputes test')`;
+        await newOperator(['disputes'], deal.payee);
         const own = await resolve(deal.payee, {
           dispute_id: disputeId,
           outcome: 'release',

@@ -45,7 +45,7 @@ import { merchantWithFee, newMerchant } from '../support/merchants.ts';
 import { operationNames } from '../support/openapi-requests.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
-import { grantAdmin } from '../support/admins.ts';
+import { newOperator } from '../support/operators.ts';
 
 afterAll(() => closeDb());
 
@@ -338,14 +338,14 @@ let w: World;
 
 async function buildWorld(): Promise<World> {
   const [admin, stranger, ...rest] = await Promise.all([
-    signUp({ first_name: 'Adaeze', last_name: 'Admin' }),
+    newOperator(['disputes', 'admin']),
     signUp(),
     ...Array.from({ length: 6 }, () => signUp({ tier: 3 })),
     ...Array.from({ length: 6 }, () => signUp({ tier: 1 })),
   ]);
   const payers = rest.slice(0, 6);
   const payees = rest.slice(6);
-  await Promise.all([grantAdmin(admin!.phone), ...payers.map((p) => fundWallet(p, 300_000))]);
+  await Promise.all(payers.map((p) => fundWallet(p, 300_000)));
   const d0 = await deal(payers[0]!, payees[0]!);
   ok(
     await post('message-send', { conversation_id: d0.conversationId, content: 'Hello' }, {

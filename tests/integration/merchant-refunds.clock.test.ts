@@ -23,6 +23,7 @@ import {
 } from '../support/merchants.ts';
 import { fundedDeal, fundWallet } from '../support/escrows.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import { newOperator } from '../support/operators.ts';
 
 afterAll(() => closeDb());
 
@@ -280,8 +281,7 @@ describe('dispute-respond', () => {
 describe('admin-dispute-resolve', () => {
   it("an operator's refund goes back through the provider", async () => {
     const { escrow, charge, total } = await disputedMerchantEscrow();
-    const admin = await signUp({ first_name: 'Adaeze', last_name: 'Admin' });
-    await testDb()`select private.admin_grant(${admin.phone}, 'merchant-refunds test')`;
+    const admin = await newOperator(['disputes']);
     const [dispute] = await testDb()<{ id: string }[]>`select id from public.disputes where escrow_id = ${escrow.id}`;
     expectOk(
       await post('admin-dispute-resolve', {

@@ -17,6 +17,7 @@ export const strongSecrets = () => ({
   IDENTITY_HASH_KEY: strong(),
   JOBS_SECRET: strong(),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 });
 
 /** A deployment's environment that passes every rule. */

@@ -23,6 +23,7 @@ process.env.PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
 process.env.PAYSTACK_BASE_URL = inject('fakePaystackUrl');
 process.env.IDENTITY_HASH_KEY = TEST_SECRETS.IDENTITY_HASH_KEY;
 process.env.WEBHOOK_SECRET_KEY = TEST_SECRETS.WEBHOOK_SECRET_KEY;
+process.env.TOTP_ENCRYPTION_KEY = TEST_SECRETS.TOTP_ENCRYPTION_KEY;
 // the real Sumsub and identity adapters, pointed at the KYC fake (tests/fakes/kyc.ts)
 process.env.KYC_PROVIDER = 'sumsub';
 process.env.SUMSUB_APP_TOKEN = TEST_SECRETS.SUMSUB_APP_TOKEN;

@@ -41,6 +41,7 @@ export function testStackEnv(httpPort: number, pgPort: number): Record<string, s
     IDENTITY_HASH_KEY: TEST_SECRETS.IDENTITY_HASH_KEY,
     JOBS_SECRET: TEST_JOBS_SECRET,
     WEBHOOK_SECRET_KEY: TEST_SECRETS.WEBHOOK_SECRET_KEY,
+    TOTP_ENCRYPTION_KEY: TEST_SECRETS.TOTP_ENCRYPTION_KEY,
     SMS_PROVIDER: 'outbox',
     // every test runs from 127.0.0.1: the per-address limit is raised, the per-phone ones are not
     OTP_IP_MAX_PER_HOUR: '100000',

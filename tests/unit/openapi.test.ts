@@ -130,8 +130,9 @@ describe('the OpenAPI document', () => {
     const statuses = (name: string) => Object.keys(operation(name).op?.responses ?? {}).map(Number);
     // a party's transition: the builder's statuses, and the wrong party, no such escrow, the wrong state
     expect(statuses('escrow-release')).toEqual([200, 400, 401, 403, 404, 409, 413, 500, 503]);
-    // an admin read: no 401 (a non-admin gets the 404 of a missing function), no 413 (a GET)
-    expect(statuses('admin-dispute-list')).toEqual([200, 400, 404, 500, 503]);
+    // an operator read: a non-operator gets the 404 of a missing function; 401 without a second-factor
+    // pass, 403 for a role that may not read it; no 413 (a GET)
+    expect(statuses('admin-dispute-list')).toEqual([200, 400, 401, 403, 404, 500, 503]);
     // a webhook: 401 for its signature
     expect(statuses('webhook-payments')).toEqual([200, 400, 401, 413, 500, 503]);
     // a card charge: declined (402), over a limit (403), the provider down (503)

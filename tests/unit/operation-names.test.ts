@@ -17,6 +17,7 @@ const functions = readdirSync(`${root}supabase/functions`)
 /** The area of each operation, by its first word(s); the first prefix that matches wins. */
 const AREAS: readonly [prefix: string, area: string][] = [
   ['admin-dispute-', 'disputes'],
+  ['admin-', 'operators'],
   ['auth-', 'auth'],
   ['card-', 'money'],
   ['conversation-', 'conversations'],

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
+import { AUTH_COLUMN } from '../../scripts/lib/spec/generated.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const path = (p: string) => `${root}${p}`;
@@ -245,10 +246,7 @@ describe('README.md', () => {
     const where = `README.md line ${row.line} (/${name})`;
     expect(row.cells.length, `${where}: a row needs exactly 5 cells: ${HEADER.join(', ')}`).toBe(5);
     expect(method, `${where}: Method must be ${meta.method}, as in its handler.ts`).toBe(meta.method);
-    const wantedAuth =
-      ({ user: 'bearer', admin: 'admin', merchant_key: 'merchant key', none: 'none' } as Record<string, string>)[
-        meta.auth
-      ];
+    const wantedAuth = AUTH_COLUMN[meta.auth];
     expect(auth, `${where}: Auth must be "${wantedAuth}" (handler auth is '${meta.auth}')`).toBe(wantedAuth);
     expect(success, `${where}: Success must be ${meta.status}, the handler's success status`).toBe(String(meta.status));
   });

@@ -52,7 +52,8 @@ export const IDEMPOTENT_END = '<!-- idempotent:end -->';
 /** What the README's Auth column says for an auth mode. */
 export const AUTH_COLUMN: Record<string, string> = {
   user: 'bearer',
-  admin: 'admin',
+  operator: 'operator',
+  operator_signed_in: 'operator (no pass)',
   merchant_key: 'merchant key',
   none: 'none',
 };

@@ -1,36 +1,33 @@
-// `npm run admin:grant -- <phone>` / `npm run admin:revoke -- <phone>`: gives or takes the admin
-// right of the account with that phone, straight in the database (private.admin_grant /
-// private.admin_revoke, as service_role), never through the API. Both are idempotent and record
-// what they changed in private.admin_audit, with the OS user who ran them.
+// `npm run operator:grant -- <phone> <role>` / `npm run operator:revoke -- <phone> <role>`: gives
+// or takes an operator role (support, finance, disputes, admin) of the account with that phone,
+// straight in the database (private.operator_grant / private.operator_revoke, as service_role),
+// never through the API: how the first admin is made (docs/operators.md). A grant is refused for
+// an account below KYC tier 3 or without its NIN and BVN bound to it. Both are idempotent and
+// record what they changed in private.admin_audit, with the OS user who ran them.
 //
 // The database: DATABASE_URL when set; else the embedded PostgreSQL of `npm start` on 127.0.0.1,
 // port PG_PORT (54322 by default), which must be running.
 //
 // Exit status: 0 done (or nothing to do), 1 refused or failed (no account has the phone, the
-// database cannot be reached...), 2 usage (a missing or malformed phone).
+// account is not eligible, the database cannot be reached...), 2 usage (a missing or malformed
+// phone or role).
 import { userInfo } from 'node:os';
 import postgres from 'postgres';
 import { NIGERIAN_PHONE, toE164 } from '../shared/core/validation.ts';
 import { DEFAULT_PG_PORT, localDatabaseUrl } from './lib/local-postgres.ts';
 
+const ROLES = ['support', 'finance', 'disputes', 'admin'] as const;
+
 const VERBS = {
-  grant: {
-    fn: 'admin_grant',
-    doing: 'granting the admin right to',
-    done: 'is now an admin',
-    same: 'was already an admin',
-  },
-  revoke: {
-    fn: 'admin_revoke',
-    doing: 'revoking the admin right of',
-    done: 'is no longer an admin',
-    same: 'was not an admin',
-  },
+  grant: { fn: 'operator_grant', doing: 'granting', done: 'now holds', same: 'already held' },
+  revoke: { fn: 'operator_revoke', doing: 'revoking', done: 'no longer holds', same: 'did not hold' },
 } as const;
 
-const USAGE = `usage: npm run admin:grant -- <phone>
-       npm run admin:revoke -- <phone>
+const USAGE = `usage: npm run operator:grant -- <phone> <role>
+       npm run operator:revoke -- <phone> <role>
 <phone> is 0 followed by 10 digits (08031234567) or +234 followed by 10 digits (+2348031234567).
+<role> is one of ${ROLES.join(', ')}.
+The account must be at KYC tier 3 or more with its NIN and BVN bound to it (a grant below that is refused).
 The database is DATABASE_URL, or else the local one of \`npm start\` (127.0.0.1, PG_PORT or ${DEFAULT_PG_PORT}).`;
 
 class Refused extends Error {}
@@ -72,10 +69,31 @@ function database(): { url: string; label: string; local: boolean } {
   };
 }
 
+/** The facts of a refusal raised by private.refuse (its DETAIL, JSON). */
+function facts(detail: string | undefined): Record<string, unknown> {
+  try {
+    return JSON.parse(detail ?? '{}') as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Why an account may not be an operator, from the facts of private.operator_grant's refusal. */
+function ineligible(detail: string | undefined): string {
+  const f = facts(detail);
+  if (f.code === 'operator_tier_required') {
+    return `the account is at KYC tier ${f.tier} and an operator must be at tier 3 or more`;
+  }
+  const missing = Array.isArray(f.missing) ? f.missing.join(' and ') : 'NIN and BVN';
+  return `the account has no ${missing} bound to it (an operator's NIN and BVN must be bound to their account)`;
+}
+
 /** A sentence for what went wrong talking to the database. */
 function explain(err: unknown, db: { label: string; local: boolean }, fn: string, phone: string): string {
-  const e = err as { code?: string; message?: string };
+  const e = err as { code?: string; message?: string; detail?: string };
   if (e?.code === 'ES404') return `no account has the phone ${phone}; its owner must sign up first`;
+  if (e?.code === 'ES409') return `${phone} cannot be an operator: ${ineligible(e.detail)}`;
+  if (e?.code === 'ES422') return `${fn} refused its ${facts(e.detail).field ?? 'arguments'}`;
   if (e?.code === '42883' || e?.code === '3F000') {
     return `the database ${db.label} has no private.${fn}: apply the migrations first (npm start applies them)`;
   }
@@ -88,33 +106,35 @@ function explain(err: unknown, db: { label: string; local: boolean }, fn: string
 }
 
 async function main() {
-  const [verb, phone, ...extra] = Deno.args;
+  const [verb, phone, role, ...extra] = Deno.args;
   if (verb !== 'grant' && verb !== 'revoke') {
     usage(`the first argument must be grant or revoke (got ${verb ?? 'nothing'})`);
   }
   if (phone === undefined) usage('the phone of the account is missing');
-  if (extra.length > 0) usage(`one phone at a time (got also ${extra.join(' ')})`);
   if (!NIGERIAN_PHONE.test(phone)) usage(`"${phone}" is not a Nigerian phone number`);
+  if (role === undefined) usage('the role is missing');
+  if (!(ROLES as readonly string[]).includes(role)) usage(`"${role}" is not a role (one of ${ROLES.join(', ')})`);
+  if (extra.length > 0) usage(`one phone and one role at a time (got also ${extra.join(' ')})`);
   const e164 = toE164(phone);
   const what = VERBS[verb];
   const db = database();
   const by = operator();
 
   console.log(`database: ${db.label}`);
-  console.log(`${what.doing} ${e164} (as ${by})`);
+  console.log(`${what.doing} the ${role} role of ${e164} (as ${by})`);
   const sql = postgres(db.url, { max: 1, connect_timeout: 10, onnotice: () => {} });
   try {
     const changed = await sql.begin(async (tx) => {
       await tx`select set_config('role', 'service_role', true)`;
       const [row] = verb === 'grant'
-        ? await tx<{ changed: boolean }[]>`select private.admin_grant(${e164}, ${by}) as changed`
-        : await tx<{ changed: boolean }[]>`select private.admin_revoke(${e164}, ${by}) as changed`;
+        ? await tx<{ changed: boolean }[]>`select private.operator_grant(${e164}, ${role}, ${by}) as changed`
+        : await tx<{ changed: boolean }[]>`select private.operator_revoke(${e164}, ${role}, ${by}) as changed`;
       return row?.changed === true;
     });
     console.log(
       changed
-        ? `done: ${e164} ${what.done} (recorded in private.admin_audit)`
-        : `${e164} ${what.same}; nothing changed`,
+        ? `done: ${e164} ${what.done} the ${role} role (recorded in private.admin_audit)`
+        : `${e164} ${what.same} the ${role} role; nothing changed`,
     );
   } catch (err) {
     throw new Refused(explain(err, db, what.fn, e164));

@@ -1,0 +1,107 @@
+// The refusals of the operators area: the operator auth mode (shared/operators/auth.ts) and the
+// second factor (admin-totp-enrol, admin-totp-verify). A non-operator is never refused with a code
+// of its own: the operator endpoints answer them the 404 of a function that does not exist.
+import { refusal } from '../core/http.ts';
+
+export const SECOND_FACTOR_REQUIRED = refusal({
+  code: 'second_factor_required',
+  status: 401,
+  when: 'An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in ' +
+    'another session or in a sibling of a reused refresh token)',
+  then: 'Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry',
+  message: () => 'This session has not passed the second factor; verify a code with admin-totp-verify',
+  example: {},
+});
+
+export const OPERATOR_ROLE_REQUIRED = refusal<{ roles: string[] }>({
+  code: 'operator_role_required',
+  status: 403,
+  when: 'An operator whose roles do not include one that may perform the action',
+  then: 'Ask an admin for the role, or leave the action to an operator who holds it',
+  message: (f) => `This action needs the ${f.roles.join(' or ')} role`,
+  example: { roles: ['disputes'] },
+});
+
+export const TOTP_ALREADY_ACTIVE = refusal({
+  code: 'totp_already_active',
+  status: 409,
+  when: 'admin-totp-enrol by an operator whose factor is active: a factor is enrolled once',
+  then: 'Sign in with the factor you have (admin-totp-verify); a lost factor is reset by an admin',
+  message: () => 'Your second factor is already enrolled',
+  example: {},
+});
+
+export const TOTP_ENROLMENT_CLOSED = refusal({
+  code: 'totp_enrolment_closed',
+  status: 409,
+  when: 'admin-totp-enrol more than 24 hours after the latest grant of a role and after the last factor reset',
+  then: 'Ask an admin to reset your second factor, then enrol within 24 hours',
+  message: () => 'Enrolment of a second factor closed 24 hours after your grant or reset',
+  example: {},
+});
+
+export const TOTP_NOT_ENROLLED = refusal({
+  code: 'totp_not_enrolled',
+  status: 409,
+  when: 'admin-totp-verify by an operator with no factor (never enrolled, or reset)',
+  then: 'Enrol first with admin-totp-enrol',
+  message: () => 'You have no second factor to verify; enrol first',
+  example: {},
+});
+
+export const TOTP_INVALID = refusal({
+  code: 'totp_invalid',
+  status: 409,
+  when: 'A code that matches neither the current 30-second step nor the one before or after it, or one already used',
+  then: 'Enter the code your authenticator shows now; five wrong codes in a row lock the factor for 15 minutes',
+  message: () => 'The code is invalid or was already used',
+  details: () => [{ field: 'code', message: 'is invalid or was already used' }],
+  example: {},
+});
+
+export const TOTP_LOCKED = refusal<{ wait: string }>({
+  code: 'totp_locked',
+  status: 429,
+  when: 'Five wrong codes in a row locked the factor for 15 minutes; Retry-After says how many seconds are left',
+  then: 'Wait the seconds of Retry-After, then enter a fresh code',
+  message: (f) => `Too many wrong codes: try again in ${f.wait}`,
+  example: { wait: '15 minutes' },
+});
+
+// The refusals of private.operator_grant / private.operator_revoke: the grant script words them
+// itself today (scripts/operator.ts); the four-eyes grant endpoint answers them.
+export const OPERATOR_TIER_REQUIRED = refusal<{ tier: number }>({
+  code: 'operator_tier_required',
+  status: 409,
+  when: 'A role granted to an account below KYC tier 3: every operator is verified',
+  then: 'The account must reach KYC tier 3 first (kyc-upgrade), then grant again',
+  message: (f) => `The account is at KYC tier ${f.tier}; an operator must be at tier 3 or more`,
+  example: { tier: 2 },
+});
+
+export const OPERATOR_IDENTITY_UNBOUND = refusal<{ missing: string[] }>({
+  code: 'operator_identity_unbound',
+  status: 409,
+  when: "A role granted to an account without its NIN and BVN bound to it: two operators are two people",
+  then: 'The account must verify the missing identity number, then grant again',
+  message: (f) => `The account has no ${f.missing.join(' and ').toUpperCase()} bound to it; an operator needs both`,
+  example: { missing: ['bvn'] },
+});
+
+export const OPERATOR_ARGUMENT_INVALID = refusal<{ field: string }>({
+  code: 'operator_argument_invalid',
+  status: 422,
+  when: 'private.operator_grant or private.operator_revoke called with a malformed phone, role or name of who ran it',
+  then: 'Pass an E.164 Nigerian phone, one of support, finance, disputes, admin, and 1-200 characters for who',
+  message: (f) => `The ${f.field} is malformed`,
+  example: { field: 'role' },
+});
+
+export const OPERATOR_NOT_FOUND = refusal({
+  code: 'operator_not_found',
+  status: 404,
+  when: 'An operator action recorded for a user who no longer holds the role (revoked while the request ran)',
+  then: 'Nothing: the action did not happen; the caller is no longer an operator',
+  message: () => 'No such operator',
+  example: {},
+});
