@@ -143,11 +143,13 @@ create table private.admin_audit (
   target_type text,
   target_id uuid,
   details jsonb not null default '{}'::jsonb,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  reason text
 );
 alter table private.admin_audit add constraint admin_audit_action_check CHECK (action ~ '^[a-z][a-z_]*(\.[a-z][a-z_]*)+$'::text AND char_length(action) <= 100);
 alter table private.admin_audit add constraint admin_audit_details_check CHECK (jsonb_typeof(details) = 'object'::text);
 alter table private.admin_audit add constraint admin_audit_pkey PRIMARY KEY (id);
+alter table private.admin_audit add constraint admin_audit_reason_check CHECK (reason IS NULL OR char_length(reason) >= 10 AND char_length(reason) <= 2000);
 alter table private.admin_audit add constraint admin_audit_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
 alter table private.admin_audit enable row level security;
 create policy "Service role manages the admin audit" on private.admin_audit as permissive for all to service_role using (true) with check (true);
@@ -156,6 +158,7 @@ CREATE TRIGGER admin_audit_no_truncate BEFORE TRUNCATE ON private.admin_audit FO
 comment on table private.admin_audit is 'Every admin action (and every grant and revoke of admin rights), one row each, written by private.admin_record in the transaction of the action. Append-only: no UPDATE, DELETE or TRUNCATE, even for its owner.';
 comment on column private.admin_audit.admin_id is 'The admin who acted; for admin.grant and admin.revoke, the user whose rights changed. No foreign key: the record outlives the account.';
 comment on column private.admin_audit.details is 'What the action needs to be understood later (a JSON object): e.g. the outcome and amounts of a resolution.';
+comment on column private.admin_audit.reason is 'Why the operator acted or looked, in their words (10-500 characters from the API; a dispute''s resolution up to 2,000); null for rows written before reasons were asked for and for the grant script''s rows.';
 grant select, insert on table private.admin_audit to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -5907,6 +5910,33 @@ $function$;
 comment on function private.operator_grant(p_phone text, p_role text, p_by text) is 'npm run operator:grant: gives the account with this E.164 phone an operator role, at KYC tier 3 or more with a NIN and a BVN bound to it (ES409 otherwise); records operator.grant. Idempotent: false when the role was held already.';
 revoke all on function private.operator_grant(p_phone text, p_role text, p_by text) from public;
 grant execute on function private.operator_grant(p_phone text, p_role text, p_by text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb DEFAULT '{}'::jsonb)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id bigint;
+begin
+  perform 1 from private.operators o
+   where o.user_id = p_operator and (p_roles is null or o.role = any (p_roles))
+   for share;
+  if not found then
+    perform private.refuse(404, 'operator_not_found');
+  end if;
+  insert into private.admin_audit (admin_id, action, target_type, target_id, reason, details)
+  values (p_operator, p_action, p_target_type, p_target, p_reason, coalesce(p_facts, '{}'::jsonb))
+  returning id into v_id;
+  return v_id;
+end
+$function$;
+comment on function private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb) is 'Appends an operator action or read to private.admin_audit in the caller''s transaction, share-locking the operator''s rows in p_roles (any role when null); 404 operator_not_found when they hold none of them now.';
+revoke all on function private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb) from public;
+grant execute on function private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.operator_revoke(p_phone text, p_role text, p_by text)

@@ -2,6 +2,13 @@
 // admin-totp-verify).
 import { z } from 'zod';
 import { timestamp } from '../core/schema.ts';
+import { text } from '../core/validation.ts';
+
+/** Every operator action's `reason` (10-500 characters): kept in the audit with the action. */
+export const operatorReason = text(10, 500).meta({
+  description: 'Why you act: kept in the audit with the action (10-500 characters)',
+  examples: ['The provider confirmed the payment; the webhook was lost'],
+});
 
 export const adminTotpVerifyBody = z.strictObject({
   code: z.string().regex(/^[0-9]{6}$/, 'must be exactly 6 digits').meta({
