@@ -162,6 +162,44 @@ comment on column private.admin_audit.reason is 'Why the operator acted or looke
 grant select, insert on table private.admin_audit to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- table private.approvals
+-- ---------------------------------------------------------------------------------------------
+create table private.approvals (
+  id uuid not null default gen_random_uuid(),
+  action text not null,
+  target_type text not null,
+  target_id uuid not null,
+  params jsonb not null default '{}'::jsonb,
+  amount bigint,
+  roles text[] not null,
+  reason text not null,
+  requested_by uuid not null,
+  requested_at timestamp with time zone not null default now(),
+  expires_at timestamp with time zone not null,
+  status text not null default 'pending'::text,
+  decided_by uuid,
+  decided_at timestamp with time zone,
+  decision_reason text,
+  result jsonb
+);
+alter table private.approvals add constraint approvals_action_check CHECK (action ~ '^[a-z][a-z_]*(\.[a-z][a-z_]*)+$'::text AND char_length(action) <= 100);
+alter table private.approvals add constraint approvals_amount_check CHECK (amount IS NULL OR amount >= 0);
+alter table private.approvals add constraint approvals_check CHECK ((status = 'pending'::text) = (decided_at IS NULL));
+alter table private.approvals add constraint approvals_decision_reason_check CHECK (decision_reason IS NULL OR char_length(decision_reason) >= 10 AND char_length(decision_reason) <= 2000);
+alter table private.approvals add constraint approvals_params_check CHECK (jsonb_typeof(params) = 'object'::text);
+alter table private.approvals add constraint approvals_pkey PRIMARY KEY (id);
+alter table private.approvals add constraint approvals_reason_check CHECK (char_length(reason) >= 10 AND char_length(reason) <= 2000);
+alter table private.approvals add constraint approvals_roles_check CHECK (cardinality(roles) > 0 AND roles <@ ARRAY['support'::text, 'finance'::text, 'disputes'::text, 'admin'::text]);
+alter table private.approvals add constraint approvals_status_check CHECK (status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text]));
+alter table private.approvals add constraint approvals_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
+CREATE UNIQUE INDEX approvals_one_pending_idx ON private.approvals USING btree (action, target_id) WHERE (status = 'pending'::text);
+CREATE INDEX approvals_status_idx ON private.approvals USING btree (status, requested_at);
+alter table private.approvals enable row level security;
+create policy "Service role manages approvals" on private.approvals as permissive for all to service_role using (true) with check (true);
+comment on table private.approvals is 'Operator actions waiting for a second operator (four eyes): pending until approved (and performed in the same transaction) or rejected; a pending one past expires_at is expired and can no longer be decided.';
+grant select, insert, update on table private.approvals to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- table private.card_authorizations
 -- ---------------------------------------------------------------------------------------------
 create table private.card_authorizations (
@@ -1734,6 +1772,141 @@ $function$;
 comment on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) is 'Appends a dispute action to private.admin_audit, in the caller''s transaction; ES404 when p_admin does not hold the disputes role (share-locks that role''s row, so a concurrent revoke waits). Returns the audit row id.';
 revoke all on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) from public;
 grant execute on function private.admin_record(p_admin uuid, p_action text, p_target_type text, p_target uuid, p_details jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.approval_done(p_id uuid, p_result jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.approval_done(p_id uuid, p_result jsonb)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO ''
+AS $function$
+  update private.approvals set result = p_result where id = p_id and status = 'approved';
+$function$;
+comment on function private.approval_done(p_id uuid, p_result jsonb) is 'Stores what the approved action answered.';
+revoke all on function private.approval_done(p_id uuid, p_result jsonb) from public;
+grant execute on function private.approval_done(p_id uuid, p_result jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.approval_lock(p_id uuid, p_decider uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.approval_lock(p_id uuid, p_decider uuid, p_now timestamp with time zone)
+ RETURNS private.approvals
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  a private.approvals;
+  v_since timestamptz;
+begin
+  select * into a from private.approvals x where x.id = p_id for update;
+  if a.id is null then
+    perform private.refuse(404, 'approval_not_found');
+  end if;
+  if a.status <> 'pending' then
+    perform private.refuse(409, 'approval_not_pending', pg_catalog.jsonb_build_object('status', a.status));
+  end if;
+  if a.expires_at <= p_now then
+    perform private.refuse(409, 'approval_expired', pg_catalog.jsonb_build_object('expired_at', a.expires_at));
+  end if;
+  if a.requested_by = p_decider then
+    perform private.refuse(409, 'approval_own_action');
+  end if;
+  select pg_catalog.min(o.granted_at) into v_since
+    from private.operators o where o.user_id = p_decider and o.role = any (a.roles);
+  if v_since is null then
+    perform private.refuse(403, 'operator_role_required', pg_catalog.jsonb_build_object('roles', a.roles));
+  end if;
+  if v_since > p_now - interval '24 hours' then
+    perform private.refuse(403, 'approval_tenure_required',
+      pg_catalog.jsonb_build_object('roles', a.roles, 'eligible_at', v_since + interval '24 hours'));
+  end if;
+  return a;
+end
+$function$;
+comment on function private.approval_lock(p_id uuid, p_decider uuid, p_now timestamp with time zone) is 'Locks a pending approval for a decision by p_decider and refuses what may not decide it (see the refusals).';
+revoke all on function private.approval_lock(p_id uuid, p_decider uuid, p_now timestamp with time zone) from public;
+grant execute on function private.approval_lock(p_id uuid, p_decider uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.approval_reject(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.approval_reject(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone DEFAULT now())
+ RETURNS private.approvals
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  a private.approvals;
+begin
+  a := private.approval_lock(p_id, p_decider, p_now);
+  perform private.operator_record(p_decider, a.roles, 'approval.reject', a.target_type, a.target_id, p_reason,
+    pg_catalog.jsonb_build_object('approval_id', a.id, 'action', a.action, 'requested_by', a.requested_by));
+  update private.approvals x
+     set status = 'rejected', decided_by = p_decider, decided_at = p_now, decision_reason = p_reason
+   where x.id = p_id
+  returning * into a;
+  return a;
+end
+$function$;
+comment on function private.approval_reject(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) is 'Rejects a pending approval (four eyes): nothing is performed.';
+revoke all on function private.approval_reject(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) from public;
+grant execute on function private.approval_reject(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.approval_request(p_operator uuid, p_action text, p_target_type text, p_target uuid, p_params jsonb, p_amount bigint, p_roles text[], p_reason text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.approval_request(p_operator uuid, p_action text, p_target_type text, p_target uuid, p_params jsonb, p_amount bigint, p_roles text[], p_reason text, p_now timestamp with time zone DEFAULT now())
+ RETURNS private.approvals
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  a private.approvals;
+begin
+  perform private.operator_record(p_operator, p_roles, 'approval.request', p_target_type, p_target, p_reason,
+    pg_catalog.jsonb_build_object('action', p_action, 'amount', p_amount));
+  insert into private.approvals (action, target_type, target_id, params, amount, roles, reason, requested_by,
+                                 requested_at, expires_at)
+  values (p_action, p_target_type, p_target, coalesce(p_params, '{}'::jsonb), p_amount, p_roles, p_reason, p_operator,
+          p_now, p_now + interval '24 hours')
+  on conflict (action, target_id) where status = 'pending' do nothing
+  returning * into a;
+  if a.id is null then
+    select * into a from private.approvals x
+     where x.action = p_action and x.target_id = p_target and x.status = 'pending';
+  end if;
+  return a;
+end
+$function$;
+comment on function private.approval_request(p_operator uuid, p_action text, p_target_type text, p_target uuid, p_params jsonb, p_amount bigint, p_roles text[], p_reason text, p_now timestamp with time zone) is 'Stores a pending four-eyes approval (audited as approval.request), or returns the pending one of the same action and target; it expires 24 hours later.';
+revoke all on function private.approval_request(p_operator uuid, p_action text, p_target_type text, p_target uuid, p_params jsonb, p_amount bigint, p_roles text[], p_reason text, p_now timestamp with time zone) from public;
+grant execute on function private.approval_request(p_operator uuid, p_action text, p_target_type text, p_target uuid, p_params jsonb, p_amount bigint, p_roles text[], p_reason text, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.approval_take(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.approval_take(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone DEFAULT now())
+ RETURNS private.approvals
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  a private.approvals;
+begin
+  a := private.approval_lock(p_id, p_decider, p_now);
+  perform private.operator_record(p_decider, a.roles, 'approval.approve', a.target_type, a.target_id, p_reason,
+    pg_catalog.jsonb_build_object('approval_id', a.id, 'action', a.action, 'requested_by', a.requested_by));
+  update private.approvals x
+     set status = 'approved', decided_by = p_decider, decided_at = p_now, decision_reason = p_reason
+   where x.id = p_id
+  returning * into a;
+  return a;
+end
+$function$;
+comment on function private.approval_take(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) is 'Approves a pending approval (four eyes) in the caller''s transaction, which then performs the action.';
+revoke all on function private.approval_take(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) from public;
+grant execute on function private.approval_take(p_id uuid, p_decider uuid, p_reason text, p_now timestamp with time zone) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb)

@@ -2,6 +2,26 @@
 // docs/api/openapi.json. Do not edit: change the endpoint definitions and run it again.
 
 export interface paths {
+  '/admin-approval-decide': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approves (and so performs) or rejects another operator's action waiting for four eyes
+     * @description Operators only (to anyone else the function does not exist); never the operator who asked, and only one who has held a role that may perform the action for 24 hours. `approve` performs the action now, in the transaction that marks the approval approved, after re-checking the state (an action no longer possible is refused with its own refusal and the approval stays pending; of two approvals at once, one performs it). `reject` closes it without acting; an approval expires 24 hours after it was asked for, and both decisions are audited.
+     */
+    post: operations['admin-approval-decide'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-dispute-list': {
     parameters: {
       query?: never;
@@ -1792,6 +1812,11 @@ export interface components {
       | 'account_frozen'
       | 'admin_is_party'
       | 'already_reviewed'
+      | 'approval_expired'
+      | 'approval_not_found'
+      | 'approval_not_pending'
+      | 'approval_own_action'
+      | 'approval_tenure_required'
       | 'card_authorization_invalid'
       | 'card_declined'
       | 'card_not_found'
@@ -1885,6 +1910,211 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  'admin-approval-decide': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          approval_id: string;
+          /** @enum {string} */
+          decision: 'approve' | 'reject';
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+              action: string;
+              /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+              target_type: string;
+              /** Format: uuid */
+              target_id: string;
+              /** @description The money it moves, in naira, when that is why it needs four eyes */
+              amount: number | null;
+              /** @description The roles that may perform it, and so approve it */
+              roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+              /**
+               * @description expired: still pending 24 hours after it was asked for
+               * @enum {string}
+               */
+              status: 'pending' | 'approved' | 'rejected' | 'expired';
+              /** @description The first operator's reason */
+              reason: string;
+              /** Format: uuid */
+              requested_by: string;
+              /** Format: date-time */
+              requested_at: string;
+              /** Format: date-time */
+              expires_at: string;
+              decided_by: string | null;
+              decided_at: string | null;
+              decision_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `approval_tenure_required`: The deciding operator has held a role that may perform the action for less than 24 hours (Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'approval_tenure_required' | 'operator_role_required';
+          };
+        };
+      };
+      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'approval_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?:
+              | 'approval_not_pending'
+              | 'approval_expired'
+              | 'approval_own_action'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-dispute-list': {
     parameters: {
       query?: {

@@ -158,6 +158,10 @@ const schema = z
     // Requests one merchant API key may make per minute (docs/merchants.md); over it a 429 with
     // Retry-After.
     MERCHANT_KEY_MAX_PER_MINUTE: int(600, 1),
+
+    // Four eyes (docs/operators.md#four-eyes): an operator action moving more than this many kobo
+    // (NGN 1,000,000) waits for a second operator's approval.
+    FOUR_EYES_MIN_AMOUNT: int(100_000_000, 0),
     // SMS one merchant's escrows may send (docs/merchants.md#sms-about-merchant-escrows), besides each
     // phone's daily invite cap; over either an escrow is created without its SMS.
     MERCHANT_SMS_MAX_PER_HOUR: int(200, 0),

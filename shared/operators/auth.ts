@@ -10,8 +10,8 @@ import { HttpError } from '../core/http.ts';
 import { type AuthUser, bearerUser } from '../auth/session.ts';
 import { OPERATOR_ROLE_REQUIRED, SECOND_FACTOR_REQUIRED } from './refusals.ts';
 
-export const OPERATOR_ROLES = ['support', 'finance', 'disputes', 'admin'] as const;
-export type OperatorRole = typeof OPERATOR_ROLES[number];
+import type { OperatorRole } from './enums.ts';
+export { OPERATOR_ROLES, type OperatorRole } from './enums.ts';
 
 /** The caller of an operator endpoint: the user session and the roles held now. */
 export interface OperatorCaller extends AuthUser {

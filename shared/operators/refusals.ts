@@ -82,7 +82,7 @@ export const OPERATOR_TIER_REQUIRED = refusal<{ tier: number }>({
 export const OPERATOR_IDENTITY_UNBOUND = refusal<{ missing: string[] }>({
   code: 'operator_identity_unbound',
   status: 409,
-  when: "A role granted to an account without its NIN and BVN bound to it: two operators are two people",
+  when: 'A role granted to an account without its NIN and BVN bound to it: two operators are two people',
   then: 'The account must verify the missing identity number, then grant again',
   message: (f) => `The account has no ${f.missing.join(' and ').toUpperCase()} bound to it; an operator needs both`,
   example: { missing: ['bvn'] },
@@ -104,4 +104,52 @@ export const OPERATOR_NOT_FOUND = refusal({
   then: 'Nothing: the action did not happen; the caller is no longer an operator',
   message: () => 'No such operator',
   example: {},
+});
+
+// ---- four eyes (admin-approval-decide and the actions that wait for a second operator) ----------
+
+export const APPROVAL_NOT_FOUND = refusal({
+  code: 'approval_not_found',
+  status: 404,
+  when: 'No approval has this id',
+  then: 'Check the id (admin-approval-list shows the pending ones)',
+  message: () => 'No approval has this id',
+  details: () => [{ field: 'approval_id', message: 'no approval has this id' }],
+  example: {},
+});
+
+export const APPROVAL_NOT_PENDING = refusal<{ status: string }>({
+  code: 'approval_not_pending',
+  status: 409,
+  when: 'An approval already approved or rejected (by another operator, or by this one a moment ago)',
+  then: 'Nothing to do: admin-approval-list shows who decided it and when',
+  message: (f) => `This approval was ${f.status} already`,
+  example: { status: 'approved' },
+});
+
+export const APPROVAL_EXPIRED = refusal<{ expired_at: string }>({
+  code: 'approval_expired',
+  status: 409,
+  when: 'An approval still pending 24 hours after it was asked for: it can no longer be decided',
+  then: 'The first operator asks again, if the action is still wanted',
+  message: (f) => `This approval expired at ${f.expired_at}; the action must be asked for again`,
+  example: { expired_at: '2026-11-28T09:00:00.000Z' },
+});
+
+export const APPROVAL_OWN_ACTION = refusal({
+  code: 'approval_own_action',
+  status: 409,
+  when: 'The operator who asked for the action decides its approval: four eyes are two people',
+  then: 'Another operator with a role that may perform the action must decide it',
+  message: () => 'You cannot decide an approval of your own action; another operator must',
+  example: {},
+});
+
+export const APPROVAL_TENURE_REQUIRED = refusal<{ roles: string[]; eligible_at: string }>({
+  code: 'approval_tenure_required',
+  status: 403,
+  when: 'The deciding operator has held a role that may perform the action for less than 24 hours',
+  then: 'Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at',
+  message: (f) => `Approving needs the ${f.roles.join(' or ')} role held for 24 hours; you may from ${f.eligible_at}`,
+  example: { roles: ['finance'], eligible_at: '2026-11-28T09:00:00.000Z' },
 });

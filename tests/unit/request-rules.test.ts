@@ -93,6 +93,7 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'admin-dispute-resolve': {
     body: { dispute_id: U, outcome: 'split', payee_amount: 19.99, resolution: 'Both sides agreed to halve it.' },
   },
+  'admin-approval-decide': { body: { approval_id: U, decision: 'approve', reason: 'The provider confirmed it.' } },
   'admin-totp-verify': { body: { code: '287082' } },
   'auth-forgot-password': { body: { phone: PHONE } },
   'auth-refresh': { body: { refresh_token: 'rt_0123456789' } },
