@@ -252,7 +252,7 @@ export interface EndpointSpec<
    */
   refusals?: Refusals;
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
-  alsoSucceedsWith?: readonly { status: 200 | 201; description: string }[];
+  alsoSucceedsWith?: readonly { status: 200 | 201 | 202; description: string }[];
   /**
    * The answer is a stream of Server-Sent Events (the handler returns an EventStream): what the
    * document says of its events, and the schemas of their `data` by event name.
@@ -294,7 +294,7 @@ export interface EndpointMeta<
   readonly description: string | undefined;
   readonly signedBy: HeaderAuth | undefined;
   readonly refusals: Refusals;
-  readonly alsoSucceedsWith: readonly { status: 200 | 201; description: string }[] | undefined;
+  readonly alsoSucceedsWith: readonly { status: 200 | 201 | 202; description: string }[] | undefined;
   readonly envelope: boolean;
   readonly stream: { description: string; events: Readonly<Record<string, z.ZodType>>; example: string } | undefined;
   readonly query: QS;
