@@ -92,6 +92,32 @@ describe('configuration outside the local stack', () => {
     expect(problems({ ...local, WEBHOOK_SECRET_KEY: 'short' })).toHaveLength(1);
   });
 
+  it('refuses TOTP_ENCRYPTION_KEY unset, published (local or test value) or not the base64 of 32 bytes', () => {
+    expect(problems({ ...deployment(), TOTP_ENCRYPTION_KEY: undefined })).toEqual([
+      'TOTP_ENCRYPTION_KEY must be set outside the local stack (the base64 of 32 random bytes)',
+    ]);
+    for (const published of [LOCAL_SECRETS.TOTP_ENCRYPTION_KEY, TEST_SECRETS.TOTP_ENCRYPTION_KEY]) {
+      expect(problems({ ...deployment(), TOTP_ENCRYPTION_KEY: published })).toEqual([
+        'TOTP_ENCRYPTION_KEY is a value published in the repository; generate a new key',
+      ]);
+    }
+    for (const malformed of [randomBytes(31).toString('base64'), 'k'.repeat(44)]) {
+      expect(problems({ ...deployment(), TOTP_ENCRYPTION_KEY: malformed })).toEqual([
+        'TOTP_ENCRYPTION_KEY must be the base64 of 32 bytes (openssl rand -base64 32)',
+      ]);
+    }
+  });
+
+  it('takes CORS_ALLOW_ORIGIN as * or a list of origins, and refuses anything else', () => {
+    const list = 'https://app.example.ng, https://console.example.ng:8443';
+    expect(parseConfig({ ...deployment(), CORS_ALLOW_ORIGIN: list }).CORS_ALLOW_ORIGIN).toBe(list);
+    for (const bad of ['https://console.example.ng/', 'console.example.ng', 'https://a.ng,,ftp://b.ng', ' , ']) {
+      expect(problems({ ...deployment(), CORS_ALLOW_ORIGIN: bad }), bad).toEqual([
+        'CORS_ALLOW_ORIGIN must be * or a comma-separated list of origins such as https://console.example.com',
+      ]);
+    }
+  });
+
   it('refuses a secret shorter than 32 characters (31 no, 32 yes)', () => {
     for (const name of SECRET_VARIABLES) {
       const short = problems({ ...deployment(), [name]: 'k'.repeat(31) });
