@@ -148,6 +148,8 @@ export interface AuthMode<C extends Caller = Caller> {
    * the method and body, so nothing tells them the endpoint exists (docs/security.md#operators).
    */
   readonly hidden: boolean;
+  /** The roles the mode admits, when it admits only some (the operator modes); unset: any caller. */
+  readonly roles?: readonly string[];
   /** The caller of a request; null: no caller (a 404 when hidden, else a 401). */
   identify(req: Request): Promise<C | null>;
   /** Runs the rest of the request (parsing, handler, answer) in the caller's scope, when the mode has one. */
@@ -287,6 +289,8 @@ export interface EndpointMeta<
   readonly authScheme: AuthScheme | undefined;
   /** What the auth mode refuses with beyond a 401 (AuthMode.refusals). */
   readonly authRefusals: Refusals;
+  /** The roles the auth mode admits (AuthMode.roles; unset: any caller it identifies). */
+  readonly authRoles: readonly string[] | undefined;
   readonly status: number;
   readonly idempotent: boolean;
   readonly repeat: string | undefined;
@@ -755,6 +759,7 @@ function endpointMeta<
     authHidden: route.mode?.hidden === true,
     authScheme: route.mode?.scheme,
     authRefusals: [...authRefusalsOf(spec.auth)],
+    authRoles: route.mode?.roles,
     status: route.successStatus,
     idempotent: route.idempotent,
     repeat: spec.repeat,
@@ -775,6 +780,7 @@ function endpointMeta<
       'authHidden',
       'authScheme',
       'authRefusals',
+      'authRoles',
       'idempotent',
       'repeat',
       'summary',

@@ -57,6 +57,7 @@ export function operatorMode(roles?: readonly OperatorRole[]): AuthMode<Operator
     name: 'operator',
     hidden: true,
     refusals: roles ? [SECOND_FACTOR_REQUIRED, OPERATOR_ROLE_REQUIRED] : [SECOND_FACTOR_REQUIRED],
+    roles,
     identify: (req) => operatorCaller(req, { pass: true, roles }),
   };
 }
