@@ -45,7 +45,7 @@ import { merchantWithFee, newMerchant } from '../support/merchants.ts';
 import { operationNames } from '../support/openapi-requests.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
-import { newOperator } from '../support/operators.ts';
+import { codeAt, enrol, grantRoles, newOperator } from '../support/operators.ts';
 
 afterAll(() => closeDb());
 
@@ -335,6 +335,9 @@ interface World {
   d0: Deal;
 }
 let w: World;
+let totpEnrolling: TestUser;
+let totpVerifying: { user: TestUser; secret: Uint8Array }[] = [];
+let totpHappy = 0;
 
 async function buildWorld(): Promise<World> {
   const [admin, stranger, ...rest] = await Promise.all([
@@ -1086,6 +1089,30 @@ function scenarios(): Record<string, Scenario> {
         pools['dispute-withdraw'] = await Promise.all([0, 1].map((i) => disputed(...pair(i))));
       },
       ...escrowIdOps('dispute-withdraw', 'payer'),
+    },
+    // ---- the second factor: operators granted a role, not yet enrolled / enrolled, not yet verified
+    'admin-totp-enrol': {
+      setup: async () => {
+        totpEnrolling = await signUp({ first_name: 'Enrol', last_name: 'Fuzz', tier: 3 });
+        await grantRoles(totpEnrolling, ['support']);
+      },
+      prepare: (t) => caller(t, totpEnrolling, [w.payers[0]!, w.stranger]),
+    },
+    'admin-totp-verify': {
+      setup: async () => {
+        // one operator per happy request (each code passes once) and one for the rest, whose
+        // wrong codes lock its factor
+        totpVerifying = await Promise.all([0, 1, 2, 3].map(async () => {
+          const u = await signUp({ first_name: 'Verify', last_name: 'Fuzz', tier: 3 });
+          await grantRoles(u, ['support']);
+          return { user: u, secret: await enrol(u.accessToken) };
+        }));
+      },
+      prepare: async (t) => {
+        const op = t.happy ? totpVerifying[totpHappy++ % 3]! : totpVerifying[3]!;
+        if (t.happy) set(t, 'code', await codeAt(op.secret));
+        caller(t, op.user, [w.payers[0]!, w.stranger]);
+      },
     },
     'admin-dispute-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
     'admin-dispute-resolve': {
