@@ -262,6 +262,7 @@ create table private.events (
 alter table private.events add constraint events_data_check CHECK (jsonb_typeof(data) = 'object'::text);
 alter table private.events add constraint events_kind_check CHECK (kind = ANY (ARRAY['message'::text, 'notification'::text, 'escrow'::text, 'wallet'::text]));
 alter table private.events add constraint events_pkey PRIMARY KEY (id);
+CREATE INDEX events_escrow_idx ON private.events USING btree (escrow_id, id) WHERE (escrow_id IS NOT NULL);
 CREATE INDEX events_xact_id_idx ON private.events USING btree (xact, id);
 alter table private.events enable row level security;
 create policy "Service role manages events" on private.events as permissive for all to service_role using (true) with check (true);
@@ -619,6 +620,7 @@ create table private.operator_flags (
 alter table private.operator_flags add constraint operator_flags_kind_check CHECK (kind ~ '^[a-z][a-z0-9_]{0,59}$'::text);
 alter table private.operator_flags add constraint operator_flags_pkey PRIMARY KEY (id);
 alter table private.operator_flags add constraint operator_flags_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX operator_flags_open_idx ON private.operator_flags USING btree (created_at) WHERE (resolved_at IS NULL);
 CREATE INDEX operator_flags_user_idx ON private.operator_flags USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.operator_flags enable row level security;
 create policy "Service role manages operator flags" on private.operator_flags as permissive for all to service_role using (true) with check (true);
@@ -1069,6 +1071,7 @@ alter table public.disputes add constraint disputes_split_amount CHECK ((outcome
 alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
 CREATE INDEX disputes_created_idx ON public.disputes USING btree (created_at);
 CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_deadline) WHERE (status = 'negotiation'::text);
+CREATE INDEX disputes_escalated_idx ON public.disputes USING btree (escalated_at) WHERE (status = 'escalated'::text);
 CREATE INDEX disputes_escrow_idx ON public.disputes USING btree (escrow_id, created_at DESC);
 CREATE UNIQUE INDEX disputes_open_key ON public.disputes USING btree (escrow_id) WHERE (status = ANY (ARRAY['negotiation'::text, 'escalated'::text]));
 alter table public.disputes enable row level security;
@@ -1531,8 +1534,12 @@ alter table public.transactions add constraint transactions_provider_check CHECK
 alter table public.transactions add constraint transactions_type_check CHECK (type = ANY (ARRAY['wallet_topup'::text, 'virtual_account_deposit'::text, 'withdrawal'::text, 'escrow_funding'::text, 'escrow_release'::text, 'escrow_refund'::text, 'escrow_payout'::text, 'escrow_fee'::text]));
 alter table public.transactions add constraint transactions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE RESTRICT;
 CREATE INDEX transactions_escrow_id_idx ON public.transactions USING btree (escrow_id) WHERE (escrow_id IS NOT NULL);
+CREATE INDEX transactions_failed_payouts_idx ON public.transactions USING btree (created_at) WHERE ((status = 'failed'::public.transaction_status) AND (type = ANY (ARRAY['withdrawal'::text, 'escrow_payout'::text])) AND (NOT (metadata ? 'retried_by'::text)));
+CREATE INDEX transactions_held_charges_idx ON public.transactions USING btree (created_at) WHERE ((status = 'pending'::public.transaction_status) AND (metadata ? 'review'::text) AND (type = ANY (ARRAY['wallet_topup'::text, 'escrow_funding'::text])));
 CREATE INDEX transactions_limit_user_idx ON public.transactions USING btree (((metadata ->> 'limit_user'::text)), created_at) WHERE (metadata ? 'limit_user'::text);
 CREATE INDEX transactions_provider_charge_id_idx ON public.transactions USING btree (provider_charge_id) WHERE (provider_charge_id IS NOT NULL);
+CREATE INDEX transactions_provider_refund_id_idx ON public.transactions USING btree (provider_refund_id) WHERE (provider_refund_id IS NOT NULL);
+CREATE INDEX transactions_provider_transfer_id_idx ON public.transactions USING btree (provider_transfer_id) WHERE (provider_transfer_id IS NOT NULL);
 CREATE UNIQUE INDEX transactions_refund_charge_idx ON public.transactions USING btree (((metadata ->> 'charge_reference'::text))) WHERE ((type = 'escrow_refund'::text) AND (metadata ? 'charge_reference'::text));
 CREATE INDEX transactions_refund_pending_idx ON public.transactions USING btree (created_at) WHERE ((type = 'escrow_refund'::text) AND (status = 'pending'::public.transaction_status) AND (metadata ? 'charge_reference'::text));
 CREATE UNIQUE INDEX transactions_user_created_key ON public.transactions USING btree (user_id, created_at DESC);

@@ -62,6 +62,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-escrow-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An escrow and its timeline from the event log and the ledger
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The escrow with its money, parties and milestones; its events from the event log; the ledger transfers that touched its hold, each with its entries; the payouts started for it; its latest dispute with every proposal. The conversation's messages are shown only while a dispute is open or with a `reason`; otherwise only their count. Each read is written to the admin audit log (`escrow.read`, saying whether content was shown).
+     */
+    get: operations['admin-escrow-get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-queue-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What waits for an operator: each queue with its count and oldest age
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). For each queue (disputes in negotiation, escalated disputes, charges held for review, failed payouts not retried, failed webhook effects, identity flags): how many wait, since when the oldest waits and for how many seconds. Counts name no one, so no audit row is written.
+     */
+    get: operations['admin-queue-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Finds users and escrows by phone, id or payment reference
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). `q` is a phone (`0803...` or `+234803...`, exact), a user id or an escrow id, or the reference of a payment or transfer (its transaction id, or the provider's own reference), which leads to its user and escrow; at most 20 of each. Each search is written to the admin audit log (`user.search`: what `q` was taken for and the ids found, never `q` itself).
+     */
+    get: operations['admin-search'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-totp-enrol': {
     parameters: {
       query?: never;
@@ -96,6 +156,26 @@ export interface paths {
      * @description A signed-in operator (to anyone else the function does not exist). A code of the current 30-second step, or of the step before or after it, that is later than the last code accepted passes: the factor is active (the first pass ends enrolment) and this session may call the operator endpoints for 12 hours. The pass is this session's alone: a sibling session born of a reused refresh token must pass again. Five wrong or reused codes in a row lock the factor for 15 minutes.
      */
     post: operations['admin-totp-verify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-user-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A user's whole picture for support
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The profile, KYC checks (identity numbers masked to their last 3 digits), the wallet, a freeze in force with its reason, live sessions, operator roles, merchants owned, payout accounts (account numbers masked) and cards (last 4), the 20 latest escrows and transactions (held charges flagged) and open disputes. Each read is written to the admin audit log (`user.read`) with `reason` when given.
+     */
+    get: operations['admin-user-get'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1863,6 +1943,7 @@ export interface components {
       | 'name_verified'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
+      | 'operator_not_found'
       | 'operator_role_required'
       | 'otp_invalid'
       | 'payload_too_large'
@@ -2546,6 +2627,501 @@ export interface operations {
       };
     };
   };
+  'admin-escrow-get': {
+    parameters: {
+      query: {
+        escrow_id: string;
+        /** @description Why you look (10-500 characters), kept in the audit; with one, the escrow's messages are shown even without an open dispute */
+        reason?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              escrow: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status:
+                  | 'draft'
+                  | 'invite_pending'
+                  | 'active'
+                  | 'funded'
+                  | 'inspection'
+                  | 'released'
+                  | 'refunded'
+                  | 'disputed'
+                  | 'cancelled'
+                  | 'deleted'
+                  | 'ended';
+                /** @enum {string} */
+                category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+                title: string;
+                amount: number;
+                payer_fee: number;
+                vat: number;
+                total_charge: number;
+                seller_fee: number;
+                seller_payout: number;
+                released_amount: number;
+                /** @description What the escrow's hold holds now */
+                held: number;
+                merchant_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+              };
+              payer: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+              } | null;
+              payee: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+              } | null;
+              milestones: {
+                /** Format: uuid */
+                id: string;
+                index: number;
+                title: string;
+                amount: number;
+                /** @enum {string} */
+                status: 'proposed' | 'accepted' | 'completed' | 'released' | 'cancelled';
+              }[];
+              /** @description The event log of the escrow, oldest first */
+              events: {
+                /** @description The event log id (ascending) */
+                id: string;
+                /** @enum {string} */
+                kind: 'message' | 'notification' | 'escrow' | 'wallet';
+                /** Format: uuid */
+                subject_id: string;
+                /** @description An escrow event's status */
+                status: string | null;
+                /** Format: date-time */
+                occurred_at: string;
+              }[];
+              /** @description The ledger transfers that touched the escrow's hold, oldest first */
+              transfers: {
+                /** Format: uuid */
+                id: string;
+                kind: string;
+                transaction_id: string | null;
+                /** @description What the transfer put into (+) or took out of (-) the escrow's hold, naira */
+                hold_change: number;
+                entries: {
+                  /** @description The account kind: escrow_hold, user_wallet, platform_fees, ... */
+                  account: string;
+                  owner_id: string | null;
+                  /** @description Signed, naira; the entries of a transfer sum to 0 */
+                  amount: number;
+                }[];
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              /** @description Escrow payouts started for it */
+              payouts: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                user_id: string;
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+                amount: number;
+                /** Format: date-time */
+                created_at: string;
+                completed_at: string | null;
+              }[];
+              /** @description The latest dispute, with every proposal */
+              dispute: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: 'negotiation' | 'escalated' | 'resolved' | 'withdrawn';
+                reason_code: string;
+                /** @description The raiser's words: only when content is shown */
+                reason: string | null;
+                /** Format: uuid */
+                raised_by: string;
+                outcome: ('release' | 'refund' | 'split') | null;
+                payee_amount: number | null;
+                /** Format: date-time */
+                created_at: string;
+                escalated_at: string | null;
+                resolved_at: string | null;
+                proposals: {
+                  /** Format: uuid */
+                  id: string;
+                  /** Format: uuid */
+                  proposed_by: string;
+                  /** @enum {string} */
+                  outcome: 'release' | 'refund' | 'split';
+                  payee_amount: number | null;
+                  /** @enum {string} */
+                  status: 'open' | 'accepted' | 'rejected' | 'superseded' | 'closed';
+                  /** Format: date-time */
+                  created_at: string;
+                }[];
+              } | null;
+              messages: {
+                count: number;
+                /** @description true with an open dispute or a stated reason */
+                content_shown: boolean;
+                /** @description null unless content_shown */
+                items: {
+                  /** Format: uuid */
+                  id: string;
+                  /** Format: uuid */
+                  sender_id: string;
+                  content: string;
+                  /** Format: date-time */
+                  created_at: string;
+                }[] | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'escrow_not_found' | 'operator_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-queue-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @enum {string} */
+              queue:
+                | 'disputes_negotiation'
+                | 'disputes_escalated'
+                | 'charges_held'
+                | 'payouts_failed'
+                | 'webhooks_failed'
+                | 'identity_flags';
+              count: number;
+              oldest_at: string | null;
+              oldest_age_seconds: number | null;
+            }[];
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-search': {
+    parameters: {
+      query: {
+        /** @description A phone (0803... or +234803..., exact), a user id, an escrow id, or a payment or transfer reference (a transaction id, or the reference the provider gave it) */
+        q: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description At most 20 */
+              users: {
+                /** Format: uuid */
+                id: string;
+                phone: string;
+                first_name: string;
+                last_name: string;
+                kyc_tier: number;
+                frozen: boolean;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              /** @description At most 20 */
+              escrows: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status:
+                  | 'draft'
+                  | 'invite_pending'
+                  | 'active'
+                  | 'funded'
+                  | 'inspection'
+                  | 'released'
+                  | 'refunded'
+                  | 'disputed'
+                  | 'cancelled'
+                  | 'deleted'
+                  | 'ended';
+                amount: number;
+                /** @description null while the paying counterparty has no account */
+                payer_id: string | null;
+                /** @description null while the paid counterparty has no account */
+                payee_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'operator_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-totp-enrol': {
     parameters: {
       query?: never;
@@ -2774,6 +3350,231 @@ export interface operations {
             status?: 429;
             /** @enum {unknown} */
             code?: 'totp_locked';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-user-get': {
+    parameters: {
+      query: {
+        user_id: string;
+        /** @description Why you look (10-500 characters), kept in the audit with the read */
+        reason?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              profile: {
+                /** Format: uuid */
+                id: string;
+                phone: string;
+                first_name: string;
+                last_name: string;
+                kyc_tier: number;
+                /** Format: date-time */
+                created_at: string;
+              };
+              kyc_checks: {
+                /** @enum {string} */
+                type: 'kyc_basic' | 'kyc_address' | 'nin' | 'bvn' | 'cac' | 'tin' | 'director_match' | 'bank_account';
+                /** @enum {string} */
+                status: 'pending' | 'passed' | 'failed';
+                /** @description The number checked, masked (last 3 digits); null when none was kept */
+                id_number: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              wallet: {
+                /** @description The wallet's balance */
+                balance: number;
+                /** @description What is held in escrows this user pays */
+                in_escrow: number;
+                /** @description Withdrawals and escrow payouts sent and not yet settled */
+                pending_payouts: number;
+              };
+              frozen: {
+                /** Format: date-time */
+                since: string;
+                /** @description The freezing operator's reason */
+                reason: string;
+                /** Format: uuid */
+                frozen_by: string;
+              } | null;
+              active_sessions: number;
+              operator_roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+              merchants: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: 'active' | 'frozen';
+              }[];
+              payout_accounts: {
+                /** Format: uuid */
+                id: string;
+                bank_name: string;
+                /** @description Masked: the last 4 digits */
+                account_number: string;
+                is_default: boolean;
+                verified: boolean;
+              }[];
+              cards: {
+                /** Format: uuid */
+                id: string;
+                brand: string;
+                last4: string;
+                is_default: boolean;
+              }[];
+              /** @description The 20 latest */
+              escrows: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status:
+                  | 'draft'
+                  | 'invite_pending'
+                  | 'active'
+                  | 'funded'
+                  | 'inspection'
+                  | 'released'
+                  | 'refunded'
+                  | 'disputed'
+                  | 'cancelled'
+                  | 'deleted'
+                  | 'ended';
+                /** @enum {string} */
+                role: 'payer' | 'payee';
+                amount: number;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              /** @description The 20 latest */
+              transactions: {
+                /**
+                 * Format: uuid
+                 * @description Also the reference the provider was given for a payment or transfer this service started
+                 */
+                id: string;
+                /** @enum {string} */
+                kind:
+                  | 'wallet_topup'
+                  | 'virtual_account_deposit'
+                  | 'withdrawal'
+                  | 'escrow_funding'
+                  | 'escrow_release'
+                  | 'escrow_refund'
+                  | 'escrow_payout'
+                  | 'escrow_fee';
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+                amount: number;
+                /** @description The provider's own reference (charge, transfer or refund), if any */
+                reference: string | null;
+                /** @description A charge held for an operator (metadata.review) */
+                held_for_review: boolean;
+                merchant_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              open_disputes: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                /** @enum {string} */
+                status: 'negotiation' | 'escalated' | 'resolved' | 'withdrawn';
+                /** Format: date-time */
+                created_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'operator_not_found' | 'function_not_found';
           };
         };
       };

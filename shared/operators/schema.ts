@@ -1,8 +1,13 @@
 // Request and response schemas of the operators area: the second factor (admin-totp-enrol,
-// admin-totp-verify), the reason every action takes, and four eyes (approvals).
+// admin-totp-verify), the reason every action takes, four eyes (approvals) and the reads
+// (admin-search, admin-user-get, admin-escrow-get, admin-queue-list).
 import { z } from 'zod';
-import { naira, timestamp, uuid } from '../core/schema.ts';
+import { count, e164Phone, naira, timestamp, uuid } from '../core/schema.ts';
 import { text, uuidSchema } from '../core/validation.ts';
+import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES } from '../escrow/enums.ts';
+import { DISPUTE_OUTCOMES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from '../disputes/enums.ts';
+import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from '../kyc/enums.ts';
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../money/enums.ts';
 import { OPERATOR_ROLES } from './enums.ts';
 
 /** Every operator action's `reason` (10-500 characters): kept in the audit with the action. */
@@ -67,3 +72,222 @@ export const adminApprovalDecideBody = z.strictObject({
 });
 
 export type ApprovalResponse = z.infer<typeof approvalResponse>;
+// ---- reads: admin-search, admin-user-get, admin-escrow-get, admin-queue-list ------------------
+
+/** The queues of admin-queue-list, in the order it answers them (docs/operators.md#queues). */
+export const OPERATOR_QUEUES = [
+  'disputes_negotiation',
+  'disputes_escalated',
+  'charges_held',
+  'payouts_failed',
+  'webhooks_failed',
+  'identity_flags',
+] as const;
+export type OperatorQueue = (typeof OPERATOR_QUEUES)[number];
+
+export const adminSearchQuery = z.strictObject({
+  q: text(1, 100).meta({
+    description: 'A phone (0803... or +234803..., exact), a user id, an escrow id, or a payment or transfer ' +
+      'reference (a transaction id, or the reference the provider gave it)',
+    examples: ['08031234567'],
+  }),
+});
+
+const readReason = operatorReason.optional().meta({
+  description: 'Why you look (10-500 characters), kept in the audit with the read',
+  examples: ['The user called about a payout that did not arrive'],
+});
+
+export const adminUserGetQuery = z.strictObject({ user_id: uuidSchema, reason: readReason });
+
+export const adminEscrowGetQuery = z.strictObject({
+  escrow_id: uuidSchema,
+  reason: readReason.meta({
+    description: "Why you look (10-500 characters), kept in the audit; with one, the escrow's messages are shown " +
+      'even without an open dispute',
+    examples: ['The payer reports the seller asked to be paid outside the escrow'],
+  }),
+});
+
+const userFound = z.strictObject({
+  id: uuid,
+  phone: e164Phone,
+  first_name: z.string(),
+  last_name: z.string(),
+  kyc_tier: count,
+  frozen: z.boolean(),
+  created_at: timestamp,
+});
+
+const escrowFound = z.strictObject({
+  id: uuid,
+  status: z.enum(ESCROW_STATUSES),
+  amount: naira,
+  payer_id: uuid.nullable().describe('null while the paying counterparty has no account'),
+  payee_id: uuid.nullable().describe('null while the paid counterparty has no account'),
+  created_at: timestamp,
+});
+
+export const adminSearchResponse = z.strictObject({
+  users: z.array(userFound).describe('At most 20'),
+  escrows: z.array(escrowFound).describe('At most 20'),
+});
+
+/** An identity number as operators see it: its last 3 digits after 8 asterisks, never whole. */
+const maskedNumber = z.string().regex(/^\*{8}[0-9A-Za-z]{1,3}$/).nullable();
+
+export const adminUserGetResponse = z.strictObject({
+  profile: z.strictObject({
+    id: uuid,
+    phone: e164Phone,
+    first_name: z.string(),
+    last_name: z.string(),
+    kyc_tier: count,
+    created_at: timestamp,
+  }),
+  kyc_checks: z.array(z.strictObject({
+    type: z.enum(KYC_CHECK_TYPES),
+    status: z.enum(KYC_CHECK_STATUSES),
+    id_number: maskedNumber.describe('The number checked, masked (last 3 digits); null when none was kept'),
+    updated_at: timestamp,
+  })),
+  wallet: z.strictObject({
+    balance: naira.describe("The wallet's balance"),
+    in_escrow: naira.describe('What is held in escrows this user pays'),
+    pending_payouts: naira.describe('Withdrawals and escrow payouts sent and not yet settled'),
+  }),
+  frozen: z.strictObject({
+    since: timestamp,
+    reason: z.string().describe("The freezing operator's reason"),
+    frozen_by: uuid,
+  }).nullable(),
+  active_sessions: count,
+  operator_roles: z.array(z.enum(OPERATOR_ROLES)),
+  merchants: z.array(z.strictObject({ id: uuid, name: z.string(), status: z.enum(['active', 'frozen']) })),
+  payout_accounts: z.array(z.strictObject({
+    id: uuid,
+    bank_name: z.string(),
+    account_number: z.string().regex(/^\*+[0-9]{4}$/).describe('Masked: the last 4 digits'),
+    is_default: z.boolean(),
+    verified: z.boolean(),
+  })),
+  cards: z.array(z.strictObject({ id: uuid, brand: z.string(), last4: z.string(), is_default: z.boolean() })),
+  escrows: z.array(z.strictObject({
+    id: uuid,
+    status: z.enum(ESCROW_STATUSES),
+    role: z.enum(['payer', 'payee']),
+    amount: naira,
+    created_at: timestamp,
+  })).describe('The 20 latest'),
+  transactions: z.array(z.strictObject({
+    id: uuid.describe('Also the reference the provider was given for a payment or transfer this service started'),
+    kind: z.enum(TRANSACTION_TYPES),
+    status: z.enum(TRANSACTION_STATUSES),
+    amount: naira,
+    reference: z.string().nullable().describe("The provider's own reference (charge, transfer or refund), if any"),
+    held_for_review: z.boolean().describe('A charge held for an operator (metadata.review)'),
+    merchant_id: uuid.nullable(),
+    created_at: timestamp,
+  })).describe('The 20 latest'),
+  open_disputes: z.array(z.strictObject({
+    id: uuid,
+    escrow_id: uuid,
+    status: z.enum(DISPUTE_STATUSES),
+    created_at: timestamp,
+  })),
+});
+
+const party = z.strictObject({ id: uuid, first_name: z.string(), last_name: z.string() }).nullable();
+
+export const adminEscrowGetResponse = z.strictObject({
+  escrow: z.strictObject({
+    id: uuid,
+    status: z.enum(ESCROW_STATUSES),
+    category: z.enum(ESCROW_CATEGORIES),
+    title: z.string(),
+    amount: naira,
+    payer_fee: naira,
+    vat: naira,
+    total_charge: naira,
+    seller_fee: naira,
+    seller_payout: naira,
+    released_amount: naira,
+    held: naira.describe("What the escrow's hold holds now"),
+    merchant_id: uuid.nullable(),
+    created_at: timestamp,
+  }),
+  payer: party,
+  payee: party,
+  milestones: z.array(z.strictObject({
+    id: uuid,
+    index: count,
+    title: z.string(),
+    amount: naira,
+    status: z.enum(MILESTONE_STATUSES),
+  })),
+  events: z.array(z.strictObject({
+    id: z.string().describe('The event log id (ascending)'),
+    kind: z.enum(['message', 'notification', 'escrow', 'wallet']),
+    subject_id: uuid,
+    status: z.string().nullable().describe("An escrow event's status"),
+    occurred_at: timestamp,
+  })).describe('The event log of the escrow, oldest first'),
+  transfers: z.array(z.strictObject({
+    id: uuid,
+    kind: z.string(),
+    transaction_id: uuid.nullable(),
+    hold_change: z.number().describe("What the transfer put into (+) or took out of (-) the escrow's hold, naira"),
+    entries: z.array(z.strictObject({
+      account: z.string().describe('The account kind: escrow_hold, user_wallet, platform_fees, ...'),
+      owner_id: uuid.nullable(),
+      amount: z.number().describe('Signed, naira; the entries of a transfer sum to 0'),
+    })),
+    created_at: timestamp,
+  })).describe("The ledger transfers that touched the escrow's hold, oldest first"),
+  payouts: z.array(z.strictObject({
+    id: uuid,
+    user_id: uuid,
+    status: z.enum(TRANSACTION_STATUSES),
+    amount: naira,
+    created_at: timestamp,
+    completed_at: timestamp.nullable(),
+  })).describe('Escrow payouts started for it'),
+  dispute: z.strictObject({
+    id: uuid,
+    status: z.enum(DISPUTE_STATUSES),
+    reason_code: z.string(),
+    reason: z.string().nullable().describe("The raiser's words: only when content is shown"),
+    raised_by: uuid,
+    outcome: z.enum(DISPUTE_OUTCOMES).nullable(),
+    payee_amount: naira.nullable(),
+    created_at: timestamp,
+    escalated_at: timestamp.nullable(),
+    resolved_at: timestamp.nullable(),
+    proposals: z.array(z.strictObject({
+      id: uuid,
+      proposed_by: uuid,
+      outcome: z.enum(DISPUTE_OUTCOMES),
+      payee_amount: naira.nullable(),
+      status: z.enum(PROPOSAL_STATUSES),
+      created_at: timestamp,
+    })),
+  }).nullable().describe('The latest dispute, with every proposal'),
+  messages: z.strictObject({
+    count,
+    content_shown: z.boolean().describe('true with an open dispute or a stated reason'),
+    items: z.array(z.strictObject({ id: uuid, sender_id: uuid, content: z.string(), created_at: timestamp }))
+      .nullable().describe('null unless content_shown'),
+  }),
+});
+
+export const adminQueueListResponse = z.array(z.strictObject({
+  queue: z.enum(OPERATOR_QUEUES),
+  count,
+  oldest_at: timestamp.nullable(),
+  oldest_age_seconds: count.nullable(),
+}));
+
+export type AdminSearchResponse = z.input<typeof adminSearchResponse>;
+export type AdminUserGetResponse = z.input<typeof adminUserGetResponse>;
+export type AdminEscrowGetResponse = z.input<typeof adminEscrowGetResponse>;
+export type AdminQueueListResponse = z.input<typeof adminQueueListResponse>;

@@ -1115,6 +1115,25 @@ function scenarios(): Record<string, Scenario> {
       },
     },
     'admin-dispute-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
+    'admin-search': {
+      prepare: (t) => {
+        swap(t, 'q', [w.payers[0]!.phone, `0${w.payers[0]!.phone.slice(4)}`, w.d0.id, w.stranger.id]);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-user-get': {
+      prepare: (t) => {
+        swap(t, 'user_id', [w.payers[0]!.id, w.stranger.id]);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-escrow-get': {
+      prepare: (t) => {
+        swap(t, 'escrow_id', [w.d0.id]);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-queue-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
     'admin-dispute-resolve': {
       setup: async () => {
         resolveDeals = await Promise.all([2, 3, 4].map((i) => disputed(...pair(i))));

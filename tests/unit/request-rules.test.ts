@@ -94,7 +94,10 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
     body: { dispute_id: U, outcome: 'split', payee_amount: 19.99, resolution: 'Both sides agreed to halve it.' },
   },
   'admin-approval-decide': { body: { approval_id: U, decision: 'approve', reason: 'The provider confirmed it.' } },
+  'admin-escrow-get': { query: { escrow_id: U, reason: 'The payer says the seller never delivered.' } },
+  'admin-search': { query: { q: PHONE } },
   'admin-totp-verify': { body: { code: '287082' } },
+  'admin-user-get': { query: { user_id: U, reason: 'The user called about a payout.' } },
   'auth-forgot-password': { body: { phone: PHONE } },
   'auth-refresh': { body: { refresh_token: 'rt_0123456789' } },
   'auth-reset-password': {
