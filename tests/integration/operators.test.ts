@@ -122,6 +122,17 @@ describe('admin-totp-enrol', () => {
 });
 
 describe('admin-totp-verify', () => {
+  it('an operator with no factor is told to enrol first (409 totp_not_enrolled), and a code passes nothing', async () => {
+    const fresh = await signUp({ tier: 3 });
+    await grantRoles(fresh, ['support']);
+    const res = await post('admin-totp-verify', { code: '123456' }, { token: fresh.accessToken });
+    refused(res, 409);
+    expect(res.body.code).toBe('totp_not_enrolled');
+    // still no pass: the operator endpoints answer 401 second_factor_required
+    const noPass = await get('admin-queue-list', { token: fresh.accessToken });
+    expect([noPass.status, noPass.body.code]).toEqual([401, 'second_factor_required']);
+  });
+
   it('one step of drift either way; two steps refused; a code is never reused', async () => {
     const op = await newOperator(['disputes']); // passed with the code of step now
     const token = op.accessToken;
