@@ -6,6 +6,7 @@
 //   supabase/config.toml                 its [functions.<name>] blocks, between the functions markers
 //   README.md                            the endpoint and Idempotency-Key tables, between their markers
 //   docs/architecture.md                 the operation map, between the operations markers
+//   docs/operators.md                    the operator endpoints and their roles, between their markers
 //   docs/api/openapi.json                the OpenAPI document (scripts/lib/spec/openapi.ts)
 //   clients/typescript/schema.ts         the typed client's types, from that document
 //   docs/escrow-states.md                the escrow state table (scripts/lib/spec/escrow-states.ts)
@@ -33,6 +34,9 @@ import {
   idempotencyTable,
   IDEMPOTENT_END,
   IDEMPOTENT_START,
+  OPERATOR_ENDPOINTS_END,
+  OPERATOR_ENDPOINTS_START,
+  operatorEndpointTable,
   replaceRegion,
 } from './lib/spec/generated.ts';
 import { MAP_END, MAP_START, operationMap, operationRows } from './lib/spec/operation-map.ts';
@@ -85,6 +89,17 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
         MAP_END,
         operationMap(operationRows(root, names)),
         'docs/architecture.md',
+      ),
+  },
+  {
+    file: 'docs/operators.md',
+    make: async () =>
+      replaceRegion(
+        await read('docs/operators.md'),
+        OPERATOR_ENDPOINTS_START,
+        OPERATOR_ENDPOINTS_END,
+        operatorEndpointTable(metas),
+        'docs/operators.md',
       ),
   },
   { file: 'docs/api/openapi.json', make: () => document },

@@ -144,3 +144,25 @@ export function idempotencyTable(metas: readonly EndpointMeta[]): string {
   });
   return ['| Endpoint | Idempotency-Key | Why |', '|---|---|---|', ...rows].join('\n');
 }
+
+// ---- docs/operators.md ----------------------------------------------------------------------
+
+export const OPERATOR_ENDPOINTS_START = '<!-- operator-endpoints:start -->';
+export const OPERATOR_ENDPOINTS_END = '<!-- operator-endpoints:end -->';
+
+/**
+ * docs/operators.md's table of the operator endpoints: the roles each admits (AuthMode.roles) and
+ * whether it may wait for a second operator (it answers 202).
+ */
+export function operatorEndpointTable(metas: readonly EndpointMeta[]): string {
+  const rows = metas.filter((m) => m.auth === 'operator' || m.auth === 'operator_signed_in').map((m) => {
+    const roles = m.auth === 'operator_signed_in'
+      ? 'any operator, before the second factor'
+      : m.authRoles
+      ? m.authRoles.map((r) => `\`${r}\``).join(', ')
+      : 'any operator';
+    const fourEyes = (m.alsoSucceedsWith ?? []).some((s) => s.status === 202) ? 'may answer 202' : '';
+    return `| ${m.method} | \`/${m.name}\` | ${roles} | ${fourEyes} |`;
+  });
+  return ['| Method | Path | Roles | Four eyes |', '|---|---|---|---|', ...rows].join('\n');
+}
