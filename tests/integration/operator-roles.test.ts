@@ -7,6 +7,7 @@ import { call } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { loadEndpointMetas } from '../support/endpoints.ts';
 import { newOperator, type Role, type TestOperator } from '../support/operators.ts';
+import { signUp } from '../support/users.ts';
 import type { EndpointMeta } from '../../shared/core/endpoint.ts';
 import { FOUR_EYES_ACTIONS } from '../../shared/operators/four-eyes-actions.ts';
 import { OPERATOR_ROLES } from '../../shared/operators/enums.ts';
@@ -49,6 +50,34 @@ describe('the role matrix', () => {
         }
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('a non-operator, with or without a token, gets the 404 of a missing function from every one, whatever the body', async () => {
+    const user = await signUp({ tier: 3 });
+    const missing = await call('admin-no-such-function', { token: user.accessToken });
+    expect(missing.status).toBe(404);
+    const wrong: string[] = [];
+    const everyOperatorEndpoint = (await loadEndpointMetas()).filter((m) => m.name.startsWith('admin-'));
+    for (const m of everyOperatorEndpoint) {
+      for (const token of [user.accessToken, undefined, 'not.a.token']) {
+        const tries = [
+          { method: m.method },
+          { method: 'GET', query: { reason: 'x'.repeat(600), user_id: 'nope' } },
+          { method: 'POST', body: {} },
+          { method: 'POST', rawBody: 'not json' },
+          { method: 'DELETE' },
+        ];
+        for (const t of tries) {
+          const res = await call(m.name, { token, ...t });
+          const expected = { ...(missing.body as object), error: `No function named ${m.name}` };
+          if (res.status !== 404 || JSON.stringify(res.body) !== JSON.stringify(expected)) {
+            wrong.push(`${m.name} (${token ? 'token' : 'none'}, ${JSON.stringify(t)}): ${res.status}`);
+          }
+        }
+      }
+    }
+    expect(everyOperatorEndpoint.length).toBeGreaterThanOrEqual(operatorEndpoints.length);
     expect(wrong).toEqual([]);
   });
 
