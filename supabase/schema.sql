@@ -6092,6 +6092,65 @@ revoke all on function private.operator_grant(p_phone text, p_role text, p_by te
 grant execute on function private.operator_grant(p_phone text, p_role text, p_by text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.operator_grant_check(p_user uuid, p_role text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_grant_check(p_user uuid, p_role text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_tier smallint;
+  v_missing text[];
+begin
+  if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
+  end if;
+  select u.kyc_tier into v_tier from private.users u where u.id = p_user for update;
+  if not found then
+    perform private.refuse(404, 'user_not_found');
+  end if;
+  if exists (select 1 from private.operators o where o.user_id = p_user and o.role = p_role) then
+    perform private.refuse(409, 'operator_role_held', pg_catalog.jsonb_build_object('role', p_role));
+  end if;
+  if v_tier < 3 then
+    perform private.refuse(409, 'operator_tier_required', pg_catalog.jsonb_build_object('tier', v_tier));
+  end if;
+  select pg_catalog.array_agg(k order by k) into v_missing
+    from unnest(array['nin', 'bvn']) as k
+   where not exists (select 1 from private.identity_bindings b where b.user_id = p_user and b.kind = k);
+  if v_missing is not null then
+    perform private.refuse(409, 'operator_identity_unbound', pg_catalog.jsonb_build_object('missing', v_missing));
+  end if;
+end
+$function$;
+comment on function private.operator_grant_check(p_user uuid, p_role text) is 'The checks of a grant (admin-role-grant, when asked for and when approved): the user exists, does not hold the role, is at KYC tier 3 or more and has a NIN and a BVN bound; locks the user''s row.';
+revoke all on function private.operator_grant_check(p_user uuid, p_role text) from public;
+grant execute on function private.operator_grant_check(p_user uuid, p_role text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_grant_to(p_user uuid, p_role text, p_by uuid, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_grant_to(p_user uuid, p_role text, p_by uuid, p_now timestamp with time zone DEFAULT now())
+ RETURNS private.operators
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  r private.operators;
+begin
+  perform private.operator_grant_check(p_user, p_role);
+  insert into private.operators (user_id, role, granted_at, granted_by)
+  values (p_user, p_role, p_now, p_by::text)
+  returning * into r;
+  return r;
+end
+$function$;
+comment on function private.operator_grant_to(p_user uuid, p_role text, p_by uuid, p_now timestamp with time zone) is 'admin-role-grant, approved: gives p_user the role (granted_by the approving operator, granted_at now) after the checks of private.operator_grant_check.';
+revoke all on function private.operator_grant_to(p_user uuid, p_role text, p_by uuid, p_now timestamp with time zone) from public;
+grant execute on function private.operator_grant_to(p_user uuid, p_role text, p_by uuid, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.operator_record(p_operator uuid, p_roles text[], p_action text, p_target_type text, p_target uuid, p_reason text, p_facts jsonb DEFAULT '{}'::jsonb)
@@ -6156,6 +6215,45 @@ $function$;
 comment on function private.operator_revoke(p_phone text, p_role text, p_by text) is 'npm run operator:revoke: takes an operator role from the account with this E.164 phone and records operator.revoke. Idempotent: false, and nothing written, when the role was not held.';
 revoke all on function private.operator_revoke(p_phone text, p_role text, p_by text) from public;
 grant execute on function private.operator_revoke(p_phone text, p_role text, p_by text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.operator_revoke_from(p_user uuid, p_role text, p_by uuid, p_reason text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.operator_revoke_from(p_user uuid, p_role text, p_by uuid, p_reason text)
+ RETURNS private.operators
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  r private.operators;
+  v_admins integer;
+begin
+  if p_role is null or p_role not in ('support', 'finance', 'disputes', 'admin') then
+    perform private.refuse(422, 'operator_argument_invalid', '{"field": "role"}');
+  end if;
+  if p_role = 'admin' then
+    select pg_catalog.count(*) into v_admins
+      from (select 1 from private.operators o where o.role = 'admin' order by o.user_id for update) x;
+  end if;
+  if not exists (select 1 from private.users u where u.id = p_user) then
+    perform private.refuse(404, 'user_not_found');
+  end if;
+  select * into r from private.operators o where o.user_id = p_user and o.role = p_role for update;
+  if r.user_id is null then
+    perform private.refuse(409, 'operator_role_not_held', pg_catalog.jsonb_build_object('role', p_role));
+  end if;
+  if p_role = 'admin' and v_admins <= 1 then
+    perform private.refuse(409, 'last_admin');
+  end if;
+  perform private.operator_record(p_by, array['admin'], 'role.revoke', 'user', p_user, p_reason,
+    pg_catalog.jsonb_build_object('role', p_role, 'granted_at', r.granted_at, 'granted_by', r.granted_by));
+  delete from private.operators o where o.user_id = p_user and o.role = p_role;
+  return r;
+end
+$function$;
+comment on function private.operator_revoke_from(p_user uuid, p_role text, p_by uuid, p_reason text) is 'admin-role-revoke: takes the role from the user and records role.revoke for p_by (409 operator_role_not_held when not held, 409 last_admin for the only admin); returns the grant it ended.';
+revoke all on function private.operator_revoke_from(p_user uuid, p_role text, p_by uuid, p_reason text) from public;
+grant execute on function private.operator_revoke_from(p_user uuid, p_role text, p_by uuid, p_reason text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.operator_roles(p_user uuid)

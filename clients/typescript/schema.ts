@@ -22,6 +22,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-approval-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lists the four-eyes approvals: those still pending first, oldest first
+     * @description Any operator with a second-factor pass (to anyone who is not an operator the function does not exist). The approvals still pending come first, then the decided and expired ones, each group oldest first; `status` keeps one status (a pending approval past its 24 hours is shown as `expired`). Page with `after`, the id of the last approval of the previous page. Who may decide one: admin-approval-decide's rules.
+     */
+    get: operations['admin-approval-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-audit-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Reads the operator audit, newest first
+     * @description Admins with a second-factor pass only (to anyone who is not an operator the function does not exist; other operators get 403). Every operator action and read, newest first, filtered by `operator_id`, `target_id` and `action`; page with `after`, the id of the last row of the previous page. Facts are ids and statuses, never an identity number whole. Each read is itself written to the audit (audit.read).
+     */
+    get: operations['admin-audit-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-dispute-list': {
     parameters: {
       query?: never;
@@ -102,6 +142,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-role-grant': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Asks for an operator role to be granted to a user: always waits for a second admin
+     * @description Admins with a second-factor pass (to anyone who is not an operator the function does not exist). Every grant is a four-eyes action: this answers 202 with a pending approval, and the role is granted when another admin who has held the admin role for 24 hours approves it (admin-approval-decide); its tenure counts from then. The user must be at KYC tier 3 with a NIN and a BVN bound to the account, both now and when it is approved. Asking again while it is pending answers the same approval.
+     */
+    post: operations['admin-role-grant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-role-revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revokes one of a user's operator roles, at once
+     * @description Admins with a second-factor pass (to anyone who is not an operator the function does not exist). Direct, no second operator: the role ends now (an action of that operator in flight finishes first), and their next request without a role that allows it is refused; without any role left they are no longer an operator. The only admin cannot lose the admin role. Audited as role.revoke with the grant it ended.
+     */
+    post: operations['admin-role-revoke'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-search': {
     parameters: {
       query?: never;
@@ -136,6 +216,26 @@ export interface paths {
      * @description A signed-in operator (to anyone else the function does not exist) with no active factor, within 24 hours of their latest grant or of a factor reset. Answers a new secret as an otpauth URI (SHA1, 6 digits, 30 s) and its QR code as SVG, this once: it is stored only encrypted and never answered again, not even to a retry with the same Idempotency-Key. The factor is active after the first good code (admin-totp-verify); until then, enrolling again replaces the secret.
      */
     post: operations['admin-totp-enrol'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-totp-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Asks for an operator's second factor to be reset: always waits for a second admin
+     * @description Admins with a second-factor pass (to anyone who is not an operator the function does not exist). A reset is a four-eyes action: this answers 202 with a pending approval; when another admin who has held the admin role for 24 hours approves it (admin-approval-decide), the factor is forgotten, every pass of the operator ends, and the operator may enrol again (admin-totp-enrol) within 24 hours. Asking again while it is pending answers the same approval.
+     */
+    post: operations['admin-totp-reset'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1927,6 +2027,7 @@ export interface components {
       | 'kyc_limit_exceeded'
       | 'kyc_provider_refused'
       | 'kyc_tier_required'
+      | 'last_admin'
       | 'login_failed'
       | 'merchant_escrow_checkout_only'
       | 'merchant_exists'
@@ -1943,8 +2044,12 @@ export interface components {
       | 'name_verified'
       | 'notification_escrow_not_found'
       | 'notification_not_found'
+      | 'operator_identity_unbound'
       | 'operator_not_found'
+      | 'operator_role_held'
+      | 'operator_role_not_held'
       | 'operator_role_required'
+      | 'operator_tier_required'
       | 'otp_invalid'
       | 'payload_too_large'
       | 'payout_account_duplicate'
@@ -1961,6 +2066,7 @@ export interface components {
       | 'refresh_token_invalid'
       | 'refresh_token_reused'
       | 'review_never_accepted'
+      | 'role_grant_pending'
       | 'second_factor_required'
       | 'service_unavailable'
       | 'signup_in_progress'
@@ -2111,7 +2217,7 @@ export interface operations {
           };
         };
       };
-      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2123,11 +2229,11 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'approval_not_found' | 'function_not_found';
+            code?: 'approval_not_found' | 'user_not_found' | 'operator_not_found' | 'function_not_found';
           };
         };
       };
-      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2143,6 +2249,10 @@ export interface operations {
               | 'approval_not_pending'
               | 'approval_expired'
               | 'approval_own_action'
+              | 'role_grant_pending'
+              | 'operator_role_held'
+              | 'operator_tier_required'
+              | 'operator_identity_unbound'
               | 'idempotency_key_reused'
               | 'idempotency_in_progress';
           };
@@ -2161,6 +2271,283 @@ export interface operations {
             status?: 413;
             /** @enum {unknown} */
             code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-approval-list': {
+    parameters: {
+      query?: {
+        /** @description Only approvals in this status (pending: still decidable); all of them when omitted, pending first */
+        status?: 'pending' | 'approved' | 'rejected' | 'expired';
+        /** @description 1 to 50; 20 when omitted */
+        limit?: number;
+        /** @description The id of the last approval of the previous page */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+              action: string;
+              /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+              target_type: string;
+              /** Format: uuid */
+              target_id: string;
+              /** @description The money it moves, in naira, when that is why it needs four eyes */
+              amount: number | null;
+              /** @description The roles that may perform it, and so approve it */
+              roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+              /**
+               * @description expired: still pending 24 hours after it was asked for
+               * @enum {string}
+               */
+              status: 'pending' | 'approved' | 'rejected' | 'expired';
+              /** @description The first operator's reason */
+              reason: string;
+              /** Format: uuid */
+              requested_by: string;
+              /** Format: date-time */
+              requested_at: string;
+              /** Format: date-time */
+              expires_at: string;
+              decided_by: string | null;
+              decided_at: string | null;
+              decision_reason: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-audit-list': {
+    parameters: {
+      query?: {
+        /** @description Only what this operator did or opened */
+        operator_id?: string;
+        /** @description Only rows about this target (a user, an escrow, ...) */
+        target_id?: string;
+        /** @description Only this action, e.g. 'role.grant', 'approval.approve' */
+        action?: string;
+        /** @description 1 to 200; 50 when omitted */
+        limit?: number;
+        /** @description The id of the last row of the previous page (newest first: older rows follow) */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description The row id (digits), increasing with time; the cursor of `after` */
+              id: string;
+              /**
+               * Format: uuid
+               * @description Who acted or looked (for the grant script: the user whose role changed)
+               */
+              operator_id: string;
+              /** @description '<area>.<verb>', e.g. 'role.grant', 'approval.approve', 'dispute.resolve' */
+              action: string;
+              target_type: string | null;
+              target_id: string | null;
+              /** @description The operator's reason (null on rows from before reasons were asked for) */
+              reason: string | null;
+              /** @description Ids and statuses around the action; no identity number whole */
+              facts: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'function_not_found';
           };
         };
       };
@@ -2827,7 +3214,7 @@ export interface operations {
           };
         };
       };
-      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `escrow_not_found`: No escrow with this id (or invite token) that the caller is a party to; a stranger gets the same answer as for an escrow that does not exist (Check the id (escrow-list shows the escrows the caller is a party to)); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2983,6 +3370,378 @@ export interface operations {
       };
     };
   };
+  'admin-role-grant': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /** @enum {string} */
+          role: 'support' | 'finance' | 'disputes' | 'admin';
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'role_grant_pending' | 'operator_role_held' | 'operator_tier_required' | 'operator_identity_unbound';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-role-revoke': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /** @enum {string} */
+          role: 'support' | 'finance' | 'disputes' | 'admin';
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              user_id: string;
+              /**
+               * @description The role revoked
+               * @enum {string}
+               */
+              role: 'support' | 'finance' | 'disputes' | 'admin';
+              /**
+               * Format: date-time
+               * @description When the grant it ended took effect
+               */
+              granted_at: string;
+              /** @description The roles the user still holds (none: no longer an operator) */
+              roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'operator_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `operator_role_not_held`: admin-role-revoke of a role the user does not hold (never granted, or revoked already) (Nothing to revoke); or `last_admin`: admin-role-revoke of the only admin's admin role: the service is never left without one (Grant the admin role to another operator first (admin-role-grant, approved by this admin), then revoke); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'operator_role_not_held' | 'last_admin' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-search': {
     parameters: {
       query: {
@@ -3076,7 +3835,7 @@ export interface operations {
           };
         };
       };
-      /** @description `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3190,6 +3949,176 @@ export interface operations {
             status?: 409;
             /** @enum {unknown} */
             code?: 'totp_already_active' | 'totp_enrolment_closed';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-totp-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'operator_not_found' | 'function_not_found';
           };
         };
       };
@@ -3564,7 +4493,7 @@ export interface operations {
           };
         };
       };
-      /** @description `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran) (Nothing: the action did not happen; the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           [name: string]: unknown;

@@ -217,8 +217,8 @@ export interface EndpointSpec<
   body?: BS;
   /** The `data` of the success envelope (z.strictObject, nullable where a field can be null). */
   response?: RS;
-  /** 200 by default; 201 for creations. */
-  status?: 200 | 201;
+  /** 200 by default; 201 for creations; 202 for an action that always waits for a second operator. */
+  status?: 200 | 201 | 202;
   /**
    * Honour the Idempotency-Key header (money-moving and creating POSTs; needs an auth mode): true
    * runs the request as one transaction with its key and answer; 'provider' (the handler calls a

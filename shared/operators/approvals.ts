@@ -14,7 +14,7 @@ import { toNaira } from '../core/money.ts';
 import type { OperatorCaller, OperatorRole } from './auth.ts';
 import type { ApprovalResponse } from './schema.ts';
 
-/** An approval as private.approvals stores it. */
+/** An approval as private.approvals stores it (timestamps as ISO strings: shared/core/db.ts parses them so). */
 export interface ApprovalRow {
   id: string;
   action: string;
@@ -25,11 +25,11 @@ export interface ApprovalRow {
   roles: OperatorRole[];
   reason: string;
   requested_by: string;
-  requested_at: Date;
-  expires_at: Date;
+  requested_at: string;
+  expires_at: string;
   status: 'pending' | 'approved' | 'rejected';
   decided_by: string | null;
-  decided_at: Date | null;
+  decided_at: string | null;
   decision_reason: string | null;
 }
 
@@ -71,7 +71,7 @@ export function aboveFourEyes(kobo: bigint | number): boolean {
 
 /** An approval as the API answers it. */
 export function approvalAnswer(a: ApprovalRow, now = new Date()): ApprovalResponse {
-  const expired = a.status === 'pending' && a.expires_at.getTime() <= now.getTime();
+  const expired = a.status === 'pending' && new Date(a.expires_at).getTime() <= now.getTime();
   return {
     id: a.id,
     action: a.action,
@@ -82,10 +82,10 @@ export function approvalAnswer(a: ApprovalRow, now = new Date()): ApprovalRespon
     status: expired ? 'expired' : a.status,
     reason: a.reason,
     requested_by: a.requested_by,
-    requested_at: a.requested_at.toISOString(),
-    expires_at: a.expires_at.toISOString(),
+    requested_at: a.requested_at,
+    expires_at: a.expires_at,
     decided_by: a.decided_by,
-    decided_at: a.decided_at?.toISOString() ?? null,
+    decided_at: a.decided_at,
     decision_reason: a.decision_reason,
   };
 }

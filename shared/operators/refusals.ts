@@ -100,9 +100,48 @@ export const OPERATOR_ARGUMENT_INVALID = refusal<{ field: string }>({
 export const OPERATOR_NOT_FOUND = refusal({
   code: 'operator_not_found',
   status: 404,
-  when: 'An operator action recorded for a user who no longer holds the role (revoked while the request ran)',
-  then: 'Nothing: the action did not happen; the caller is no longer an operator',
+  when: 'An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a ' +
+    'factor reset of a user who holds no operator role',
+  then: 'Nothing: the action did not happen; check the user id, or the caller is no longer an operator',
   message: () => 'No such operator',
+  example: {},
+});
+
+// ---- granting and revoking roles (admin-role-grant, admin-role-revoke) ------------------------
+
+export const OPERATOR_ROLE_HELD = refusal<{ role: string }>({
+  code: 'operator_role_held',
+  status: 409,
+  when: 'admin-role-grant of a role the user holds already (asked for, or granted since it was asked for)',
+  then: 'Nothing to grant: the user has the role',
+  message: (f) => `The user holds the ${f.role} role already`,
+  example: { role: 'finance' },
+});
+
+export const ROLE_GRANT_PENDING = refusal<{ role: string; approval_id: string }>({
+  code: 'role_grant_pending',
+  status: 409,
+  when: 'admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time',
+  then: 'Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one',
+  message: (f) => `A grant of the ${f.role} role to this user is waiting for approval ${f.approval_id}`,
+  example: { role: 'finance', approval_id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' },
+});
+
+export const OPERATOR_ROLE_NOT_HELD = refusal<{ role: string }>({
+  code: 'operator_role_not_held',
+  status: 409,
+  when: 'admin-role-revoke of a role the user does not hold (never granted, or revoked already)',
+  then: 'Nothing to revoke',
+  message: (f) => `The user does not hold the ${f.role} role`,
+  example: { role: 'finance' },
+});
+
+export const LAST_ADMIN = refusal({
+  code: 'last_admin',
+  status: 409,
+  when: "admin-role-revoke of the only admin's admin role: the service is never left without one",
+  then: 'Grant the admin role to another operator first (admin-role-grant, approved by this admin), then revoke',
+  message: () => 'This is the only admin; grant the role to someone else before revoking it',
   example: {},
 });
 

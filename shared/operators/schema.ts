@@ -3,12 +3,12 @@
 // (admin-search, admin-user-get, admin-escrow-get, admin-queue-list).
 import { z } from 'zod';
 import { count, e164Phone, naira, timestamp, uuid } from '../core/schema.ts';
-import { text, uuidSchema } from '../core/validation.ts';
+import { queryInt, text, uuidSchema } from '../core/validation.ts';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES } from '../escrow/enums.ts';
 import { DISPUTE_OUTCOMES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from '../disputes/enums.ts';
 import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from '../kyc/enums.ts';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../money/enums.ts';
-import { OPERATOR_ROLES } from './enums.ts';
+import { OPERATOR_ROLES, type OperatorRole } from './enums.ts';
 
 /** Every operator action's `reason` (10-500 characters): kept in the audit with the action. */
 export const operatorReason = text(10, 500).meta({
@@ -291,3 +291,73 @@ export type AdminSearchResponse = z.input<typeof adminSearchResponse>;
 export type AdminUserGetResponse = z.input<typeof adminUserGetResponse>;
 export type AdminEscrowGetResponse = z.input<typeof adminEscrowGetResponse>;
 export type AdminQueueListResponse = z.input<typeof adminQueueListResponse>;
+
+// ---- the approvals list ---------------------------------------------------------------------
+
+export const adminApprovalListQuery = z.strictObject({
+  status: z.enum(APPROVAL_STATUSES).optional().meta({
+    description: 'Only approvals in this status (pending: still decidable); all of them when omitted, pending first',
+  }),
+  limit: queryInt(20, 1, 50),
+  after: uuidSchema.optional().meta({ description: 'The id of the last approval of the previous page' }),
+});
+
+export const adminApprovalListResponse = z.array(approvalResponse);
+
+// ---- granting and revoking roles, resetting a factor ----------------------------------------
+
+export const adminRoleGrantBody = z.strictObject({
+  user_id: uuidSchema,
+  role: z.enum(OPERATOR_ROLES),
+  reason: operatorReason,
+});
+
+export const adminRoleRevokeBody = adminRoleGrantBody;
+
+export const adminTotpResetBody = z.strictObject({ user_id: uuidSchema, reason: operatorReason });
+
+/** What an approved role.grant answered (kept in the approval's result). */
+export interface RoleGranted {
+  user_id: string;
+  role: OperatorRole;
+  granted_at: string;
+  granted_by: string;
+}
+
+export const adminRoleRevokeResponse = z.strictObject({
+  user_id: uuid,
+  role: z.enum(OPERATOR_ROLES).describe('The role revoked'),
+  granted_at: timestamp.describe('When the grant it ended took effect'),
+  roles: z.array(z.enum(OPERATOR_ROLES)).describe('The roles the user still holds (none: no longer an operator)'),
+});
+
+// ---- the audit ------------------------------------------------------------------------------
+
+export const AUDIT_ACTION_PATTERN = '^[a-z][a-z_]*(\\.[a-z][a-z_]*)+$';
+
+export const adminAuditListQuery = z.strictObject({
+  operator_id: uuidSchema.optional().meta({ description: 'Only what this operator did or opened' }),
+  target_id: uuidSchema.optional().meta({ description: 'Only rows about this target (a user, an escrow, ...)' }),
+  action: z.string().max(100).regex(new RegExp(AUDIT_ACTION_PATTERN), "must be an action such as 'role.grant'")
+    .optional().meta({ description: "Only this action, e.g. 'role.grant', 'approval.approve'" }),
+  limit: queryInt(50, 1, 200),
+  after: z.string().regex(/^[0-9]{1,18}$/, 'must be the id of an audit row').optional().meta({
+    description: 'The id of the last row of the previous page (newest first: older rows follow)',
+  }),
+});
+
+export const auditRowResponse = z.strictObject({
+  id: z.string().describe('The row id (digits), increasing with time; the cursor of `after`'),
+  operator_id: uuid.describe('Who acted or looked (for the grant script: the user whose role changed)'),
+  action: z.string().describe("'<area>.<verb>', e.g. 'role.grant', 'approval.approve', 'dispute.resolve'"),
+  target_type: z.string().nullable(),
+  target_id: uuid.nullable(),
+  reason: z.string().nullable().describe("The operator's reason (null on rows from before reasons were asked for)"),
+  facts: z.record(z.string(), z.unknown()).describe('Ids and statuses around the action; no identity number whole'),
+  created_at: timestamp,
+});
+
+export const adminAuditListResponse = z.array(auditRowResponse);
+
+export type AuditRowResponse = z.infer<typeof auditRowResponse>;
+export type AdminRoleRevokeResponse = z.infer<typeof adminRoleRevokeResponse>;

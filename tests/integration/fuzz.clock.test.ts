@@ -45,7 +45,7 @@ import { merchantWithFee, newMerchant } from '../support/merchants.ts';
 import { operationNames } from '../support/openapi-requests.ts';
 import { paystack } from '../support/paystack.ts';
 import { newPhone, signUp, type TestUser, verifyPhone } from '../support/users.ts';
-import { codeAt, enrol, grantRoles, newOperator } from '../support/operators.ts';
+import { bindIdentity, codeAt, enrol, grantRoles, newOperator } from '../support/operators.ts';
 
 afterAll(() => closeDb());
 
@@ -514,6 +514,17 @@ function scenarios(): Record<string, Scenario> {
   const fundCards: Record<string, string> = {};
   let respondDeals: (Deal & { proposalId: string })[] = [];
   let resolveDeals: (Deal & { disputeId: string })[] = [];
+  // operators: users a role may be granted to, operators holding every role, approvals to decide
+  // and the second admin (24 hours of tenure) who decides them
+  let grantees: string[] = [];
+  let roleHolders: string[] = [];
+  let approvalIds: string[] = [];
+  let secondAdmin: TestUser;
+  const eligibleUser = async () => {
+    const u = await signUp({ tier: 3 });
+    await bindIdentity(u.id);
+    return u;
+  };
   let disputedRead: Deal, proposeDeal: Deal;
   let hiring: Record<'create' | 'update' | 'approve' | 'complete' | 'release', Deal>;
   const milestoneIds: Record<string, string[]> = {};
@@ -1134,6 +1145,57 @@ function scenarios(): Record<string, Scenario> {
       },
     },
     'admin-queue-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
+    'admin-role-grant': {
+      setup: async () => {
+        grantees = (await Promise.all([0, 1, 2].map(() => eligibleUser()))).map((u) => u.id);
+      },
+      prepare: (t) => {
+        swap(t, 'user_id', grantees);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-role-revoke': {
+      setup: async () => {
+        const holders = await Promise.all([0, 1].map(() => eligibleUser()));
+        for (const h of holders) await grantRoles(h, ['support', 'finance', 'disputes', 'admin']);
+        roleHolders = holders.map((h) => h.id);
+      },
+      prepare: (t) => {
+        swap(t, 'user_id', roleHolders);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-totp-reset': {
+      prepare: (t) => {
+        swap(t, 'user_id', roleHolders.length > 0 ? roleHolders : [w.admin.id]);
+        caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-approval-decide': {
+      setup: async () => {
+        secondAdmin = await newOperator(['admin']);
+        await testDb()`
+          update private.operators set granted_at = now() - interval '25 hours' where user_id = ${secondAdmin.id}`;
+        const targets = await Promise.all([0, 1, 2].map(() => eligibleUser()));
+        approvalIds = [];
+        for (const u of targets) {
+          const r = ok(
+            await post('admin-role-grant', { user_id: u.id, role: 'support', reason: 'Joins the support desk' }, {
+              token: w.admin.accessToken,
+            }),
+            'admin-role-grant',
+            202,
+          );
+          approvalIds.push(r.body.data.approval.id);
+        }
+      },
+      prepare: (t) => {
+        swap(t, 'approval_id', approvalIds);
+        caller(t, secondAdmin, [w.admin, w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-approval-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
+    'admin-audit-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
     'admin-dispute-resolve': {
       setup: async () => {
         resolveDeals = await Promise.all([2, 3, 4].map((i) => disputed(...pair(i))));

@@ -73,7 +73,10 @@ export function answerRefusals(meta: EndpointMeta): Map<number, AnyRefusal[]> {
 
 /** Every status `meta` can answer, success included, with why. */
 export function answerStatuses(meta: EndpointMeta): Map<number, string> {
-  const out = new Map<number, string>([[meta.status, meta.status === 201 ? 'Created' : 'OK']]);
+  const out = new Map<number, string>([[
+    meta.status,
+    meta.status === 201 ? 'Created' : meta.status === 202 ? 'Accepted' : 'OK',
+  ]]);
   for (const s of meta.alsoSucceedsWith ?? []) out.set(s.status, s.description);
   for (const [status, refusals] of answerRefusals(meta)) {
     out.set(status, refusals.map((r) => `\`${r.code}\`: ${r.when} (${r.then})`).join('; or '));
