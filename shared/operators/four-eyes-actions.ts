@@ -1,6 +1,10 @@
 // Every action that may wait for a second operator, by its action name: admin-approval-decide
 // performs an approved one through this table. An action is added here when its endpoint is.
 import type { FourEyesAction } from './approvals.ts';
+import { chargeResolve, payoutRetry } from './money.ts';
 
 // deno-lint-ignore no-explicit-any
-export const FOUR_EYES_ACTIONS: Readonly<Record<string, FourEyesAction<any, any, any>>> = {};
+export const FOUR_EYES_ACTIONS: Readonly<Record<string, FourEyesAction<any, any, any>>> = {
+  'charge.resolve': chargeResolve,
+  'payout.retry': payoutRetry,
+};

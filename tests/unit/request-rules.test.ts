@@ -94,6 +94,8 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
     body: { dispute_id: U, outcome: 'split', payee_amount: 19.99, resolution: 'Both sides agreed to halve it.' },
   },
   'admin-approval-decide': { body: { approval_id: U, decision: 'approve', reason: 'The provider confirmed it.' } },
+  'admin-charge-resolve': { body: { transaction_id: U, reason: 'The provider confirmed the payment.' } },
+  'admin-payout-retry': { body: { transaction_id: U, reason: 'The provider confirmed the failure.' } },
   'admin-totp-verify': { body: { code: '287082' } },
   'auth-forgot-password': { body: { phone: PHONE } },
   'auth-refresh': { body: { refresh_token: 'rt_0123456789' } },
