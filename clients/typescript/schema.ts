@@ -62,6 +62,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-charge-resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolves a charge held for review from the provider's verified answer
+     * @description Finance operators with a second-factor pass only (to anyone who is not an operator the function does not exist). Asks the provider's verify first: a success in naira is credited at the amount it confirms, never the amount expected (the expected amount funds its escrow; another amount goes to the payer's wallet, or back to a merchant escrow's buyer), a verified failure or abandonment fails the charge with no money, and anything else is refused with nothing changed. A verified amount above FOUR_EYES_MIN_AMOUNT answers 202 with an approval for a second finance operator (admin-approval-decide); audited as `charge.resolve`.
+     */
+    post: operations['admin-charge-resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-dispute-list': {
     parameters: {
       query?: never;
@@ -116,6 +136,26 @@ export interface paths {
     get: operations['admin-escrow-get'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-payout-retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends a failed payout again, once the provider confirms its transfer failed
+     * @description Finance operators with a second-factor pass only (to anyone who is not an operator the function does not exist). Asks the provider about the old transfer by its reference first: only a confirmed failure or reversal (or no transfer by that reference) lets a new withdrawal of the same amount leave the wallet for the same payout account, once, under a new reference and the withdrawal's rules (a frozen account, the KYC limits, the balance). A payout above FOUR_EYES_MIN_AMOUNT answers 202 with an approval for a second finance operator (admin-approval-decide); audited as `payout.retry`.
+     */
+    post: operations['admin-payout-retry'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2000,6 +2040,9 @@ export interface components {
       | 'card_authorization_invalid'
       | 'card_declined'
       | 'card_not_found'
+      | 'charge_not_found'
+      | 'charge_not_held'
+      | 'charge_not_settled'
       | 'charge_refused'
       | 'conversation_not_found'
       | 'conversation_read_only'
@@ -2057,6 +2100,10 @@ export interface components {
       | 'payout_account_not_found'
       | 'payout_account_required'
       | 'payout_account_unknown_at_bank'
+      | 'payout_already_retried'
+      | 'payout_not_failed'
+      | 'payout_not_found'
+      | 'payout_retry_unsupported'
       | 'phone_not_verified'
       | 'profile_not_found'
       | 'proposal_not_found'
@@ -2201,7 +2248,7 @@ export interface operations {
           };
         };
       };
-      /** @description `approval_tenure_required`: The deciding operator has held a role that may perform the action for less than 24 hours (Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      /** @description `approval_tenure_required`: The deciding operator has held a role that may perform the action for less than 24 hours (Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it); or `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2213,11 +2260,16 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'approval_tenure_required' | 'operator_role_required';
+            code?:
+              | 'approval_tenure_required'
+              | 'operator_role_required'
+              | 'account_frozen'
+              | 'kyc_tier_required'
+              | 'kyc_limit_exceeded';
           };
         };
       };
-      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `charge_not_found`: admin-charge-resolve for a transaction that is not a card charge (a top-up or an escrow charge) (Check transaction_id: it is the charge reference of a top-up or an escrow funding); or `payout_not_found`: admin-payout-retry for a transaction that is not a payout (a withdrawal or an escrow payout) (Check transaction_id: it is the transfer reference of a withdrawal or an escrow payout); or `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2229,11 +2281,18 @@ export interface operations {
             /** @constant */
             status?: 404;
             /** @enum {unknown} */
-            code?: 'approval_not_found' | 'user_not_found' | 'operator_not_found' | 'function_not_found';
+            code?:
+              | 'approval_not_found'
+              | 'user_not_found'
+              | 'operator_not_found'
+              | 'charge_not_found'
+              | 'payout_not_found'
+              | 'payout_account_not_found'
+              | 'function_not_found';
           };
         };
       };
-      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again); or `charge_not_held`: admin-charge-resolve for a charge that is not held for review: settled already (by the provider, another operator or an approval), or still pending without a review (Nothing to resolve: read the transaction; a pending charge without a review is settled by the provider); or `charge_not_settled`: admin-charge-resolve when the provider's verify does not settle the charge: still pending, unknown to the provider, a success in another currency, or (for an approval) a verified outcome other than the one approved (Nothing was credited or failed: ask again once the provider reports a success, a failure or an abandonment); or `payout_not_failed`: admin-payout-retry for a payout that is not failed here, or whose old transfer the provider reports as successful or still pending: only a confirmed failure is sent again (Do not retry: the money may have been paid; wait for the provider to settle the old transfer); or `payout_already_retried`: admin-payout-retry for a payout retried already: each failed payout is sent again once (Follow the retry (retry_transaction_id); if it failed too, retry that one); or `payout_retry_unsupported`: admin-payout-retry for a merchant's withdrawal: its money went back to the merchant wallet, which the merchant withdraws from again with merchant-withdraw (Ask the merchant to withdraw again); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2253,6 +2312,12 @@ export interface operations {
               | 'operator_role_held'
               | 'operator_tier_required'
               | 'operator_identity_unbound'
+              | 'charge_not_held'
+              | 'charge_not_settled'
+              | 'payout_not_failed'
+              | 'payout_already_retried'
+              | 'payout_retry_unsupported'
+              | 'insufficient_funds'
               | 'idempotency_key_reused'
               | 'idempotency_in_progress';
           };
@@ -2288,7 +2353,7 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -2300,7 +2365,7 @@ export interface operations {
             /** @constant */
             status?: 503;
             /** @enum {unknown} */
-            code?: 'service_unavailable';
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -2578,6 +2643,293 @@ export interface operations {
             status?: 503;
             /** @enum {unknown} */
             code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-charge-resolve': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The held charge: its transaction id, the charge reference
+           */
+          transaction_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              transaction_id: string;
+              /**
+               * @description What the provider's verify answered
+               * @enum {string}
+               */
+              provider_status: 'success' | 'failed' | 'abandoned';
+              /** @description The amount the provider confirmed, in naira (null for a failure) */
+              verified_amount: number | null;
+              /** @description What the charge was expected to bring, in naira */
+              expected_amount: number;
+              /**
+               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
+               * @enum {string}
+               */
+              outcome: 'credited' | 'escrow:funded' | 'escrow:active' | 'credited_to_wallet' | 'refund_due' | 'failed';
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description Above FOUR_EYES_MIN_AMOUNT: waiting for a second operator */
+      202: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /** Format: uuid */
+              transaction_id: string;
+              /**
+               * @description What the provider's verify answered
+               * @enum {string}
+               */
+              provider_status: 'success' | 'failed' | 'abandoned';
+              /** @description The amount the provider confirmed, in naira (null for a failure) */
+              verified_amount: number | null;
+              /** @description What the charge was expected to bring, in naira */
+              expected_amount: number;
+              /**
+               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
+               * @enum {string}
+               */
+              outcome: 'credited' | 'escrow:funded' | 'escrow:active' | 'credited_to_wallet' | 'refund_due' | 'failed';
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `charge_not_found`: admin-charge-resolve for a transaction that is not a card charge (a top-up or an escrow charge) (Check transaction_id: it is the charge reference of a top-up or an escrow funding); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'charge_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `charge_not_held`: admin-charge-resolve for a charge that is not held for review: settled already (by the provider, another operator or an approval), or still pending without a review (Nothing to resolve: read the transaction; a pending charge without a review is settled by the provider); or `charge_not_settled`: admin-charge-resolve when the provider's verify does not settle the charge: still pending, unknown to the provider, a success in another currency, or (for an approval) a verified outcome other than the one approved (Nothing was credited or failed: ask again once the provider reports a success, a failure or an abandonment); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'charge_not_held' | 'charge_not_settled' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };
@@ -3255,6 +3607,303 @@ export interface operations {
             status?: 503;
             /** @enum {unknown} */
             code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-payout-retry': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The failed payout (a withdrawal or an escrow payout)
+           */
+          transaction_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /**
+               * Format: uuid
+               * @description The new withdrawal: its id is the new transfer reference
+               */
+              transaction_id: string;
+              /**
+               * Format: uuid
+               * @description The failed payout it retries
+               */
+              retry_of: string;
+              amount: number;
+              /**
+               * @description pending: handed to the provider (or waiting for its answer); failed: refused at once, the money back in the wallet
+               * @enum {string}
+               */
+              status: 'pending' | 'succeeded' | 'failed';
+              /** @description What the provider answered about the old transfer (failed, reversed; null: it has none by that reference) */
+              old_transfer_status: string | null;
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description Above FOUR_EYES_MIN_AMOUNT: waiting for a second operator */
+      202: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /**
+               * Format: uuid
+               * @description The new withdrawal: its id is the new transfer reference
+               */
+              transaction_id: string;
+              /**
+               * Format: uuid
+               * @description The failed payout it retries
+               */
+              retry_of: string;
+              amount: number;
+              /**
+               * @description pending: handed to the provider (or waiting for its answer); failed: refused at once, the money back in the wallet
+               * @enum {string}
+               */
+              status: 'pending' | 'succeeded' | 'failed';
+              /** @description What the provider answered about the old transfer (failed, reversed; null: it has none by that reference) */
+              old_transfer_status: string | null;
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it); or `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required' | 'account_frozen' | 'kyc_tier_required' | 'kyc_limit_exceeded';
+          };
+        };
+      };
+      /** @description `payout_not_found`: admin-payout-retry for a transaction that is not a payout (a withdrawal or an escrow payout) (Check transaction_id: it is the transfer reference of a withdrawal or an escrow payout); or `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'payout_not_found' | 'payout_account_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `payout_not_failed`: admin-payout-retry for a payout that is not failed here, or whose old transfer the provider reports as successful or still pending: only a confirmed failure is sent again (Do not retry: the money may have been paid; wait for the provider to settle the old transfer); or `payout_already_retried`: admin-payout-retry for a payout retried already: each failed payout is sent again once (Follow the retry (retry_transaction_id); if it failed too, retry that one); or `payout_retry_unsupported`: admin-payout-retry for a merchant's withdrawal: its money went back to the merchant wallet, which the merchant withdraws from again with merchant-withdraw (Ask the merchant to withdraw again); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?:
+              | 'payout_not_failed'
+              | 'payout_already_retried'
+              | 'payout_retry_unsupported'
+              | 'insufficient_funds'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `provider_unavailable`: A provider (payments, KYC, identity) could not be reached; nothing was started (Retry after Retry-After, with the same Idempotency-Key where the operation takes one); or `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'provider_unavailable' | 'service_unavailable';
           };
         };
       };

@@ -192,3 +192,81 @@ export const APPROVAL_TENURE_REQUIRED = refusal<{ roles: string[]; eligible_at: 
   message: (f) => `Approving needs the ${f.roles.join(' or ')} role held for 24 hours; you may from ${f.eligible_at}`,
   example: { roles: ['finance'], eligible_at: '2026-11-28T09:00:00.000Z' },
 });
+
+// ---- the money actions of finance operators (admin-charge-resolve, admin-payout-retry) -------------
+
+export const CHARGE_NOT_FOUND = refusal<{ transaction_id: string }>({
+  code: 'charge_not_found',
+  status: 404,
+  when: 'admin-charge-resolve for a transaction that is not a card charge (a top-up or an escrow charge)',
+  then: 'Check transaction_id: it is the charge reference of a top-up or an escrow funding',
+  message: (f) => `No top-up or escrow charge ${f.transaction_id}`,
+  details: () => [{ field: 'transaction_id', message: 'is not a top-up or an escrow charge' }],
+  example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10' },
+});
+
+export const CHARGE_NOT_HELD = refusal<{ transaction_id: string; status: string }>({
+  code: 'charge_not_held',
+  status: 409,
+  when: 'admin-charge-resolve for a charge that is not held for review: settled already (by the provider, ' +
+    'another operator or an approval), or still pending without a review',
+  then: 'Nothing to resolve: read the transaction; a pending charge without a review is settled by the provider',
+  message: (f) => `The charge is ${f.status} and not held for review`,
+  example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10', status: 'succeeded' },
+});
+
+export const CHARGE_NOT_SETTLED = refusal<{ provider_status: string | null }>({
+  code: 'charge_not_settled',
+  status: 409,
+  when: "admin-charge-resolve when the provider's verify does not settle the charge: still pending, unknown to " +
+    'the provider, a success in another currency, or (for an approval) a verified outcome other than the one ' +
+    'approved',
+  then: 'Nothing was credited or failed: ask again once the provider reports a success, a failure or an abandonment',
+  message: (f) => `The provider does not settle this charge (it answers ${f.provider_status ?? 'nothing'})`,
+  example: { provider_status: 'pending' },
+});
+
+export const PAYOUT_NOT_FOUND = refusal<{ transaction_id: string }>({
+  code: 'payout_not_found',
+  status: 404,
+  when: 'admin-payout-retry for a transaction that is not a payout (a withdrawal or an escrow payout)',
+  then: 'Check transaction_id: it is the transfer reference of a withdrawal or an escrow payout',
+  message: (f) => `No withdrawal or escrow payout ${f.transaction_id}`,
+  details: () => [{ field: 'transaction_id', message: 'is not a withdrawal or an escrow payout' }],
+  example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10' },
+});
+
+export const PAYOUT_NOT_FAILED = refusal<{ transaction_id: string; status: string; provider_status: string | null }>({
+  code: 'payout_not_failed',
+  status: 409,
+  when: 'admin-payout-retry for a payout that is not failed here, or whose old transfer the provider reports as ' +
+    'successful or still pending: only a confirmed failure is sent again',
+  then: 'Do not retry: the money may have been paid; wait for the provider to settle the old transfer',
+  message: (f) =>
+    f.provider_status
+      ? `The provider reports the old transfer as ${f.provider_status}; it is not retried`
+      : `The payout is ${f.status}; only a failed payout is retried`,
+  example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10', status: 'failed', provider_status: 'success' },
+});
+
+export const PAYOUT_ALREADY_RETRIED = refusal<{ transaction_id: string; retry_transaction_id: string }>({
+  code: 'payout_already_retried',
+  status: 409,
+  when: 'admin-payout-retry for a payout retried already: each failed payout is sent again once',
+  then: 'Follow the retry (retry_transaction_id); if it failed too, retry that one',
+  message: (f) => `This payout was retried already as ${f.retry_transaction_id}`,
+  example: {
+    transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10',
+    retry_transaction_id: '0b8e7d6c-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+  },
+});
+
+export const PAYOUT_RETRY_UNSUPPORTED = refusal<{ transaction_id: string; kind: string }>({
+  code: 'payout_retry_unsupported',
+  status: 409,
+  when: "admin-payout-retry for a merchant's withdrawal: its money went back to the merchant wallet, which the " +
+    'merchant withdraws from again with merchant-withdraw',
+  then: 'Ask the merchant to withdraw again',
+  message: () => "A merchant's withdrawal is not retried by an operator; the merchant withdraws again",
+  example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10', kind: 'merchant_withdrawal' },
+});

@@ -361,3 +361,51 @@ export const adminAuditListResponse = z.array(auditRowResponse);
 
 export type AuditRowResponse = z.infer<typeof auditRowResponse>;
 export type AdminRoleRevokeResponse = z.infer<typeof adminRoleRevokeResponse>;
+
+// ---- the money actions of finance operators -------------------------------------------------
+
+export const adminChargeResolveBody = z.strictObject({
+  transaction_id: uuidSchema.meta({ description: 'The held charge: its transaction id, the charge reference' }),
+  reason: operatorReason,
+});
+
+export const CHARGE_RESOLVE_OUTCOMES = [
+  'credited',
+  'escrow:funded',
+  'escrow:active',
+  'credited_to_wallet',
+  'refund_due',
+  'failed',
+] as const;
+
+export const adminChargeResolveResponse = z.strictObject({
+  transaction_id: uuid,
+  provider_status: z.enum(['success', 'failed', 'abandoned']).describe("What the provider's verify answered"),
+  verified_amount: naira.nullable().describe('The amount the provider confirmed, in naira (null for a failure)'),
+  expected_amount: naira.describe('What the charge was expected to bring, in naira'),
+  outcome: z.enum(CHARGE_RESOLVE_OUTCOMES).describe(
+    "credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; " +
+      "credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a " +
+      "merchant escrow's charge going back to the buyer through the provider; failed: no money moved",
+  ),
+});
+
+export const adminPayoutRetryBody = z.strictObject({
+  transaction_id: uuidSchema.meta({ description: 'The failed payout (a withdrawal or an escrow payout)' }),
+  reason: operatorReason,
+});
+
+export const adminPayoutRetryResponse = z.strictObject({
+  transaction_id: uuid.describe('The new withdrawal: its id is the new transfer reference'),
+  retry_of: uuid.describe('The failed payout it retries'),
+  amount: naira,
+  status: z.enum(['pending', 'succeeded', 'failed']).describe(
+    'pending: handed to the provider (or waiting for its answer); failed: refused at once, the money back in the wallet',
+  ),
+  old_transfer_status: z.string().nullable().describe(
+    'What the provider answered about the old transfer (failed, reversed; null: it has none by that reference)',
+  ),
+});
+
+export type AdminChargeResolveResponse = z.infer<typeof adminChargeResolveResponse>;
+export type AdminPayoutRetryResponse = z.infer<typeof adminPayoutRetryResponse>;

@@ -70,6 +70,8 @@ const PROVIDER_OPS: Record<string, 'paystack' | 'kyc'> = {
   'virtual-account-create': 'paystack',
   'merchant-escrow-create': 'paystack',
   'merchant-withdraw': 'paystack',
+  'admin-charge-resolve': 'paystack',
+  'admin-payout-retry': 'paystack',
   'kyc-start': 'kyc',
   'identity-verify': 'kyc',
 };
@@ -285,6 +287,26 @@ async function cardOf(user: TestUser, n: number): Promise<string> {
   return r.body.data.id;
 }
 
+/** A top-up of NGN 1,000 whose charge the provider verified at NGN 900: held for review. */
+async function heldCharge(): Promise<string> {
+  const user = await signUp({ tier: 1 });
+  const r = ok(await post('wallet-topup', { amount: 1_000 }, { token: user.accessToken }), 'wallet-topup');
+  const reference = r.body.data.reference as string;
+  await paystack.chargeStatus(reference, 'success', 90_000);
+  await paystack.chargeSuccess(reference, { amount: 90_000 });
+  return reference;
+}
+
+/** A withdrawal of NGN 1,000 whose transfer failed at the provider (the money back in the wallet). */
+async function failedPayout(): Promise<string> {
+  const user = await signUp({ tier: 1 });
+  await fundWallet(user, 3_000);
+  await payoutOf(user);
+  const r = ok(await post('wallet-withdraw', { amount: 1_000 }, { token: user.accessToken }), 'wallet-withdraw');
+  await paystack.transferOutcome(r.body.data.id as string, 'transfer.failed');
+  return r.body.data.id as string;
+}
+
 let accountSeq = 0;
 /** A payout account the Paystack fake knows, saved by the user. */
 async function payoutOf(user: TestUser): Promise<string> {
@@ -328,6 +350,8 @@ const milestoneCall = (op: string, user: TestUser, id: string) =>
 /** The world every scenario shares: users with money, an admin, a deal to read. */
 interface World {
   admin: TestUser;
+  /** A finance operator: the money actions (admin-charge-resolve, admin-payout-retry). */
+  finance: TestUser;
   payers: TestUser[];
   payees: TestUser[];
   stranger: TestUser;
@@ -340,8 +364,9 @@ let totpVerifying: { user: TestUser; secret: Uint8Array }[] = [];
 let totpHappy = 0;
 
 async function buildWorld(): Promise<World> {
-  const [admin, stranger, ...rest] = await Promise.all([
+  const [admin, finance, stranger, ...rest] = await Promise.all([
     newOperator(['disputes', 'admin']),
+    newOperator(['finance']),
     signUp(),
     ...Array.from({ length: 6 }, () => signUp({ tier: 3 })),
     ...Array.from({ length: 6 }, () => signUp({ tier: 1 })),
@@ -357,7 +382,7 @@ async function buildWorld(): Promise<World> {
     'message-send',
     201,
   );
-  return { admin: admin!, payers, payees, stranger: stranger!, d0 };
+  return { admin: admin!, finance: finance!, payers, payees, stranger: stranger!, d0 };
 }
 
 /** payers[i] and payees[i], the two parties of the i-th pair (i modulo the pairs). */
@@ -387,6 +412,7 @@ function scenarios(): Record<string, Scenario> {
   let cardUser: TestUser, cardIds: string[] = [], defaultCardUser: TestUser, defaultCardIds: string[] = [];
   let payoutUser: TestUser, payoutIds: string[] = [], defaultPayoutUser: TestUser, defaultPayoutIds: string[] = [];
   let addPayoutUser: TestUser, withdrawUser: TestUser, topupUser: TestUser, topupCard = '';
+  let heldCharges: string[] = [], failedPayouts: string[] = [];
   let vaUsers: TestUser[] = [], vaUsersLater: TestUser[] = [], vaHolder: TestUser;
   let kycUsers: TestUser[] = [], identityUsers: TestUser[] = [], profileUser: TestUser, nokUser: TestUser;
   // merchants
@@ -1196,6 +1222,24 @@ function scenarios(): Record<string, Scenario> {
     },
     'admin-approval-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
     'admin-audit-list': { prepare: (t) => caller(t, w.admin, [w.payers[0]!]) },
+    'admin-charge-resolve': {
+      setup: async () => {
+        heldCharges = await Promise.all([0, 1, 2].map(() => heldCharge()));
+      },
+      prepare: (t) => {
+        swap(t, 'transaction_id', heldCharges);
+        caller(t, w.finance, [w.admin, w.stranger]);
+      },
+    },
+    'admin-payout-retry': {
+      setup: async () => {
+        failedPayouts = await Promise.all([0, 1, 2].map(() => failedPayout()));
+      },
+      prepare: (t) => {
+        swap(t, 'transaction_id', failedPayouts);
+        caller(t, w.finance, [w.admin, w.stranger]);
+      },
+    },
     'admin-dispute-resolve': {
       setup: async () => {
         resolveDeals = await Promise.all([2, 3, 4].map((i) => disputed(...pair(i))));

@@ -101,6 +101,8 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'admin-role-grant': { body: { user_id: U, role: 'finance', reason: 'Joins the finance desk on Monday.' } },
   'admin-role-revoke': { body: { user_id: U, role: 'finance', reason: 'Left the company last Friday.' } },
   'admin-totp-reset': { body: { user_id: U, reason: 'Lost the phone with the authenticator.' } },
+  'admin-charge-resolve': { body: { transaction_id: U, reason: 'The provider confirmed the payment.' } },
+  'admin-payout-retry': { body: { transaction_id: U, reason: 'The provider confirmed the failure.' } },
   'admin-totp-verify': { body: { code: '287082' } },
   'admin-user-get': { query: { user_id: U, reason: 'The user called about a payout.' } },
   'auth-forgot-password': { body: { phone: PHONE } },
