@@ -71,7 +71,9 @@ export function aboveFourEyes(kobo: bigint | number): boolean {
 
 /** An approval as the API answers it. */
 export function approvalAnswer(a: ApprovalRow, now = new Date()): ApprovalResponse {
-  const expired = a.status === 'pending' && a.expires_at.getTime() <= now.getTime();
+  // the driver reads timestamps as ISO strings (shared/core/db.ts), whatever the row's type says
+  const iso = (t: Date | string) => new Date(t).toISOString();
+  const expired = a.status === 'pending' && new Date(a.expires_at).getTime() <= now.getTime();
   return {
     id: a.id,
     action: a.action,
@@ -82,10 +84,10 @@ export function approvalAnswer(a: ApprovalRow, now = new Date()): ApprovalRespon
     status: expired ? 'expired' : a.status,
     reason: a.reason,
     requested_by: a.requested_by,
-    requested_at: a.requested_at.toISOString(),
-    expires_at: a.expires_at.toISOString(),
+    requested_at: iso(a.requested_at),
+    expires_at: iso(a.expires_at),
     decided_by: a.decided_by,
-    decided_at: a.decided_at?.toISOString() ?? null,
+    decided_at: a.decided_at === null ? null : iso(a.decided_at),
     decision_reason: a.decision_reason,
   };
 }

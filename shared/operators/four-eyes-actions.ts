@@ -1,6 +1,11 @@
 // Every action that may wait for a second operator, by its action name: admin-approval-decide
 // performs an approved one through this table. An action is added here when its endpoint is.
 import type { FourEyesAction } from './approvals.ts';
+import { USER_UNFREEZE } from './accounts.ts';
+import { DISPUTE_RESOLVE } from '../disputes/disputes.ts';
 
 // deno-lint-ignore no-explicit-any
-export const FOUR_EYES_ACTIONS: Readonly<Record<string, FourEyesAction<any, any, any>>> = {};
+export const FOUR_EYES_ACTIONS: Readonly<Record<string, FourEyesAction<any, any, any>>> = {
+  [USER_UNFREEZE.action]: USER_UNFREEZE,
+  [DISPUTE_RESOLVE.action]: DISPUTE_RESOLVE,
+};
