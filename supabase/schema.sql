@@ -790,12 +790,13 @@ create table private.sessions (
   revoked_reason text
 );
 alter table private.sessions add constraint sessions_pkey PRIMARY KEY (id);
-alter table private.sessions add constraint sessions_revoked_reason_check CHECK (revoked_reason = ANY (ARRAY['logout'::text, 'password_reset'::text, 'refresh_token_reuse'::text]));
+alter table private.sessions add constraint sessions_revoked_reason_check CHECK (revoked_reason = ANY (ARRAY['logout'::text, 'password_reset'::text, 'refresh_token_reuse'::text, 'operator'::text]));
 alter table private.sessions add constraint sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX sessions_user_id_idx ON private.sessions USING btree (user_id) WHERE (revoked_at IS NULL);
 alter table private.sessions enable row level security;
 create policy "Service role manages sessions" on private.sessions as permissive for all to service_role using (true) with check (true);
 comment on table private.sessions is 'A login session; live until it expires or is revoked (logout, password reset, refresh-token reuse).';
+comment on column private.sessions.revoked_reason is 'Why the session ended: logout, password_reset, refresh_token_reuse, or operator (admin-session-revoke).';
 grant select, insert, update, delete on table private.sessions to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -811,11 +812,14 @@ create table private.sms_outbox (
   attempts integer not null default 0,
   last_error text,
   withheld text,
-  expires_at timestamp with time zone
+  expires_at timestamp with time zone,
+  resend_of bigint
 );
 alter table private.sms_outbox add constraint sms_outbox_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table private.sms_outbox add constraint sms_outbox_pkey PRIMARY KEY (id);
+alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id);
 CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id DESC);
+CREATE INDEX sms_outbox_resend_of_idx ON private.sms_outbox USING btree (resend_of) WHERE (resend_of IS NOT NULL);
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
 alter table private.sms_outbox enable row level security;
 create policy "Service role manages sms outbox" on private.sms_outbox as permissive for all to service_role using (true) with check (true);
@@ -824,6 +828,7 @@ comment on column private.sms_outbox.message is 'What to say: {kind, ...params},
 comment on column private.sms_outbox.body is 'The text, written when the row is dispatched (one-time codes: when queued); null until then.';
 comment on column private.sms_outbox.withheld is 'Why this message is never sent (null: it is to be sent): no_account, invite_daily_cap (the phone''s daily invite SMS), invite_initiator_cap (the initiator''s).';
 comment on column private.sms_outbox.expires_at is 'A queued message not sent by then is dropped (one-time codes).';
+comment on column private.sms_outbox.resend_of is 'The message this row resends (admin-sms-resend), to the same phone; null for a first send.';
 grant select, insert, update, delete on table private.sms_outbox to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -7462,6 +7467,53 @@ revoke all on function private.sms_first_name(p_first_name text) from public;
 grant execute on function private.sms_first_name(p_first_name text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.sms_resend(p_sms bigint, p_now timestamp with time zone)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.sms_resend(p_sms bigint, p_now timestamp with time zone DEFAULT now())
+ RETURNS TABLE(sms_id bigint, resend_of bigint, kind text, resends integer)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  o private.sms_outbox;
+  v_count integer;
+  v_id bigint;
+begin
+  select * into o from private.sms_outbox s where s.id = p_sms;
+  if not found then
+    perform private.refuse(404, 'sms_not_found', '{}'::jsonb);
+  end if;
+  if o.resend_of is not null then
+    -- a resend of a resend is a resend of the first message: one count for all of them
+    select * into o from private.sms_outbox s where s.id = o.resend_of;
+  end if;
+  -- the first message's row, locked: resends of one message count one after the other
+  perform 1 from private.sms_outbox s where s.id = o.id for update;
+  if o.message ->> 'kind' in ('otp_code', 'account_exists') then
+    perform private.refuse(409, 'sms_one_time_code', pg_catalog.jsonb_build_object('kind', o.message ->> 'kind'));
+  end if;
+  if o.withheld is not null then
+    perform private.refuse(409, 'sms_withheld', pg_catalog.jsonb_build_object('withheld', o.withheld));
+  end if;
+  if o.created_at < p_now - interval '24 hours' then
+    perform private.refuse(409, 'sms_too_old', pg_catalog.jsonb_build_object('hours', 24));
+  end if;
+  select count(*)::integer into v_count from private.sms_outbox s where s.resend_of = o.id;
+  if v_count >= 3 then
+    perform private.refuse(409, 'sms_resend_limit', pg_catalog.jsonb_build_object('resends', v_count));
+  end if;
+  -- the same phone and message; the text it was sent with when it has one (else rendered when sent)
+  insert into private.sms_outbox (phone, message, body, sent_at, resend_of)
+  values (o.phone, o.message, o.body, null, o.id)
+  returning id into v_id;
+  return query select v_id, o.id, o.message ->> 'kind', v_count + 1;
+end
+$function$;
+comment on function private.sms_resend(p_sms bigint, p_now timestamp with time zone) is 'admin-sms-resend: queues the message again to the phone it was for (a new row, resend_of the first); refuses sms_not_found, sms_one_time_code, sms_withheld, sms_too_old (over 24 hours) and sms_resend_limit (3 resends).';
+revoke all on function private.sms_resend(p_sms bigint, p_now timestamp with time zone) from public;
+grant execute on function private.sms_resend(p_sms bigint, p_now timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.stream_ticket_create(p_session uuid, p_user uuid, p_hash bytea, p_seconds integer, p_max_live integer)
@@ -7734,6 +7786,32 @@ $function$;
 comment on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) is 'Freezes the user''s account (and the merchants it owns) for the operator, with a reason kept for operators; idempotent (changed false when it was frozen already, the first freeze standing). Waits for the user''s money requests in flight (private.kyc_lock).';
 revoke all on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) from public;
 grant execute on function private.user_freeze(p_user uuid, p_operator uuid, p_reason text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.user_sessions_end(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.user_sessions_end(p_user uuid)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_count integer;
+begin
+  if not exists (select 1 from private.users where id = p_user) then
+    perform private.refuse(404, 'user_not_found', '{}'::jsonb);
+  end if;
+  select count(*)::integer into v_count
+    from (select private.end_session(s.id, 'operator') as ended
+            from private.sessions s
+           where s.user_id = p_user and s.revoked_at is null and s.expires_at > pg_catalog.now()) x
+   where x.ended;
+  return v_count;
+end
+$function$;
+comment on function private.user_sessions_end(p_user uuid) is 'admin-session-revoke: ends every live session of the user (reason operator) and deletes their refresh tokens; returns how many it ended; 404 user_not_found.';
+revoke all on function private.user_sessions_end(p_user uuid) from public;
+grant execute on function private.user_sessions_end(p_user uuid) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.user_unfreeze(p_user uuid, p_operator uuid, p_reason text)

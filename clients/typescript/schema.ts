@@ -113,7 +113,7 @@ export interface paths {
     put?: never;
     /**
      * Resolves an open dispute, escalated or still negotiated, by release, refund or split
-     * @description Operators with the disputes role and a second-factor pass (to anyone who is not an operator the function does not exist), and never on an escrow the operator is a party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told what they received (`dispute_resolved` and an SMS) and the payee's share goes on to their bank as after a release. The decision and its `resolution` are written to the admin audit log in the same transaction.
+     * @description Operators with the disputes role and a second-factor pass (to anyone who is not an operator the function does not exist), never on an escrow the operator is a party to. Settles a dispute in `negotiation` or `escalated` as an accepted proposal would: the money leaves the hold, the escrow is `released` or `refunded`, open proposals close, both parties are told and the payee's share goes on to their bank; the decision and its `resolution` are audited. When the escrow still holds more than FOUR_EYES_MIN_AMOUNT (NGN 1,000,000 by default), the answer is 202 with an approval: a second disputes operator approves it (admin-approval-decide), which performs it unless the dispute was settled or withdrawn meanwhile.
      */
     post: operations['admin-dispute-resolve'];
     delete?: never;
@@ -242,6 +242,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-session-revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ends every session of a user: their next request with a token of one of them is 401
+     * @description Operators with the support role and a second-factor pass (to anyone else the function does not exist). Ends every live session of the user as a password reset does: their access tokens are refused from the next request (401) and their refresh tokens deleted, so the user signs in again. Nothing else changes (admin-user-freeze stops money); audited as `session.revoke` with the count ended.
+     */
+    post: operations['admin-session-revoke'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-sms-resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends one message of the SMS outbox again, to the phone it was for
+     * @description Operators with the support role and a second-factor pass (to anyone else the function does not exist). Queues the same text again to the same phone (the message's own, never one from the request), sent after the commit and retried by the job. Each SMS costs money, so one-time codes, messages withheld by a rule and messages over 24 hours old are not resent, and one message is resent at most 3 times (409 each); audited as `sms.resend`.
+     */
+    post: operations['admin-sms-resend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-totp-enrol': {
     parameters: {
       query?: never;
@@ -302,6 +342,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-user-freeze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Freezes a user's account: no money leaves it and nothing new starts until it is unfrozen
+     * @description Operators with the finance role and a second-factor pass (to anyone else the function does not exist). From the commit on, the account withdraws, funds, creates, releases and adds nothing (403), merchants it owns are frozen with it, and money paid to it stays in its wallet (docs/money.md#frozen-accounts); requests in flight finish first. Freezing a frozen account changes nothing: 200 with `changed: false`, the first freeze and its reason standing; audited as `user.freeze`, undone by admin-user-unfreeze.
+     */
+    post: operations['admin-user-freeze'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-user-get': {
     parameters: {
       query?: never;
@@ -316,6 +376,26 @@ export interface paths {
     get: operations['admin-user-get'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-user-unfreeze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Asks for a frozen account's unfreeze, which a second finance operator approves
+     * @description Operators with the finance role and a second-factor pass (to anyone else the function does not exist). Always four eyes: 202 with an approval, and the account is unfrozen when another finance operator who has held the role for 24 hours approves it (admin-approval-decide), unless it was unfrozen meanwhile (409, the approval stays pending). Then its withdrawals work again and the job sends the payouts it held (docs/money.md#frozen-accounts); audited as `approval.request`, then `user.unfreeze` by the approver.
+     */
+    post: operations['admin-user-unfreeze'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2030,6 +2110,7 @@ export interface components {
     ErrorCode:
       | 'account_exists'
       | 'account_frozen'
+      | 'account_not_frozen'
       | 'admin_is_party'
       | 'already_reviewed'
       | 'approval_expired'
@@ -2117,6 +2198,11 @@ export interface components {
       | 'second_factor_required'
       | 'service_unavailable'
       | 'signup_in_progress'
+      | 'sms_not_found'
+      | 'sms_one_time_code'
+      | 'sms_resend_limit'
+      | 'sms_too_old'
+      | 'sms_withheld'
       | 'split_exceeds_held'
       | 'totp_already_active'
       | 'totp_enrolment_closed'
@@ -2248,7 +2334,7 @@ export interface operations {
           };
         };
       };
-      /** @description `approval_tenure_required`: The deciding operator has held a role that may perform the action for less than 24 hours (Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it); or `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names) */
+      /** @description `approval_tenure_required`: The deciding operator has held a role that may perform the action for less than 24 hours (Leave it to an operator who has held the role for 24 hours, or decide it after eligible_at); or `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it); or `account_frozen`: An operator froze the account (or, for a merchant, its owner's account): until it is unfrozen it cannot withdraw, top up, fund, create or release an escrow, or add a card, payout account or virtual account, and its merchants' keys are refused (Do not retry: only an operator unfreezes the account; the user must contact support); or `kyc_tier_required`: The caller's KYC tier moves no money (a phone-only account, below the identity floor), or is below the tier an action needs (tier 4 to open a merchant account); the message names the tier to verify to (Take the user through verification (kyc-start) to the tier named, then retry); or `kyc_limit_exceeded`: The amount is over the caller's KYC tier limit (single, daily or balance); the message names the limit and the tier that allows it (Ask for less, wait for tomorrow (00:00 Lagos) for a daily limit, or verify to the tier the message names); or `admin_is_party`: The admin is a party to the disputed escrow: no one decides their own case (Leave the dispute to another admin) */
       403: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2265,11 +2351,12 @@ export interface operations {
               | 'operator_role_required'
               | 'account_frozen'
               | 'kyc_tier_required'
-              | 'kyc_limit_exceeded';
+              | 'kyc_limit_exceeded'
+              | 'admin_is_party';
           };
         };
       };
-      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `charge_not_found`: admin-charge-resolve for a transaction that is not a card charge (a top-up or an escrow charge) (Check transaction_id: it is the charge reference of a top-up or an escrow funding); or `payout_not_found`: admin-payout-retry for a transaction that is not a payout (a withdrawal or an escrow payout) (Check transaction_id: it is the transfer reference of a withdrawal or an escrow payout); or `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      /** @description `approval_not_found`: No approval has this id (Check the id (admin-approval-list shows the pending ones)); or `user_not_found`: No user with this id (Check the id); or `operator_not_found`: An operator action recorded for a user who no longer holds the role (revoked while the request ran), or a factor reset of a user who holds no operator role (Nothing: the action did not happen; check the user id, or the caller is no longer an operator); or `charge_not_found`: admin-charge-resolve for a transaction that is not a card charge (a top-up or an escrow charge) (Check transaction_id: it is the charge reference of a top-up or an escrow funding); or `payout_not_found`: admin-payout-retry for a transaction that is not a payout (a withdrawal or an escrow payout) (Check transaction_id: it is the transfer reference of a withdrawal or an escrow payout); or `payout_account_not_found`: The payout account named is not one of the caller's (or was removed) (List the payout accounts (payout-list) and name one of them); or `dispute_not_found`: The escrow has no dispute (dispute-get), or no dispute has this id (admin-dispute-resolve) (Check the id; dispute-raise opens a dispute); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
       404: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2288,11 +2375,12 @@ export interface operations {
               | 'charge_not_found'
               | 'payout_not_found'
               | 'payout_account_not_found'
+              | 'dispute_not_found'
               | 'function_not_found';
           };
         };
       };
-      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again); or `charge_not_held`: admin-charge-resolve for a charge that is not held for review: settled already (by the provider, another operator or an approval), or still pending without a review (Nothing to resolve: read the transaction; a pending charge without a review is settled by the provider); or `charge_not_settled`: admin-charge-resolve when the provider's verify does not settle the charge: still pending, unknown to the provider, a success in another currency, or (for an approval) a verified outcome other than the one approved (Nothing was credited or failed: ask again once the provider reports a success, a failure or an abandonment); or `payout_not_failed`: admin-payout-retry for a payout that is not failed here, or whose old transfer the provider reports as successful or still pending: only a confirmed failure is sent again (Do not retry: the money may have been paid; wait for the provider to settle the old transfer); or `payout_already_retried`: admin-payout-retry for a payout retried already: each failed payout is sent again once (Follow the retry (retry_transaction_id); if it failed too, retry that one); or `payout_retry_unsupported`: admin-payout-retry for a merchant's withdrawal: its money went back to the merchant wallet, which the merchant withdraws from again with merchant-withdraw (Ask the merchant to withdraw again); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      /** @description `approval_not_pending`: An approval already approved or rejected (by another operator, or by this one a moment ago) (Nothing to do: admin-approval-list shows who decided it and when); or `approval_expired`: An approval still pending 24 hours after it was asked for: it can no longer be decided (The first operator asks again, if the action is still wanted); or `approval_own_action`: The operator who asked for the action decides its approval: four eyes are two people (Another operator with a role that may perform the action must decide it); or `role_grant_pending`: admin-role-grant while a grant of another role to the same user waits for a second admin: one at a time (Have the pending one decided (admin-approval-decide) or let it expire, then ask for this one); or `operator_role_held`: admin-role-grant of a role the user holds already (asked for, or granted since it was asked for) (Nothing to grant: the user has the role); or `operator_tier_required`: A role granted to an account below KYC tier 3: every operator is verified (The account must reach KYC tier 3 first (kyc-upgrade), then grant again); or `operator_identity_unbound`: A role granted to an account without its NIN and BVN bound to it: two operators are two people (The account must verify the missing identity number, then grant again); or `charge_not_held`: admin-charge-resolve for a charge that is not held for review: settled already (by the provider, another operator or an approval), or still pending without a review (Nothing to resolve: read the transaction; a pending charge without a review is settled by the provider); or `charge_not_settled`: admin-charge-resolve when the provider's verify does not settle the charge: still pending, unknown to the provider, a success in another currency, or (for an approval) a verified outcome other than the one approved (Nothing was credited or failed: ask again once the provider reports a success, a failure or an abandonment); or `payout_not_failed`: admin-payout-retry for a payout that is not failed here, or whose old transfer the provider reports as successful or still pending: only a confirmed failure is sent again (Do not retry: the money may have been paid; wait for the provider to settle the old transfer); or `payout_already_retried`: admin-payout-retry for a payout retried already: each failed payout is sent again once (Follow the retry (retry_transaction_id); if it failed too, retry that one); or `payout_retry_unsupported`: admin-payout-retry for a merchant's withdrawal: its money went back to the merchant wallet, which the merchant withdraws from again with merchant-withdraw (Ask the merchant to withdraw again); or `insufficient_funds`: The wallet holds less than the amount to take from it (a withdrawal, or an escrow funded from the wallet) (Ask for at most the balance (wallet-get), top up the wallet first, or pay an escrow by card); or `account_not_frozen`: An unfreeze of an account that is not frozen: never frozen, or unfrozen since the unfreeze was asked for (Nothing to undo: the account moves money already); or `dispute_wrong_state`: The dispute is escalated, so the parties no longer negotiate it; or an admin resolves a dispute that is settled or withdrawn already (Read the dispute: an escalated one waits for an admin; a settled one is done); or `split_exceeds_held`: A split's payee_amount is not less than what the escrow still holds (a split leaves each party something) (Propose a smaller payee_amount, or release or refund instead); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
       409: {
         headers: {
           /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
@@ -2318,6 +2406,9 @@ export interface operations {
               | 'payout_already_retried'
               | 'payout_retry_unsupported'
               | 'insufficient_funds'
+              | 'account_not_frozen'
+              | 'dispute_wrong_state'
+              | 'split_exceeds_held'
               | 'idempotency_key_reused'
               | 'idempotency_in_progress';
           };
@@ -3233,6 +3324,159 @@ export interface operations {
                 id: string;
                 first_name: string;
                 last_name: string;
+              };
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description The escrow still holds more than FOUR_EYES_MIN_AMOUNT: the resolution waits for a second operator */
+      202: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              escrow_id: string;
+              /** Format: uuid */
+              raised_by: string;
+              /** @enum {string} */
+              reason_code:
+                | 'item_not_received'
+                | 'item_not_as_described'
+                | 'item_damaged'
+                | 'service_not_delivered'
+                | 'service_incomplete'
+                | 'payment_not_released'
+                | 'fraud_suspected'
+                | 'other';
+              reason: string;
+              /** @enum {string} */
+              status: 'negotiation' | 'escalated' | 'resolved' | 'withdrawn';
+              /** Format: date-time */
+              negotiation_deadline: string;
+              auto_release_at: string | null;
+              resolved_by: string | null;
+              resolution: string | null;
+              resolved_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              proposals: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                proposed_by: string;
+                /** @enum {string} */
+                outcome: 'release' | 'refund' | 'split';
+                payee_amount: number | null;
+                /** @enum {string} */
+                status: 'open' | 'accepted' | 'rejected' | 'superseded' | 'closed';
+                /** Format: date-time */
+                created_at: string;
+                responded_at: string | null;
+              }[];
+              escrow_title: string;
+              /** @enum {string} */
+              escrow_status:
+                | 'draft'
+                | 'invite_pending'
+                | 'active'
+                | 'funded'
+                | 'inspection'
+                | 'released'
+                | 'refunded'
+                | 'disputed'
+                | 'cancelled'
+                | 'deleted'
+                | 'ended';
+              escrow_amount: number;
+              unreleased_amount: number;
+              outcome: ('release' | 'refund' | 'split') | null;
+              payee_amount: number | null;
+              payer: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+              };
+              payee: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+              };
+            } | {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
               };
             };
           };
@@ -4530,6 +4774,367 @@ export interface operations {
       };
     };
   };
+  'admin-session-revoke': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              user_id: string;
+              /** @description How many live sessions were ended (0: the user had none) */
+              sessions_ended: number;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-sms-resend': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The id of the message in the SMS outbox (a resend of a resend counts for the first message)
+           * @example 4821
+           */
+          sms_id: number;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description The new message: the same text, to the same phone */
+              sms_id: number;
+              /** @description The message it resends */
+              resend_of: number;
+              /** @description What the message is: 'dispute_settled', 'escrow_invite', ... */
+              kind: string;
+              /** @description How many times the message has been resent now, this one included (at most 3) */
+              resends: number;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `sms_not_found`: No message of the SMS outbox has this id (Check the id (a user's picture lists their messages)); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'sms_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `sms_one_time_code`: A resend of a one-time code or of the notice sign-up sends instead of one: codes are never resent (The user asks for a new code (auth-send-otp), which is sent to their own phone); or `sms_withheld`: A resend of a message the service withheld on purpose (a phone with no account, a daily cap of invites) (Nothing: the rule that withheld it applies to a resend as well); or `sms_too_old`: A resend of a message queued more than 24 hours ago: what it says is likely out of date (Tell the user what they need to know another way (their notifications hold the same news)); or `sms_resend_limit`: A fourth resend of one message (each resend costs an SMS: three are enough to rule out a lost one) (Check the user's phone number and their network instead); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?:
+              | 'sms_one_time_code'
+              | 'sms_withheld'
+              | 'sms_too_old'
+              | 'sms_resend_limit'
+              | 'idempotency_key_reused'
+              | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-totp-enrol': {
     parameters: {
       query?: never;
@@ -4963,6 +5568,187 @@ export interface operations {
       };
     };
   };
+  'admin-user-freeze': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              user_id: string;
+              /** @constant */
+              frozen: true;
+              /**
+               * Format: date-time
+               * @description When the freeze began: the first freeze, when the account was frozen already
+               */
+              frozen_at: string;
+              /** @description false: the account was frozen already; the first freeze and its reason stand */
+              changed: boolean;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-user-get': {
     parameters: {
       query: {
@@ -5153,6 +5939,256 @@ export interface operations {
             status?: 404;
             /** @enum {unknown} */
             code?: 'user_not_found' | 'operator_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  'admin-user-unfreeze': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe. A key belongs to the caller and this operation; for 24 hours the same key with the same body replays the first answer (success or refusal, with `Idempotent-Replayed: true`) instead of doing the work again, and the same key with another body is refused with 409. A 429 or a 5xx is not kept: a retry with the key runs again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          user_id: string;
+          /**
+           * @description Why you act: kept in the audit with the action (10-500 characters)
+           * @example The provider confirmed the payment; the webhook was lost
+           */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description Always: the unfreeze waits for a second finance operator */
+      202: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 202;
+            data: {
+              /** @description The approval a second operator must give (admin-approval-decide) */
+              approval: {
+                /** Format: uuid */
+                id: string;
+                /** @description The action waiting, as in the audit: e.g. 'charge.resolve', 'user.unfreeze' */
+                action: string;
+                /** @description What it acts on: 'user', 'transaction', 'dispute', ... */
+                target_type: string;
+                /** Format: uuid */
+                target_id: string;
+                /** @description The money it moves, in naira, when that is why it needs four eyes */
+                amount: number | null;
+                /** @description The roles that may perform it, and so approve it */
+                roles: ('support' | 'finance' | 'disputes' | 'admin')[];
+                /**
+                 * @description expired: still pending 24 hours after it was asked for
+                 * @enum {string}
+                 */
+                status: 'pending' | 'approved' | 'rejected' | 'expired';
+                /** @description The first operator's reason */
+                reason: string;
+                /** Format: uuid */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                decision_reason: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `second_factor_required`: An operator whose session has no live second-factor pass (none yet, over 12 hours old, or made in another session or in a sibling of a reused refresh token) (Pass the second factor in this session with admin-totp-verify (enrol first with admin-totp-enrol), then retry) */
+      401: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'second_factor_required';
+          };
+        };
+      };
+      /** @description `operator_role_required`: An operator whose roles do not include one that may perform the action (Ask an admin for the role, or leave the action to an operator who holds it) */
+      403: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'operator_role_required';
+          };
+        };
+      };
+      /** @description `user_not_found`: No user with this id (Check the id); or `function_not_found`: No function has this name (and an operator endpoint answers exactly so to anyone who is not an operator) (Check the operation name in the base URL) */
+      404: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 404;
+            /** @enum {unknown} */
+            code?: 'user_not_found' | 'function_not_found';
+          };
+        };
+      };
+      /** @description `account_not_frozen`: An unfreeze of an account that is not frozen: never frozen, or unfrozen since the unfreeze was asked for (Nothing to undo: the account moves money already); or `idempotency_key_reused`: The Idempotency-Key was used before with another body (for this operation, within 24 hours) (Use a new key for a new request; reuse a key only to retry the same request); or `idempotency_in_progress`: The first request with this Idempotency-Key is still being processed (Retry the same request with the same key shortly; it replays the first answer once there is one) */
+      409: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: 'account_not_frozen' | 'idempotency_key_reused' | 'idempotency_in_progress';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
           };
         };
       };

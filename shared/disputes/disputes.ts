@@ -8,7 +8,11 @@ import { asService, asUser, type Fragment, type Tx } from '../core/db.ts';
 import type { AuthUser } from '../auth/session.ts';
 import type { DisputeOutcome, DisputeReasonCode, DisputeStatus } from './enums.ts';
 import type { EscrowStatus } from '../escrow/enums.ts';
-import { DISPUTE_NOT_FOUND } from './refusals.ts';
+import { ADMIN_IS_PARTY, DISPUTE_NOT_FOUND, DISPUTE_WRONG_STATE, SPLIT_EXCEEDS_HELD } from './refusals.ts';
+import type { Reply } from '../core/endpoint.ts';
+import type { OperatorCaller } from '../operators/auth.ts';
+import { aboveFourEyes, type FourEyesAction, performNow, requestApproval } from '../operators/approvals.ts';
+import type { ApprovalResponse } from '../operators/schema.ts';
 import { toNaira } from '../core/money.ts';
 import { startEscrowPayout } from '../money/payouts.ts';
 import { startRefundsOf } from '../money/refunds.ts';
@@ -180,19 +184,63 @@ export function adminDisputeList(
   });
 }
 
-/** admin-dispute-resolve: settles an open dispute (audited in the same transaction). */
+type ResolveParams = { dispute_id: string; outcome: DisputeOutcome; payee_amount?: number };
+
+/**
+ * The resolution as a four-eyes action (docs/disputes.md#four-eyes-on-large-resolutions): performed
+ * at once when what the escrow still holds is at most FOUR_EYES_MIN_AMOUNT, else when a second
+ * disputes operator approves it. private.admin_dispute_resolve re-checks the dispute under the
+ * escrow's lock (dispute_wrong_state once it was settled or withdrawn meanwhile) and writes the
+ * audit row (dispute.resolve, by the operator who performs it, with the first one's resolution).
+ */
+export const DISPUTE_RESOLVE: FourEyesAction<
+  ResolveParams,
+  { dispute_id: string; escrow_id: string; payout_tx: string | null }
+> = {
+  action: 'dispute.resolve',
+  roles: ['disputes'],
+  targetType: 'dispute',
+  targetOf: (p) => p.dispute_id,
+  refusals: [ADMIN_IS_PARTY, DISPUTE_NOT_FOUND, DISPUTE_WRONG_STATE, SPLIT_EXCEEDS_HELD],
+  async perform(tx, operator, p, resolution) {
+    const [r] = await tx<{ payout_tx: string | null; escrow_id: string }[]>`
+      select private.admin_dispute_resolve(${p.dispute_id}, ${operator.id}, ${p.outcome}, ${
+      p.payee_amount ?? null
+    }, ${resolution}, now()) as payout_tx,
+             (select escrow_id from public.disputes where id = ${p.dispute_id}) as escrow_id`;
+    return { dispute_id: p.dispute_id, escrow_id: r!.escrow_id, payout_tx: r!.payout_tx };
+  },
+  after: (r) => afterSettlement(r.payout_tx, r.escrow_id),
+};
+
+/**
+ * admin-dispute-resolve: settles an open dispute (audited in the same transaction), or, when the
+ * escrow still holds more than FOUR_EYES_MIN_AMOUNT, answers 202 with the approval a second
+ * operator gives. A dispute that cannot be resolved (unknown, closed, the operator a party, a split
+ * too large) is refused at once, as before, not after a second operator's look.
+ */
 export async function adminDisputeResolve(
-  admin: AuthUser,
+  admin: OperatorCaller,
   input: { dispute_id: string; outcome: DisputeOutcome; payee_amount?: number; resolution: string },
-): Promise<AdminDisputeResponse> {
-  const [r] = await asService((tx) =>
-    tx<{ payout_tx: string | null; escrow_id: string }[]>`
-      select private.admin_dispute_resolve(${input.dispute_id}, ${admin.id}, ${input.outcome}, ${
-      input.payee_amount ?? null
-    }, ${input.resolution}, now()) as payout_tx,
-             (select escrow_id from public.disputes where id = ${input.dispute_id}) as escrow_id`
+): Promise<AdminDisputeResponse | Reply<{ approval: ApprovalResponse }>> {
+  const params: ResolveParams = {
+    dispute_id: input.dispute_id,
+    outcome: input.outcome,
+    ...(input.payee_amount === undefined ? {} : { payee_amount: input.payee_amount }),
+  };
+  const [held] = await asService((tx) =>
+    tx<{ unreleased: string; open: boolean; party: boolean }[]>`
+      select (e.amount - e.released_amount)::text as unreleased, d.status in ('negotiation', 'escalated') as open,
+             ${admin.id}::uuid in (e.initiator_id, e.counterparty_id) as party
+        from public.disputes d join public.escrows e on e.id = d.escrow_id
+       where d.id = ${input.dispute_id}`
   );
-  if (r) await afterSettlement(r.payout_tx, r.escrow_id);
+  const resolvable = held && held.open && !held.party &&
+    (input.payee_amount === undefined || BigInt(input.payee_amount) < BigInt(held.unreleased));
+  if (resolvable && aboveFourEyes(BigInt(held.unreleased))) {
+    return requestApproval(DISPUTE_RESOLVE, admin, params, input.resolution, BigInt(held.unreleased));
+  }
+  await performNow(DISPUTE_RESOLVE, admin, params, input.resolution);
   const [resolved] = await asService((tx) => adminRows(tx, tx`d.id = ${input.dispute_id}`, 1));
   return resolved as AdminDisputeResponse;
 }

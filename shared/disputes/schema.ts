@@ -7,6 +7,7 @@ import { nairaAmount } from '../core/money.ts';
 import { queryInt, queryTimestamp, text, uuidSchema as uuid } from '../core/validation.ts';
 import { onlyWhen, withRules } from '../core/rules.ts';
 import { naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
+import { pendingApproval } from '../operators/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
 
@@ -95,5 +96,8 @@ export const adminDisputeResponse = disputeResponse.extend({
   payee: partyResponse,
 });
 export type AdminDisputeResponse = z.input<typeof adminDisputeResponse>;
+
+/** admin-dispute-resolve: the resolved dispute, or (202) the approval a second operator gives. */
+export const adminDisputeResolveResponse = z.union([adminDisputeResponse, pendingApproval]);
 
 export const adminDisputeListResponse = z.array(adminDisputeResponse);

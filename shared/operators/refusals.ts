@@ -270,3 +270,61 @@ export const PAYOUT_RETRY_UNSUPPORTED = refusal<{ transaction_id: string; kind: 
   message: () => "A merchant's withdrawal is not retried by an operator; the merchant withdraws again",
   example: { transaction_id: '6f1c2b1e-8a4d-4c55-9a3e-2f6d1b7c9e10', kind: 'merchant_withdrawal' },
 });
+
+// ---- account actions (admin-user-unfreeze, admin-sms-resend) ----------------------------------
+
+export const ACCOUNT_NOT_FROZEN = refusal({
+  code: 'account_not_frozen',
+  status: 409,
+  when: 'An unfreeze of an account that is not frozen: never frozen, or unfrozen since the unfreeze was asked for',
+  then: 'Nothing to undo: the account moves money already',
+  message: () => 'The account is not frozen',
+  details: () => [{ field: 'user_id', message: 'the account is not frozen' }],
+  example: {},
+});
+
+export const SMS_NOT_FOUND = refusal({
+  code: 'sms_not_found',
+  status: 404,
+  when: 'No message of the SMS outbox has this id',
+  then: "Check the id (a user's picture lists their messages)",
+  message: () => 'No SMS has this id',
+  details: () => [{ field: 'sms_id', message: 'no SMS has this id' }],
+  example: {},
+});
+
+export const SMS_ONE_TIME_CODE = refusal<{ kind: string }>({
+  code: 'sms_one_time_code',
+  status: 409,
+  when: 'A resend of a one-time code or of the notice sign-up sends instead of one: codes are never resent',
+  then: 'The user asks for a new code (auth-send-otp), which is sent to their own phone',
+  message: () => 'One-time codes are not resent; the user asks for a new one',
+  example: { kind: 'otp_code' },
+});
+
+export const SMS_WITHHELD = refusal<{ withheld: string }>({
+  code: 'sms_withheld',
+  status: 409,
+  when: 'A resend of a message the service withheld on purpose (a phone with no account, a daily cap of invites)',
+  then: 'Nothing: the rule that withheld it applies to a resend as well',
+  message: (f) => `This message was withheld (${f.withheld}) and is not sent`,
+  example: { withheld: 'invite_daily_cap' },
+});
+
+export const SMS_TOO_OLD = refusal<{ hours: number }>({
+  code: 'sms_too_old',
+  status: 409,
+  when: 'A resend of a message queued more than 24 hours ago: what it says is likely out of date',
+  then: 'Tell the user what they need to know another way (their notifications hold the same news)',
+  message: (f) => `Only messages of the last ${f.hours} hours are resent`,
+  example: { hours: 24 },
+});
+
+export const SMS_RESEND_LIMIT = refusal<{ resends: number }>({
+  code: 'sms_resend_limit',
+  status: 409,
+  when: 'A fourth resend of one message (each resend costs an SMS: three are enough to rule out a lost one)',
+  then: "Check the user's phone number and their network instead",
+  message: (f) => `This message was resent ${f.resends} times already; it is not resent again`,
+  example: { resends: 3 },
+});

@@ -409,3 +409,51 @@ export const adminPayoutRetryResponse = z.strictObject({
 
 export type AdminChargeResolveResponse = z.infer<typeof adminChargeResolveResponse>;
 export type AdminPayoutRetryResponse = z.infer<typeof adminPayoutRetryResponse>;
+
+// ---- account actions (admin-user-freeze, admin-user-unfreeze, admin-session-revoke, admin-sms-resend)
+
+/** The body of an action on one user's account. */
+export const adminUserActionBody = z.strictObject({
+  user_id: uuidSchema,
+  reason: operatorReason,
+});
+
+export const adminUserFreezeResponse = z.strictObject({
+  user_id: uuid,
+  frozen: z.literal(true),
+  frozen_at: timestamp.describe('When the freeze began: the first freeze, when the account was frozen already'),
+  changed: z.boolean().describe('false: the account was frozen already; the first freeze and its reason stand'),
+});
+
+export const adminUserUnfreezeResponse = z.strictObject({
+  user_id: uuid,
+  frozen: z.literal(false),
+  unfrozen_at: timestamp,
+});
+
+export const adminSessionRevokeResponse = z.strictObject({
+  user_id: uuid,
+  sessions_ended: z.int().min(0).describe('How many live sessions were ended (0: the user had none)'),
+});
+
+export const adminSmsResendBody = z.strictObject({
+  sms_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).meta({
+    description: 'The id of the message in the SMS outbox (a resend of a resend counts for the first message)',
+    examples: [4821],
+  }),
+  reason: operatorReason,
+});
+
+export const adminSmsResendResponse = z.strictObject({
+  sms_id: z.int().describe('The new message: the same text, to the same phone'),
+  resend_of: z.int().describe('The message it resends'),
+  kind: z.string().describe("What the message is: 'dispute_settled', 'escrow_invite', ..."),
+  resends: z.int().min(1).max(3).describe(
+    'How many times the message has been resent now, this one included (at most 3)',
+  ),
+});
+
+export type AdminUserFreezeResponse = z.infer<typeof adminUserFreezeResponse>;
+export type AdminUserUnfreezeResponse = z.infer<typeof adminUserUnfreezeResponse>;
+export type AdminSessionRevokeResponse = z.infer<typeof adminSessionRevokeResponse>;
+export type AdminSmsResendResponse = z.infer<typeof adminSmsResendResponse>;

@@ -551,6 +551,12 @@ function scenarios(): Record<string, Scenario> {
     await bindIdentity(u.id);
     return u;
   };
+  // the operator account actions: their own operators and users, which no other scenario uses
+  // (a freeze or an ended session would refuse the others' requests)
+  const accountOps: Partial<Record<'finance' | 'support', TestUser>> = {};
+  const accountUsers: Record<'freeze' | 'unfreeze' | 'revoke', string[]> = { freeze: [], unfreeze: [], revoke: [] };
+  let smsIds: number[] = [];
+  const accountOp = async (role: 'finance' | 'support') => (accountOps[role] ??= await newOperator([role]));
   let disputedRead: Deal, proposeDeal: Deal;
   let hiring: Record<'create' | 'update' | 'approve' | 'complete' | 'release', Deal>;
   const milestoneIds: Record<string, string[]> = {};
@@ -1247,6 +1253,55 @@ function scenarios(): Record<string, Scenario> {
       prepare: (t) => {
         swap(t, 'dispute_id', resolveDeals.map((d) => d.disputeId));
         caller(t, w.admin, [w.payers[0]!, w.stranger]);
+      },
+    },
+    'admin-user-freeze': {
+      setup: async () => {
+        await accountOp('finance');
+        accountUsers.freeze = (await Promise.all([0, 1].map(() => signUp()))).map((u) => u.id);
+      },
+      prepare: (t) => {
+        swap(t, 'user_id', accountUsers.freeze);
+        caller(t, accountOps.finance!, [w.admin, w.stranger]);
+      },
+    },
+    'admin-user-unfreeze': {
+      setup: async () => {
+        const op = await accountOp('finance');
+        accountUsers.unfreeze = (await Promise.all([0, 1].map(() => signUp()))).map((u) => u.id);
+        for (const id of accountUsers.unfreeze) {
+          await testDb()`select private.user_freeze(${id}, ${op.id}, 'frozen for the fuzz')`;
+        }
+      },
+      prepare: (t) => {
+        swap(t, 'user_id', accountUsers.unfreeze);
+        caller(t, accountOps.finance!, [w.admin, w.stranger]);
+      },
+    },
+    'admin-session-revoke': {
+      setup: async () => {
+        await accountOp('support');
+        accountUsers.revoke = (await Promise.all([0, 1].map(() => signUp()))).map((u) => u.id);
+      },
+      prepare: (t) => {
+        swap(t, 'user_id', accountUsers.revoke);
+        caller(t, accountOps.support!, [w.admin, w.stranger]);
+      },
+    },
+    'admin-sms-resend': {
+      setup: async () => {
+        await accountOp('support');
+        const rows = await testDb()<{ id: string }[]>`
+          insert into private.sms_outbox (phone, message, body)
+          select ${w.stranger.phone}, '{"kind":"kyc_tier_changed","tier":2,"raised":true}'::jsonb,
+                 'Your account is now at tier 2.'
+            from generate_series(1, 4)
+          returning id::text`;
+        smsIds = rows.map((r) => Number(r.id));
+      },
+      prepare: (t) => {
+        if (swapping(t)) set(t, 'sms_id', t.happy ? smsIds[0] : t.d.pick(smsIds));
+        caller(t, accountOps.support!, [w.admin, w.stranger]);
       },
     },
 
