@@ -12,6 +12,7 @@ import * as kycEnums from '../../shared/kyc/enums.ts';
 import * as merchantEnums from '../../shared/merchants/enums.ts';
 import * as moneyEnums from '../../shared/money/enums.ts';
 import * as notificationEnums from '../../shared/notifications/enums.ts';
+import * as operatorEnums from '../../shared/operators/enums.ts';
 import * as profileEnums from '../../shared/profile/enums.ts';
 import * as webhookEnums from '../../shared/webhooks/enums.ts';
 import { readdirSync } from 'node:fs';
@@ -26,6 +27,7 @@ const enums = {
   ...merchantEnums,
   ...moneyEnums,
   ...notificationEnums,
+  ...operatorEnums,
   ...profileEnums,
   ...webhookEnums,
 };
@@ -58,6 +60,7 @@ const COLUMNS: { name: EnumName; table: string; column: string }[] = [
   { name: 'DISPUTE_STATUSES', table: 'public.disputes', column: 'status' },
   { name: 'DISPUTE_OUTCOMES', table: 'public.disputes', column: 'outcome' },
   { name: 'PROPOSAL_STATUSES', table: 'public.dispute_proposals', column: 'status' },
+  { name: 'OPERATOR_ROLES', table: 'private.operators', column: 'role' },
   { name: 'MESSAGE_TYPES', table: 'public.messages', column: 'message_type' },
   { name: 'VIRTUAL_ACCOUNT_STATUSES', table: 'public.virtual_accounts', column: 'status' },
   { name: 'MARITAL_STATUSES', table: 'public.profiles', column: 'marital_status' },
@@ -115,6 +118,7 @@ describe('shared/<area>/enums.ts and the database', () => {
       'merchants',
       'money',
       'notifications',
+      'operators',
       'profile',
       'webhooks',
     ]);
