@@ -20,12 +20,22 @@ export function seenRefusals(log: string): Set<string> {
   );
 }
 
-/** Every declared refusal of `metas` absent from `seen`, sorted by operation, status and code. */
+/**
+ * Every declared refusal of `metas` absent from `seen`, sorted by operation, status and code. A
+ * refusal of an endpoint that performs others' actions (EndpointMeta.performsFor) is also covered
+ * when one of those endpoints declares it and a test received it from there: the same code answers.
+ */
 export function unseenRefusals(metas: readonly EndpointMeta[], seen: Set<string>): UnseenRefusal[] {
   const out: UnseenRefusal[] = [];
+  const byName = new Map(metas.map((m) => [m.name, m]));
+  const coveredElsewhere = (meta: EndpointMeta, status: number, code: string) =>
+    (meta.performsFor ?? []).some((name) =>
+      (byName.get(name)?.refusals ?? []).some((r) => r.code === code && r.status === status) &&
+      seen.has(`${name} ${status} ${code}`)
+    );
   for (const meta of [...metas].sort((a, b) => a.name.localeCompare(b.name))) {
     for (const r of [...(meta.refusals ?? [])].sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))) {
-      if (!seen.has(`${meta.name} ${r.status} ${r.code}`)) {
+      if (!seen.has(`${meta.name} ${r.status} ${r.code}`) && !coveredElsewhere(meta, r.status, r.code)) {
         out.push({ name: meta.name, status: r.status, code: r.code, when: r.when });
       }
     }

@@ -253,6 +253,13 @@ export interface EndpointSpec<
    * (tests/support/responses.ts), so a missing one fails a test.
    */
   refusals?: Refusals;
+  /**
+   * The endpoints whose actions this one performs with their own code (admin-approval-decide
+   * performs what admin-charge-resolve and the others asked for): a refusal this endpoint declares
+   * because one of them does is answered by the same code, and a test receiving it from either
+   * covers it (scripts/lib/refusal-coverage.ts).
+   */
+  performsFor?: readonly string[];
   /** Success statuses other than `status` the handler answers with a Reply (e.g. 200 for an existing card). */
   alsoSucceedsWith?: readonly { status: 200 | 201 | 202; description: string }[];
   /**
@@ -299,6 +306,8 @@ export interface EndpointMeta<
   readonly signedBy: HeaderAuth | undefined;
   readonly refusals: Refusals;
   readonly alsoSucceedsWith: readonly { status: 200 | 201 | 202; description: string }[] | undefined;
+  /** EndpointSpec.performsFor. */
+  readonly performsFor: readonly string[] | undefined;
   readonly envelope: boolean;
   readonly stream: { description: string; events: Readonly<Record<string, z.ZodType>>; example: string } | undefined;
   readonly query: QS;
@@ -768,6 +777,7 @@ function endpointMeta<
     signedBy: spec.signedBy,
     refusals: [...(spec.refusals ?? [])],
     alsoSucceedsWith: spec.alsoSucceedsWith,
+    performsFor: spec.performsFor,
     envelope: route.envelope,
     stream: spec.stream,
     // an omitted schema is undefined, and so is its type parameter (the defaults above)
@@ -788,6 +798,7 @@ function endpointMeta<
       'signedBy',
       'refusals',
       'alsoSucceedsWith',
+      'performsFor',
       'envelope',
       'stream',
       'query',

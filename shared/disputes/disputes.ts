@@ -198,6 +198,7 @@ export const DISPUTE_RESOLVE: FourEyesAction<
   { dispute_id: string; escrow_id: string; payout_tx: string | null }
 > = {
   action: 'dispute.resolve',
+  endpoint: 'admin-dispute-resolve',
   roles: ['disputes'],
   targetType: 'dispute',
   targetOf: (p) => p.dispute_id,

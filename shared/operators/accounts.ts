@@ -52,6 +52,7 @@ async function frozenNow(tx: Tx, userId: string): Promise<boolean> {
 /** The unfreeze, performed when a second finance operator approves it (admin-approval-decide). */
 export const USER_UNFREEZE: FourEyesAction<{ user_id: string }, AdminUserUnfreezeResponse> = {
   action: 'user.unfreeze',
+  endpoint: 'admin-user-unfreeze',
   roles: ['finance'],
   targetType: 'user',
   targetOf: (p) => p.user_id,

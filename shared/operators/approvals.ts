@@ -40,6 +40,8 @@ export interface ApprovalRow {
 export interface FourEyesAction<P, R, Prepared = undefined> {
   /** '<area>.<verb>', as in the audit. */
   action: string;
+  /** The operator endpoint that asks for it (its refusals are the action's too). */
+  endpoint: string;
   /** The roles that may perform it, and so approve it. */
   roles: readonly OperatorRole[];
   targetType: string;

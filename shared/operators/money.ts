@@ -93,6 +93,7 @@ async function verifiedCharge(params: ChargeParams): Promise<VerifiedCharge> {
 
 export const chargeResolve: FourEyesAction<ChargeParams, AdminChargeResolveResponse, VerifiedCharge> = {
   action: 'charge.resolve',
+  endpoint: 'admin-charge-resolve',
   roles: ['finance'],
   targetType: 'transaction',
   targetOf: (p) => p.transaction_id,
@@ -214,6 +215,7 @@ interface Retried extends AdminPayoutRetryResponse {
 
 export const payoutRetry: FourEyesAction<PayoutParams, Retried, ConfirmedFailure> = {
   action: 'payout.retry',
+  endpoint: 'admin-payout-retry',
   roles: ['finance'],
   targetType: 'transaction',
   targetOf: (p) => p.transaction_id,

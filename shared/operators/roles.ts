@@ -41,6 +41,7 @@ interface GrantParams {
 /** role.grant: the target at tier 3 with NIN and BVN bound, granted by the approving admin, from now. */
 export const ROLE_GRANT: FourEyesAction<GrantParams, RoleGranted> = {
   action: 'role.grant',
+  endpoint: 'admin-role-grant',
   roles: ADMIN_ONLY,
   targetType: 'user',
   targetOf: (p) => p.user_id,
@@ -69,6 +70,7 @@ export const ROLE_GRANT: FourEyesAction<GrantParams, RoleGranted> = {
 /** factor.reset: forgets the operator's TOTP factor and ends their passes; enrolment opens for 24 hours. */
 export const FACTOR_RESET: FourEyesAction<{ user_id: string }, { user_id: string; reset_at: string }> = {
   action: 'factor.reset',
+  endpoint: 'admin-totp-reset',
   roles: ADMIN_ONLY,
   targetType: 'user',
   targetOf: (p) => p.user_id,

@@ -32,6 +32,28 @@ describe('declared refusals against the codes the tests saw', () => {
     expect(unseenRefusals(metas, seenRefusals('escrow-get 409 insufficient_funds\n'))).toHaveLength(2);
   });
 
+  it("covers a refusal of an endpoint that performs another's action when that endpoint declared and answered it", () => {
+    const decide = {
+      ...meta('admin-approval-decide', [r(409, 'approval_own_action'), r(409, 'charge_not_held'), r(503, 'down')]),
+      performsFor: ['admin-charge-resolve'],
+    } as unknown as EndpointMeta;
+    const resolve = meta('admin-charge-resolve', [r(409, 'charge_not_held')]);
+    const seen = seenRefusals(
+      'admin-approval-decide 409 approval_own_action\nadmin-charge-resolve 409 charge_not_held\n',
+    );
+    // 503 down: declared by neither the action's endpoint nor answered anywhere
+    expect(unseenRefusals([decide, resolve], seen).map((u) => `${u.name} ${u.code}`)).toEqual([
+      'admin-approval-decide down',
+    ]);
+    // not answered by the action's endpoint either: both are named
+    const none = seenRefusals('admin-approval-decide 409 approval_own_action\n');
+    expect(unseenRefusals([decide, resolve], none).map((u) => `${u.name} ${u.code}`)).toEqual([
+      'admin-approval-decide charge_not_held',
+      'admin-approval-decide down',
+      'admin-charge-resolve charge_not_held',
+    ]);
+  });
+
   it('ignores lines that are not "<operation> <status> <code>"', () => {
     expect([
       ...seenRefusals('escrow-get 404 escrow_not_found\n\n  garbage\nEscrow 404 x\nwallet-get 20 y\nescrow-get 200\n'),

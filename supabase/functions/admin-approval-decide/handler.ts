@@ -31,6 +31,7 @@ export default endpoint({
     // what the actions themselves refuse with when the state changed since they were asked for
     ...new Set(Object.values(FOUR_EYES_ACTIONS).flatMap((a) => a.refusals)),
   ],
+  performsFor: Object.values(FOUR_EYES_ACTIONS).map((a) => a.endpoint),
   method: 'POST',
   auth: operatorMode(),
   idempotent: true,
