@@ -7,7 +7,8 @@
 //   GET  /_fake/requests?path=/transfer        requests received (method, path, body, auth header)
 //   POST /_fake/accounts {bank_code, account_number, account_name}   what /bank/resolve knows
 //   POST /_fake/fail {match, mode}   make calls fail: match = {path, field, value} (a body/query
-//        field equal to value); mode = 'refuse' (400 status:false), 'unavailable' (500) or 'timeout'
+//        field equal to value; a verify's reference, in its path, as field 'reference' of path
+//        '/transaction/verify' or '/transfer/verify'); mode = 'refuse' (400 status:false), 'unavailable' (500) or 'timeout'
 //        (no answer until the caller gives up, at most 60 s)
 //   POST /_fake/outage {mode: 'unavailable'|'timeout', seconds}   for that long every API call fails
 //        that way, whatever it asks (load runs: a provider outage); mode 'none' ends it early
@@ -278,7 +279,12 @@ async function api(req: Request, url: URL): Promise<Response> {
   });
   if (req.headers.get('authorization') !== `Bearer ${secretKey}`) return refuse(401, 'Invalid key');
   const b = body ?? {};
-  const injected = failure(req, path, { ...b, ...Object.fromEntries(url.searchParams) });
+  // a verify names its reference in the path: a rule {path: '/transaction/verify' or
+  // '/transfer/verify', field: 'reference', value} matches it
+  const verify = /^(\/(?:transaction|transfer)\/verify)\/(.+)$/.exec(path);
+  const injected = verify
+    ? failure(req, verify[1] as string, { reference: decodeURIComponent(verify[2] as string) })
+    : failure(req, path, { ...b, ...Object.fromEntries(url.searchParams) });
   if (injected) return injected;
 
   if (req.method === 'POST' && path === '/transaction/initialize') {

@@ -3,8 +3,9 @@
 // admin-approval-decide; who may decide (not the first, the role held 24 hours), expiry, re-checks
 // that leave the approval pending, ten approvals racing; the direct revoke; the approvals list and
 // the audit list, and who may read the audit.
-import { describe, expect, it } from 'vitest';
-import { expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
+import postgres from 'postgres';
+import { describe, expect, inject, it } from 'vitest';
+import { type ApiResult, expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { failureOf, testDb } from '../support/db.ts';
 import { bindIdentity, enrol, grantRoles, newOperator, type Role, verifyCode } from '../support/operators.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -261,6 +262,35 @@ describe('admin-role-revoke', () => {
     refused(await revoke(a, crypto.randomUUID(), 'finance'), 404, 'user_not_found');
     refused(await revoke(fin, op.id, 'support'), 403, 'operator_role_required');
     expect((await rolesOf(op.id)).map((r) => r.role)).toEqual(['support']);
+  });
+
+  it('404 operator_not_found when the revoking admin loses the role while the revoke runs; nothing is taken', async () => {
+    const [a, op] = await Promise.all([newOperator(['admin']), newOperator(['support'])]);
+    const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      let answer: Promise<ApiResult> | undefined;
+      await sql.begin(async (tx) => {
+        // the admin's rows held: the revoke passes the gate, then waits to record itself
+        await tx`select 1 from private.operators where user_id = ${a.id} for update`;
+        const [me] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        answer = revoke(a, op.id, 'support');
+        let waiting = 0;
+        for (let i = 0; i < 100 && waiting === 0; i++) {
+          const [w] = await testDb()<{ n: number }[]>`
+            select count(*)::int as n from pg_stat_activity
+             where ${me!.pid}::int = any (pg_catalog.pg_blocking_pids(pid)) and query like '%operator_revoke_from%'`;
+          waiting = w?.n ?? 0;
+          if (waiting === 0) await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(waiting).toBeGreaterThan(0);
+        await tx`delete from private.operators where user_id = ${a.id}`;
+      });
+      refused(await answer!, 404, 'operator_not_found');
+    } finally {
+      await sql.end();
+    }
+    expect((await rolesOf(op.id)).map((r) => r.role)).toEqual(['support']);
+    expect((await auditAbout(op.id)).filter((r) => r.action === 'role.revoke')).toEqual([]);
   });
 
   it('never the last admin: 409 last_admin (with every other admin gone, in a transaction rolled back)', async () => {

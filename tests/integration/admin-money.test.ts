@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { expectError as refused, expectOk as ok, post } from '../support/api.ts';
 import { expectLedgerInvariants, testDb } from '../support/db.ts';
 import { fundWallet } from '../support/escrows.ts';
+import { merchantWithFee } from '../support/merchants.ts';
 import { walletKobo } from '../support/ledger.ts';
 import { transactionsDisagreeing } from '../support/ledger-checks.ts';
 import { newOperator, type TestOperator } from '../support/operators.ts';
@@ -19,6 +20,7 @@ import { signUp, type TestUser } from '../support/users.ts';
 import adminApprovalDecide from '../../supabase/functions/admin-approval-decide/handler.ts';
 import adminChargeResolve from '../../supabase/functions/admin-charge-resolve/handler.ts';
 import adminPayoutRetry from '../../supabase/functions/admin-payout-retry/handler.ts';
+import payoutRemove from '../../supabase/functions/payout-remove/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 
@@ -181,10 +183,11 @@ describe('admin-charge-resolve', () => {
       'charge_not_settled',
     );
     await paystack.fail({ path: '/transaction/verify', field: 'reference', value: reference }, 'unavailable');
-    const down = await post(adminChargeResolve, { transaction_id: reference, reason: REASON }, {
-      token: finance.accessToken,
-    });
-    expect([409, 503]).toContain(down.status);
+    refused(
+      await post(adminChargeResolve, { transaction_id: reference, reason: REASON }, { token: finance.accessToken }),
+      503,
+      'provider_unavailable',
+    );
     const [row] = await txRow(reference);
     expect(row?.status).toBe('pending');
     expect(row?.metadata.review).toBeDefined();
@@ -231,17 +234,43 @@ describe('admin-charge-resolve', () => {
 });
 
 describe('admin-payout-retry', () => {
-  /** A user with NGN 5,000 in the wallet whose withdrawal of NGN 2,000 failed at the provider (money back). */
-  async function failedWithdrawal(): Promise<{ user: TestUser; payout: string }> {
-    const user = await signUp({ tier: 1 });
-    await fundWallet(user, 5_000);
+  /**
+   * A user at `tier` with `funded` naira in the wallet whose withdrawal of `amount` naira failed at
+   * the provider (money back); NGN 2,000 of NGN 5,000 at tier 1 unless told.
+   */
+  async function failedWithdrawal(
+    { tier = 1, funded = 5_000, amount = 2_000 } = {},
+  ): Promise<{ user: TestUser; payout: string }> {
+    const user = await signUp({ tier });
+    await fundWallet(user, funded);
     await addPayout(user);
-    const w = ok(await post(walletWithdraw, { amount: 2_000 }, { token: user.accessToken }));
+    const w = ok(await post(walletWithdraw, { amount }, { token: user.accessToken }));
     expect(w.status).toBe('pending');
     await paystack.transferOutcome(w.id, 'transfer.failed');
     expect((await txRow(w.id))[0]?.status).toBe('failed');
-    expect(await walletKobo(user.id)).toBe(500_000);
+    expect(await walletKobo(user.id)).toBe(funded * 100);
     return { user, payout: w.id };
+  }
+
+  /**
+   * What a refused retry must leave as it was: the user's wallet, their transactions (no new
+   * withdrawal, the old one not marked retried), the transfers asked of the provider for them, the
+   * ledger's transfers touching their wallet, and the payout.retry audit.
+   */
+  async function stateOf(userId: string, payout: string) {
+    const txs = await testDb()<{ id: string; status: string; metadata: Record<string, any> }[]>`
+      select id, status::text as status, metadata from public.transactions where user_id = ${userId} order by id`;
+    const [ledger] = await testDb()<{ n: number }[]>`
+      select count(*)::int as n from private.ledger_entries e
+        join private.ledger_accounts a on a.id = e.account_id
+       where a.kind = 'user_wallet' and a.owner_id = ${userId}`;
+    return {
+      wallet: await walletKobo(userId),
+      txs,
+      transfers: (await transfersTo(txs.map((t) => t.id))).length,
+      ledger: ledger?.n,
+      audit: await auditOf('payout.retry', payout),
+    };
   }
 
   const retriesOf = (payout: string) =>
@@ -326,6 +355,96 @@ describe('admin-payout-retry', () => {
       'account_frozen',
     );
     expect(await retriesOf(payout)).toEqual([]);
+    expect(await walletKobo(user.id)).toBe(500_000);
+    await expectMoneyAgrees([user.id]);
+  });
+
+  const retry = (finance: TestOperator, payout: string) =>
+    post(adminPayoutRetry, { transaction_id: payout, reason: REASON }, { token: finance.accessToken });
+
+  it('409 insufficient_funds when the wallet no longer holds the amount; nothing moves', async () => {
+    const finance = await newOperator(['finance']);
+    const { user, payout } = await failedWithdrawal();
+    // the user spent the money meanwhile: NGN 4,000 of the NGN 5,000 out again
+    ok(await post(walletWithdraw, { amount: 4_000 }, { token: user.accessToken }));
+    expect(await walletKobo(user.id)).toBe(100_000);
+    const before = await stateOf(user.id, payout);
+    refused(await retry(finance, payout), 409, 'insufficient_funds');
+    expect(await stateOf(user.id, payout)).toEqual(before);
+    expect(before.audit).toEqual([]);
+    await expectMoneyAgrees([user.id]);
+  });
+
+  it('404 payout_account_not_found when the payee removed the account; nothing moves', async () => {
+    const finance = await newOperator(['finance']);
+    const { user, payout } = await failedWithdrawal();
+    const [row] = await txRow(payout);
+    ok(
+      await post(payoutRemove, { payout_account_id: row!.metadata.payout_account_id }, { token: user.accessToken }),
+    );
+    const before = await stateOf(user.id, payout);
+    refused(await retry(finance, payout), 404, 'payout_account_not_found');
+    expect(await stateOf(user.id, payout)).toEqual(before);
+    expect(await walletKobo(user.id)).toBe(500_000);
+    await expectMoneyAgrees([user.id]);
+  });
+
+  it("403 kyc_tier_required when the payee's tier no longer moves money; nothing moves", async () => {
+    const finance = await newOperator(['finance']);
+    const { user, payout } = await failedWithdrawal();
+    await testDb()`update private.users set kyc_tier = 0 where id = ${user.id}`;
+    const before = await stateOf(user.id, payout);
+    refused(await retry(finance, payout), 403, 'kyc_tier_required');
+    expect(await stateOf(user.id, payout)).toEqual(before);
+    expect(await walletKobo(user.id)).toBe(500_000);
+    await expectMoneyAgrees([user.id]);
+  });
+
+  it("403 kyc_limit_exceeded when the payout is over the payee's tier's single limit now; nothing moves", async () => {
+    const finance = await newOperator(['finance']);
+    // NGN 60,000 failed at tier 3; at tier 1 a single withdrawal is at most NGN 50,000
+    const { user, payout } = await failedWithdrawal({ tier: 3, funded: 80_000, amount: 60_000 });
+    await testDb()`update private.users set kyc_tier = 1 where id = ${user.id}`;
+    const before = await stateOf(user.id, payout);
+    const res = await retry(finance, payout);
+    refused(res, 403, 'kyc_limit_exceeded');
+    expect(await stateOf(user.id, payout)).toEqual(before);
+    expect(await walletKobo(user.id)).toBe(8_000_000);
+    await expectMoneyAgrees([user.id]);
+  });
+
+  it("409 payout_retry_unsupported for a merchant's failed withdrawal; its money stays in the merchant wallet", async () => {
+    const finance = await newOperator(['finance']);
+    const m = await merchantWithFee(1_000, 'Retry Shop');
+    await addPayout(m.owner);
+    const w = ok(
+      await post('merchant-withdraw', { amount: 1_000 }, {
+        token: m.owner.accessToken,
+        headers: { 'Idempotency-Key': randomUUID() },
+      }),
+    );
+    await paystack.transferOutcome(w.id, 'transfer.failed');
+    expect((await txRow(w.id))[0]?.status).toBe('failed');
+    const merchantWallet = async () =>
+      Number(
+        (await testDb()<{ b: string }[]>`select private.merchant_wallet_balance(${m.id})::text as b`)[0]!.b,
+      );
+    expect(await merchantWallet()).toBe(100_000);
+    const before = await stateOf(m.owner.id, w.id);
+    refused(await retry(finance, w.id), 409, 'payout_retry_unsupported');
+    expect(await stateOf(m.owner.id, w.id)).toEqual(before);
+    expect(await retriesOf(w.id)).toEqual([]);
+    expect(await merchantWallet()).toBe(100_000);
+    await expectLedgerInvariants();
+  });
+
+  it('503 provider_unavailable when the provider cannot confirm the failure; nothing is sent', async () => {
+    const finance = await newOperator(['finance']);
+    const { user, payout } = await failedWithdrawal();
+    await paystack.fail({ path: '/transfer/verify', field: 'reference', value: payout }, 'unavailable');
+    const before = await stateOf(user.id, payout);
+    refused(await retry(finance, payout), 503, 'provider_unavailable');
+    expect(await stateOf(user.id, payout)).toEqual(before);
     expect(await walletKobo(user.id)).toBe(500_000);
     await expectMoneyAgrees([user.id]);
   });
