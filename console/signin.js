@@ -105,7 +105,7 @@ function SecondFactor({ onPassed, onRestart }) {
   const secret = enrolment ? new URL(enrolment.otpauth_uri).searchParams.get('secret') : null;
 
   return html`
-    <section class="narrow">
+    <section class="factor">
       <${Title}>Second factor</${Title}>
       <p>Signed in as <strong>${session()?.user.phone}</strong>. Operator pages need the 6-digit code your authenticator
         app shows now.</p>
@@ -115,14 +115,16 @@ function SecondFactor({ onPassed, onRestart }) {
             <h2>Set up your authenticator</h2>
             <p>Scan this QR code with an authenticator app (RFC 6238 TOTP), or enter the key by hand. It is shown
               this once: the code you enter below makes it your factor.</p>
-            <img class="qr" alt="QR code of your authenticator key" width="200" height="200"
-              src=${`data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrolment.qr_svg)}`} />
-            <dl>
-              <dt>Key</dt>
-              <dd><code id="totp-secret">${secret}</code></dd>
-              <dt>otpauth URI</dt>
-              <dd><code id="otpauth-uri" class="wrap">${enrolment.otpauth_uri}</code></dd>
-            </dl>
+            <div class="pair">
+              <img class="qr" alt="QR code of your authenticator key" width="200" height="200"
+                src=${`data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrolment.qr_svg)}`} />
+              <dl>
+                <dt>Key</dt>
+                <dd><code id="totp-secret">${secret}</code></dd>
+                <dt>otpauth URI</dt>
+                <dd><code id="otpauth-uri" class="wrap">${enrolment.otpauth_uri}</code></dd>
+              </dl>
+            </div>
           </div>
         `
         : html`
