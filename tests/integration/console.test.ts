@@ -6,7 +6,8 @@
 // ledger transfers. One operator does it all with the keyboard only. On every page: no console
 // error, no failed request, no request leaving the machine, and axe-core finds no serious or
 // critical violation. The screenshots of docs/operators.md ("The console") are taken here, at
-// 1366x768, into docs/console/.
+// 1366x768: into docs/console/ when CONSOLE_SCREENSHOTS=update, else into .data/console-screenshots/
+// (ignored by git), so that a test run leaves the working tree as it was.
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,7 +19,10 @@ import { codeAt, grantRoles, newOperator, secretOf } from '../support/operators.
 import { signUp, type TestUser } from '../support/users.ts';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
-const SHOTS = new URL('../../docs/console/', import.meta.url);
+const SHOTS = new URL(
+  process.env.CONSOLE_SCREENSHOTS === 'update' ? '../../docs/console/' : '../../.data/console-screenshots/',
+  import.meta.url,
+);
 const VIEWPORT = { width: 1366, height: 768 };
 
 let browser: Browser;
@@ -44,12 +48,7 @@ async function openConsole(): Promise<{ page: Page; problems: PageProblems; clos
   await page.setViewport(VIEWPORT);
   const problems = watchPage(page);
   await page.goto(consoleUrl(), { waitUntil: 'load' });
-  const close = async () => {
-    if (process.env.CONSOLE_DEBUG_SHOT) {
-      await page.screenshot({ path: process.env.CONSOLE_DEBUG_SHOT as `${string}.png` });
-    }
-    await page.close();
-  };
+  const close = () => page.close();
   return { page, problems, close };
 }
 
@@ -68,7 +67,7 @@ async function axeViolations(page: Page): Promise<string[]> {
   return found;
 }
 
-/** Checks the page as it is (axe-core) and saves its screenshot as docs/console/<name>.png. */
+/** Checks the page as it is (axe-core) and saves its screenshot as <name>.png in SHOTS. */
 async function checkAndShoot(page: Page, name: string): Promise<void> {
   expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname as `${string}.png` });
