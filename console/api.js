@@ -118,6 +118,13 @@ export const anonymous = (name, opts) => send(name, opts).then((r) => r.data);
  * answer, and a 401 unauthenticated, are retried once after a refresh.
  */
 export async function call(name, opts = {}) {
+  return (await answer(name, opts)).data;
+}
+
+/** An action: POSTs `body` with the session, answering {status, data} (202: waiting for approval). */
+export const act = (name, body) => answer(name, { method: 'POST', body });
+
+async function answer(name, opts) {
   let s = session();
   if (!s) throw new Refusal(401, 'unauthenticated', 'Not signed in');
   if (s.expires_at - REFRESH_MARGIN_MS < Date.now()) {
@@ -125,7 +132,7 @@ export async function call(name, opts = {}) {
     s = session();
   }
   try {
-    return (await send(name, { ...opts, token: s.access_token })).data;
+    return await send(name, { ...opts, token: s.access_token });
   } catch (err) {
     const stale = err instanceof Refusal &&
       ((err.status === 401 && err.code === 'unauthenticated') ||
@@ -138,7 +145,7 @@ export async function call(name, opts = {}) {
       throw err;
     }
     await refresh();
-    return (await send(name, { ...opts, token: session().access_token })).data;
+    return await send(name, { ...opts, token: session().access_token });
   }
 }
 

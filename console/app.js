@@ -1,5 +1,5 @@
 // The operator console's shell: the header with its navigation and the operator's phone, and the
-// page of the address's hash (#/queues, #/search, #/user/<id>, #/escrow/<id>). Hash addresses
+// page of the address's hash (#/queues, #/search, #/user/<id>, #/escrow/<id>, #/approvals, #/audit). Hash addresses
 // work on any static host. Without a session holding a second-factor pass, every address shows
 // the sign-in.
 import { render } from './vendor/preact.mjs';
@@ -8,6 +8,7 @@ import { onSession, passed, session, signOut } from './api.js';
 import { html } from './ui.js';
 import { SignIn } from './signin.js';
 import { Escrow, Queues, Search, User } from './pages.js';
+import { Approvals, Audit } from './review.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -16,6 +17,8 @@ function route(hash) {
   let m;
   if (path === '/queues') return { page: 'queues' };
   if (path === '/search') return { page: 'search' };
+  if (path === '/approvals') return { page: 'approvals' };
+  if (path === '/audit') return { page: 'audit' };
   if ((m = new RegExp(`^/user/(${UUID})$`, 'i').exec(path))) return { page: 'user', id: m[1] };
   if ((m = new RegExp(`^/escrow/(${UUID})$`, 'i').exec(path))) return { page: 'escrow', id: m[1] };
   return { page: 'missing', path };
@@ -34,7 +37,16 @@ function App() {
   const signedIn = passed(s);
   const r = route(hash);
   document.title = `${
-    signedIn ? { queues: 'Queues', search: 'Search', user: 'User', escrow: 'Escrow' }[r.page] ?? 'Not found' : 'Sign in'
+    signedIn
+      ? {
+        queues: 'Queues',
+        search: 'Search',
+        user: 'User',
+        escrow: 'Escrow',
+        approvals: 'Approvals',
+        audit: 'Audit log',
+      }[r.page] ?? 'Not found'
+      : 'Sign in'
   } · Escrow console`;
 
   const nav = (to, label, page) =>
@@ -45,7 +57,8 @@ function App() {
     <header>
       <span class="brand">Escrow console</span>
       ${signedIn && html`
-        <nav aria-label="Pages">${nav('/queues', 'Queues', 'queues')} ${nav('/search', 'Search', 'search')}</nav>
+        <nav aria-label="Pages">${nav('/queues', 'Queues', 'queues')} ${nav('/search', 'Search', 'search')}
+          ${nav('/approvals', 'Approvals', 'approvals')} ${nav('/audit', 'Audit log', 'audit')}</nav>
         <span class="who">${s.user.phone}
           <button type="button" class="secondary" onClick=${() => signOut().then(() => (location.hash = '#/queues'))}>
             Sign out</button></span>
@@ -62,6 +75,10 @@ function App() {
         ? html`<${User} key=${r.id} id=${r.id} />`
         : r.page === 'escrow'
         ? html`<${Escrow} key=${r.id} id=${r.id} />`
+        : r.page === 'approvals'
+        ? html`<${Approvals} />`
+        : r.page === 'audit'
+        ? html`<${Audit} />`
         : html`
           <section>
             <h1>Not found</h1>

@@ -2,6 +2,7 @@
 // (admin-user-get, opened with a reason) and an escrow with its timeline (admin-escrow-get).
 import { useState } from './vendor/hooks.mjs';
 import { call } from './api.js';
+import { ActionForm } from './actions.js';
 import { age, lagosTime, naira, shortId, signedNaira, words } from './format.js';
 import { html, Link, Loading, RefusalView, Title, useLoad } from './ui.js';
 
@@ -160,7 +161,7 @@ function ReasonForm({ what, onReason, optional, label = 'Open' }) {
 
 export function User({ id }) {
   const [reason, setReason] = useState(null);
-  const { data, error, loading } = useLoad(
+  const { data, error, loading, reload } = useLoad(
     reason === null ? null : () => call('admin-user-get', { query: { user_id: id, reason } }),
     `${id} ${reason}`,
   );
@@ -180,8 +181,9 @@ export function User({ id }) {
     <section>
       <${Title}>${p.first_name} ${p.last_name}</${Title}>
       ${data.frozen && html`
-        <div class="banner" role="status"><strong>Frozen</strong> since ${lagosTime(data.frozen.since)}:
-          ${data.frozen.reason}</div>
+        <div class="banner" role="status"><strong>Frozen</strong> since ${`${
+          lagosTime(data.frozen.since)
+        }: ${data.frozen.reason}`}</div>
       `}
       <div class="grid">
         <dl class="facts">
@@ -278,7 +280,80 @@ export function User({ id }) {
         <h2>Merchants</h2>
         <ul>${data.merchants.map((m) => html`<li>${m.name} (${m.status})</li>`)}</ul>
       `}
+      <${UserActions} data=${data} reload=${reload} />
     </section>
+  `;
+}
+
+/** The transactions an operator can act on: charges held for review, failed payouts. */
+const PAYOUT_KINDS = new Set(['withdrawal', 'escrow_payout']);
+
+function UserActions({ data, reload }) {
+  const p = data.profile;
+  const held = data.transactions.filter((t) => t.held_for_review);
+  const failed = data.transactions.filter((t) => PAYOUT_KINDS.has(t.kind) && t.status === 'failed');
+  const user = (values, reason) => ({ user_id: p.id, reason });
+  const roleSelect = (id, roles) => (values, set) =>
+    html`
+      <label for=${`${id}-role`}>Role</label>
+      <select id=${`${id}-role`} name="role" required value=${values.role ?? ''} onChange=${set('role')}>
+        <option value="" disabled>Choose a role</option>
+        ${roles.map((r) => html`<option value=${r}>${r}</option>`)}
+      </select>
+    `;
+  return html`
+    <h2>Actions</h2>
+    <p class="hint">Each action names the role it needs; the API refuses it to an operator without that role.</p>
+    ${held.length + failed.length > 0 && html`
+      <h3>Held charges and failed payouts</h3>
+      ${held.map((t) =>
+        html`
+          <${ActionForm} id=${`charge-${t.id}`} title=${`Resolve the held charge ${shortId(t.id)} (${naira(t.amount)})`}
+            role="finance" endpoint="admin-charge-resolve" submit="Resolve the charge"
+            body=${(_v, reason) => ({ transaction_id: t.id, reason })}
+            done=${(r) =>
+              `The provider says ${r.provider_status}, ${naira(r.verified_amount)} of ${
+                naira(r.expected_amount)
+              } expected: ${words(r.outcome)}.`}
+            onDone=${reload} />
+        `
+      )}
+      ${failed.map((t) =>
+        html`
+          <${ActionForm} id=${`payout-${t.id}`} title=${`Retry the failed payout ${shortId(t.id)} (${naira(t.amount)})`}
+            role="finance" endpoint="admin-payout-retry" submit="Retry the payout"
+            body=${(_v, reason) => ({ transaction_id: t.id, reason })}
+            done=${(r) => `A new payout ${shortId(r.transaction_id)} of ${naira(r.amount)}: ${words(r.status)}.`}
+            onDone=${reload} />
+        `
+      )}
+    `}
+    <h3>The account</h3>
+    ${data.frozen
+      ? html`
+        <${ActionForm} id="unfreeze" title="Unfreeze the account" role="finance, with a second operator"
+          endpoint="admin-user-unfreeze" submit="Unfreeze" body=${user}
+          done=${(r) => `Unfrozen at ${lagosTime(r.unfrozen_at)}.`} onDone=${reload} />
+      `
+      : html`
+        <${ActionForm} id="freeze" title="Freeze the account" role="finance" endpoint="admin-user-freeze" submit="Freeze"
+          body=${user} done=${(r) => `Frozen since ${lagosTime(r.frozen_at)}.`} onDone=${reload} />
+      `}
+    <${ActionForm} id="sessions" title="End the user's sessions" role="support" endpoint="admin-session-revoke"
+      submit="End the sessions" body=${user} done=${(r) => `${r.sessions_ended} session(s) ended.`} onDone=${reload} />
+    <h3>Operator roles and second factor</h3>
+    <${ActionForm} id="grant" title="Grant a role" role="admin, with a second operator" endpoint="admin-role-grant"
+      submit="Grant" fields=${roleSelect('grant', ['support', 'finance', 'disputes', 'admin'])}
+      body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })} done=${() => 'Granted.'} onDone=${reload} />
+    ${data.operator_roles.length > 0 && html`
+      <${ActionForm} id="revoke" title="Revoke a role" role="admin" endpoint="admin-role-revoke" submit="Revoke"
+        fields=${roleSelect('revoke', data.operator_roles)}
+        body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })}
+        done=${(r) => `Revoked ${r.role}; roles left: ${r.roles.length ? r.roles.join(', ') : 'none'}.`}
+        onDone=${reload} />
+      <${ActionForm} id="reset" title="Reset the second factor" role="admin, with a second operator"
+        endpoint="admin-totp-reset" submit="Reset the factor" body=${user} done=${() => 'Reset.'} onDone=${reload} />
+    `}
   `;
 }
 
@@ -318,9 +393,50 @@ function timeline(data) {
   return rows.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }
 
+const OUTCOMES = [
+  ['release', 'Release: everything held goes to the payee'],
+  ['refund', 'Refund: everything held goes back to the payer'],
+  ['split', 'Split: the payee gets the amount below, the payer the rest'],
+];
+
+/** admin-dispute-resolve: the outcome, a split's amount for the payee, the resolution (the reason). */
+function ResolveDispute({ dispute, held, onDone }) {
+  return html`
+    <${ActionForm} id="resolve" title="Resolve the dispute" role="disputes" endpoint="admin-dispute-resolve"
+      submit="Resolve" open=${dispute.status === 'escalated'} initial=${{ outcome: 'split' }}
+      reasonLabel="Resolution (the parties are told it)" reasonMax=${2000}
+      fields=${(v, set) =>
+        html`
+          <fieldset>
+            <legend>Outcome</legend>
+            ${OUTCOMES.map(([value, label]) =>
+              html`
+                <label class="choice"><input type="radio" name="outcome" value=${value} checked=${v.outcome === value}
+                  onChange=${set('outcome')} /> ${label}</label>
+              `
+            )}
+          </fieldset>
+          ${v.outcome === 'split' && html`
+            <label for="resolve-amount">The payee's share, naira</label>
+            <p class="hint" id="resolve-amount-hint">Up to 2 decimals; less than the ${naira(held)} held.</p>
+            <input id="resolve-amount" name="payee_amount" type="number" min="0.01" step="0.01" required class="amount"
+              aria-describedby="resolve-amount-hint" value=${v.payee_amount ?? ''} onInput=${set('payee_amount')} />
+          `}
+        `}
+      body=${(v, resolution) => ({
+        dispute_id: dispute.id,
+        outcome: v.outcome,
+        ...(v.outcome === 'split' ? { payee_amount: Number(v.payee_amount) } : {}),
+        resolution,
+      })}
+      done=${(r) => `Resolved: ${words(r.outcome ?? r.status)}.`}
+      onDone=${onDone} />
+  `;
+}
+
 export function Escrow({ id }) {
   const [reason, setReason] = useState('');
-  const { data, error, loading } = useLoad(
+  const { data, error, loading, reload } = useLoad(
     () => call('admin-escrow-get', { query: { escrow_id: id, reason: reason || undefined } }),
     `${id} ${reason}`,
   );
@@ -455,6 +571,9 @@ export function Escrow({ id }) {
             ? `, ${naira(data.dispute.payee_amount)} to the payee`
             : ''}</dd>
         </dl>
+        ${(data.dispute.status === 'negotiation' || data.dispute.status === 'escalated') && html`
+          <${ResolveDispute} dispute=${data.dispute} held=${e.held} onDone=${reload} />
+        `}
       `}
       <h2>Messages</h2>
       ${data.messages.content_shown

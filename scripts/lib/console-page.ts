@@ -47,6 +47,8 @@ export const CONSOLE_FILES: readonly string[] = [
   'format.js',
   'signin.js',
   'pages.js',
+  'actions.js',
+  'review.js',
   'ui.js',
 ];
 

@@ -13,10 +13,15 @@ import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser, type PageProblems, watchPage } from '../support/browser.ts';
-import { lastOtp, smsCount, testDb } from '../support/db.ts';
+import { expectOk as ok, post } from '../support/api.ts';
+import { expectLedgerInvariants, lastOtp, smsCount, testDb } from '../support/db.ts';
+import { raise } from '../support/disputes.ts';
 import { fundedDeal } from '../support/escrows.ts';
-import { codeAt, grantRoles, newOperator, secretOf } from '../support/operators.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
+import { codeAt, grantRoles, newOperator, secretOf, type TestOperator } from '../support/operators.ts';
+import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const SHOTS = new URL(
@@ -43,8 +48,10 @@ const consoleUrl = () => new URL('/console/', inject('baseUrl')).href;
  * (The browser runs as one process, --single-process of @sparticuz/chromium: a second browser
  * context closes its connection.)
  */
-async function openConsole(): Promise<{ page: Page; problems: PageProblems; close: () => Promise<void> }> {
-  const page = await browser.newPage();
+async function openConsole(
+  inBrowser: Browser = browser,
+): Promise<{ page: Page; problems: PageProblems; close: () => Promise<void> }> {
+  const page = await inBrowser.newPage();
   await page.setViewport(VIEWPORT);
   const problems = watchPage(page);
   await page.goto(consoleUrl(), { waitUntil: 'load' });
@@ -100,6 +107,47 @@ async function customerWithEscrow(): Promise<{ customer: TestUser; escrowId: str
   const deal = await fundedDeal();
   return { customer: deal.payer, escrowId: deal.escrowId };
 }
+
+/**
+ * Signs `op` in on the page (phone, SMS code, password, authenticator code) and waits for the
+ * queues. newOperator's own pass used this step's code: the next step's is accepted once.
+ */
+async function signInAs(page: Page, op: TestOperator): Promise<void> {
+  await heading(page, 'Sign in');
+  await allowCode(op.phone);
+  const before = await smsCount(op.phone);
+  await page.type('#phone', op.phone);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#otp');
+  await page.type('#otp', await loginCode(op.phone, before));
+  await page.type('#password', op.password);
+  await page.click('button[type=submit]');
+  await heading(page, 'Second factor');
+  await page.type('#totp', await codeAt(op.secret, 1));
+  await page.click('xpath///button[normalize-space()="Verify"]');
+  await heading(page, 'Queues');
+}
+
+const go = (page: Page, hash: string) => page.evaluate((h) => (location.hash = h), hash);
+
+/** Opens a user's record on the page with a reason. */
+async function openUser(page: Page, userId: string): Promise<void> {
+  await go(page, `#/user/${userId}`);
+  await page.waitForSelector('#reason');
+  await page.type('#reason', 'Checking the account for the console test.');
+  await page.click('xpath///main//button[normalize-space()="Open"]');
+  await page.waitForSelector('xpath///main//h2[normalize-space()="Actions"]');
+}
+
+/** Opens the action folded under `summary` (its start), types the reason, submits with `button`. */
+async function perform(page: Page, formId: string, reason: string, button: string): Promise<void> {
+  const open = await page.$eval(`details#${formId}`, (d) => (d as HTMLDetailsElement).open);
+  if (!open) await page.click(`details#${formId} summary`);
+  await page.type(`#${formId}-reason`, reason);
+  await page.click(`xpath///details[@id="${formId}"]//button[normalize-space()="${button}"]`);
+}
+
+const okProblems = { errors: [], failed: [], offMachine: [] };
 
 describe('the operator console', () => {
   it('an operator enrols TOTP and signs in, reads the queues, finds a user by phone and opens an escrow timeline', async () => {
@@ -261,6 +309,190 @@ describe('the operator console', () => {
         '/functions/v1/auth-verify',
       ]);
       expect([problems.errors.filter((e) => !/401/.test(e)), problems.offMachine]).toEqual([[], []]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('resolves an escalated dispute with a split; the escrow page then shows the ledger transfers', async () => {
+    const operator = await newOperator(['disputes']);
+    const deal = await fundedDeal({ amount: 50_000 });
+    const dispute = ok(await raise(deal, 'payer'), 201);
+    // escalated, as the job does at the negotiation's deadline
+    await testDb()`update public.disputes set status = 'escalated', escalated_at = now() where id = ${dispute.id}`;
+    const held = await holdKobo(deal.escrowId);
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await go(page, `#/escrow/${deal.escrowId}`);
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('details#resolve[open]');
+      const transfersBefore = (await page.$$('table.transfer')).length;
+      expect(await page.$eval('input[name=outcome][value=split]', (i) => (i as HTMLInputElement).checked)).toBe(true);
+      await page.type('#resolve-amount', '20000');
+      await page.type('#resolve-reason', 'Half the order arrived; the payee is paid for what arrived.');
+      await checkAndShoot(page, 'dispute-resolve');
+      await page.click('xpath///details[@id="resolve"]//button[normalize-space()="Resolve"]');
+      await page.waitForFunction(() => !document.querySelector('details#resolve'), { timeout: 15_000 });
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('table.transfer').length > n,
+        { timeout: 15_000 },
+        transfersBefore,
+      );
+      const text = await textOf(page);
+      expect(text).toMatch(/Outcome\s+split, ₦20,000\.00 to the payee/);
+      expect(text).toContain('dispute resolved');
+      const captions = await page.$$eval('table.transfer caption', (cs) => cs.map((c) => c.textContent ?? ''));
+      expect(captions.length).toBeGreaterThan(transfersBefore);
+      // the hold emptied: the last transfers took out everything it held
+      expect(await holdKobo(deal.escrowId)).toBe(0);
+      expect(held).toBeGreaterThan(0);
+      expect(await page.$eval('main', (m) => m.textContent ?? '')).toMatch(/Held now\s*₦0\.00/);
+      await expectLedgerInvariants();
+      await checkAndShoot(page, 'dispute-resolved');
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it(
+    'a NGN 2,000,000 held charge waits; a second operator approves it in another browser; the money moves once',
+    async () => {
+      const first = await newOperator(['finance']);
+      const second = await newOperator(['finance']);
+      await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
+      const user = await signUp({ tier: 3 });
+      // a top-up of NGN 5,000 whose charge brought NGN 2,000,000, which verify confirms: held for review
+      const reference = ok(await post(walletTopup, { amount: 5_000 }, { token: user.accessToken })).reference;
+      await paystack.chargeStatus(reference, 'success', 200_000_000);
+      expect((await paystack.chargeSuccess(reference, { amount: 200_000_000 })).responses[0]?.status).toBe(200);
+
+      const a = await openConsole();
+      const other = await launchBrowser();
+      try {
+        await signInAs(a.page, first);
+        await openUser(a.page, user.id);
+        expect(await textOf(a.page)).toContain('held for review');
+        const formId = `charge-${reference}`;
+        await perform(a.page, formId, 'The provider confirmed NGN 2,000,000 arrived.', 'Resolve the charge');
+        await a.page.waitForSelector(`details#${formId} .waiting, details#${formId} .refusal`);
+        const approvalId = await a.page.$eval(`details#${formId} .approval-id`, (c) => c.textContent ?? '');
+        expect(approvalId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(await a.page.$eval(`details#${formId} .waiting`, (w) => (w as HTMLElement).innerText))
+          .toContain('Waiting for a second operator');
+        await checkAndShoot(a.page, 'charge-waiting');
+        expect(await walletKobo(user.id)).toBe(0);
+
+        // the operator who asked cannot approve it: the refusal is shown
+        await go(a.page, '#/approvals');
+        await heading(a.page, 'Approvals');
+        const mine = `article[data-approval="${approvalId}"]`;
+        await a.page.waitForSelector(mine);
+        await a.page.type(`#approval-${approvalId}-reason`, 'Approving my own request, which must fail.');
+        await a.page.click(`${mine} button[type=submit]`);
+        await a.page.waitForSelector(`${mine} .refusal, ${mine} p.done`);
+        expect(await a.page.$eval(`${mine} .refusal`, (r) => (r as HTMLElement).innerText))
+          .toMatch(/code approval_own_action, HTTP 409/);
+        expect(await walletKobo(user.id)).toBe(0);
+
+        const b = await openConsole(other);
+        await signInAs(b.page, second);
+        await go(b.page, '#/approvals');
+        await heading(b.page, 'Approvals');
+        await b.page.waitForSelector(mine);
+        expect(await b.page.$eval(mine, (r) => (r as HTMLElement).innerText)).toMatch(
+          /charge\.resolve, ₦2,000,000\.00/,
+        );
+        await b.page.type(`#approval-${approvalId}-reason`, 'Checked the provider dashboard: it arrived.');
+        await checkAndShoot(b.page, 'approvals');
+        await b.page.click(`${mine} button[type=submit]`);
+        await b.page.waitForSelector(`${mine} p.done, ${mine} .refusal`);
+        expect(await b.page.$eval(`${mine} p.done`, (p) => p.textContent ?? '')).toContain('Approved and performed');
+        expect(await axeViolations(b.page)).toEqual([]);
+
+        expect(await walletKobo(user.id)).toBe(200_000_000);
+        const [transfers] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
+        expect(transfers?.n).toBe(1);
+        const [row] = await testDb()<{ status: string }[]>`
+        select status::text as status from public.transactions where id = ${reference}`;
+        expect(row?.status).toBe('succeeded');
+        await expectLedgerInvariants();
+        expect(b.problems).toEqual(okProblems);
+        await b.close();
+        // the first tab: its only failed request is the refused approval of its own action
+        expect(a.problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+          '/functions/v1/admin-approval-decide: 409',
+        ]);
+        expect([a.problems.errors.filter((e) => !/409/.test(e)), a.problems.offMachine]).toEqual([[], []]);
+      } finally {
+        await a.close();
+        await other.close();
+      }
+    },
+    120_000,
+  );
+
+  it('freezing an account shows on its page; the audit log lists it', async () => {
+    const operator = await newOperator(['finance', 'admin']);
+    const customer = await signUp({ tier: 2 });
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await openUser(page, customer.id);
+      expect(await textOf(page)).toMatch(/Account\s+active/);
+      const reason = 'The customer reported the phone stolen.';
+      await perform(page, 'freeze', reason, 'Freeze');
+      await page.waitForSelector('.banner');
+      const shown = await textOf(page);
+      expect(shown).toMatch(/Frozen since .+ WAT: The customer reported the phone stolen\./);
+      expect(shown).toMatch(/Account\s+frozen/);
+      // the form is now the unfreeze
+      await page.waitForSelector('details#unfreeze');
+      await page.click('details#sessions summary');
+      await checkAndShoot(page, 'user-actions');
+
+      await page.click('xpath///nav//a[normalize-space()="Audit log"]');
+      await heading(page, 'Audit log');
+      await page.waitForSelector('table.audit tbody tr');
+      await page.type('#audit-target', customer.id);
+      await page.click('xpath///form[contains(@class,"filters")]//button[normalize-space()="Filter"]');
+      // the record's reads (opened, then read again after the freeze) and the freeze: nothing else
+      await page.waitForFunction(
+        () => document.querySelectorAll('table.audit tbody tr').length === 3,
+        { timeout: 15_000 },
+      );
+      expect(await page.$$eval('table.audit tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent)))
+        .toEqual(['user.read', 'user.freeze', 'user.read']);
+      const audit = await page.$eval('table.audit', (t) => (t as HTMLElement).innerText);
+      expect(audit).toContain('user.freeze');
+      expect(audit).toContain(reason);
+      await checkAndShoot(page, 'audit');
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it('an action refused for a missing role shows the 403 with its code', async () => {
+    const operator = await newOperator(['support']);
+    const customer = await signUp({ tier: 2 });
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await openUser(page, customer.id);
+      await perform(page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
+      await page.waitForSelector('details#freeze .refusal');
+      expect(await page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
+        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+        '/functions/v1/admin-user-freeze: 403',
+      ]);
+      const [row] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.admin_audit where action = 'user.freeze' and target_id = ${customer.id}`;
+      expect(row?.n).toBe(0);
     } finally {
       await close();
     }
