@@ -292,7 +292,7 @@ function UserActions({ data, reload }) {
   const p = data.profile;
   const held = data.transactions.filter((t) => t.held_for_review);
   const failed = data.transactions.filter((t) => PAYOUT_KINDS.has(t.kind) && t.status === 'failed');
-  const user = (values, reason) => ({ user_id: p.id, reason });
+  const user = (_values, reason) => ({ user_id: p.id, reason });
   const roleSelect = (id, roles) => (values, set) =>
     html`
       <label for=${`${id}-role`}>Role</label>
