@@ -12,8 +12,8 @@ import { html, RefusalView } from './ui.js';
 export function Waiting({ approval }) {
   return html`
     <div class="waiting" role="status">
-      <p><strong>Waiting for a second operator</strong> (${approval.roles.join(' or ')}) to approve it on the
-        <a href="#/approvals">approvals</a> page, before ${lagosTime(approval.expires_at)}.</p>
+      <p><strong>Waiting for a second operator</strong> (${approval.roles.join(' or ')}) to approve it on${' '}
+        <a href="#/approvals">the approvals page</a>, before ${lagosTime(approval.expires_at)}.</p>
       <p>Approval <code class="approval-id">${approval.id}</code></p>
     </div>
   `;

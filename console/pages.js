@@ -243,11 +243,8 @@ export function User({ id }) {
               <tr>
                 <td><code title=${t.id}>${shortId(t.id)}</code></td>
                 <td>${words(t.kind)}</td>
-                <td>${words(t.status)}${t.held_for_review
-                  ? html`
-                    <strong>held for review</strong>
-                  `
-                  : ''}</td>
+                <td>${words(t.status)}${t.held_for_review ? ', ' : ''}${t.held_for_review &&
+                  html`<strong>held for review</strong>`}</td>
                 <td class="num">${naira(t.amount)}</td>
                 <td>${lagosTime(t.created_at)}</td>
               </tr>

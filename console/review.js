@@ -35,7 +35,7 @@ function Approval({ a }) {
   const id = `approval-${a.id}`;
   return html`
     <article class="approval" aria-labelledby=${`${id}-title`} data-approval=${a.id}>
-      <h2 id=${`${id}-title`}>${a.action}${a.amount !== null ? `, ${naira(a.amount)}` : ''}
+      <h2 id=${`${id}-title`}>${a.action}${a.amount !== null ? `, ${naira(a.amount)}` : ''}${' '}
         <span class="hint">${words(a.status)}</span></h2>
       <dl class="facts">
         <dt>On</dt><dd>${target(a.target_type, a.target_id)}</dd>

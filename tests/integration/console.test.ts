@@ -349,6 +349,7 @@ describe('the operator console', () => {
       expect(held).toBeGreaterThan(0);
       expect(await page.$eval('main', (m) => m.textContent ?? '')).toMatch(/Held now\s*₦0\.00/);
       await expectLedgerInvariants();
+      await page.$eval('xpath///main//h2[normalize-space()="Ledger transfers"]', (h) => h.scrollIntoView());
       await checkAndShoot(page, 'dispute-resolved');
       expect(problems).toEqual(okProblems);
     } finally {
@@ -381,6 +382,7 @@ describe('the operator console', () => {
         expect(approvalId).toMatch(/^[0-9a-f-]{36}$/);
         expect(await a.page.$eval(`details#${formId} .waiting`, (w) => (w as HTMLElement).innerText))
           .toContain('Waiting for a second operator');
+        await a.page.$eval(`details#${formId}`, (d) => d.scrollIntoView({ block: 'center' }));
         await checkAndShoot(a.page, 'charge-waiting');
         expect(await walletKobo(user.id)).toBe(0);
 
@@ -450,8 +452,8 @@ describe('the operator console', () => {
       expect(shown).toMatch(/Account\s+frozen/);
       // the form is now the unfreeze
       await page.waitForSelector('details#unfreeze');
-      await page.click('details#sessions summary');
-      await checkAndShoot(page, 'user-actions');
+      await page.evaluate(() => scrollTo(0, 0));
+      await checkAndShoot(page, 'user-frozen');
 
       await page.click('xpath///nav//a[normalize-space()="Audit log"]');
       await heading(page, 'Audit log');
