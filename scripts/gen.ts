@@ -14,6 +14,8 @@
 //   docs/errors.md                       the refusal catalog (shared/refusals/catalog.ts)
 //   supabase/schema.sql                  every definition as the migrations leave it (a throw-away database)
 //   tests/support/seeds.ts               the KYC tiers and fee schedules the migrations seed (the same database)
+//   console/vendor/*                     preact and htm for the operator console, copied from node_modules
+//   console/config.js                    the console's API base URL as committed (scripts/lib/console-page.ts)
 //
 // The sources: the endpoint definitions (supabase/functions/*/handler.ts), the catalogs in shared/,
 // and the migrations. docs/architecture.md#generated-files says which is which.
@@ -42,6 +44,7 @@ import {
 import { MAP_END, MAP_START, operationMap, operationRows } from './lib/spec/operation-map.ts';
 import { renderFromDatabase, withMigratedDatabase } from './lib/schema-build.ts';
 import { renderSeeds, SEEDS_PATH } from './lib/spec/seeds.ts';
+import { buildVendor, configModule, STATIC_API_BASE } from './lib/console-page.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const check = Deno.args.includes('--check');
@@ -109,6 +112,8 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
   { file: 'docs/errors.md', make: () => renderErrorsDoc() },
   { file: 'supabase/schema.sql', make: () => fromMigrations.schema },
   { file: SEEDS_PATH, make: () => fromMigrations.seeds },
+  ...[...buildVendor()].map(([name, text]) => ({ file: `console/vendor/${name}`, make: () => text })),
+  { file: 'console/config.js', make: () => configModule(STATIC_API_BASE) },
 ];
 
 const stale: string[] = [];
@@ -122,6 +127,7 @@ for (const t of targets) {
     stale.push(t.file);
     console.log(`  ✘ ${t.file}: not what \`npm run gen\` makes`);
   } else {
+    await Deno.mkdir(`${root}${t.file}`.replace(/\/[^/]*$/, ''), { recursive: true });
     await Deno.writeTextFile(`${root}${t.file}`, wanted);
     written++;
     console.log(`  ✎ ${t.file} written`);

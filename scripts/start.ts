@@ -185,6 +185,7 @@ async function main() {
   Deno.addSignalListener('SIGINT', () => void shutdown('SIGINT'));
   Deno.addSignalListener('SIGTERM', () => void shutdown('SIGTERM'));
   console.log(`API reference: ${base}/docs/ (the OpenAPI document: ${base}/openapi)`);
+  console.log(`operator console: http://127.0.0.1:${httpPort}/console/ (docs/operators.md#the-console)`);
   console.log(`ready: ${base}/ (Ctrl-C to stop)`);
 }
 

@@ -1,6 +1,7 @@
 // The local functions server: every supabase/functions/<name>/handler.ts served under Deno at
 // /functions/v1/<name>, Supabase's local URL shape, with one log line per request. The API reference
-// page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts). Every answer carries
+// page is served at /functions/v1/docs/ from docs/api/ (./api-page.ts), the operator console at
+// /console/ from console/ (./console-page.ts). Every answer carries
 // X-Content-Type-Options: nosniff. A request's head must arrive within headerTimeoutMs (./slow-guard.ts
 // owns the public port) and its body within bodyTimeoutMs of the head (408, and the connection is
 // closed); a client that goes away mid-body is logged at info level and answered nothing it reads.
@@ -9,6 +10,7 @@ import { getConfig } from '../../shared/core/config.ts';
 import { allowedOrigin, ALWAYS_HEADERS, errorBody, functionNotFound, jsonResponse } from '../../shared/core/http.ts';
 import { log } from '../../shared/core/log.ts';
 import { apiPageResponse } from './api-page.ts';
+import { consoleResponse } from './console-page.ts';
 import { slowGuard } from './slow-guard.ts';
 
 /** How long a request's head may take (from the connection, or the previous answer). */
@@ -89,11 +91,12 @@ export function serveFunctions(opts: {
           headers,
           body: body?.outcome === 'ok' ? (body.bytes as Uint8Array<ArrayBuffer>) : undefined,
         });
-        // not a function: the API reference page and its files, else Supabase's 404
-        res = handler ? await handler(forwarded) : (await apiPageResponse(req)) ?? functionNotFound(
-          name || url.pathname,
-          allowedOrigin(getConfig().CORS_ALLOW_ORIGIN, req.headers.get('origin')),
-        );
+        // not a function: the API reference page, the operator console, and their files; else Supabase's 404
+        res = handler ? await handler(forwarded) : (await apiPageResponse(req)) ?? (await consoleResponse(req)) ??
+          functionNotFound(
+            name || url.pathname,
+            allowedOrigin(getConfig().CORS_ALLOW_ORIGIN, req.headers.get('origin')),
+          );
       }
       res = withAlwaysHeaders(res);
       if (!opts.quiet) {

@@ -31,10 +31,30 @@ const chromiumVersion = (
 // tests want the same-origin rules and mixed-content blocking a reader's browser applies.
 const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content']);
 
+/**
+ * The fonts.conf of the extracted Chromium in `at`, for the folder `dir`: the package's names
+ * /tmp/fonts; this one names the fonts it extracted (Open Sans only) and then the system's, where
+ * it has some: Open Sans has no naira sign (₦), which the operator console's pages show. Rewritten
+ * (whole, by a rename) only when it says something else.
+ */
+function writeFontsConf(at: string, dir: string): void {
+  const text = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
+    `  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <dir>/usr/local/share/fonts</dir>\n` +
+    `  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`;
+  const file = join(at, 'fonts.conf');
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return;
+  const temporary = `${file}.${process.pid}`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
 /** The folder holding this version's extracted Chromium, extracting it first if needed. */
 async function chromiumDir(): Promise<string> {
   const dir = join(tmpdir(), `escrow-chromium-${chromiumVersion}`);
-  if (existsSync(join(dir, 'chromium'))) return dir;
+  if (existsSync(join(dir, 'chromium'))) {
+    writeFontsConf(dir, dir);
+    return dir;
+  }
   const staging = mkdtempSync(join(tmpdir(), `escrow-chromium-${chromiumVersion}-staging-`));
   const savedTmp = process.env.TMPDIR;
   try {
@@ -45,12 +65,7 @@ async function chromiumDir(): Promise<string> {
     if (savedTmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = savedTmp;
   }
-  // the package's fonts.conf names /tmp/fonts; this one names the fonts it extracted here
-  writeFileSync(
-    join(staging, 'fonts.conf'),
-    `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
-      `  <dir>${dir}/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`,
-  );
+  writeFontsConf(staging, dir);
   try {
     renameSync(staging, dir);
   } catch (err) {

@@ -1,0 +1,502 @@
+// The operator console (console/, served by the local server at /console/) in a real headless
+// browser (support/browser.ts) against the real server: an operator signs in as every user does (the
+// SMS code read from the outbox, the password), enrols the second factor on the page (its code
+// computed from the otpauth URI the page shows) and passes it; reads the queues; finds a customer by
+// a 0-prefixed phone; opens the customer's record with a reason, then an escrow's timeline and its
+// ledger transfers. One operator does it all with the keyboard only. On every page: no console
+// error, no failed request, no request leaving the machine, and axe-core finds no serious or
+// critical violation. The screenshots of docs/operators.md ("The console") are taken here, at
+// 1366x768: into docs/console/ when CONSOLE_SCREENSHOTS=update, else into .data/console-screenshots/
+// (ignored by git), so that a test run leaves the working tree as it was.
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchBrowser, type PageProblems, watchPage } from '../support/browser.ts';
+import { expectOk as ok, post } from '../support/api.ts';
+import { expectLedgerInvariants, lastOtp, smsCount, testDb } from '../support/db.ts';
+import { raise } from '../support/disputes.ts';
+import { fundedDeal } from '../support/escrows.ts';
+import { holdKobo, walletKobo } from '../support/ledger.ts';
+import { codeAt, grantRoles, newOperator, secretOf, type TestOperator } from '../support/operators.ts';
+import { paystack } from '../support/paystack.ts';
+import { signUp, type TestUser } from '../support/users.ts';
+import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+
+const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const SHOTS = new URL(
+  process.env.CONSOLE_SCREENSHOTS === 'update' ? '../../docs/console/' : '../../.data/console-screenshots/',
+  import.meta.url,
+);
+const VIEWPORT = { width: 1366, height: 768 };
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  await mkdir(SHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const consoleUrl = () => new URL('/console/', inject('baseUrl')).href;
+
+/**
+ * A tab of its own (sessionStorage, which holds the session, is per tab), at 1366x768, watched.
+ * (The browser runs as one process, --single-process of @sparticuz/chromium: a second browser
+ * context closes its connection.)
+ */
+async function openConsole(
+  inBrowser: Browser = browser,
+): Promise<{ page: Page; problems: PageProblems; close: () => Promise<void> }> {
+  const page = await inBrowser.newPage();
+  await page.setViewport(VIEWPORT);
+  const problems = watchPage(page);
+  await page.goto(consoleUrl(), { waitUntil: 'load' });
+  const close = () => page.close();
+  return { page, problems, close };
+}
+
+/** axe-core's serious and critical violations on the page as it is now (none expected). */
+async function axeViolations(page: Page): Promise<string[]> {
+  // evaluated through the DevTools protocol, which the page's CSP does not govern
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    // deno-lint-ignore no-explicit-any
+    const axe = (globalThis as any).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return (r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  return found;
+}
+
+/** Checks the page as it is (axe-core) and saves its screenshot as <name>.png in SHOTS. */
+async function checkAndShoot(page: Page, name: string): Promise<void> {
+  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname as `${string}.png` });
+}
+
+const heading = (page: Page, text: string) =>
+  page.waitForFunction((t) => document.querySelector('h1')?.textContent?.includes(t), { timeout: 15_000 }, text);
+
+const textOf = (page: Page) => page.evaluate(() => document.querySelector('main')?.innerText ?? '');
+
+/** Waits for the login SMS sent after `before` messages, and answers its code. */
+async function loginCode(phone: string, before: number): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    if ((await smsCount(phone)) > before) return await lastOtp(phone);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no login SMS for ${phone}`);
+}
+
+/** Lets the phone ask for a new code now (the once-a-minute limit of auth-send-otp). */
+async function allowCode(phone: string): Promise<void> {
+  await testDb()`update private.rate_limit_events set created_at = created_at - interval '61 seconds'
+                 where key = ${`otp:resend:${phone}`}`;
+}
+
+const local = (phone: string) => `0${phone.slice(4)}`;
+
+/** A customer with a funded escrow, paying it: what the operator looks up. */
+async function customerWithEscrow(): Promise<{ customer: TestUser; escrowId: string }> {
+  const deal = await fundedDeal();
+  return { customer: deal.payer, escrowId: deal.escrowId };
+}
+
+/**
+ * Signs `op` in on the page (phone, SMS code, password, authenticator code) and waits for the
+ * queues. newOperator's own pass used this step's code: the next step's is accepted once.
+ */
+async function signInAs(page: Page, op: TestOperator): Promise<void> {
+  await heading(page, 'Sign in');
+  await allowCode(op.phone);
+  const before = await smsCount(op.phone);
+  await page.type('#phone', op.phone);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#otp');
+  await page.type('#otp', await loginCode(op.phone, before));
+  await page.type('#password', op.password);
+  await page.click('button[type=submit]');
+  await heading(page, 'Second factor');
+  await page.type('#totp', await codeAt(op.secret, 1));
+  await page.click('xpath///button[normalize-space()="Verify"]');
+  await heading(page, 'Queues');
+}
+
+const go = (page: Page, hash: string) => page.evaluate((h) => (location.hash = h), hash);
+
+/** Opens a user's record on the page with a reason. */
+async function openUser(page: Page, userId: string): Promise<void> {
+  await go(page, `#/user/${userId}`);
+  await page.waitForSelector('#reason');
+  await page.type('#reason', 'Checking the account for the console test.');
+  await page.click('xpath///main//button[normalize-space()="Open"]');
+  await page.waitForSelector('xpath///main//h2[normalize-space()="Actions"]');
+}
+
+/** Opens the action folded under `summary` (its start), types the reason, submits with `button`. */
+async function perform(page: Page, formId: string, reason: string, button: string): Promise<void> {
+  const open = await page.$eval(`details#${formId}`, (d) => (d as HTMLDetailsElement).open);
+  if (!open) await page.click(`details#${formId} summary`);
+  await page.type(`#${formId}-reason`, reason);
+  await page.click(`xpath///details[@id="${formId}"]//button[normalize-space()="${button}"]`);
+}
+
+const okProblems = { errors: [], failed: [], offMachine: [] };
+
+describe('the operator console', () => {
+  it('an operator enrols TOTP and signs in, reads the queues, finds a user by phone and opens an escrow timeline', async () => {
+    const operator = await signUp({ first_name: 'Ngozi', last_name: 'Eze', tier: 3 });
+    await grantRoles(operator, ['support']);
+    const { customer, escrowId } = await customerWithEscrow();
+    const { page, problems, close } = await openConsole();
+    try {
+      await heading(page, 'Sign in');
+      await checkAndShoot(page, 'sign-in');
+      await allowCode(operator.phone);
+      const before = await smsCount(operator.phone);
+      await page.type('#phone', local(operator.phone));
+      await page.click('button[type=submit]');
+      await page.waitForSelector('#otp');
+      await page.type('#otp', await loginCode(operator.phone, before));
+      await page.type('#password', operator.password);
+      await page.click('button[type=submit]');
+
+      await heading(page, 'Second factor');
+      await page.click('xpath///button[contains(., "Set up an authenticator")]');
+      await page.waitForSelector('#otpauth-uri');
+      const uri = await page.$eval('#otpauth-uri', (el) => el.textContent ?? '');
+      expect(uri).toMatch(/^otpauth:\/\/totp\/.+secret=[A-Z2-7]+/);
+      expect(await page.$eval('img.qr', (img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      await checkAndShoot(page, 'enrol');
+      await page.type('#totp', await codeAt(secretOf(uri)));
+      await page.click('xpath///button[normalize-space()="Verify"]');
+
+      await heading(page, 'Queues');
+      await page.waitForSelector('main table tbody tr');
+      const queues = await textOf(page);
+      expect(queues).toContain('Disputes escalated');
+      expect(queues).toContain('Charges held for review');
+      await checkAndShoot(page, 'queues');
+
+      await page.click('xpath///nav//a[normalize-space()="Search"]');
+      await heading(page, 'Search');
+      await page.type('#q', local(customer.phone));
+      await page.click('xpath///main//button[normalize-space()="Search"]');
+      await page.waitForSelector(`main a[href="#/user/${customer.id}"]`);
+      expect(await textOf(page)).toContain(customer.phone);
+      await checkAndShoot(page, 'search');
+
+      await page.click(`main a[href="#/user/${customer.id}"]`);
+      await page.waitForSelector('#reason');
+      await page.type('#reason', 'The customer called about a funded escrow.');
+      await page.click('xpath///main//button[normalize-space()="Open"]');
+      await page.waitForSelector(`main a[href="#/escrow/${escrowId}"]`);
+      const record = await textOf(page);
+      expect(record).toContain(customer.phone);
+      expect(record).toMatch(/Wallet balance\s+₦[0-9,]+\.[0-9]{2}/);
+      await checkAndShoot(page, 'user');
+
+      await page.click(`main a[href="#/escrow/${escrowId}"]`);
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('table.transfer');
+      const escrow = await textOf(page);
+      expect(escrow).toContain('funded');
+      expect(escrow).toMatch(/Held now\s+₦[0-9,]+\.[0-9]{2}/);
+      expect(escrow).toMatch(/WAT/);
+      expect(escrow).toContain('escrow event');
+      await checkAndShoot(page, 'escrow');
+
+      const audit = await testDb()<{ action: string; target_id: string | null; reason: string | null }[]>`
+        select action, target_id, reason from private.admin_audit where admin_id = ${operator.id} order by id`;
+      expect(audit.map((a) => a.action)).toEqual(['operator.grant', 'user.search', 'user.read', 'escrow.read']);
+      expect(audit[2]).toMatchObject({ target_id: customer.id, reason: 'The customer called about a funded escrow.' });
+      expect(problems).toEqual({ errors: [], failed: [], offMachine: [] });
+    } finally {
+      await close();
+    }
+  });
+
+  it('with the keyboard only: signs in, searches, opens the user and their escrow', async () => {
+    const operator = await newOperator(['finance']);
+    const { customer, escrowId } = await customerWithEscrow();
+    const { page, problems, close } = await openConsole();
+    const k = page.keyboard;
+    /** Tabs until the focused element matches `selector` (at most 40 presses); its outline must show. */
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 40; i++) {
+        await k.press('Tab');
+        const hit = await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector);
+        if (hit) {
+          const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+          expect(outline, `focus ring on ${selector}`).not.toBe('none');
+          return;
+        }
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    try {
+      await heading(page, 'Sign in');
+      await allowCode(operator.phone);
+      const before = await smsCount(operator.phone);
+      await tabTo('#phone');
+      await k.type(operator.phone);
+      await k.press('Enter');
+      await page.waitForSelector('#otp');
+      await tabTo('#otp');
+      await k.type(await loginCode(operator.phone, before));
+      await tabTo('#password');
+      await k.type(operator.password);
+      await k.press('Enter');
+      await heading(page, 'Second factor');
+      await tabTo('#totp');
+      // the pass of newOperator used this step's code: the next step's is accepted (one step of drift)
+      await k.type(await codeAt(operator.secret, 1));
+      await k.press('Enter');
+      await heading(page, 'Queues');
+
+      await tabTo('nav a[href="#/search"]');
+      await k.press('Enter');
+      await heading(page, 'Search');
+      await tabTo('#q');
+      await k.type(customer.phone);
+      await k.press('Enter');
+      await page.waitForSelector(`main a[href="#/user/${customer.id}"]`);
+      await tabTo(`main a[href="#/user/${customer.id}"]`);
+      await k.press('Enter');
+      await page.waitForSelector('#reason');
+      await tabTo('#reason');
+      await k.type('A keyboard check of the customer record.');
+      await tabTo('main button[type=submit]');
+      await k.press('Enter');
+      await page.waitForSelector(`main a[href="#/escrow/${escrowId}"]`);
+      await tabTo(`main a[href="#/escrow/${escrowId}"]`);
+      await k.press('Enter');
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('table.transfer');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual({ errors: [], failed: [], offMachine: [] });
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows a refusal with its message, code and status', async () => {
+    const operator = await signUp({ first_name: 'Bola', last_name: 'Ade', tier: 3 });
+    await grantRoles(operator, ['support']);
+    const { page, problems, close } = await openConsole();
+    try {
+      await heading(page, 'Sign in');
+      await allowCode(operator.phone);
+      const before = await smsCount(operator.phone);
+      await page.type('#phone', operator.phone);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('#otp');
+      await page.type('#otp', await loginCode(operator.phone, before));
+      await page.type('#password', 'not the password at all');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('.refusal');
+      const shown = await page.$eval('.refusal', (el) => (el as HTMLElement).innerText);
+      expect(shown).toMatch(/code login_failed, HTTP 401/);
+      expect(await axeViolations(page)).toEqual([]);
+      // the refused request is the only one that failed
+      expect(problems.failed.map((f) => new URL(f.split(': ')[0] as string).pathname)).toEqual([
+        '/functions/v1/auth-verify',
+      ]);
+      expect([problems.errors.filter((e) => !/401/.test(e)), problems.offMachine]).toEqual([[], []]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('resolves an escalated dispute with a split; the escrow page then shows the ledger transfers', async () => {
+    const operator = await newOperator(['disputes']);
+    const deal = await fundedDeal({ amount: 50_000 });
+    const dispute = ok(await raise(deal, 'payer'), 201);
+    // escalated, as the job does at the negotiation's deadline
+    await testDb()`update public.disputes set status = 'escalated', escalated_at = now() where id = ${dispute.id}`;
+    const held = await holdKobo(deal.escrowId);
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await go(page, `#/escrow/${deal.escrowId}`);
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('details#resolve[open]');
+      const transfersBefore = (await page.$$('table.transfer')).length;
+      expect(await page.$eval('input[name=outcome][value=split]', (i) => (i as HTMLInputElement).checked)).toBe(true);
+      await page.type('#resolve-amount', '20000');
+      await page.type('#resolve-reason', 'Half the order arrived; the payee is paid for what arrived.');
+      await checkAndShoot(page, 'dispute-resolve');
+      await page.click('xpath///details[@id="resolve"]//button[normalize-space()="Resolve"]');
+      await page.waitForFunction(() => !document.querySelector('details#resolve'), { timeout: 15_000 });
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('table.transfer').length > n,
+        { timeout: 15_000 },
+        transfersBefore,
+      );
+      const text = await textOf(page);
+      expect(text).toMatch(/Outcome\s+split, ₦20,000\.00 to the payee/);
+      expect(text).toContain('dispute resolved');
+      const captions = await page.$$eval('table.transfer caption', (cs) => cs.map((c) => c.textContent ?? ''));
+      expect(captions.length).toBeGreaterThan(transfersBefore);
+      // the hold emptied: the last transfers took out everything it held
+      expect(await holdKobo(deal.escrowId)).toBe(0);
+      expect(held).toBeGreaterThan(0);
+      expect(await page.$eval('main', (m) => m.textContent ?? '')).toMatch(/Held now\s*₦0\.00/);
+      await expectLedgerInvariants();
+      await page.$eval('xpath///main//h2[normalize-space()="Ledger transfers"]', (h) => h.scrollIntoView());
+      await checkAndShoot(page, 'dispute-resolved');
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it(
+    'a NGN 2,000,000 held charge waits; a second operator approves it in another browser; the money moves once',
+    async () => {
+      const first = await newOperator(['finance']);
+      const second = await newOperator(['finance']);
+      await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
+      const user = await signUp({ tier: 3 });
+      // a top-up of NGN 5,000 whose charge brought NGN 2,000,000, which verify confirms: held for review
+      const reference = ok(await post(walletTopup, { amount: 5_000 }, { token: user.accessToken })).reference;
+      await paystack.chargeStatus(reference, 'success', 200_000_000);
+      expect((await paystack.chargeSuccess(reference, { amount: 200_000_000 })).responses[0]?.status).toBe(200);
+
+      const a = await openConsole();
+      const other = await launchBrowser();
+      try {
+        await signInAs(a.page, first);
+        await openUser(a.page, user.id);
+        expect(await textOf(a.page)).toContain('held for review');
+        const formId = `charge-${reference}`;
+        await perform(a.page, formId, 'The provider confirmed NGN 2,000,000 arrived.', 'Resolve the charge');
+        await a.page.waitForSelector(`details#${formId} .waiting, details#${formId} .refusal`);
+        const approvalId = await a.page.$eval(`details#${formId} .approval-id`, (c) => c.textContent ?? '');
+        expect(approvalId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(await a.page.$eval(`details#${formId} .waiting`, (w) => (w as HTMLElement).innerText))
+          .toContain('Waiting for a second operator');
+        await a.page.$eval(`details#${formId}`, (d) => d.scrollIntoView({ block: 'center' }));
+        await checkAndShoot(a.page, 'charge-waiting');
+        expect(await walletKobo(user.id)).toBe(0);
+
+        // the operator who asked cannot approve it: the refusal is shown
+        await go(a.page, '#/approvals');
+        await heading(a.page, 'Approvals');
+        const mine = `article[data-approval="${approvalId}"]`;
+        await a.page.waitForSelector(mine);
+        await a.page.type(`#approval-${approvalId}-reason`, 'Approving my own request, which must fail.');
+        await a.page.click(`${mine} button[type=submit]`);
+        await a.page.waitForSelector(`${mine} .refusal, ${mine} p.done`);
+        expect(await a.page.$eval(`${mine} .refusal`, (r) => (r as HTMLElement).innerText))
+          .toMatch(/code approval_own_action, HTTP 409/);
+        expect(await walletKobo(user.id)).toBe(0);
+
+        const b = await openConsole(other);
+        await signInAs(b.page, second);
+        await go(b.page, '#/approvals');
+        await heading(b.page, 'Approvals');
+        await b.page.waitForSelector(mine);
+        expect(await b.page.$eval(mine, (r) => (r as HTMLElement).innerText)).toMatch(
+          /charge\.resolve, ₦2,000,000\.00/,
+        );
+        await b.page.type(`#approval-${approvalId}-reason`, 'Checked the provider dashboard: it arrived.');
+        await checkAndShoot(b.page, 'approvals');
+        await b.page.click(`${mine} button[type=submit]`);
+        await b.page.waitForSelector(`${mine} p.done, ${mine} .refusal`);
+        expect(await b.page.$eval(`${mine} p.done`, (p) => p.textContent ?? '')).toContain('Approved and performed');
+        expect(await axeViolations(b.page)).toEqual([]);
+
+        expect(await walletKobo(user.id)).toBe(200_000_000);
+        const [transfers] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.ledger_transfers where transaction_id = ${reference}`;
+        expect(transfers?.n).toBe(1);
+        const [row] = await testDb()<{ status: string }[]>`
+        select status::text as status from public.transactions where id = ${reference}`;
+        expect(row?.status).toBe('succeeded');
+        await expectLedgerInvariants();
+        expect(b.problems).toEqual(okProblems);
+        await b.close();
+        // the first tab: its only failed request is the refused approval of its own action
+        expect(a.problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+          '/functions/v1/admin-approval-decide: 409',
+        ]);
+        expect([a.problems.errors.filter((e) => !/409/.test(e)), a.problems.offMachine]).toEqual([[], []]);
+      } finally {
+        await a.close();
+        await other.close();
+      }
+    },
+    120_000,
+  );
+
+  it('freezing an account shows on its page; the audit log lists it', async () => {
+    const operator = await newOperator(['finance', 'admin']);
+    const customer = await signUp({ tier: 2 });
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await openUser(page, customer.id);
+      expect(await textOf(page)).toMatch(/Account\s+active/);
+      const reason = 'The customer reported the phone stolen.';
+      await perform(page, 'freeze', reason, 'Freeze');
+      await page.waitForSelector('.banner');
+      const shown = await textOf(page);
+      expect(shown).toMatch(/Frozen since .+ WAT: The customer reported the phone stolen\./);
+      expect(shown).toMatch(/Account\s+frozen/);
+      // the form is now the unfreeze
+      await page.waitForSelector('details#unfreeze');
+      await page.evaluate(() => scrollTo(0, 0));
+      await checkAndShoot(page, 'user-frozen');
+
+      await page.click('xpath///nav//a[normalize-space()="Audit log"]');
+      await heading(page, 'Audit log');
+      await page.waitForSelector('table.audit tbody tr');
+      await page.type('#audit-target', customer.id);
+      await page.click('xpath///form[contains(@class,"filters")]//button[normalize-space()="Filter"]');
+      // the record's reads (opened, then read again after the freeze) and the freeze: nothing else
+      await page.waitForFunction(
+        () => document.querySelectorAll('table.audit tbody tr').length === 3,
+        { timeout: 15_000 },
+      );
+      expect(await page.$$eval('table.audit tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent)))
+        .toEqual(['user.read', 'user.freeze', 'user.read']);
+      const audit = await page.$eval('table.audit', (t) => (t as HTMLElement).innerText);
+      expect(audit).toContain('user.freeze');
+      expect(audit).toContain(reason);
+      await checkAndShoot(page, 'audit');
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it('an action refused for a missing role shows the 403 with its code', async () => {
+    const operator = await newOperator(['support']);
+    const customer = await signUp({ tier: 2 });
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await openUser(page, customer.id);
+      await perform(page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
+      await page.waitForSelector('details#freeze .refusal');
+      expect(await page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
+        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+        '/functions/v1/admin-user-freeze: 403',
+      ]);
+      const [row] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.admin_audit where action = 'user.freeze' and target_id = ${customer.id}`;
+      expect(row?.n).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+});
