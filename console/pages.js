@@ -175,7 +175,8 @@ export function User({ id }) {
       </section>
     `;
   }
-  if (loading || !data) return html`<${Loading} what="the user" />`;
+  // a reload after an action keeps the record (and the action's answer) on the page while it loads
+  if (!data || (loading && data.profile.id !== id)) return html`<${Loading} what="the user" />`;
   const p = data.profile;
   return html`
     <section>

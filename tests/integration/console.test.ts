@@ -14,6 +14,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser, type PageProblems, watchPage } from '../support/browser.ts';
 import { expectOk as ok, post } from '../support/api.ts';
+import { fundWallet } from '../support/escrows.ts';
+import { addPayout } from '../support/payouts.ts';
+import adminUserFreeze from '../../supabase/functions/admin-user-freeze/handler.ts';
+import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 import { expectLedgerInvariants, lastOtp, smsCount, testDb } from '../support/db.ts';
 import { raise } from '../support/disputes.ts';
 import { fundedDeal } from '../support/escrows.ts';
@@ -495,6 +499,145 @@ describe('the operator console', () => {
       const [row] = await testDb()<{ n: number }[]>`
         select count(*)::int as n from private.admin_audit where action = 'user.freeze' and target_id = ${customer.id}`;
       expect(row?.n).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it(
+    'an unfreeze waits for a second operator, who approves it in another browser; the banner then goes',
+    async () => {
+      const first = await newOperator(['finance']);
+      const second = await newOperator(['finance']);
+      await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
+      const customer = await signUp({ tier: 2 });
+      ok(
+        await post(adminUserFreeze, { user_id: customer.id, reason: 'The customer reported the phone stolen.' }, {
+          token: first.accessToken,
+        }),
+      );
+      const a = await openConsole();
+      const other = await launchBrowser();
+      try {
+        await signInAs(a.page, first);
+        await openUser(a.page, customer.id);
+        await a.page.waitForSelector('.banner');
+        await perform(a.page, 'unfreeze', 'The customer has the phone back and called from it.', 'Unfreeze');
+        await a.page.waitForSelector('details#unfreeze .waiting, details#unfreeze .refusal');
+        const approvalId = await a.page.$eval('details#unfreeze .approval-id', (c) => c.textContent ?? '');
+        expect(approvalId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(await a.page.$eval('details#unfreeze .waiting', (w) => (w as HTMLElement).innerText))
+          .toContain('Waiting for a second operator');
+        expect(await axeViolations(a.page)).toEqual([]);
+        // still frozen until the second operator approves
+        const [frozen] = await testDb()<{ n: number }[]>`
+          select count(*)::int as n from private.admin_audit where action = 'user.unfreeze' and target_id = ${customer.id}`;
+        expect(frozen?.n).toBe(0);
+
+        const b = await openConsole(other);
+        await signInAs(b.page, second);
+        await go(b.page, '#/approvals');
+        await heading(b.page, 'Approvals');
+        const row = `article[data-approval="${approvalId}"]`;
+        await b.page.waitForSelector(row);
+        expect(await b.page.$eval(row, (r) => (r as HTMLElement).innerText)).toContain('user.unfreeze');
+        await b.page.type(`#approval-${approvalId}-reason`, 'Spoke to the customer on the phone: it is theirs.');
+        await b.page.click(`${row} button[type=submit]`);
+        await b.page.waitForSelector(`${row} p.done, ${row} .refusal`);
+        expect(await b.page.$eval(`${row} p.done`, (p) => p.textContent ?? '')).toContain('Approved and performed');
+        expect(await axeViolations(b.page)).toEqual([]);
+        expect(b.problems).toEqual(okProblems);
+        await b.close();
+
+        // the first operator opens the record again: no banner, the freeze form is back
+        await go(a.page, '#/queues');
+        await heading(a.page, 'Queues');
+        await openUser(a.page, customer.id);
+        await a.page.waitForSelector('details#freeze');
+        expect(await a.page.$('.banner')).toBeNull();
+        expect(await textOf(a.page)).toMatch(/Account\s+active/);
+        expect(await axeViolations(a.page)).toEqual([]);
+        expect(a.problems).toEqual(okProblems);
+      } finally {
+        await a.close();
+        await other.close();
+      }
+    },
+    120_000,
+  );
+
+  it('retries a failed payout from the user page: one new transfer is sent, and the result is shown', async () => {
+    const operator = await newOperator(['finance']);
+    const customer = await signUp({ tier: 1 });
+    await fundWallet(customer, 5_000);
+    await addPayout(customer);
+    const w = ok(await post(walletWithdraw, { amount: 2_000 }, { token: customer.accessToken }));
+    // the provider says the old transfer failed: the money is back in the wallet
+    await paystack.transferOutcome(w.id, 'transfer.failed');
+    const [old] = await testDb()<{ status: string }[]>`
+      select status::text as status from public.transactions where id = ${w.id}`;
+    expect(old?.status).toBe('failed');
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await openUser(page, customer.id);
+      const formId = `payout-${w.id}`;
+      await perform(page, formId, 'The customer fixed the bank account; sending it again.', 'Retry the payout');
+      await page.waitForSelector(`details#${formId} p.done, details#${formId} .refusal`, { timeout: 15_000 });
+      expect(await page.$eval(`details#${formId} p.done`, (p) => (p as HTMLElement).innerText))
+        .toMatch(/A new payout .+ of ₦2,000\.00: pending\./);
+      const retries = await testDb()<{ id: string }[]>`
+        select id from public.transactions where metadata ->> 'retry_of' = ${w.id}`;
+      expect(retries).toHaveLength(1);
+      const sent = (await paystack.requests('/transfer')).filter(
+        (r) => r.method === 'POST' && [w.id, retries[0]?.id].includes(r.body.reference),
+      );
+      expect(sent.map((r) => r.body.reference)).toEqual([w.id, retries[0]?.id]);
+      expect(await walletKobo(customer.id)).toBe(300_000);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with the keyboard only: freezes an account from its page; the banner shows', async () => {
+    const operator = await newOperator(['finance']);
+    const customer = await signUp({ tier: 2 });
+    const { page, problems, close } = await openConsole();
+    const k = page.keyboard;
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 80; i++) {
+        await k.press('Tab');
+        const hit = await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector);
+        if (hit) {
+          const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+          expect(outline, `focus ring on ${selector}`).not.toBe('none');
+          return;
+        }
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    try {
+      await signInAs(page, operator);
+      await go(page, `#/user/${customer.id}`);
+      await page.waitForSelector('#reason');
+      await tabTo('#reason');
+      await k.type('A keyboard check of the freeze form.');
+      await tabTo('main button[type=submit]');
+      await k.press('Enter');
+      await page.waitForSelector('details#freeze');
+      await tabTo('details#freeze summary');
+      await k.press('Enter');
+      await page.waitForSelector('details#freeze[open]');
+      await tabTo('#freeze-reason');
+      await k.type('The customer reported the phone stolen.');
+      await tabTo('details#freeze button[type=submit]');
+      await k.press('Enter');
+      await page.waitForSelector('.banner', { timeout: 15_000 });
+      expect(await textOf(page)).toMatch(/Frozen since .+ WAT: The customer reported the phone stolen\./);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
     } finally {
       await close();
     }
