@@ -7,35 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { expectOk as ok, post } from '../support/api.ts';
 import { runJobs } from '../support/clock.ts';
 import { testDb } from '../support/db.ts';
-import { escrowOp, fundedDeal } from '../support/escrows.ts';
-import { raiseTier } from '../support/kyc.ts';
+import { fundedDeal } from '../support/escrows.ts';
 import { newOperator } from '../support/operators.ts';
-import { addPayout } from '../support/payouts.ts';
+import { escrowPayoutOf, releaseWithUnsentPayout } from '../support/payouts.ts';
 import adminApprovalDecide from '../../supabase/functions/admin-approval-decide/handler.ts';
 import adminUserFreeze from '../../supabase/functions/admin-user-freeze/handler.ts';
 import adminUserUnfreeze from '../../supabase/functions/admin-user-unfreeze/handler.ts';
 
 const inTwoMinutes = () => new Date(Date.now() + 2 * 60_000).toISOString();
 
-async function payoutOf(escrowId: string) {
-  const [row] = await testDb()<{ status: string; attempted: boolean }[]>`
-    select status, metadata ? 'transfer_attempted_at' as attempted
-      from public.transactions where escrow_id = ${escrowId} and type = 'escrow_payout'`;
-  return row;
-}
-
 describe('admin-user-unfreeze', () => {
   it('the payout held by the freeze goes out at the next job run after the second operator approves', async () => {
     const deal = await fundedDeal({ amount: 5_000 });
-    expect(await raiseTier(deal.payee.id, 3)).toBe(3);
-    ok(await escrowOp('escrow-release', deal.payer, deal.escrowId));
-    await addPayout(deal.payee);
-    // a payout committed but never sent, as a crash between the commit and the provider call leaves it
-    await testDb().begin(async (tx) => {
-      await tx`select private.kyc_lock(${deal.payee.id})`;
-      await tx`select private.escrow_start_payout(e, ${deal.feeBreakdown.seller_payout * 100})
-                 from public.escrows e where e.id = ${deal.escrowId}`;
-    });
+    await releaseWithUnsentPayout(deal);
     const finance = await newOperator(['finance']);
     ok(
       await post(adminUserFreeze, { user_id: deal.payee.id, reason: 'Reported by the bank for fraud' }, {
@@ -43,7 +27,7 @@ describe('admin-user-unfreeze', () => {
       }),
     );
     ok(await runJobs(inTwoMinutes()));
-    expect(await payoutOf(deal.escrowId)).toEqual({ status: 'pending', attempted: false });
+    expect(await escrowPayoutOf(deal.escrowId)).toEqual({ status: 'pending', attempted: false });
 
     const { approval } = ok(
       await post(adminUserUnfreeze, { user_id: deal.payee.id, reason: 'The bank withdrew its report' }, {
@@ -52,7 +36,7 @@ describe('admin-user-unfreeze', () => {
       202,
     );
     ok(await runJobs(inTwoMinutes()));
-    expect(await payoutOf(deal.escrowId)).toEqual({ status: 'pending', attempted: false });
+    expect(await escrowPayoutOf(deal.escrowId)).toEqual({ status: 'pending', attempted: false });
 
     const second = await newOperator(['finance']);
     await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
@@ -66,6 +50,6 @@ describe('admin-user-unfreeze', () => {
       ),
     ).toMatchObject({ status: 'approved' });
     ok(await runJobs(inTwoMinutes()));
-    expect((await payoutOf(deal.escrowId))?.attempted).toBe(true);
+    expect((await escrowPayoutOf(deal.escrowId))?.attempted).toBe(true);
   });
 });
