@@ -7,7 +7,6 @@ import { strong, strongSecrets } from '../support/deployment.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -17,21 +16,9 @@ import { type FakeTermii, startFakeTermii } from '../fakes/termii.ts';
 import type { Envelope } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import { newPhone, signUp } from '../support/users.ts';
+import { freePort } from '../support/ports.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A port nothing listens on right now (the system picks it), for one deployment. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const addr = probe.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Deployment {
   child: ChildProcess;

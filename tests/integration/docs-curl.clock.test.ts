@@ -5,12 +5,12 @@
 // then any other doc with such a block, alphabetically. All blocks run in one bash process, as a
 // reader pasting them into one shell would, from the repository's folder.
 //
-// The stack: its own, started as `npm start` starts it (startServer of tests/support/stack.ts:
+// The stack: its own, started as `npm start` starts it (startServerOnFreePorts of tests/support/ports.ts:
 // scripts/start.ts --fresh, with --no-jobs so that nothing but the blocks moves time), with the
 // sandbox payments, KYC and identity providers, the SMS outbox and the published local secrets the
 // docs are written for. The suites' test stack runs the Paystack and KYC fakes and test secrets
-// instead, which the docs do not describe. Ports: the test stack's functions and database ports
-// plus 10; data in a temporary folder, removed after.
+// instead, which the docs do not describe. Ports: two the system chose; data in a temporary folder,
+// removed after.
 // It is a clock suite (tests/README.md) because blocks run jobs-run; the job acts on this stack's
 // own database only, and a clock suite runs alone, so the timings are those of a quiet machine.
 //
@@ -55,8 +55,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { npmStartEnv, startServer } from '../support/stack.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npmStartEnv } from '../support/stack.ts';
+import { startServerOnFreePorts } from '../support/ports.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOCAL_BASE = 'http://127.0.0.1:54321';
@@ -279,10 +280,7 @@ let stack: { base: string; pgPort: number; stop(): Promise<void> } | undefined;
 let dataDir = '';
 
 async function startDocsStack(): Promise<NonNullable<typeof stack>> {
-  const httpPort = Number(new URL(inject('baseUrl')).port) + 10;
-  const pgPort = Number(new URL(inject('databaseUrl')).port) + 10;
   dataDir = mkdtempSync(join(tmpdir(), 'docs-curl-pg-'));
-  const env = npmStartEnv(httpPort, pgPort, dataDir);
   let output = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -291,8 +289,8 @@ async function startDocsStack(): Promise<NonNullable<typeof stack>> {
     },
   });
   sink.on('error', () => {}); // output after the server's stderr ended it: not needed
-  const server = await startServer({
-    env,
+  const { server, httpPort, pgPort } = await startServerOnFreePorts({
+    env: (httpPort, pgPort) => npmStartEnv(httpPort, pgPort, dataDir),
     out: sink,
     timeoutMs: 60_000,
     failure: (why) => new Error(`the docs' stack ${why}:\n${output}`),

@@ -1,5 +1,5 @@
 // A stack of its own, as `npm start` starts it (local defaults, not the test stack's settings), on
-// the test stack's ports plus 20, with DATABASE_SESSION_URL set empty:
+// ports the system chose, with DATABASE_SESSION_URL set empty:
 // - live streams without a session connection: the server never LISTENs, and its one poller reads
 //   the log every second (events written here in SQL wake nothing: only the poll delivers them);
 // - outbound webhooks attempted right after the write that caused them, without the job
@@ -11,17 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { npmStartEnv, type Server, startServer } from '../support/stack.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npmStartEnv, type Server } from '../support/stack.ts';
+import { startServerOnFreePorts } from '../support/ports.ts';
 import { openEvents } from '../support/sse.ts';
 import { readBody } from '../support/receiver.ts';
 import { verifyEscrowWebhook } from '../docs-examples/webhook-receiver/verify.ts';
 import { LOCAL_SECRETS } from '../../shared/core/published-secrets.ts';
 import { encryptSecret, generateSecret, importSecretKey } from '../../shared/webhooks/secrets.ts';
 
-const httpPort = Number(new URL(inject('baseUrl')).port) + 20;
-const pgPort = Number(new URL(inject('databaseUrl')).port) + 20;
-const base = `http://127.0.0.1:${httpPort}/functions/v1`;
+let base = '';
 let server: Server | undefined;
 let sql: postgres.Sql | undefined;
 let dataDir = '';
@@ -36,12 +35,15 @@ beforeAll(async () => {
     },
   });
   sink.on('error', () => {});
-  server = await startServer({
-    env: { ...npmStartEnv(httpPort, pgPort, dataDir), DATABASE_SESSION_URL: '' },
+  const own = await startServerOnFreePorts({
+    env: (httpPort, pgPort) => ({ ...npmStartEnv(httpPort, pgPort, dataDir), DATABASE_SESSION_URL: '' }),
     out: sink,
     timeoutMs: 90_000,
     failure: (why) => new Error(`the poll stack ${why}:\n${output}`),
   });
+  server = own.server;
+  const pgPort = own.pgPort;
+  base = `http://127.0.0.1:${own.httpPort}/functions/v1`;
   sql = postgres(`postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`, { max: 2, onnotice: () => {} });
 }, 120_000);
 
