@@ -267,45 +267,47 @@ function isLoopbackDatabase(url: string): boolean {
 
 /**
  * A deployment never runs on local defaults (docs/security.md). Each problem names the variable, never
- * its value. `raw` is the environment as given (before defaults), so an unset provider is seen.
+ * its value. It reads the environment as given (before defaults, empty values removed), so an unset
+ * provider is seen, and it runs whether or not the schema accepted the environment: a missing
+ * variable must not hide a published secret or a sandbox provider until the next start. A variable
+ * the schema refused already (missing, too short, malformed) is left to the schema's own problem.
  */
-function productionProblems(c: z.infer<typeof schema>, raw: Record<string, string>): string[] {
+function productionProblems(raw: Record<string, string>): string[] {
   const problems: string[] = [];
   for (const name of SECRET_VARIABLES) {
-    const v = c[name];
+    const v = raw[name];
+    if (v === undefined) continue; // the schema names it missing
     if (isPublishedSecret(v)) problems.push(`${name} is a value published in the repository; generate a new secret`);
     else if (v.length < 32) problems.push(`${name} must be at least 32 characters outside the local stack`);
   }
   for (const name of PROVIDER_KEY_VARIABLES) {
-    const v = c[name];
+    const v = raw[name];
     if (v !== undefined && isPublishedSecret(v)) problems.push(`${name} is a value published in the repository`);
   }
-  if (c.WEBHOOK_SECRET_KEY === undefined) {
-    problems.push('WEBHOOK_SECRET_KEY must be set outside the local stack (the base64 of 32 random bytes)');
-  } else if (isPublishedSecret(c.WEBHOOK_SECRET_KEY)) {
-    problems.push('WEBHOOK_SECRET_KEY is a value published in the repository; generate a new key');
+  for (const name of ['WEBHOOK_SECRET_KEY', 'TOTP_ENCRYPTION_KEY'] as const) {
+    const v = raw[name];
+    if (v === undefined) {
+      problems.push(`${name} must be set outside the local stack (the base64 of 32 random bytes)`);
+    } else if (isPublishedSecret(v)) {
+      problems.push(`${name} is a value published in the repository; generate a new key`);
+    }
   }
-  if (c.TOTP_ENCRYPTION_KEY === undefined) {
-    problems.push('TOTP_ENCRYPTION_KEY must be set outside the local stack (the base64 of 32 random bytes)');
-  } else if (isPublishedSecret(c.TOTP_ENCRYPTION_KEY)) {
-    problems.push('TOTP_ENCRYPTION_KEY is a value published in the repository; generate a new key');
-  }
-  const staging = c.ALLOW_SANDBOX_PROVIDERS === 'true';
+  const staging = raw.ALLOW_SANDBOX_PROVIDERS === 'true';
   for (const p of PROVIDERS) {
     if (raw[p.name] === undefined) {
       problems.push(`${p.name} must be set outside the local stack (${p.real})`);
-    } else if (c[p.name] === p.sandbox && !staging) {
+    } else if (raw[p.name] === p.sandbox && !staging) {
       problems.push(
         `${p.name}=${p.sandbox} is refused outside the local stack; use ${p.real}, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment`,
       );
     }
   }
-  if (!staging && c.PAYMENTS_PROVIDER === 'paystack' && c.PAYSTACK_SECRET_KEY?.startsWith('sk_test_')) {
+  if (!staging && raw.PAYMENTS_PROVIDER === 'paystack' && raw.PAYSTACK_SECRET_KEY?.startsWith('sk_test_')) {
     problems.push(
       'PAYSTACK_SECRET_KEY is a Paystack test key; use a live key, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
     );
   }
-  if (!staging && c.KYC_PROVIDER === 'sumsub' && c.SUMSUB_APP_TOKEN?.startsWith('sbx:')) {
+  if (!staging && raw.KYC_PROVIDER === 'sumsub' && raw.SUMSUB_APP_TOKEN?.startsWith('sbx:')) {
     problems.push(
       'SUMSUB_APP_TOKEN is a Sumsub sandbox token; use a production token, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
     );
@@ -313,41 +315,58 @@ function productionProblems(c: z.infer<typeof schema>, raw: Record<string, strin
   return problems;
 }
 
+/** The variable a problem is about: the name it starts with. */
+const variableOf = (problem: string) => /^[A-Z][A-Z0-9_]*/.exec(problem)?.[0] ?? '';
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration: ${problems.join('; ')}`);
+    // one line each, so a log or a terminal shows every problem of a start at once
+    super(
+      `invalid configuration (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}):\n${
+        problems.map((p) => `  - ${p}`).join('\n')
+      }`,
+    );
     this.name = 'ConfigError';
   }
 }
 
-/** Parses an environment; throws ConfigError naming every bad variable (values never shown). */
+/** A schema issue in words: the variable's name and what is wrong, never the value. */
+function describeIssue(i: z.core.$ZodIssue, cleaned: Record<string, string>): string {
+  const name = i.path.join('.');
+  const missing = i.code === 'invalid_type' && cleaned[name] === undefined;
+  if (missing) return `${name} is missing`;
+  // never the value itself: some of these are secrets
+  if (i.code === 'invalid_type') {
+    return `${name} must be a ${i.expected === 'number' ? 'whole number' : i.expected}`;
+  }
+  return `${name} ${i.message}`;
+}
+
+/**
+ * Parses an environment; throws one ConfigError naming every problem found (values never shown): the
+ * schema's (missing or malformed variables) and, outside the local stack, the production rules'
+ * together, so that a deployment hears of all of them in one start.
+ */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // Empty strings count as unset, as shells and .env files commonly leave them.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  );
   const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((i) => {
-        const name = i.path.join('.');
-        const missing = i.code === 'invalid_type' && cleaned[name] === undefined;
-        if (missing) return `${name} is missing`;
-        // never the value itself: some of these are secrets
-        if (i.code === 'invalid_type') {
-          return `${name} must be a ${i.expected === 'number' ? 'whole number' : i.expected}`;
-        }
-        return `${name} ${i.message}`;
-      }),
-    );
-  }
-  const c = result.data;
-  const databaseUrl = (c.DATABASE_URL ?? c.SUPABASE_DB_URL) as string;
-  const local = c.ESCROW_LOCAL_STACK === '1' && isLoopbackDatabase(databaseUrl);
+  const problems = result.success ? [] : result.error.issues.map((i) => describeIssue(i, cleaned));
+  const databaseUrl = result.success
+    ? (result.data.DATABASE_URL ?? result.data.SUPABASE_DB_URL) as string
+    : cleaned.DATABASE_URL ?? cleaned.SUPABASE_DB_URL;
+  // without a database address the marker alone decides (the schema names the address missing)
+  const local = cleaned.ESCROW_LOCAL_STACK === '1' && (databaseUrl === undefined || isLoopbackDatabase(databaseUrl));
   if (!local) {
-    const problems = productionProblems(c, cleaned as Record<string, string>);
-    if (problems.length > 0) throw new ConfigError(problems);
+    const named = new Set(problems.map(variableOf));
+    problems.push(...productionProblems(cleaned).filter((p) => !named.has(variableOf(p))));
   }
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
+  const c = result.data;
   const DB_POOL_MAX = c.DB_POOL_MAX ?? (local ? DB_POOL_DEFAULT.local : DB_POOL_DEFAULT.deployment);
-  return { ...c, DB_POOL_MAX, databaseUrl, local };
+  return { ...c, DB_POOL_MAX, databaseUrl: databaseUrl as string, local };
 }
 
 let cached: Config | undefined;

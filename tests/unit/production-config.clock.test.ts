@@ -263,6 +263,39 @@ describe('configuration outside the local stack', () => {
     ).toBeGreaterThan(0);
   });
 
+  it('names every problem of a start at once: a missing variable, a published secret and a sandbox provider', () => {
+    const env = {
+      ...deployment(),
+      AUTH_JWT_SECRET: undefined,
+      JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET,
+      SMS_PROVIDER: 'outbox',
+      TERMII_API_KEY: undefined,
+    };
+    const expected = [
+      'AUTH_JWT_SECRET is missing',
+      'JOBS_SECRET is a value published in the repository; generate a new secret',
+      'SMS_PROVIDER=outbox is refused outside the local stack; use termii, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ];
+    expect(problems(env)).toEqual(expected);
+    // one error, one line for each problem
+    let message = '';
+    try {
+      parseConfig(env);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.split('\n')).toEqual(['invalid configuration (3 problems):', ...expected.map((p) => `  - ${p}`)]);
+    // a malformed value next to the production rules: both heard, and a variable the schema refused
+    // is not named a second time by the production rules
+    expect(
+      problems({ ...deployment(), KYC_WEBHOOK_SECRET: 'k'.repeat(20), JOBS_SECRET: 'short', KYC_PROVIDER: 'sandbox' }),
+    ).toEqual([
+      'JOBS_SECRET must be at least 16 characters',
+      'KYC_WEBHOOK_SECRET must be at least 32 characters outside the local stack',
+      'KYC_PROVIDER=sandbox is refused outside the local stack; use sumsub, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ]);
+  });
+
   it('every secret value written in .env.example is on the published list', () => {
     const text = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
     const names: readonly string[] = [...SECRET_VARIABLES, ...PROVIDER_KEY_VARIABLES];
