@@ -287,23 +287,69 @@ describe('deno.json import map', () => {
   });
 });
 
+/** The variables the zod schema of shared/core/config.ts reads: every one a deployment may set. */
+function configVariables(): string[] {
+  const config = read('shared/core/config.ts');
+  const schemaPart = config.slice(config.indexOf('z\n  .object({'), config.indexOf('.superRefine'));
+  const names = [...schemaPart.matchAll(/^\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):/gm)].map((m) => m[1] as string);
+  expect(names.length, 'could not find the zod schema in shared/core/config.ts; update this test').toBeGreaterThan(5);
+  return names;
+}
+
 describe('.env.example', () => {
   const example = read('.env.example');
   const documented = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1] as string));
 
   it('documents every variable that shared/core/config.ts and scripts/start.ts read', () => {
-    const config = read('shared/core/config.ts');
-    const schemaPart = config.slice(config.indexOf('z\n  .object({'), config.indexOf('.superRefine'));
-    const fromConfig = [...schemaPart.matchAll(/^\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):/gm)].map((m) => m[1] as string);
+    const fromConfig = configVariables();
     const start = read('scripts/start.ts');
     const fromStart = [
       ...[...start.matchAll(/Deno\.env\.get\('([A-Z0-9_]+)'\)/g)].map((m) => m[1] as string),
       ...[...start.matchAll(/\bport\('([A-Z0-9_]+)'/g)].map((m) => m[1] as string),
     ];
-    expect(fromConfig.length, 'could not find the zod schema in shared/core/config.ts; update this test')
-      .toBeGreaterThan(5);
     const missing = [...new Set([...fromConfig, ...fromStart])].filter((v) => !documented.has(v)).sort();
     expect(missing, `.env.example: add a line NAME=<local default> with a one-line comment for: ${missing.join(', ')}`)
       .toEqual([]);
+  });
+});
+
+describe("README.md's deploy steps", () => {
+  const readme = read('README.md');
+  const deploy = readme.slice(readme.indexOf('## Deploying to Supabase'), readme.indexOf('## The npm lock file'));
+
+  it('name, in the variables table, every variable shared/core/config.ts reads', () => {
+    const start = deploy.indexOf('| variable | value in production |');
+    expect(start, 'README.md: keep the table "| variable | value in production |" in the deploy steps').toBeGreaterThan(
+      0,
+    );
+    const lines = deploy.slice(start).split('\n').map((l) => l.trim());
+    const end = lines.findIndex((l) => !l.startsWith('|'));
+    const rows = lines.slice(0, end < 0 ? lines.length : end);
+    const named = new Set(
+      rows.flatMap((r) => [...(r.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)]).map((m) => m[1]),
+    );
+    const missing = configVariables().filter((v) => !named.has(v));
+    expect(
+      missing,
+      `README.md deploy variables table: add a row (its production value, or "unset") for: ${missing.join(', ')}`,
+    )
+      .toEqual([]);
+  });
+
+  it('state how many functions there are, the plan they need, and a budget the count stays within', () => {
+    // the functions the CLI deploys: folders of supabase/functions, not a shared one (_shared and the like)
+    const deployed = functionNames.filter((n) => !n.startsWith('_') && !n.startsWith('.'));
+    const budget = /budget of \*\*(\d+) functions\*\*/.exec(deploy);
+    expect(budget, 'README.md deploy steps: state "a budget of **N functions**"').not.toBeNull();
+    const limit = Number(budget![1]);
+    expect(
+      deployed.length,
+      `supabase/functions holds ${deployed.length} functions, past the budget of ${limit} the README states: ` +
+        'check the plan the count needs and raise the budget in README.md (functions and the plan)',
+    ).toBeLessThanOrEqual(limit);
+    // the count the README states is the real one, within the room the budget leaves
+    const stated = /\*\*(\d+) functions\*\* today/.exec(deploy);
+    expect(stated, 'README.md deploy steps: state "**N functions** today"').not.toBeNull();
+    expect(Number(stated![1]), 'README.md: the number of functions stated is stale').toBe(deployed.length);
   });
 });
