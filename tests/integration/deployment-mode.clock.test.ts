@@ -131,6 +131,32 @@ describe('a deployment on local defaults', () => {
     expect(out).toMatch(/IDENTITY_PROVIDER=sandbox is refused/);
     expect(out).not.toContain('AUTH_JWT_SECRET');
   });
+
+  it('names a missing variable, a published secret and a sandbox provider in one start, one line each', async () => {
+    const env: Record<string, string> = {
+      ...strongSecrets(),
+      JOBS_SECRET: LOCAL_SECRETS.JOBS_SECRET,
+      PAYMENTS_PROVIDER: 'sandbox',
+      SMS_PROVIDER: 'termii',
+      TERMII_API_KEY: strong(),
+      KYC_PROVIDER: 'sumsub',
+      SUMSUB_APP_TOKEN: `prd:${strong()}`,
+      SUMSUB_SECRET_KEY: strong(),
+      IDENTITY_PROVIDER: 'http',
+      IDENTITY_BASE_URL: 'https://identity.example.com/v1',
+      IDENTITY_API_KEY: strong(),
+    };
+    delete env.AUTH_JWT_SECRET;
+    const { code, out } = await refusedStart(env);
+    expect(code, out).toBe(1);
+    const problems = out.split('\n').filter((l) => l.startsWith('  - '));
+    expect(out).toContain('error: invalid configuration (3 problems):');
+    expect(problems).toEqual([
+      '  - AUTH_JWT_SECRET is missing',
+      '  - JOBS_SECRET is a value published in the repository; generate a new secret',
+      '  - PAYMENTS_PROVIDER=sandbox is refused outside the local stack; use paystack, or set ALLOW_SANDBOX_PROVIDERS=true for a staging deployment',
+    ]);
+  });
 });
 
 describe('a staging deployment (ALLOW_SANDBOX_PROVIDERS=true, real secrets, Termii fake)', () => {
