@@ -62,6 +62,7 @@ steps.push({
     'scripts/gen-schema.ts',
     'scripts/deploy-check.ts',
     'scripts/sms-code.ts',
+    'scripts/smoke.ts',
   ]),
 });
 steps.push({
