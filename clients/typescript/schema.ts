@@ -2,6 +2,26 @@
 // docs/api/openapi.json. Do not edit: change the endpoint definitions and run it again.
 
 export interface paths {
+  '/account-export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Exports everything the service holds about the caller as one JSON document
+     * @description A signed-in user, for their own account only, at most once an hour: profile, escrows, messages, reviews, disputes, money, KYC checks (identity numbers by their last 3 digits), sessions, merchants, SMS and events. Other people appear by their ids only, and a counterparty sees the invited phone masked. Changes nothing but the hourly allowance; the document is never stored.
+     */
+    get: operations['account-export'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-approval-decide': {
     parameters: {
       query?: never;
@@ -2230,6 +2250,583 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  'account-export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @constant */
+              format: 'account-export/1';
+              /** Format: date-time */
+              exported_at: string;
+              account: {
+                /** Format: uuid */
+                id: string;
+                phone: string;
+                kyc_tier: number;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                password_changed_at: string;
+                frozen: boolean;
+                freezes: {
+                  /** Format: date-time */
+                  frozen_at: string;
+                  unfrozen_at: string | null;
+                }[];
+                operator_roles: {
+                  /** @enum {string} */
+                  role: 'support' | 'finance' | 'disputes' | 'admin';
+                  /** Format: date-time */
+                  granted_at: string;
+                }[];
+              };
+              profile: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+                username: string | null;
+                phone_number: string;
+                address: string | null;
+                marital_status: ('single' | 'married' | 'divorced' | 'widowed') | null;
+                bio: string | null;
+                avatar: {
+                  /** Format: uri */
+                  avatar_url: string;
+                  storage_path: string | null;
+                  status: string;
+                } | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              } | null;
+              next_of_kin: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+                phone: string;
+                address: string;
+                relationship: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              } | null;
+              escrows: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                initiator_id: string;
+                counterparty_id: string | null;
+                /** @enum {string} */
+                category: 'goods_products' | 'hiring' | 'auto_dealership' | 'p2p_crypto';
+                /** @enum {string} */
+                payer_role: 'initiator' | 'counterparty';
+                title: string;
+                description: string;
+                /** @description Whole to the initiator, who typed it; to the counterparty masked: '+234', asterisks and the last 4 digits */
+                counterparty_phone: string;
+                transaction_type: string;
+                release_type: string;
+                amount: number;
+                /** @constant */
+                currency: 'NGN';
+                /** @enum {string} */
+                status:
+                  | 'draft'
+                  | 'invite_pending'
+                  | 'active'
+                  | 'funded'
+                  | 'inspection'
+                  | 'released'
+                  | 'refunded'
+                  | 'disputed'
+                  | 'cancelled'
+                  | 'deleted'
+                  | 'ended';
+                inspection_period_days: number;
+                /** Format: date-time */
+                created_at: string;
+                funded_at: string | null;
+                released_at: string | null;
+                fee_breakdown: {
+                  escrow_amount: number;
+                  payer_fee: number;
+                  vat: number;
+                  total_charge: number;
+                  seller_fee: number;
+                  /** @description A merchant escrow's commission, out of the seller's side (0 for an escrow made in the app) */
+                  merchant_fee: number;
+                  /** @description What the seller receives: the amount less the seller fee and the merchant fee */
+                  seller_payout: number;
+                };
+                released_amount: number;
+                accepted_at: string | null;
+                delivered_at: string | null;
+                inspection_ends_at: string | null;
+                refunded_at: string | null;
+                cancelled_at: string | null;
+                declined_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+                /** Format: uuid */
+                conversation_id: string;
+                /**
+                 * @description The caller's side of the escrow
+                 * @enum {string}
+                 */
+                role: 'initiator' | 'counterparty';
+              }[];
+              milestones: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                /** Format: uuid */
+                created_by: string;
+                milestone_index: number;
+                title: string;
+                description: string | null;
+                amount: number;
+                due_date: string | null;
+                /** @enum {string} */
+                status: 'proposed' | 'accepted' | 'completed' | 'released' | 'cancelled';
+                initiator_approved: boolean;
+                counterparty_approved: boolean;
+                changes_note: string | null;
+                release_tx_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                accepted_at: string | null;
+                completed_at: string | null;
+                released_at: string | null;
+              }[];
+              conversations: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              messages: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                conversation_id: string;
+                /** Format: uuid */
+                sender_id: string;
+                message_type: string;
+                content: string;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              disputes: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                /** Format: uuid */
+                raised_by: string;
+                /** @enum {string} */
+                reason_code:
+                  | 'item_not_received'
+                  | 'item_not_as_described'
+                  | 'item_damaged'
+                  | 'service_not_delivered'
+                  | 'service_incomplete'
+                  | 'payment_not_released'
+                  | 'fraud_suspected'
+                  | 'other';
+                reason: string;
+                /** @enum {string} */
+                status: 'negotiation' | 'escalated' | 'resolved' | 'withdrawn';
+                outcome: ('release' | 'refund' | 'split') | null;
+                payee_amount: number | null;
+                /** Format: date-time */
+                negotiation_deadline: string;
+                auto_release_at: string | null;
+                withdrawn_at: string | null;
+                resolution: string | null;
+                resolved_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                proposals: {
+                  /** Format: uuid */
+                  id: string;
+                  /** Format: uuid */
+                  proposed_by: string;
+                  /** @enum {string} */
+                  outcome: 'release' | 'refund' | 'split';
+                  payee_amount: number | null;
+                  /** @enum {string} */
+                  status: 'open' | 'accepted' | 'rejected' | 'superseded' | 'closed';
+                  /** Format: date-time */
+                  created_at: string;
+                  responded_at: string | null;
+                }[];
+              }[];
+              reviews_given: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                rating: number;
+                feedback: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                reviewee_id: string;
+              }[];
+              reviews_received: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                escrow_id: string;
+                rating: number;
+                feedback: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                reviewer_id: string;
+              }[];
+              wallet: {
+                balance: number;
+                /** @constant */
+                currency: 'NGN';
+              };
+              virtual_account: {
+                status: string;
+                account_number: string | null;
+                account_name: string | null;
+                bank_name: string | null;
+                provider: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              } | null;
+              transactions: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type:
+                  | 'wallet_topup'
+                  | 'virtual_account_deposit'
+                  | 'withdrawal'
+                  | 'escrow_funding'
+                  | 'escrow_release'
+                  | 'escrow_refund'
+                  | 'escrow_payout'
+                  | 'escrow_fee';
+                /** @enum {string} */
+                category: 'deposit' | 'withdrawal' | 'escrow';
+                description: string;
+                amount: number;
+                /** @constant */
+                currency: 'NGN';
+                /** @enum {string} */
+                direction: 'in' | 'out';
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+                escrow_id: string | null;
+                milestone_id: string | null;
+                provider: string;
+                provider_charge_id: string | null;
+                provider_transfer_id: string | null;
+                provider_refund_id: string | null;
+                metadata: {
+                  [key: string]: unknown;
+                };
+                /** Format: date-time */
+                created_at: string;
+                completed_at: string | null;
+              }[];
+              payout_accounts: {
+                /** Format: uuid */
+                id: string;
+                bank_name: string;
+                bank_code: string;
+                account_number: string;
+                account_name: string;
+                is_default: boolean;
+                verified: boolean;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              cards: {
+                /** Format: uuid */
+                id: string;
+                brand: string;
+                last4: string;
+                exp_month: string;
+                exp_year: string;
+                bank: string | null;
+                is_default: boolean;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              notifications: {
+                /** Format: uuid */
+                id: string;
+                conversation_id: string | null;
+                escrow_id: string | null;
+                /** Format: uuid */
+                user_id: string;
+                /** @enum {string} */
+                event_type:
+                  | 'escrow_created'
+                  | 'invite_received'
+                  | 'funded'
+                  | 'funding_shortfall'
+                  | 'active'
+                  | 'payment_requested'
+                  | 'declined'
+                  | 'cancelled'
+                  | 'delivered'
+                  | 'released'
+                  | 'refunded'
+                  | 'payout_succeeded'
+                  | 'payout_failed'
+                  | 'milestone_proposed'
+                  | 'milestone_updated'
+                  | 'milestone_accepted'
+                  | 'milestone_completed'
+                  | 'milestone_released'
+                  | 'review_received'
+                  | 'dispute_raised'
+                  | 'dispute_proposal'
+                  | 'dispute_proposal_rejected'
+                  | 'dispute_withdrawn'
+                  | 'dispute_deadline_soon'
+                  | 'dispute_escalated'
+                  | 'dispute_resolved'
+                  | 'kyc_tier_changed'
+                  | 'verification_failed'
+                  | 'verification_needed';
+                content: string;
+                /** @enum {string} */
+                entity_type: 'escrow' | 'transaction' | 'milestone' | 'review' | 'dispute' | 'account';
+                /** Format: uuid */
+                entity_id: string;
+                action_label:
+                  | (
+                    | 'View escrow'
+                    | 'Review invitation'
+                    | 'Fund escrow'
+                    | 'Inspect delivery'
+                    | 'Release funds'
+                    | 'Leave a review'
+                    | 'View transaction'
+                    | 'Review milestone'
+                    | 'View milestone'
+                    | 'Release milestone'
+                    | 'View dispute'
+                    | 'Respond to proposal'
+                    | 'Verify identity'
+                  )
+                  | null;
+                is_read: boolean;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              kyc: {
+                tier: number;
+                checks: {
+                  /** @enum {string} */
+                  type: 'kyc_basic' | 'kyc_address' | 'nin' | 'bvn' | 'cac' | 'tin' | 'director_match' | 'bank_account';
+                  /** @enum {string} */
+                  status: 'pending' | 'passed' | 'failed';
+                  reject_labels: string[];
+                  can_retry: boolean | null;
+                  provider: string;
+                  id_number: string | null;
+                  passed_at: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }[];
+                identity_requests: {
+                  reference: string;
+                  /** @enum {string} */
+                  type: 'kyc_basic' | 'kyc_address' | 'nin' | 'bvn' | 'cac' | 'tin' | 'director_match' | 'bank_account';
+                  id_number: string;
+                  rc_number: string | null;
+                  provider: string;
+                  status: string;
+                  /** Format: date-time */
+                  created_at: string;
+                  completed_at: string | null;
+                }[];
+              };
+              sessions: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                last_used_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                revoked_at: string | null;
+                revoked_reason: string | null;
+              }[];
+              merchants: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: 'active' | 'frozen';
+                /** Format: date-time */
+                created_at: string;
+                api_keys: {
+                  /** Format: uuid */
+                  id: string;
+                  name: string;
+                  prefix: string;
+                  /** Format: date-time */
+                  created_at: string;
+                  last_used_at: string | null;
+                  revoked_at: string | null;
+                }[];
+              }[];
+              webhook_endpoints: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                owner_kind: 'user' | 'merchant';
+                /** Format: uuid */
+                owner_id: string;
+                url: string;
+                event_types: string[] | null;
+                enabled: boolean;
+                disabled_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              sms: {
+                id: number;
+                kind: string | null;
+                body: string | null;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
+                withheld: string | null;
+              }[];
+              events: {
+                id: number;
+                kind: string;
+                /** Format: uuid */
+                subject_id: string;
+                escrow_id: string | null;
+                data: {
+                  [key: string]: unknown;
+                };
+                /** Format: date-time */
+                occurred_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests of this kind; the Retry-After header says how many seconds to wait (Wait the seconds of Retry-After, then retry) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 429;
+            /** @enum {unknown} */
+            code?: 'rate_limited';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'admin-approval-decide': {
     parameters: {
       query?: never;

@@ -414,7 +414,11 @@ function scenarios(): Record<string, Scenario> {
   let addPayoutUser: TestUser, withdrawUser: TestUser, topupUser: TestUser, topupCard = '';
   let heldCharges: string[] = [], failedPayouts: string[] = [];
   let vaUsers: TestUser[] = [], vaUsersLater: TestUser[] = [], vaHolder: TestUser;
-  let kycUsers: TestUser[] = [], identityUsers: TestUser[] = [], profileUser: TestUser, nokUser: TestUser;
+  let kycUsers: TestUser[] = [],
+    identityUsers: TestUser[] = [],
+    profileUser: TestUser,
+    nokUser: TestUser,
+    exportUser: TestUser;
   // merchants
   const merchantCreators = new Pool<TestUser>();
   let merchantOwner: TestUser, merchantKeyOwner: TestUser, merchantWithdrawOwner: TestUser;
@@ -681,6 +685,13 @@ function scenarios(): Record<string, Scenario> {
     },
 
     // ---- profile ------------------------------------------------------------------------------
+    // one export an hour: the happy request exports, the later valid ones are 429 rate_limited
+    'account-export': {
+      setup: async () => {
+        exportUser = await signUp();
+      },
+      prepare: (t) => caller(t, exportUser, [w.stranger]),
+    },
     'profile-get': { prepare: (t) => caller(t, w.payees[1]!) },
     'profile-update': {
       setup: async () => {

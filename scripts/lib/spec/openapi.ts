@@ -199,6 +199,11 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
   { name: 'webhooks', description: 'What the providers call (signed)', prefixes: ['webhook'] },
   { name: 'jobs', description: 'The scheduled job (signed)', prefixes: ['jobs'] },
   { name: 'document', description: 'This document', prefixes: ['openapi'] },
+  {
+    name: 'account',
+    description: "The caller's data rights: everything held about them as one document",
+    prefixes: ['account'],
+  },
   { name: 'admin', description: 'Operators only; anyone else gets the 404 of a missing function', prefixes: ['admin'] },
 ];
 
