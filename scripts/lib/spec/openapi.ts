@@ -168,6 +168,7 @@ export function schemaOf(schema: z.ZodType, side: 'request' | 'response' = 'resp
 export const TAGS: readonly { name: string; description: string; prefixes: readonly string[] }[] = [
   { name: 'auth', description: 'Sign-up, login, sessions and passwords, by phone', prefixes: ['auth'] },
   { name: 'profile', description: "The caller's profile and next of kin, and public profiles", prefixes: ['profile'] },
+  { name: 'account', description: "The caller's data rights: deleting the account", prefixes: ['account'] },
   {
     name: 'kyc',
     description: 'Verification tiers and their limits; money moves from tier 1',
