@@ -5987,7 +5987,7 @@ export interface operations {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                status: 'active' | 'frozen';
+                status: 'active' | 'frozen' | 'closed';
               }[];
               payout_accounts: {
                 /** Format: uuid */

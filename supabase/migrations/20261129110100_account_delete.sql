@@ -8,7 +8,8 @@
 --   naming its phone), a pending transaction, money in its wallet or its merchants' wallets, or an
 --   active merchant. Then: sessions (and their refresh tokens, stream tickets, operator passes)
 --   deleted; merchant keys revoked, the merchants' webhook endpoints and deliveries deleted;
---   personal fields erased (names shown as 'Deleted user'); the phone replaced by its keyed hash;
+--   personal fields erased (names shown as 'Deleted user', in the counterparties' notifications
+--   too; review texts by and about the user); the phone replaced by its keyed hash;
 --   the identity bindings released; the dedicated account marked inactive (the function answers
 --   what the API deactivates at the provider after the commit).
 -- - private.users.deleted_at; the phone check admits the erased form '<hmac hex>:<user id>' on a
@@ -126,6 +127,7 @@ declare
   v_balance bigint;
   v_va public.virtual_accounts;
   v_sessions integer;
+  v_name text;
 begin
   if p_phone_hash !~ '^[0-9a-f]{64}$' then
     raise exception 'private.account_delete: the phone hash must be 64 hex digits';
@@ -195,13 +197,23 @@ begin
   delete from private.rate_limit_events
    where pg_catalog.strpos(key, v_phone) > 0 or pg_catalog.strpos(key, p_user::text) > 0;
 
-  -- what the counterparties keep: the deal, the messages, the ratings; not the names or the phone
+  -- what the counterparties keep: the deal, the messages, the ratings; not the names or the phone.
+  -- Their notifications named the user as they were (inviter, accepter, reviewer): now Deleted user.
+  select first_name || ' ' || last_name into v_name from public.profiles where id = p_user;
+  update public.notifications n
+     set message = (select pg_catalog.jsonb_object_agg(k, case when v = pg_catalog.to_jsonb(v_name)
+                                                               then '"Deleted user"'::jsonb else v end)
+                      from pg_catalog.jsonb_each(n.message) as t(k, v))
+   where pg_catalog.jsonb_typeof(n.message) = 'object'
+     and pg_catalog.strpos(n.message::text, pg_catalog.to_jsonb(v_name)::text) > 0;
   update public.profiles
      set first_name = 'Deleted', last_name = 'user', username = null, phone_number = null, address = null,
          marital_status = null, bio = null, avatar_url = null, avatar_storage_path = null, avatar_status = null,
          updated_at = now()
    where id = p_user;
-  update public.reviews set feedback = null where reviewer_id = p_user and feedback is not null;
+  -- review texts by and about the user: erased; the ratings stay
+  update public.reviews set feedback = null
+   where (reviewer_id = p_user or reviewee_id = p_user) and feedback is not null;
   update public.escrows set counterparty_phone = private.mask_phone(counterparty_phone)
    where counterparty_phone = v_phone;
 

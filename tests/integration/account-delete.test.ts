@@ -9,7 +9,7 @@ import { lastOtp, lastSms, testDb } from '../support/db.ts';
 import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
 import { grantRoles } from '../support/operators.ts';
 import { newMerchant } from '../support/merchants.ts';
-import { signUp, type TestUser } from '../support/users.ts';
+import { newPhone, signUp, type TestUser } from '../support/users.ts';
 import accountDelete from '../../supabase/functions/account-delete/handler.ts';
 import authRefresh from '../../supabase/functions/auth-refresh/handler.ts';
 import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
@@ -17,6 +17,19 @@ import escrowList from '../../supabase/functions/escrow-list/handler.ts';
 import profileGet from '../../supabase/functions/profile-get/handler.ts';
 import walletGet from '../../supabase/functions/wallet-get/handler.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import escrowCreate from '../../supabase/functions/escrow-create/handler.ts';
+import escrowGet from '../../supabase/functions/escrow-get/handler.ts';
+import messageFeed from '../../supabase/functions/message-feed/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
+import profileUpdate from '../../supabase/functions/profile-update/handler.ts';
+import reviewList from '../../supabase/functions/review-list/handler.ts';
+import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import adminUserGet from '../../supabase/functions/admin-user-get/handler.ts';
+import { newOperator } from '../support/operators.ts';
+import { customerEmailOf, paystack } from '../support/paystack.ts';
+import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
+import { patch } from '../support/api.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -202,3 +215,290 @@ describe('account-delete', () => {
     });
   });
 });
+
+// ---- the search of every store -------------------------------------------------------------
+
+/**
+ * Where something of the deleted user may stay, and why (the retention decisions of
+ * docs/compliance.md): the provider's webhook payloads are kept as received until the job purges
+ * them (they are the evidence of what the provider said, and name the customer).
+ */
+const ALLOWED: readonly string[] = [
+  // Paystack's dedicatedaccount.assign.success names the customer (names, phone, email): kept until purged
+  'private.webhook_inbox.payload',
+  // SMS sent to the counterparty (an invitation names its sender's first name): the counterparty's
+  // messages, not the deleted user's phone; purged 90 days after creation like every SMS
+  'private.sms_outbox.body',
+  'private.sms_outbox.message',
+];
+
+/** Every (table, column) of the public and private schemas whose text holds one of `terms`. */
+async function storesHolding(terms: string[]): Promise<string[]> {
+  const sql = testDb();
+  const columns = await sql<{ schema: string; table: string; column: string }[]>`
+    select c.table_schema as schema, c.table_name as table, c.column_name as column
+      from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+     where c.table_schema in ('public', 'private') and t.table_type = 'BASE TABLE'
+       and (c.data_type in ('text', 'character varying', 'jsonb', 'json', 'bytea') or c.data_type = 'ARRAY')
+     order by 1, 2, 3`;
+  expect(columns.length).toBeGreaterThan(50);
+  const found: string[] = [];
+  for (const c of columns) {
+    const [row] = await sql.unsafe<{ n: number }[]>(
+      `select count(*)::int as n from "${c.schema}"."${c.table}" where "${c.column}"::text ilike any($1::text[])`,
+      [terms.map((t) => `%${t}%`)],
+    );
+    if ((row?.n ?? 0) > 0) found.push(`${c.schema}.${c.table}.${c.column}`);
+  }
+  return found;
+}
+
+describe('account-delete', () => {
+  describe('a user who touched every store', () => {
+    it('leaves nothing that identifies them outside what retention keeps; counterparties keep the deal', async () => {
+      const x = await signUp({ first_name: 'Zebulon', last_name: 'Quartermaine', tier: 4 });
+      const c = await signUp({ first_name: 'Chiamaka', last_name: 'Nwosu', tier: 4 });
+      const username = `zq_${x.id.slice(0, 8)}`;
+      expectOk(
+        await patch(
+          profileUpdate,
+          { username, bio: 'Quartermaine trades phones', address: '12 Zebulon Close, Ikeja' },
+          {
+            token: x.accessToken,
+          },
+        ),
+      );
+      await bindIdentityOf(x.id);
+      const hashes = (await testDb()<{ id_hash: string }[]>`
+        select id_hash from private.identity_bindings where user_id = ${x.id}`).map((r) => r.id_hash);
+      expect(hashes).toHaveLength(2);
+
+      // an escrow X pays (under an Idempotency-Key), funded, accepted and released
+      const created = expectOk(
+        await post(escrowCreate, {
+          category: 'p2p_crypto',
+          payer_role: 'initiator',
+          title: 'USDT for naira',
+          counterparty_phone: c.phone,
+          amount: 5_000,
+        }, { token: x.accessToken, headers: { 'Idempotency-Key': `delete-${x.id}` } }),
+        201,
+      );
+      const paid = created.escrow_id as string;
+      await fundWallet(x, created.fee_breakdown.total_charge);
+      expectOk(await escrowOp('escrow-fund', x, paid, { method: 'wallet' }));
+      expectOk(await escrowOp('escrow-accept', c, paid));
+      expectOk(await escrowOp('escrow-release', x, paid));
+      // an escrow naming X as its counterparty, which X declines
+      const named = expectOk(
+        await post(escrowCreate, {
+          category: 'goods_products',
+          payer_role: 'initiator',
+          title: 'Used laptop',
+          counterparty_phone: x.phone,
+          amount: 10_000,
+        }, { token: c.accessToken }),
+        201,
+      );
+      expectOk(await escrowOp('escrow-decline', x, named.escrow_id));
+      // messages on both, reviews both ways
+      for (const conversation_id of [created.conversation_id, named.conversation_id]) {
+        expectOk(
+          await post(messageSend, { conversation_id, content: 'Thank you, all good' }, { token: x.accessToken }),
+          201,
+        );
+      }
+      expectOk(
+        await post(reviewSubmit, { escrow_id: paid, rating: 5, feedback: 'Quartermaine was quick' }, {
+          token: c.accessToken,
+        }),
+        201,
+      );
+      expectOk(
+        await post(reviewSubmit, { escrow_id: paid, rating: 4, feedback: 'Signed, Zebulon' }, {
+          token: x.accessToken,
+        }),
+        201,
+      );
+      // a dedicated account, assigned by the provider
+      expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
+      await paystack.assignOutcome(customerEmailOf(x.id), true);
+      const [va] = await testDb()<{ account_number: string; provider_account_id: string }[]>`
+        select account_number, provider_account_id from public.virtual_accounts where user_id = ${x.id}`;
+      expect(va?.provider_account_id).toMatch(/^\d+$/);
+      // a merchant with a webhook endpoint, an escrow of its own (cancelled) and a delivery of its event
+      const merchant = expectOk(
+        await post('merchant-create', { name: 'Lagos Gadgets' }, { token: x.accessToken }),
+        201,
+      );
+      const key = expectOk(await post('merchant-key-create', { name: 'server' }, { token: x.accessToken }), 201);
+      const endpoint = expectOk(
+        await post('merchant-webhook-create', { url: 'https://hooks.example.com/escrow' }, { token: x.accessToken }),
+        201,
+      );
+      const mEscrow = expectOk(
+        await post('merchant-escrow-create', {
+          reference: `del-${x.id.slice(0, 8)}`,
+          category: 'goods_products',
+          title: 'Phone 15',
+          amount: 50_000,
+          buyer_phone: newPhone().e164,
+          seller_phone: newPhone().e164,
+        }, { token: key.key }),
+        201,
+      );
+      expectOk(await post('merchant-escrow-cancel', { escrow_id: mEscrow.id }, { token: key.key }));
+      await testDb()`
+        insert into private.webhook_deliveries (endpoint_id, event_id, type, next_attempt_at)
+        select ${endpoint.id}, id, 'escrow.created', now() from private.events where escrow_id = ${mEscrow.id} limit 1`;
+      // no endpoint closes a merchant yet: an operator's closing, in SQL
+      await testDb()`update private.merchants set status = 'closed' where id = ${merchant.id}`;
+      // an operator reads X's picture (the operator audit)
+      const op = await newOperator(['support']);
+      expectOk(
+        await get(adminUserGet, { token: op.accessToken, query: { user_id: x.id, reason: 'a support ticket' } }),
+      );
+
+      const deleted = expectOk(await deleteAccount(x, await deleteCode(x)));
+      expect(deleted.deleted).toBe(true);
+
+      // the search
+      const terms = [
+        x.phone,
+        `0${x.phone.slice(4)}`,
+        x.phone.slice(1),
+        'Zebulon',
+        'Quartermaine',
+        username,
+        customerEmailOf(x.id),
+        ...hashes,
+      ];
+      const found = await storesHolding(terms);
+      expect(found.filter((f) => !ALLOWED.includes(f))).toEqual([]);
+
+      // the old tokens are refused; the ledger still balances
+      expectRefused(await get(walletGet, { token: x.accessToken }), 401, 'unauthenticated');
+      expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
+
+      // the counterparty still sees the deals; the deleted party's names are Deleted user
+      const seenPaid = expectOk(await get(escrowGet, { token: c.accessToken, query: { escrow_id: paid } }));
+      expect(seenPaid).toMatchObject({
+        initiator_id: x.id,
+        counterparty_phone: c.phone.slice(0, 5) + '*******' + c.phone.slice(-2),
+      });
+      // both parties reviewed: the deal ended
+      expect(seenPaid.status).toBe('ended');
+      const seenNamed = expectOk(await get(escrowGet, { token: c.accessToken, query: { escrow_id: named.escrow_id } }));
+      expect(seenNamed.counterparty_phone).toBe(`${x.phone.slice(0, 5)}*******${x.phone.slice(-2)}`);
+      const feed = expectOk(
+        await get(messageFeed, {
+          token: c.accessToken,
+          query: { conversation_id: created.conversation_id },
+        }),
+      );
+      const fromX = feed.filter((i: { sender_id: string | null }) => i.sender_id === x.id);
+      expect(fromX.length).toBeGreaterThan(0);
+      for (const m of fromX) {
+        expect([m.sender_first_name, m.sender_last_name].join(' ')).toBe('Deleted user');
+        expect(m.content).toBe('Thank you, all good');
+      }
+      const reviews = expectOk(await get(reviewList, { token: c.accessToken }));
+      expect(reviews).toHaveLength(1);
+      expect(reviews[0]).toMatchObject({
+        rating: 4,
+        feedback: null,
+        reviewer_first_name: 'Deleted',
+        reviewer_last_name: 'user',
+      });
+
+      // the dedicated account was deactivated at the provider; a transfer still arriving goes to suspense
+      await expect.poll(async () => (await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).length)
+        .toBe(1);
+      const [deactivation] = await paystack.requests(`/dedicated_account/${va!.provider_account_id}`);
+      expect(deactivation?.method).toBe('DELETE');
+      const [suspenseBefore] = await testDb()<{ balance: string }[]>`
+        select balance::text from private.system_balances where kind = 'suspense'`;
+      const d = await paystack.dvaDeposit(va!.account_number, 250_000);
+      expect(d.responses[0]?.status).toBe(200);
+      const [suspenseAfter] = await testDb()<{ balance: string }[]>`
+        select balance::text from private.system_balances where kind = 'suspense'`;
+      expect(BigInt(suspenseAfter!.balance) - BigInt(suspenseBefore?.balance ?? '0')).toBe(250_000n);
+      const flags = await testDb()<{ received_amount: string }[]>`
+        select received_amount::text from private.payment_flags
+         where reason = 'deleted_account_deposit' and payload ->> 'user_id' = ${x.id}`;
+      expect(flags).toEqual([{ received_amount: '250000' }]);
+      expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
+
+      // a new account with the phone is linked to nothing of the old one's
+      const fresh = await signUp({ phone: x.phone });
+      expect(fresh.id).not.toBe(x.id);
+      expect(expectOk(await get(escrowList, { token: fresh.accessToken }))).toEqual([]);
+      expect(expectOk(await get(walletGet, { token: fresh.accessToken }))).toMatchObject({ balance: 0 });
+      expect(expectOk(await get(reviewList, { token: fresh.accessToken }))).toEqual([]);
+    });
+  });
+
+  describe('races', () => {
+    it('a deletion racing an escrow naming the user never leaves a deleted account with an open escrow', async () => {
+      for (let i = 0; i < 4; i++) {
+        const x = await signUp();
+        const c = await signUp();
+        const code = await deleteCode(x);
+        const [del, esc] = await Promise.all([
+          deleteAccount(x, code),
+          post(escrowCreate, {
+            category: 'goods_products',
+            payer_role: 'initiator',
+            title: 'Race',
+            counterparty_phone: x.phone,
+            amount: 5_000,
+          }, { token: c.accessToken }),
+        ]);
+        expect([200, 409]).toContain(del.status);
+        expect(esc.status, JSON.stringify(esc.body)).toBe(201);
+        const [row] = await testDb()<{ counterparty_id: string | null; deleted: boolean }[]>`
+          select e.counterparty_id, u.deleted_at is not null as deleted
+            from public.escrows e, private.users u where e.id = ${esc.body.data.escrow_id} and u.id = ${x.id}`;
+        if (del.status === 200) {
+          expect(row).toEqual({ counterparty_id: null, deleted: true });
+        } else {
+          expect(del.body.code).toBe('account_delete_escrow_open');
+          expect(row).toEqual({ counterparty_id: x.id, deleted: false });
+        }
+      }
+    });
+
+    it('a deletion racing a top-up never leaves a deleted account with money pending', async () => {
+      for (let i = 0; i < 4; i++) {
+        const x = await signUp({ tier: 1 });
+        const code = await deleteCode(x);
+        const [del, top] = await Promise.all([
+          deleteAccount(x, code),
+          post(walletTopup, { amount: 1_000 }, { token: x.accessToken }),
+        ]);
+        const [row] = await testDb()<{ pending: number; deleted: boolean }[]>`
+          select (select count(*)::int from public.transactions where user_id = ${x.id} and status = 'pending') as pending,
+                 (select deleted_at is not null from private.users where id = ${x.id}) as deleted`;
+        if (del.status === 200) {
+          expect(top.status, JSON.stringify(top.body)).toBe(401);
+          expect(row).toEqual({ pending: 0, deleted: true });
+        } else {
+          expect(del.body.code).toBe('account_delete_money_pending');
+          expect(top.status).toBe(200);
+          expect(row).toEqual({ pending: 1, deleted: false });
+        }
+      }
+    });
+  });
+});
+
+/** Two identity numbers bound to the account, as identity-verify binds them (their keyed hashes). */
+async function bindIdentityOf(userId: string): Promise<void> {
+  for (const kind of ['nin', 'bvn']) {
+    const hash = (await import('node:crypto')).createHash('sha256').update(`${kind}:${userId}`).digest('hex');
+    await testDb()`
+      insert into private.identity_bindings (kind, id_hash, id_last4, user_id, reference)
+      values (${kind}, ${hash}, '1234', ${userId}, ${`ref-${kind}-${userId.slice(0, 8)}`})`;
+  }
+}
