@@ -103,6 +103,24 @@ describe('auth-send-otp', () => {
   });
 });
 
+// ---- counterparty_phone: whole to the initiator only ------------------------------------------
+
+describe('escrow-list', () => {
+  it('shows counterparty_phone whole to the initiator and masked to the counterparty', async () => {
+    const deal = await newDeal();
+    const masked = `${deal.counterparty.phone.slice(0, 5)}*******${deal.counterparty.phone.slice(-2)}`;
+    const phoneIn = async (u: TestUser) =>
+      (expectOk(await get(escrowList, { token: u.accessToken })) as { id: string; counterparty_phone: string }[])
+        .find((e) => e.id === deal.escrowId)?.counterparty_phone;
+    expect(await phoneIn(deal.initiator)).toBe(deal.counterparty.phone);
+    expect(await phoneIn(deal.counterparty)).toBe(masked);
+    const seen = expectOk(
+      await get(escrowGet, { token: deal.counterparty.accessToken, query: { escrow_id: deal.escrowId } }),
+    );
+    expect(seen.counterparty_phone).toBe(masked);
+  });
+});
+
 // ---- account-delete ------------------------------------------------------------------------
 
 describe('account-delete', () => {

@@ -16,6 +16,7 @@ const functions = readdirSync(`${root}supabase/functions`)
 
 /** The area of each operation, by its first word(s); the first prefix that matches wins. */
 const AREAS: readonly [prefix: string, area: string][] = [
+  ['account-', 'account'],
   ['admin-dispute-', 'disputes'],
   ['admin-', 'operators'],
   ['auth-', 'auth'],

@@ -168,7 +168,6 @@ export function schemaOf(schema: z.ZodType, side: 'request' | 'response' = 'resp
 export const TAGS: readonly { name: string; description: string; prefixes: readonly string[] }[] = [
   { name: 'auth', description: 'Sign-up, login, sessions and passwords, by phone', prefixes: ['auth'] },
   { name: 'profile', description: "The caller's profile and next of kin, and public profiles", prefixes: ['profile'] },
-  { name: 'account', description: "The caller's data rights: deleting the account", prefixes: ['account'] },
   {
     name: 'kyc',
     description: 'Verification tiers and their limits; money moves from tier 1',
@@ -192,6 +191,7 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
   { name: 'events', description: "Live updates: the caller's events as Server-Sent Events", prefixes: ['events'] },
   { name: 'reviews', description: 'Reviews of a finished deal', prefixes: ['review'] },
   { name: 'disputes', description: 'Disputes, proposals and settlements', prefixes: ['dispute'] },
+  { name: 'account', description: "The caller's data rights: deleting the account", prefixes: ['account'] },
   {
     name: 'merchants',
     description: 'Merchant accounts of businesses and their API keys (the owner signed in)',
