@@ -45,7 +45,8 @@ create type private.account_kind as enum (
   'provider_clearing',
   'platform_fees',
   'vat_payable',
-  'merchant_wallet'
+  'merchant_wallet',
+  'suspense'
 );
 grant usage on type private.account_kind to public;
 grant usage on type private.account_kind to service_role;
@@ -576,7 +577,7 @@ alter table private.merchants add constraint merchants_name_check CHECK (char_le
 alter table private.merchants add constraint merchants_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES private.users(id);
 alter table private.merchants add constraint merchants_owner_id_key UNIQUE (owner_id);
 alter table private.merchants add constraint merchants_pkey PRIMARY KEY (id);
-alter table private.merchants add constraint merchants_status_check CHECK (status = ANY (ARRAY['active'::text, 'frozen'::text]));
+alter table private.merchants add constraint merchants_status_check CHECK (status = ANY (ARRAY['active'::text, 'frozen'::text, 'closed'::text]));
 alter table private.merchants enable row level security;
 create policy "Service role manages merchants" on private.merchants as permissive for all to service_role using (true) with check (true);
 comment on table private.merchants is 'Business accounts, one per owner (a user at KYC tier 4), which create escrows for their customers with API keys.';
@@ -679,7 +680,7 @@ create table private.otps (
   consumed_at timestamp with time zone
 );
 alter table private.otps add constraint otps_attempts_check CHECK (attempts >= 0);
-alter table private.otps add constraint otps_context_check CHECK (context = ANY (ARRAY['signup'::text, 'login'::text, 'reset'::text]));
+alter table private.otps add constraint otps_context_check CHECK (context = ANY (ARRAY['signup'::text, 'login'::text, 'reset'::text, 'account_delete'::text]));
 alter table private.otps add constraint otps_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text);
 alter table private.otps add constraint otps_pkey PRIMARY KEY (id);
 CREATE INDEX otps_phone_context_idx ON private.otps USING btree (phone, context, created_at DESC);
@@ -858,10 +859,11 @@ create table private.users (
   password_hash text,
   password_changed_at timestamp with time zone not null default now(),
   created_at timestamp with time zone not null default now(),
-  kyc_tier smallint not null default 0
+  kyc_tier smallint not null default 0,
+  deleted_at timestamp with time zone
 );
 alter table private.users add constraint users_kyc_tier_check CHECK (kyc_tier >= 0 AND kyc_tier <= 4);
-alter table private.users add constraint users_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text);
+alter table private.users add constraint users_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text OR deleted_at IS NOT NULL AND phone ~ '^[0-9a-f]{64}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text);
 alter table private.users add constraint users_phone_key UNIQUE (phone);
 alter table private.users add constraint users_pkey PRIMARY KEY (id);
 alter table private.users enable row level security;
@@ -870,6 +872,7 @@ CREATE TRIGGER users_link_invited_escrows AFTER INSERT ON private.users FOR EACH
 comment on table private.users is 'A phone-first account: the phone (E.164, +234) and the password hash. Its public face is public.profiles.';
 comment on column private.users.password_hash is 'The password''s PBKDF2 hash; null for a placeholder: a party of a merchant escrow whose phone had no account, claimed by signing up with that phone.';
 comment on column private.users.kyc_tier is 'The KYC tier reached (private.kyc_tier_of over the passed checks), kept by private.kyc_record.';
+comment on column private.users.deleted_at is 'When the account was deleted (account-delete): its phone is then the keyed hash, its password and personal fields erased.';
 grant select, insert, update, delete on table private.users to service_role;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1138,7 +1141,7 @@ END) stored,
 alter table public.escrows add constraint escrows_amount_check CHECK (amount > 0);
 alter table public.escrows add constraint escrows_check CHECK (merchant_fee >= 0 AND (merchant_fee * 5) <= amount);
 alter table public.escrows add constraint escrows_counterparty_id_fkey FOREIGN KEY (counterparty_id) REFERENCES private.users(id);
-alter table public.escrows add constraint escrows_counterparty_phone_check CHECK (counterparty_phone ~ '^\+234[0-9]{10}$'::text);
+alter table public.escrows add constraint escrows_counterparty_phone_check CHECK (counterparty_phone ~ '^\+234[0-9]{10}$'::text OR counterparty_phone ~ '^\+234[0-9]\*{7}[0-9]{2}$'::text);
 alter table public.escrows add constraint escrows_currency_check CHECK (currency = 'NGN'::text);
 alter table public.escrows add constraint escrows_description_check CHECK (char_length(description) <= 2000);
 alter table public.escrows add constraint escrows_fee_sums CHECK (total_charge = (amount + payer_fee + vat) AND seller_payout = (amount - seller_fee));
@@ -1168,6 +1171,7 @@ alter table public.escrows enable row level security;
 create policy "Parties can read their escrows" on public.escrows as permissive for select to authenticated using (((initiator_id = ( SELECT auth.uid() AS uid)) OR (counterparty_id = ( SELECT auth.uid() AS uid))));
 create policy "Service role manages escrows" on public.escrows as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER escrows_account_frozen BEFORE INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.account_frozen_on_insert();
+CREATE TRIGGER escrows_deleted_party BEFORE INSERT OR UPDATE OF counterparty_id ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.deleted_party_guard();
 CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.counterparty_id IS DISTINCT FROM new.counterparty_id OR old.released_amount IS DISTINCT FROM new.released_amount OR old.delivered_at IS DISTINCT FROM new.delivered_at) EXECUTE FUNCTION private.event_on_escrow();
 CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
@@ -1400,7 +1404,7 @@ create table public.profiles (
   first_name text not null,
   last_name text not null,
   username text,
-  phone_number text not null,
+  phone_number text,
   address text,
   marital_status public.marital_status,
   bio text,
@@ -1552,6 +1556,7 @@ alter table public.transactions enable row level security;
 create policy "Service role manages transactions" on public.transactions as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own transactions" on public.transactions as permissive for select to authenticated using (((user_id = ( SELECT auth.uid() AS uid)) AND (merchant_id IS NULL)));
 CREATE TRIGGER transactions_created_at_increasing BEFORE INSERT ON public.transactions FOR EACH ROW EXECUTE FUNCTION private.strictly_increasing_created_at('user_id');
+CREATE TRIGGER transactions_deleted_party BEFORE INSERT ON public.transactions FOR EACH ROW EXECUTE FUNCTION private.deleted_party_guard();
 comment on table public.transactions is 'The user-facing record of every money movement (deposits, withdrawals, escrows). Users read their own.';
 comment on column public.transactions.message is 'What the description says, as {kind, ...params}: rendered by shared/messages.ts when read (null: no description).';
 comment on column public.transactions.merchant_id is 'The merchant whose wallet this movement is (its owner is user_id); null for the user''s own. The owner''s reads never show these.';
@@ -1571,7 +1576,8 @@ create table public.virtual_accounts (
   provider_customer_code text,
   failure_reason text,
   created_at timestamp with time zone not null default now(),
-  updated_at timestamp with time zone not null default now()
+  updated_at timestamp with time zone not null default now(),
+  provider_account_id text
 );
 alter table public.virtual_accounts add constraint virtual_accounts_pkey PRIMARY KEY (user_id);
 alter table public.virtual_accounts add constraint virtual_accounts_provider_check CHECK (provider = ANY (ARRAY['paystack'::text, 'sandbox'::text]));
@@ -1583,6 +1589,7 @@ alter table public.virtual_accounts enable row level security;
 create policy "Service role manages virtual accounts" on public.virtual_accounts as permissive for all to service_role using (true) with check (true);
 create policy "Users can read their own virtual account" on public.virtual_accounts as permissive for select to authenticated using ((user_id = ( SELECT auth.uid() AS uid)));
 comment on table public.virtual_accounts is 'A user''s dedicated bank account number at the provider, for deposits by bank transfer. Users read theirs.';
+comment on column public.virtual_accounts.provider_account_id is 'The provider''s id of the dedicated account (Paystack''s dedicated_account.id), by which it is deactivated.';
 grant select on table public.virtual_accounts to authenticated;
 grant all on table public.virtual_accounts to service_role;
 
@@ -1649,6 +1656,134 @@ grant select, insert, update, delete on table private.system_balances to service
 -- =============================================================================================
 -- Functions: the current definition of each, its comment and who may execute it
 -- =============================================================================================
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.account_delete(p_user uuid, p_phone_hash text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.account_delete(p_user uuid, p_phone_hash text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_phone text;
+  v_deleted timestamptz;
+  v_merchants uuid[];
+  v_balance bigint;
+  v_va public.virtual_accounts;
+  v_sessions integer;
+  v_name text;
+begin
+  if p_phone_hash !~ '^[0-9a-f]{64}$' then
+    raise exception 'private.account_delete: the phone hash must be 64 hex digits';
+  end if;
+  -- first: every escrow or transaction naming this user waits from here, or is seen below
+  select phone, deleted_at into v_phone, v_deleted from private.users where id = p_user for update;
+  if not found or v_deleted is not null then
+    perform private.refuse(401, 'unauthenticated', pg_catalog.jsonb_build_object('reason', 'ended'));
+  end if;
+
+  if exists (select 1 from private.account_freezes where user_id = p_user and unfrozen_at is null) then
+    perform private.refuse(403, 'account_delete_frozen', '{}'::jsonb);
+  end if;
+  if exists (select 1 from private.operators where user_id = p_user) then
+    perform private.refuse(403, 'account_delete_operator', pg_catalog.jsonb_build_object(
+      'roles', (select pg_catalog.array_agg(role order by role) from private.operators where user_id = p_user)));
+  end if;
+  if exists (select 1 from public.escrows
+              where (initiator_id = p_user or counterparty_id = p_user or counterparty_phone = v_phone)
+                and status not in ('released', 'refunded', 'cancelled', 'deleted', 'ended')) then
+    perform private.refuse(409, 'account_delete_escrow_open', pg_catalog.jsonb_build_object(
+      'escrows', (select count(*) from public.escrows
+                   where (initiator_id = p_user or counterparty_id = p_user or counterparty_phone = v_phone)
+                     and status not in ('released', 'refunded', 'cancelled', 'deleted', 'ended'))));
+  end if;
+  select coalesce(pg_catalog.array_agg(id), '{}') into v_merchants from private.merchants where owner_id = p_user;
+  if exists (select 1 from public.transactions
+              where (user_id = p_user or merchant_id = any(v_merchants)) and status = 'pending') then
+    perform private.refuse(409, 'account_delete_money_pending', pg_catalog.jsonb_build_object(
+      'transactions', (select count(*) from public.transactions
+                        where (user_id = p_user or merchant_id = any(v_merchants)) and status = 'pending')));
+  end if;
+  select coalesce(sum(balance), 0) into v_balance from private.ledger_accounts
+   where (kind = 'user_wallet' and owner_id = p_user)
+      or (kind = 'merchant_wallet' and owner_id = any(v_merchants));
+  if v_balance <> 0 then
+    perform private.refuse(409, 'account_delete_wallet_not_empty', pg_catalog.jsonb_build_object('balance', v_balance));
+  end if;
+  if exists (select 1 from private.merchants where owner_id = p_user and status <> 'closed') then
+    perform private.refuse(409, 'account_delete_merchant_active', pg_catalog.jsonb_build_object(
+      'merchant_id', (select id from private.merchants where owner_id = p_user and status <> 'closed'
+                       order by created_at limit 1)));
+  end if;
+
+  -- sessions end (their refresh tokens, stream tickets and operator passes go with them)
+  delete from private.sessions where user_id = p_user;
+  get diagnostics v_sessions = row_count;
+  delete from private.operator_factors where user_id = p_user;
+
+  -- merchants: kept (a business record), their keys revoked, their endpoints and deliveries gone
+  update private.merchant_api_keys set revoked_at = now() where merchant_id = any(v_merchants) and revoked_at is null;
+  delete from private.webhook_endpoints where owner_id = p_user or owner_id = any(v_merchants);
+
+  -- what only the user had
+  delete from public.next_of_kin where user_id = p_user;
+  delete from public.payout_accounts where user_id = p_user;
+  delete from public.saved_cards where user_id = p_user;
+  delete from public.notifications where user_id = p_user;
+  delete from private.idempotency_keys where user_id = p_user;
+  delete from private.event_recipients where user_id = p_user;
+  delete from private.identity_requests where user_id = p_user;
+  -- the binding made an identity number this account's alone: a new account may bind it again
+  delete from private.identity_bindings where user_id = p_user;
+  delete from private.otps where phone = v_phone;
+  delete from private.phone_verifications where phone = v_phone;
+  delete from private.sms_outbox where phone = v_phone;
+  delete from private.rate_limit_events
+   where pg_catalog.strpos(key, v_phone) > 0 or pg_catalog.strpos(key, p_user::text) > 0;
+
+  -- what the counterparties keep: the deal, the messages, the ratings; not the names or the phone.
+  -- Their notifications named the user as they were (inviter, accepter, reviewer): now Deleted user.
+  select first_name || ' ' || last_name into v_name from public.profiles where id = p_user;
+  update public.notifications n
+     set message = (select pg_catalog.jsonb_object_agg(k, case when v = pg_catalog.to_jsonb(v_name)
+                                                               then '"Deleted user"'::jsonb else v end)
+                      from pg_catalog.jsonb_each(n.message) as t(k, v))
+   where pg_catalog.jsonb_typeof(n.message) = 'object'
+     and pg_catalog.strpos(n.message::text, pg_catalog.to_jsonb(v_name)::text) > 0;
+  update public.profiles
+     set first_name = 'Deleted', last_name = 'user', username = null, phone_number = null, address = null,
+         marital_status = null, bio = null, avatar_url = null, avatar_storage_path = null, avatar_status = null,
+         updated_at = now()
+   where id = p_user;
+  -- review texts by and about the user: erased; the ratings stay
+  update public.reviews set feedback = null
+   where (reviewer_id = p_user or reviewee_id = p_user) and feedback is not null;
+  update public.escrows set counterparty_phone = private.mask_phone(counterparty_phone)
+   where counterparty_phone = v_phone;
+
+  -- the dedicated account: inactive here, deactivated at the provider after the commit; money
+  -- still arriving goes to suspense (private.bank_transfer_received)
+  update public.virtual_accounts
+     set status = 'inactive', account_name = null, failure_reason = 'account_deleted', updated_at = now()
+   where user_id = p_user
+  returning * into v_va;
+
+  update private.users
+     set phone = p_phone_hash || ':' || p_user::text, password_hash = null, deleted_at = now()
+   where id = p_user;
+
+  return pg_catalog.jsonb_build_object(
+    'sessions_ended', v_sessions,
+    'virtual_account', case when v_va.user_id is null or v_va.account_number is null then null
+      else pg_catalog.jsonb_build_object('provider', v_va.provider, 'provider_account_id', v_va.provider_account_id,
+                                         'account_number', v_va.account_number) end);
+end
+$function$;
+comment on function private.account_delete(p_user uuid, p_phone_hash text) is 'account-delete: refuses while anything is open or held (frozen, operator, open escrow, pending money, a balance, an active merchant), else ends the sessions and erases or pseudonymises what the user left (docs/compliance.md#account-deletion); answers the dedicated account to deactivate at the provider.';
+revoke all on function private.account_delete(p_user uuid, p_phone_hash text) from public;
+grant execute on function private.account_delete(p_user uuid, p_phone_hash text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.account_export(p_user uuid)
@@ -2230,6 +2365,9 @@ declare
   v_phone text;
   v_outcome text;
 begin
+  if exists (select 1 from private.users where id = p_user and deleted_at is not null) then
+    return private.deleted_account_deposit(p_user, p_received, p_charge_id);
+  end if;
   if exists (select 1 from public.transactions
               where provider_charge_id = p_charge_id and type = 'virtual_account_deposit' and user_id = p_user) then
     return 'already_done';
@@ -2263,7 +2401,7 @@ begin
   return v_outcome;
 end
 $function$;
-comment on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'A bank transfer into a virtual account: credits the wallet once (whatever the KYC tier), funds the oldest waiting escrow when covered, else tells the payer the shortfall; above the balance limit the user is told to verify.';
+comment on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) is 'A bank transfer into a virtual account: credits the wallet once (whatever the KYC tier), funds the oldest waiting escrow when covered, else tells the payer the shortfall; above the balance limit the user is told to verify. For a deleted account: the suspense account, flagged (private.deleted_account_deposit).';
 revoke all on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) from public;
 grant execute on function private.bank_transfer_received(p_user uuid, p_received bigint, p_provider text, p_charge_id text, p_metadata jsonb) to service_role;
 
@@ -2644,6 +2782,75 @@ $function$;
 comment on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) is 'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke all on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_transfer uuid;
+begin
+  if exists (select 1 from private.ledger_transfers where idempotency_key = 'va-deposit:' || p_charge_id) then
+    return 'already_done';
+  end if;
+  v_transfer := private.post_transfer(
+    'va-deposit:' || p_charge_id, 'deleted_account_deposit',
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -p_received),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('suspense'), 'amount', p_received)),
+    null, pg_catalog.jsonb_build_object('user_id', p_user));
+  insert into private.payment_flags (reason, provider_reference, received_amount, payload)
+  values ('deleted_account_deposit', p_charge_id, p_received,
+          pg_catalog.jsonb_build_object('user_id', p_user, 'ledger_transfer_id', v_transfer));
+  return 'suspense';
+end
+$function$;
+comment on function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text) is 'A bank transfer into a deleted user''s dedicated account: credited to the suspense account once per charge id, and flagged for operators (payment_flags, reason deleted_account_deposit).';
+revoke all on function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text) from public;
+grant execute on function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deleted_party_guard()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deleted_party_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_deleted timestamptz;
+begin
+  if tg_table_name = 'escrows' then
+    if new.counterparty_id is not null
+       and (tg_op = 'INSERT' or new.counterparty_id is distinct from old.counterparty_id) then
+      select deleted_at into v_deleted from private.users where id = new.counterparty_id for share;
+      if v_deleted is not null then
+        -- the phone belongs to no account now: whoever signs up with it is the counterparty
+        new.counterparty_id := null;
+      end if;
+    end if;
+    if tg_op = 'INSERT' then
+      select deleted_at into v_deleted from private.users where id = new.initiator_id for share;
+      if v_deleted is not null then
+        perform private.refuse(401, 'unauthenticated', pg_catalog.jsonb_build_object('reason', 'ended'));
+      end if;
+    end if;
+  else
+    select deleted_at into v_deleted from private.users where id = new.user_id for share;
+    if v_deleted is not null then
+      perform private.refuse(401, 'unauthenticated', pg_catalog.jsonb_build_object('reason', 'ended'));
+    end if;
+  end if;
+  return new;
+end
+$function$;
+comment on function private.deleted_party_guard() is 'Before an escrow or a transaction is written: waits for a deletion of its party in progress; a deleted counterparty is left unset, a deleted initiator or owner refused as an ended session.';
+revoke all on function private.deleted_party_guard() from public;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.dispute_check_split(e public.escrows, p_outcome text, p_payee_amount bigint)
@@ -5338,6 +5545,23 @@ end
 $function$;
 comment on function private.link_invited_escrows() is 'Trigger on private.users: links the escrows waiting for the new account''s phone, leaving updated_at unchanged.';
 revoke all on function private.link_invited_escrows() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.mask_phone(p_phone text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.mask_phone(p_phone text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select case when p_phone ~ '^\+234[0-9]{10}$'
+              then pg_catalog.substr(p_phone, 1, 5) || '*******' || pg_catalog.right(p_phone, 2)
+              else p_phone end;
+$function$;
+comment on function private.mask_phone(p_phone text) is 'A phone as shown to anyone but the escrow''s initiator: the first 4 digits and the last 2, the 7 between as *.';
+revoke all on function private.mask_phone(p_phone text) from public;
+grant execute on function private.mask_phone(p_phone text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.merchant_active_of_owner(p_owner uuid)

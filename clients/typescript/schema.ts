@@ -2,6 +2,26 @@
 // docs/api/openapi.json. Do not edit: change the endpoint definitions and run it again.
 
 export interface paths {
+  '/account-delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deletes the caller's account, with the password and a fresh SMS code
+     * @description A signed-in user, with the password and a code sent by auth-send-otp (context `account_delete`). Refused while the account is frozen or holds an operator role, while an escrow it is a party to is not final, a payment is pending, a wallet holds money or a merchant it owns is active; a refusal leaves the code usable. Then, at once: every session ends (its tokens are 401 from the next request), merchant keys are revoked, the dedicated account is deactivated, names and personal fields are erased (counterparties see `Deleted user`) and the phone is replaced by a keyed hash: a new sign-up with the phone is a new account. What is kept, and for how long, is in docs/compliance.md.
+     */
+    post: operations['account-delete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/account-export': {
     parameters: {
       query?: never;
@@ -512,8 +532,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sends a one-time code by SMS, for sign-up or login
-     * @description Anyone, without a token. A 6-digit code for the phone and context, valid 10 minutes, replaces any live one; the SMS carries it only when it can be used (sign-up of a new phone, login of an existing account): a sign-up for a registered phone gets a notice without a code, a login for an unknown phone gets nothing. Limited by default per phone (a code a minute, 5 an hour) and per client address (30 an hour), spent either way.
+     * Sends a one-time code by SMS, for sign-up, login or account deletion
+     * @description Sign-up and login: anyone, without a token. A 6-digit code for the phone and context, valid 10 minutes, replaces any live one; the SMS carries it only when it can be used (sign-up of a new phone, login of an existing account): a sign-up for a registered phone gets a notice without a code, a login for an unknown phone gets nothing. Account deletion (context `account_delete`, no `phone`): a signed-in user's bearer token is required (401 without), and the code goes to the account's own phone, in an SMS that says it deletes the account; account-delete takes it with the password. Limited by default per phone (a code a minute, 5 an hour) and per client address (30 an hour), spent either way.
      */
     post: operations['auth-send-otp'];
     delete?: never;
@@ -2128,6 +2148,12 @@ export interface components {
      * @enum {string}
      */
     ErrorCode:
+      | 'account_delete_escrow_open'
+      | 'account_delete_frozen'
+      | 'account_delete_merchant_active'
+      | 'account_delete_money_pending'
+      | 'account_delete_operator'
+      | 'account_delete_wallet_not_empty'
       | 'account_exists'
       | 'account_frozen'
       | 'account_not_frozen'
@@ -2195,6 +2221,7 @@ export interface components {
       | 'operator_role_required'
       | 'operator_tier_required'
       | 'otp_invalid'
+      | 'password_incorrect'
       | 'payload_too_large'
       | 'payout_account_duplicate'
       | 'payout_account_name_mismatch'
@@ -2250,6 +2277,149 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  'account-delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string;
+          otp_code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            status: 200;
+            data: {
+              /** @constant */
+              deleted: true;
+              /** @description How many sessions of the account ended (this one included) */
+              sessions_ended: number;
+            };
+          };
+        };
+      };
+      /** @description `validation_failed`: The query, the body or a header is malformed, whatever the stored state; `details` names each field (Fix the request as each `details` item says; sending it again unchanged is refused again) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 400;
+            /** @enum {unknown} */
+            code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
+          };
+        };
+      };
+      /** @description `password_incorrect`: The password is not the account's (account-delete asks for it with a fresh SMS code) (Ask the user for the password again; after a wrong password the code has one try fewer); or `account_delete_frozen`: account-delete: an operator froze the account (Do not retry: only an operator unfreezes the account; the user must contact support); or `account_delete_operator`: account-delete: the account holds an operator role (An admin revokes the roles first (admin-role-revoke); then delete the account) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 403;
+            /** @enum {unknown} */
+            code?: 'password_incorrect' | 'account_delete_frozen' | 'account_delete_operator';
+          };
+        };
+      };
+      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) (Ask the user to check the code, or send a new one (auth-send-otp, auth-forgot-password)); or `account_delete_escrow_open`: account-delete: an escrow the account is a party to (as initiator or counterparty, or named by its phone) is not final (released, refunded, cancelled, deleted or ended) (Finish, cancel or decline those escrows (escrow-list shows them), then delete the account); or `account_delete_money_pending`: account-delete: a transaction of the account or its merchants is pending (a top-up, a withdrawal, a payout, a charge held for review) (Wait until it settles (transaction-list shows it), then delete the account); or `account_delete_wallet_not_empty`: account-delete: the wallet (or a wallet of the account's merchants) holds money (Withdraw the balance (wallet-withdraw, merchant-withdraw), then delete the account); or `account_delete_merchant_active`: account-delete: a merchant the account owns is not closed (The merchant must be closed first (its escrows finished, its wallet withdrawn): no endpoint closes a merchant yet, so the user contacts support) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?:
+              | 'otp_invalid'
+              | 'account_delete_escrow_open'
+              | 'account_delete_money_pending'
+              | 'account_delete_wallet_not_empty'
+              | 'account_delete_merchant_active';
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is larger than 1 MiB (Send a smaller body) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 413;
+            /** @enum {unknown} */
+            code?: 'payload_too_large';
+          };
+        };
+      };
+      /** @description `internal_error`: Something failed that is not the request; the log has it under the request_id of the body (Retry later; if it persists, report the request_id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 500;
+            /** @enum {unknown} */
+            code?: 'internal_error';
+          };
+        };
+      };
+      /** @description `service_unavailable`: The database was briefly out of reach, or the request ran out of time; it may have taken effect (Retry after Retry-After with the same Idempotency-Key (which replays the outcome), or read the state first) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 503;
+            /** @enum {unknown} */
+            code?: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   'account-export': {
     parameters: {
       query?: never;
@@ -2698,7 +2868,7 @@ export interface operations {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                status: 'active' | 'frozen';
+                status: 'active' | 'frozen' | 'closed';
                 /** Format: date-time */
                 created_at: string;
                 api_keys: {
@@ -6414,7 +6584,7 @@ export interface operations {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                status: 'active' | 'frozen';
+                status: 'active' | 'frozen' | 'closed';
               }[];
               payout_accounts: {
                 /** Format: uuid */
@@ -7270,9 +7440,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          phone: string;
+          phone?: string;
           /** @enum {string} */
-          context: 'signup' | 'login';
+          context: 'signup' | 'login' | 'account_delete';
         };
       };
     };
@@ -7308,6 +7478,20 @@ export interface operations {
             status?: 400;
             /** @enum {unknown} */
             code?: 'validation_failed';
+          };
+        };
+      };
+      /** @description `unauthenticated`: The access token is missing, invalid or expired, or its session has ended (for a merchant API key: it is unknown or revoked) (Refresh the session with auth-refresh (or log in again), then retry; a merchant uses a live key) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            /** @constant */
+            status?: 401;
+            /** @enum {unknown} */
+            code?: 'unauthenticated';
           };
         };
       };
@@ -9477,6 +9661,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -9692,6 +9877,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -10111,6 +10297,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -10333,6 +10520,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -10543,6 +10731,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -10764,6 +10953,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -11026,6 +11216,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -11203,6 +11394,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -11364,6 +11556,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -11591,6 +11784,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -12571,7 +12765,7 @@ export interface operations {
               id: string;
               name: string;
               /** @enum {string} */
-              status: 'active' | 'frozen';
+              status: 'active' | 'frozen' | 'closed';
               /** Format: date-time */
               created_at: string;
             };
@@ -12741,6 +12935,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -13021,6 +13216,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -13120,6 +13316,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -13393,6 +13590,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -13634,6 +13832,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -13860,6 +14059,7 @@ export interface operations {
               payer_role: 'initiator' | 'counterparty';
               title: string;
               description: string;
+              /** @description The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone. */
               counterparty_phone: string;
               transaction_type: string;
               release_type: string;
@@ -14042,7 +14242,7 @@ export interface operations {
               id: string;
               name: string;
               /** @enum {string} */
-              status: 'active' | 'frozen';
+              status: 'active' | 'frozen' | 'closed';
               /** Format: date-time */
               created_at: string;
             };

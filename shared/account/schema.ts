@@ -4,6 +4,7 @@
 // a payout account as payout-list), built by private.account_export
 // (supabase/migrations/20261129100000_account_export.sql). Other people appear by their ids only.
 import { z } from 'zod';
+import { chars, otpCodeSchema } from '../core/validation.ts';
 import { count, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
 import { escrowListItemResponse, milestoneResponse } from '../escrow/schema.ts';
 import { payoutAccountResponse, transactionResponse } from '../money/schema.ts';
@@ -199,3 +200,17 @@ export const accountExportResponse = z.strictObject({
   })),
 });
 export type AccountExportResponse = z.input<typeof accountExportResponse>;
+
+// ---- account-delete ----------------------------------------------------------------------------
+/** account-delete: the password and a code from auth-send-otp with the context account_delete. */
+export const accountDeleteBody = z.strictObject({
+  password: chars(1, 128),
+  otp_code: otpCodeSchema,
+});
+
+/** account-delete: the account is gone; every token of it is refused from now on. */
+export const accountDeletedResponse = z.strictObject({
+  deleted: z.literal(true),
+  sessions_ended: z.number().int().min(0).describe('How many sessions of the account ended (this one included)'),
+});
+export type AccountDeletedResponse = z.input<typeof accountDeletedResponse>;

@@ -12,6 +12,7 @@ import {
   SIGNUP_IN_PROGRESS,
 } from './refusals.ts';
 import { errorMessage, log } from '../core/log.ts';
+import { UNAUTHENTICATED } from '../core/refusals.ts';
 import {
   type ForgotPasswordResponse,
   type LogoutResponse,
@@ -56,6 +57,20 @@ export async function authSendOtp(
     ? existing ? { kind: 'account_exists', withheld: null } : codeSms()
     : codeSms(existing ? null : 'no_account');
   await issueOtp(phone, context, clientIp, sms);
+  const c = getConfig();
+  return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
+}
+
+/**
+ * auth-send-otp with the context account_delete: a code for account-delete, sent to the signed-in
+ * caller's own phone (the account's, from the database), under the same limits as any code.
+ */
+export async function authSendDeleteCode(user: AuthUser, clientIp: string): Promise<OtpSentResponse> {
+  const [row] = await asService((tx) =>
+    tx<{ phone: string }[]>`select phone from private.users where id = ${user.id} and deleted_at is null`
+  );
+  if (!row) throw UNAUTHENTICATED.error({ reason: 'ended' });
+  await issueOtp(row.phone, 'account_delete', clientIp, codeSms());
   const c = getConfig();
   return { sent: true, expires_in: c.OTP_TTL_SECONDS, resend_after: c.OTP_RESEND_SECONDS };
 }

@@ -5,10 +5,14 @@ import { count, e164Phone, uuid } from '../core/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
 
-export const sendOtpBody = z.strictObject({
-  phone: phoneSchema,
-  context: z.enum(['signup', 'login']),
-});
+export const sendOtpBody = withRules(
+  z.strictObject({
+    phone: phoneSchema.optional(),
+    context: z.enum(['signup', 'login', 'account_delete']),
+  }),
+  // account_delete: the code goes to the signed-in caller's own phone, never to one named here
+  [onlyWhen('phone', { context: ['signup', 'login'] }, { required: true })],
+);
 
 export const verifyBody = withRules(
   z.strictObject({

@@ -103,6 +103,8 @@ const schema = z
     IDENTITY_API_KEY: z.string().min(1).optional(),
     // The key of the keyed hash identity numbers are stored as (with their last 4 digits only).
     IDENTITY_HASH_KEY: secret,
+    // The key of the keyed hash (HMAC-SHA-256) a deleted account's phone is replaced by (account-delete).
+    PHONE_HASH_KEY: secret,
     // identity-verify requests one user may make in 24 hours for each type of check (each costs a
     // provider lookup); per type, so a business that needs all six checks gets them in a day.
     IDENTITY_VERIFY_MAX_PER_TYPE_PER_DAY: int(3, 1),
@@ -228,6 +230,7 @@ export const SECRET_VARIABLES = [
   'KYC_WEBHOOK_SECRET',
   'IDENTITY_WEBHOOK_SECRET',
   'IDENTITY_HASH_KEY',
+  'PHONE_HASH_KEY',
   'JOBS_SECRET',
 ] as const;
 /** Keys issued by providers: their length is theirs, but a published one is refused all the same. */

@@ -11,6 +11,7 @@ export const LOCAL_SECRETS = {
   KYC_WEBHOOK_SECRET: 'local-only-kyc-webhook-secret',
   IDENTITY_WEBHOOK_SECRET: 'local-only-identity-webhook-secret',
   IDENTITY_HASH_KEY: 'local-only-identity-hash-key-0123456789',
+  PHONE_HASH_KEY: 'local-only-phone-hash-key-0123456789',
   JOBS_SECRET: 'local-only-jobs-secret-0123456789',
   // the base64 of 32 bytes: the ASCII of "local-only-webhook-secret-key-32"
   WEBHOOK_SECRET_KEY: 'bG9jYWwtb25seS13ZWJob29rLXNlY3JldC1rZXktMzI=',
@@ -25,6 +26,7 @@ export const TEST_SECRETS = {
   KYC_WEBHOOK_SECRET: 'test-suite-kyc-webhook-secret',
   IDENTITY_WEBHOOK_SECRET: 'test-suite-identity-webhook-secret',
   IDENTITY_HASH_KEY: 'test-suite-identity-hash-key-0123456789',
+  PHONE_HASH_KEY: 'test-suite-phone-hash-key-0123456789',
   JOBS_SECRET: 'test-suite-jobs-secret-0123456789',
   PAYSTACK_SECRET_KEY: 'sk_test_fake_0123456789',
   SUMSUB_APP_TOKEN: 'sbx:test-suite-sumsub-app-token',
@@ -43,6 +45,7 @@ export const EXAMPLE_PLACEHOLDERS = [
   'replace-me-kyc-webhook-secret',
   'replace-me-identity-webhook-secret',
   'replace-me-identity-hash-key-at-least-32-characters',
+  'replace-me-phone-hash-key-at-least-32-characters',
   'replace-me-with-a-long-random-secret',
 ] as const;
 

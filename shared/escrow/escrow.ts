@@ -89,6 +89,8 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
   const fields = {
     ...e,
     counterparty_id: e.initiator_id === callerId ? e.revealed_counterparty_id : callerId,
+    // whole to the initiator, who typed it; masked to anyone else (private.mask_phone)
+    counterparty_phone: e.initiator_id === callerId ? e.counterparty_phone : maskPhone(e.counterparty_phone),
     amount: toNaira(e.amount),
     fee_breakdown: feeBreakdownView({
       escrow_amount: Number(e.amount),
@@ -107,6 +109,10 @@ export function escrowView(e: EscrowRow, callerId: string, opts: { withConversat
     ? answerOf(escrowListItemResponse, { ...fields, conversation_id: e.conversation_id })
     : answerOf(escrowResponse, fields);
 }
+
+/** A phone as shown to anyone but the escrow's initiator: +2348*******78 (private.mask_phone does the same). */
+export const maskPhone = (phone: string): string =>
+  /^\+234[0-9]{10}$/.test(phone) ? `${phone.slice(0, 5)}*******${phone.slice(-2)}` : phone;
 
 function escrowOrNotFound(row: EscrowRow | undefined, callerId: string) {
   if (!row) throw ESCROW_NOT_FOUND.error({});

@@ -13,7 +13,7 @@ import {
   uuidSchema as uuid,
 } from '../core/validation.ts';
 import { exactlyOne, minFields, onlyWhen, withRules } from '../core/rules.ts';
-import { count, currency, e164Phone, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
+import { count, currency, isoDate, naira, timestamp, uuid as responseUuid } from '../core/schema.ts';
 import { chargeStarted } from '../money/schema.ts';
 
 // ---- requests --------------------------------------------------------------------------------
@@ -108,7 +108,10 @@ const escrowFields = {
   payer_role: z.enum(PAYER_ROLES),
   title: z.string(),
   description: z.string(),
-  counterparty_phone: e164Phone,
+  counterparty_phone: z.string().regex(/^\+234[0-9]{10}$|^\+234[0-9]\*{7}[0-9]{2}$/).describe(
+    'The phone the initiator named, whole to the initiator only; anyone else sees it masked: the first 4 digits ' +
+      "and the last 2, the 7 between as * (+2348*******78). A deleted counterparty's phone is kept masked for everyone.",
+  ),
   transaction_type: z.string(),
   release_type: z.string(),
   amount: naira,

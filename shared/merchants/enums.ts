@@ -2,5 +2,5 @@
 // with its column's check constraint).
 
 /** A merchant's status: active, or frozen by an operator (its keys then authenticate nothing). */
-export const MERCHANT_STATUSES = ['active', 'frozen'] as const;
+export const MERCHANT_STATUSES = ['active', 'frozen', 'closed'] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];

@@ -82,6 +82,8 @@ async function merchantView(row: MerchantEscrowRow): Promise<MerchantEscrowRespo
   const merchantId = row.merchant_id as string;
   return answerOf(merchantEscrowResponse, {
     ...escrow,
+    // the merchant named its customer's phone: it sees it whole
+    counterparty_phone: row.counterparty_phone,
     initiator_id: await merchantPartyId(merchantId, row.initiator_id),
     counterparty_id: await merchantPartyId(merchantId, row.counterparty_id),
     reference: row.reference,

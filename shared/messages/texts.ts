@@ -58,7 +58,12 @@ export const ROLE_LABELS_EN: Record<EscrowCategory, { payer: string; payee: stri
   p2p_crypto: { payer: 'Sender', payee: 'Receiver' },
 };
 
-const OTP_PURPOSE_EN: Record<OtpContext, string> = { signup: 'sign-up', login: 'login', reset: 'password reset' };
+const OTP_PURPOSE_EN: Record<OtpContext, string> = {
+  signup: 'sign-up',
+  login: 'login',
+  reset: 'password reset',
+  account_delete: 'account deletion',
+};
 
 /** A name as a sentence shows it (null, as SQL's format() shows it, is nothing). */
 const name = (n: string | null | undefined) => n ?? '';
@@ -203,8 +208,9 @@ const en: Language = {
       `send ${naira(p.shortfall)} more to fund it.`,
     otp_code: (p) => {
       if (!p.code) throw new Error('a one-time code is rendered when it is queued, never from the outbox');
-      return `Your Escrow ${OTP_PURPOSE_EN[p.context]} code is ${p.code}. It expires in ${p.minutes} minutes. ` +
-        'Never share it.';
+      return `Your Escrow ${OTP_PURPOSE_EN[p.context]} code is ${p.code}. ` +
+        (p.context === 'account_delete' ? 'Entering it deletes your Escrow account for good. ' : '') +
+        `It expires in ${p.minutes} minutes. Never share it.`;
     },
     account_exists: () =>
       'Someone asked to sign up with this number, which already has an Escrow account. ' +

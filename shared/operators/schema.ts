@@ -6,6 +6,7 @@ import { count, e164Phone, naira, timestamp, uuid } from '../core/schema.ts';
 import { queryInt, text, uuidSchema } from '../core/validation.ts';
 import { ESCROW_CATEGORIES, ESCROW_STATUSES, MILESTONE_STATUSES } from '../escrow/enums.ts';
 import { DISPUTE_OUTCOMES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from '../disputes/enums.ts';
+import { MERCHANT_STATUSES } from '../merchants/enums.ts';
 import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from '../kyc/enums.ts';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../money/enums.ts';
 import { OPERATOR_ROLES, type OperatorRole } from './enums.ts';
@@ -163,7 +164,7 @@ export const adminUserGetResponse = z.strictObject({
   }).nullable(),
   active_sessions: count,
   operator_roles: z.array(z.enum(OPERATOR_ROLES)),
-  merchants: z.array(z.strictObject({ id: uuid, name: z.string(), status: z.enum(['active', 'frozen']) })),
+  merchants: z.array(z.strictObject({ id: uuid, name: z.string(), status: z.enum(MERCHANT_STATUSES) })),
   payout_accounts: z.array(z.strictObject({
     id: uuid,
     bank_name: z.string(),

@@ -18,6 +18,7 @@ import * as jobs from '../jobs/refusals.ts';
 import * as merchants from '../merchants/refusals.ts';
 import * as operators from '../operators/refusals.ts';
 import * as freezes from '../freezes/refusals.ts';
+import * as account from '../account/refusals.ts';
 
 const isRefusal = (v: unknown): v is AnyRefusal =>
   typeof v === 'object' && v !== null && 'code' in v && 'status' in v && 'error' in v;
@@ -37,6 +38,7 @@ export const AREA_REFUSALS: Readonly<Record<string, readonly AnyRefusal[]>> = Ob
     freezes,
     merchants,
     operators,
+    account,
     jobs,
   })
     .map(([area, mod]) => [area, Object.values(mod as Record<string, unknown>).filter(isRefusal)]),

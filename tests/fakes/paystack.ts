@@ -25,6 +25,7 @@
 //        is unchanged by them (set it with /charge-status): an event can disagree with verify.
 //   POST /_fake/transfer-outcome {reference, event}   transfer.success / failed / reversed
 //   POST /_fake/assign-outcome {email, success}       dedicatedaccount.assign.success / failed
+//   (API) DELETE /dedicated_account/:id   deactivates an account assign-outcome assigned (404 for others)
 //   POST /_fake/dva-deposit {account_number, amount, customer_code?}  a bank transfer into a DVA
 //   POST /_fake/charge-status {reference, status, amount?, currency?}   what verify will say, no webhook sent
 //   POST /_fake/transfer-status {reference, status}           (a lost webhook, for reconciliation)
@@ -102,6 +103,7 @@ const transfers = new Map<
 >();
 const recipients = new Map<string, { account_number: string; bank_code: string; name: string; id: number }>();
 const assignments = new Map<string, Json>(); // email -> assign request
+const dedicatedAccounts = new Map<string, Json>(); // dedicated_account.id -> the account assigned
 const customers = new Map<string, { id: number; customer_code: string }>(); // email -> customer
 const fails: FailRule[] = [];
 /** The card authorizations issued with successful card charges: code -> the customer's email. */
@@ -346,6 +348,14 @@ async function api(req: Request, url: URL): Promise<Response> {
     }
     assignments.set(String(b.email), b);
     return ok('Assign dedicated account in progress', undefined);
+  }
+  const deactivate = /^\/dedicated_account\/([^/]+)$/.exec(path);
+  if (req.method === 'DELETE' && deactivate) {
+    // Paystack's "Deactivate Dedicated Account": the account, now unassigned and inactive
+    const account = dedicatedAccounts.get(decodeURIComponent(deactivate[1] as string));
+    if (!account) return refuse(404, 'Dedicated account not found');
+    Object.assign(account, { assigned: false, active: false });
+    return ok('Managed Account Successfully Unassigned', account);
   }
   if (req.method === 'GET' && path === '/bank/resolve') {
     const name = accounts.get(`${url.searchParams.get('bank_code')}:${url.searchParams.get('account_number')}`);
@@ -644,20 +654,18 @@ async function control(req: Request, url: URL): Promise<Response> {
       phone: a.phone,
       customer_code: known.customer_code,
     };
+    const account = {
+      id,
+      account_number: String(b.account_number ?? `99${String(id).padStart(8, '0')}`.slice(0, 10)),
+      account_name: `ESCROW/${a.last_name} ${a.first_name}`.toUpperCase(),
+      assigned: true,
+      active: true,
+      currency: 'NGN',
+      bank: { name: 'Test Bank', id: 24, slug: 'test-bank' },
+    };
+    if (b.success) dedicatedAccounts.set(String(id), { ...account, customer });
     const data = b.success
-      ? {
-        customer,
-        dedicated_account: {
-          id,
-          account_number: String(b.account_number ?? `99${String(id).padStart(8, '0')}`.slice(0, 10)),
-          account_name: `ESCROW/${a.last_name} ${a.first_name}`.toUpperCase(),
-          assigned: true,
-          active: true,
-          currency: 'NGN',
-          bank: { name: 'Test Bank', id: 24, slug: 'test-bank' },
-        },
-        identification: { status: 'success' },
-      }
+      ? { customer, dedicated_account: account, identification: { status: 'success' } }
       : { customer, dedicated_account: null, identification: { status: 'failed' } };
     return json(200, {
       responses: await deliver(

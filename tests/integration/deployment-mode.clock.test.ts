@@ -103,6 +103,7 @@ describe('a deployment on local defaults', () => {
         'KYC_WEBHOOK_SECRET',
         'IDENTITY_WEBHOOK_SECRET',
         'IDENTITY_HASH_KEY',
+        'PHONE_HASH_KEY',
         'JOBS_SECRET',
         'PAYMENTS_PROVIDER',
         'SMS_PROVIDER',

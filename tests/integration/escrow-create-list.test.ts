@@ -394,7 +394,10 @@ describe('escrow-get', () => {
         payer_role: 'initiator',
         title: 'Logo design',
         description: '',
-        counterparty_phone: deal.counterparty.phone,
+        // whole to the initiator, who typed it; masked to the counterparty (the first 4 digits and the last 2)
+        counterparty_phone: who === deal.initiator
+          ? deal.counterparty.phone
+          : `${deal.counterparty.phone.slice(0, 5)}*******${deal.counterparty.phone.slice(-2)}`,
         amount: 2_500.5,
         currency: 'NGN',
         status: 'draft',

@@ -15,6 +15,7 @@ export const strongSecrets = () => ({
   KYC_WEBHOOK_SECRET: strong(),
   IDENTITY_WEBHOOK_SECRET: strong(),
   IDENTITY_HASH_KEY: strong(),
+  PHONE_HASH_KEY: strong(),
   JOBS_SECRET: strong(),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
   TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),

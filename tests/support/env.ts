@@ -22,6 +22,7 @@ process.env.PAYMENTS_PROVIDER = 'paystack';
 process.env.PAYSTACK_SECRET_KEY = 'sk_test_fake_0123456789';
 process.env.PAYSTACK_BASE_URL = inject('fakePaystackUrl');
 process.env.IDENTITY_HASH_KEY = TEST_SECRETS.IDENTITY_HASH_KEY;
+process.env.PHONE_HASH_KEY = TEST_SECRETS.PHONE_HASH_KEY;
 process.env.WEBHOOK_SECRET_KEY = TEST_SECRETS.WEBHOOK_SECRET_KEY;
 process.env.TOTP_ENCRYPTION_KEY = TEST_SECRETS.TOTP_ENCRYPTION_KEY;
 // the real Sumsub and identity adapters, pointed at the KYC fake (tests/fakes/kyc.ts)

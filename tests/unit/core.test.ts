@@ -48,6 +48,7 @@ const SECRETS = {
   KYC_WEBHOOK_SECRET: 'kyc-SECRET-value-1122334455',
   IDENTITY_WEBHOOK_SECRET: 'identity-SECRET-value-66778899',
   IDENTITY_HASH_KEY: 'identity-hash-SECRET-value-0011223344',
+  PHONE_HASH_KEY: 'phone-hash-SECRET-value-5566778899',
   JOBS_SECRET: 'jobs-SECRET-value-4455667788',
   PAYSTACK_SECRET_KEY: 'sk_live_SECRET_value_abcdef',
   TERMII_API_KEY: 'termii-SECRET-value-zyxwvu',

@@ -109,6 +109,7 @@ const VALID: Record<string, { query?: Json; body?: Json }> = {
   'admin-sms-resend': { body: { sms_id: 4821, reason: 'The user says it never arrived.' } },
   'admin-totp-verify': { body: { code: '287082' } },
   'admin-user-get': { query: { user_id: U, reason: 'The user called about a payout.' } },
+  'account-delete': { body: { password: 'a sound passphrase', otp_code: '287082' } },
   'auth-forgot-password': { body: { phone: PHONE } },
   'auth-refresh': { body: { refresh_token: 'rt_0123456789' } },
   'auth-reset-password': {

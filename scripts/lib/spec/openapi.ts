@@ -191,6 +191,7 @@ export const TAGS: readonly { name: string; description: string; prefixes: reado
   { name: 'events', description: "Live updates: the caller's events as Server-Sent Events", prefixes: ['events'] },
   { name: 'reviews', description: 'Reviews of a finished deal', prefixes: ['review'] },
   { name: 'disputes', description: 'Disputes, proposals and settlements', prefixes: ['dispute'] },
+  { name: 'account', description: "The caller's data rights: deleting the account", prefixes: ['account'] },
   {
     name: 'merchants',
     description: 'Merchant accounts of businesses and their API keys (the owner signed in)',

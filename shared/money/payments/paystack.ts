@@ -33,7 +33,7 @@ export function paystackProvider(
   opts: { baseUrl: string; secretKey: string; preferredBank?: string; timeoutMs?: number },
 ): PaymentsProvider {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await providerFetch(new URL(path, opts.baseUrl), {
@@ -126,6 +126,11 @@ export function paystackProvider(
         country: 'NG',
       });
       return { status: 'pending' as const };
+    },
+
+    async deactivateDedicatedAccount(input) {
+      // DELETE /dedicated_account/:dedicated_account_id: the account stops receiving transfers
+      await call('DELETE', `/dedicated_account/${encodeURIComponent(input.providerAccountId)}`);
     },
 
     async resolveAccount(input) {

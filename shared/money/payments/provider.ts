@@ -61,6 +61,11 @@ export interface PaymentsProvider {
     lastName: string;
     phone: string;
   }): Promise<{ status: 'pending' }>;
+  /**
+   * Deactivates a dedicated account (Paystack: DELETE /dedicated_account/:id): a deleted user's, so
+   * that banks stop accepting transfers into it. A ProviderError when the provider refused or gave no answer.
+   */
+  deactivateDedicatedAccount(input: { providerAccountId: string }): Promise<void>;
   resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<{ accountName: string } | null>;
   createTransferRecipient(
     input: { name: string; accountNumber: string; bankCode: string },

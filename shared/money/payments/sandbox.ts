@@ -106,6 +106,9 @@ export function sandboxProvider(opts: { webhookUrl: string; secret: string; dela
       });
       return { status: 'pending' };
     },
+    async deactivateDedicatedAccount() {
+      // nothing to deactivate: the sandbox's accounts receive only what the sandbox sends
+    },
     async resolveAccount() {
       return null; // the sandbox cannot check names: payout accounts stay unverified
     },

@@ -105,7 +105,13 @@ type ChargeResult =
   | 'refund_due'
   | `escrow:${FundedStatus}`;
 /** What private.bank_transfer_received answers. */
-type BankTransferResult = 'already_done' | 'deposit' | 'deposit:shortfall' | `deposit:escrow:${FundedStatus}`;
+type BankTransferResult =
+  | 'already_done'
+  | 'deposit'
+  | 'deposit:shortfall'
+  | `deposit:escrow:${FundedStatus}`
+  // into a deleted user's dedicated account: the suspense account, flagged for operators
+  | 'suspense';
 /** What private.payout_succeed and private.payout_fail answer for a known transfer. */
 type PayoutResult = 'succeeded' | 'failed' | 'already_done';
 type TransferEvent = 'transfer.success' | 'transfer.failed' | 'transfer.reversed';
@@ -484,6 +490,7 @@ async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<WebhookOutcom
       update public.virtual_accounts
          set status = 'active', account_number = ${number}, account_name = ${str(account.account_name)},
              bank_name = ${str(obj(account.bank).name)}, provider_customer_code = ${str(customer.customer_code)},
+             provider_account_id = ${str(account.id)},
              failure_reason = null, updated_at = now()
        where user_id = ${userId} returning user_id`;
     return updated.length > 0 ? { kind: 'virtual_account', status: 'active' } : flag(tx, 'unknown_customer', e);

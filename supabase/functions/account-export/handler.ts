@@ -1,7 +1,7 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
 import { RATE_LIMITED } from '../../../shared/core/refusals.ts';
-import { accountExport } from '../../../shared/account/account.ts';
+import { accountExport } from '../../../shared/account/export.ts';
 import { accountExportResponse } from '../../../shared/account/schema.ts';
 
 export default endpoint({
