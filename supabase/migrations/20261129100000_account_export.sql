@@ -105,9 +105,7 @@ as $$
                'role', case when e.initiator_id = p_user then 'initiator' else 'counterparty' end,
                'category', e.category, 'payer_role', e.payer_role, 'title', e.title, 'description', e.description,
                'counterparty_phone', case when e.initiator_id = p_user then e.counterparty_phone
-                                          else pg_catalog.left(e.counterparty_phone, 4)
-                                            || pg_catalog.repeat('*', greatest(pg_catalog.length(e.counterparty_phone) - 8, 0))
-                                            || pg_catalog.right(e.counterparty_phone, 4) end,
+                                          else private.mask_phone(e.counterparty_phone) end,
                'transaction_type', e.transaction_type, 'release_type', e.release_type,
                'amount', e.amount::float8 / 100, 'currency', e.currency, 'status', e.status,
                'inspection_period_days', e.inspection_period_days,

@@ -14,7 +14,7 @@
 --   what the API deactivates at the provider after the commit).
 -- - private.users.deleted_at; the phone check admits the erased form '<hmac hex>:<user id>' on a
 --   deleted account only (the id keeps it unique when one phone's accounts are deleted twice).
--- - private.mask_phone and the escrows' check admit a masked counterparty phone.
+-- - The escrows' check admits a counterparty phone masked by private.mask_phone.
 -- - Guards: an escrow row that names a deleted account as a party, or a transaction of one, waits
 --   for a deletion in progress (a share lock on the user's row) and then: an escrow's counterparty
 --   is left unset (the phone is nobody's now), anything else is refused as an ended session.
@@ -50,22 +50,6 @@ alter table public.virtual_accounts add column provider_account_id text;
 comment on column public.virtual_accounts.provider_account_id is 'The provider''s id of the dedicated account (Paystack''s dedicated_account.id), by which it is deactivated.';
 
 insert into private.ledger_accounts (kind, shard) values ('suspense', 0);
-
--- ---- the masked phone ---------------------------------------------------------------------------
-
-create function private.mask_phone(p_phone text)
-returns text
-language sql
-immutable
-set search_path = ''
-as $$
-  select case when p_phone ~ '^\+234[0-9]{10}$'
-              then pg_catalog.substr(p_phone, 1, 5) || '*******' || pg_catalog.right(p_phone, 2)
-              else p_phone end;
-$$;
-comment on function private.mask_phone(p_phone text) is 'A phone as shown to anyone but the escrow''s initiator: the first 4 digits and the last 2, the 7 between as *.';
-revoke all on function private.mask_phone(p_phone text) from public;
-grant execute on function private.mask_phone(p_phone text) to service_role;
 
 -- ---- guards against a deletion in progress ------------------------------------------------------
 
