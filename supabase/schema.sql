@@ -153,7 +153,7 @@ alter table private.admin_audit add constraint admin_audit_reason_check CHECK (r
 alter table private.admin_audit add constraint admin_audit_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
 alter table private.admin_audit enable row level security;
 create policy "Service role manages the admin audit" on private.admin_audit as permissive for all to service_role using (true) with check (true);
-CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.forbid_change();
+CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.admin_audit_guard();
 CREATE TRIGGER admin_audit_no_truncate BEFORE TRUNCATE ON private.admin_audit FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
 comment on table private.admin_audit is 'Every admin action (and every grant and revoke of admin rights), one row each, written by private.admin_record in the transaction of the action. Append-only: no UPDATE, DELETE or TRUNCATE, even for its owner.';
 comment on column private.admin_audit.admin_id is 'The admin who acted; for admin.grant and admin.revoke, the user whose rights changed. No foreign key: the record outlives the account.';
@@ -817,7 +817,7 @@ create table private.sms_outbox (
 );
 alter table private.sms_outbox add constraint sms_outbox_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table private.sms_outbox add constraint sms_outbox_pkey PRIMARY KEY (id);
-alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id);
+alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id) ON DELETE SET NULL;
 CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id DESC);
 CREATE INDEX sms_outbox_resend_of_idx ON private.sms_outbox USING btree (resend_of) WHERE (resend_of IS NOT NULL);
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
@@ -1138,7 +1138,7 @@ END) stored,
 alter table public.escrows add constraint escrows_amount_check CHECK (amount > 0);
 alter table public.escrows add constraint escrows_check CHECK (merchant_fee >= 0 AND (merchant_fee * 5) <= amount);
 alter table public.escrows add constraint escrows_counterparty_id_fkey FOREIGN KEY (counterparty_id) REFERENCES private.users(id);
-alter table public.escrows add constraint escrows_counterparty_phone_check CHECK (counterparty_phone ~ '^\+234[0-9]{10}$'::text);
+alter table public.escrows add constraint escrows_counterparty_phone_check CHECK (counterparty_phone ~ '^\+234[0-9]{10}$'::text OR counterparty_phone ~ '^\+234[0-9]{3}\*{5}[0-9]{2}$'::text);
 alter table public.escrows add constraint escrows_currency_check CHECK (currency = 'NGN'::text);
 alter table public.escrows add constraint escrows_description_check CHECK (char_length(description) <= 2000);
 alter table public.escrows add constraint escrows_fee_sums CHECK (total_charge = (amount + payer_fee + vat) AND seller_payout = (amount - seller_fee));
@@ -1172,6 +1172,7 @@ CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW
 CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
+comment on column public.escrows.counterparty_phone is 'The phone the counterparty was invited by (E.164); masked as +234803*****67 five years after the escrow ended.';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
 comment on column public.escrows.revealed_counterparty_id is 'counterparty_id once the counterparty has accepted or declined, else null: what answers to the initiator may show.';
 comment on column public.escrows.merchant_id is 'The merchant that created the escrow for its customers (null: created in the app).';
@@ -1723,6 +1724,26 @@ comment on function private.account_frozen_on_insert() is 'Refuses (account_froz
 revoke all on function private.account_frozen_on_insert() from public;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.admin_audit_guard()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_audit_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_before text := pg_catalog.current_setting('private.retention_audit_before', true);
+begin
+  if tg_op = 'DELETE' and coalesce(v_before, '') <> '' and old.created_at < v_before::timestamptz then
+    return old;
+  end if;
+  raise exception '% is append-only', tg_table_name using errcode = '42501';
+end
+$function$;
+comment on function private.admin_audit_guard() is 'Trigger on private.admin_audit: refuses UPDATE and DELETE (42501), except the deletion of rows created before the transaction-local setting private.retention_audit_before, which only private.retention_purge sets.';
+revoke all on function private.admin_audit_guard() from public;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
@@ -2238,21 +2259,27 @@ revoke all on function private.claim_phone_verification(p_phone text, p_hold_sec
 grant execute on function private.claim_phone_verification(p_phone text, p_hold_seconds integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.cleanup_expired(p_now timestamp with time zone)
+-- function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.cleanup_expired(p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
-  with gone as (
-    delete from private.idempotency_keys where created_at < p_now - interval '24 hours' returning 1
-  )
-  select count(*)::integer from gone;
+declare
+  v_removed integer;
+begin
+  delete from private.idempotency_keys
+   where ctid = any(array(select k.ctid from private.idempotency_keys k
+                           where k.created_at < p_now - p_keep
+                           limit p_limit));
+  get diagnostics v_removed = row_count;
+  return v_removed;
+end
 $function$;
-comment on function private.cleanup_expired(p_now timestamp with time zone) is 'The job''s housekeeping: deletes Idempotency-Keys older than 24 hours; returns how many.';
-revoke all on function private.cleanup_expired(p_now timestamp with time zone) from public;
-grant execute on function private.cleanup_expired(p_now timestamp with time zone) to service_role;
+comment on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) is 'The job''s housekeeping: deletes up to p_limit Idempotency-Keys created more than p_keep before p_now; how many.';
+revoke all on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) from public;
+grant execute on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.close_milestones(p_escrow uuid, p_release_transfer uuid)
@@ -7135,6 +7162,164 @@ revoke all on function private.reset_password(p_phone text, p_password_hash text
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.retention_period(p_periods jsonb, p_kind text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_period(p_periods jsonb, p_kind text)
+ RETURNS interval
+ LANGUAGE plpgsql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v text := p_periods ->> p_kind;
+begin
+  if v is null then
+    raise exception 'retention_purge: no period for %', p_kind using errcode = '22023';
+  end if;
+  if v::interval <= interval '0' then
+    raise exception 'retention_purge: the period for % must be positive', p_kind using errcode = '22023';
+  end if;
+  return v::interval;
+end
+$function$;
+comment on function private.retention_period(p_periods jsonb, p_kind text) is 'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one.';
+revoke all on function private.retention_period(p_periods jsonb, p_kind text) from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text)
+ RETURNS TABLE(kind text, purged integer)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_kind text;
+  v_cut timestamptz;
+  v_count integer;
+  v_more integer;
+  -- the plain deletions: kind, table, the moment its period counts from
+  v_simple constant text[][] := array[
+    ['sms_outbox', 'private.sms_outbox', 'created_at'],
+    ['otps', 'private.otps', 'expires_at'],
+    ['phone_verifications', 'private.phone_verifications', 'greatest(expires_at, claimed_until)'],
+    ['webhook_inbox', 'private.webhook_inbox', 'received_at'],
+    ['kyc_webhook_inbox', 'private.kyc_webhook_inbox', 'received_at'],
+    ['webhook_failures', 'private.webhook_failures', 'created_at'],
+    ['approvals', 'private.approvals', 'coalesce(decided_at, expires_at)'],
+    ['account_freezes', 'private.account_freezes', 'unfrozen_at'],
+    ['operator_flags', 'private.operator_flags', 'resolved_at'],
+    ['payment_flags', 'private.payment_flags', 'created_at'],
+    ['notifications', 'public.notifications', 'case when is_read then created_at end'],
+    ['sessions', 'private.sessions', 'expires_at'],
+    ['stream_tickets', 'private.stream_tickets', 'expires_at'],
+    ['operator_passes', 'private.operator_passes', 'expires_at'],
+    ['rate_limit_events', 'private.rate_limit_events', 'created_at']
+  ];
+  i integer;
+begin
+  if p_limit is null or p_limit < 1 then
+    raise exception 'retention_purge: limit must be positive' using errcode = '22023';
+  end if;
+  if p_erased is null or pg_catalog.char_length(p_erased) < 10 then
+    raise exception 'retention_purge: the erased text must be 10 characters or more' using errcode = '22023';
+  end if;
+
+  -- messages: content erased 2 years (say) after the escrow ended; the message and the escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'messages');
+  update public.messages m set content = p_erased
+   where m.id = any(array(
+     select m2.id from public.messages m2
+       join public.conversations c on c.id = m2.conversation_id
+       join public.escrows e on e.id = c.escrow_id
+      where m2.content <> p_erased
+        and e.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(e.ended_at, e.cancelled_at, e.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'messages'; purged := v_count; return next;
+
+  -- counterparty phones masked, a merchant's metadata erased; the escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'counterparty_phones');
+  update public.escrows e
+     set counterparty_phone = pg_catalog.substr(e.counterparty_phone, 1, 7) || '*****'
+                              || pg_catalog.right(e.counterparty_phone, 2)
+   where e.id = any(array(
+     select x.id from public.escrows x
+      where x.counterparty_phone ~ '^\+234[0-9]{10}$'
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  update private.merchant_escrows me set metadata = null
+   where me.escrow_id = any(array(
+     select m.escrow_id from private.merchant_escrows m join public.escrows x on x.id = m.escrow_id
+      where m.metadata is not null
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_more = row_count;
+  kind := 'counterparty_phones'; purged := v_count + v_more; return next;
+
+  -- disputes: the parties' reason and the resolution note erased; outcome and amounts kept
+  v_cut := p_now - private.retention_period(p_periods, 'disputes');
+  update public.disputes d
+     set reason = p_erased,
+         resolution = case when d.resolution is null then null else p_erased end
+   where d.id = any(array(
+     select x.id from public.disputes x
+      where x.reason <> p_erased
+        and x.status in ('resolved', 'withdrawn')
+        and coalesce(x.resolved_at, x.withdrawn_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'disputes'; purged := v_count; return next;
+
+  -- events and their recipients; never one the webhook feed has not read yet
+  v_cut := p_now - private.retention_period(p_periods, 'events');
+  with gone as (
+    delete from private.events ev
+     where ev.id = any(array(
+       select e.id from private.events e, private.webhook_feed f
+        where f.only_row and e.occurred_at < v_cut and (e.xact, e.id) <= (f.xact, f.event_id)
+        order by e.id
+        limit p_limit))
+    returning ev.id
+  ), recipients as (
+    delete from private.event_recipients r where r.event_id in (select id from gone)
+  )
+  select count(*)::integer into v_count from gone;
+  kind := 'events'; purged := v_count; return next;
+
+  -- the operator audit: append-only but for this (private.admin_audit_guard)
+  v_cut := p_now - private.retention_period(p_periods, 'admin_audit');
+  perform pg_catalog.set_config('private.retention_audit_before', v_cut::text, true);
+  delete from private.admin_audit a
+   where a.id = any(array(
+     select x.id from private.admin_audit x where x.created_at < v_cut order by x.id limit p_limit));
+  get diagnostics v_count = row_count;
+  perform pg_catalog.set_config('private.retention_audit_before', '', true);
+  kind := 'admin_audit'; purged := v_count; return next;
+
+  -- the plain deletions
+  for i in 1 .. pg_catalog.array_length(v_simple, 1) loop
+    v_kind := v_simple[i][1];
+    v_cut := p_now - private.retention_period(p_periods, v_kind);
+    execute pg_catalog.format(
+      'delete from %s where ctid = any(array(select ctid from %s where (%s) < $1 limit $2))',
+      v_simple[i][2], v_simple[i][2], v_simple[i][3])
+      using v_cut, p_limit;
+    get diagnostics v_count = row_count;
+    kind := v_kind; purged := v_count; return next;
+  end loop;
+end
+$function$;
+comment on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) is 'The job''s retention purges: for each kind of personal data (shared/compliance/retention.ts), erases or deletes up to p_limit rows whose period (p_periods: kind -> interval) ended before p_now; one row per kind with the count. Nothing of the ledger or the transactions is touched.';
+revoke all on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) from public;
+grant execute on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
@@ -8122,9 +8307,9 @@ revoke all on function private.webhook_event_type(p_kind text, p_data jsonb) fro
 grant execute on function private.webhook_event_type(p_kind text, p_data jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+-- function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+CREATE OR REPLACE FUNCTION private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval)
  RETURNS integer
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -8134,16 +8319,16 @@ declare
 begin
   delete from private.webhook_deliveries
    where id in (select id from private.webhook_deliveries
-                 where created_at < p_now - interval '30 days'
+                 where created_at < p_now - p_keep
                  order by created_at
                  limit p_limit);
   get diagnostics v_removed = row_count;
   return v_removed;
 end
 $function$;
-comment on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) is 'Removes up to p_limit deliveries created more than 30 days before p_now, whatever their state.';
-revoke all on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) from public;
-grant execute on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) to service_role;
+comment on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) is 'Removes up to p_limit deliveries created more than p_keep before p_now, whatever their state.';
+revoke all on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) from public;
+grant execute on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean)

@@ -11616,6 +11616,29 @@ export interface operations {
               webhooks_failed: number;
               webhook_endpoints_disabled: number;
               webhooks_purged: number;
+              /** @description Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention) */
+              purged: {
+                messages: number;
+                counterparty_phones: number;
+                disputes: number;
+                sms_outbox: number;
+                otps: number;
+                phone_verifications: number;
+                events: number;
+                webhook_inbox: number;
+                kyc_webhook_inbox: number;
+                webhook_failures: number;
+                admin_audit: number;
+                approvals: number;
+                account_freezes: number;
+                operator_flags: number;
+                payment_flags: number;
+                notifications: number;
+                sessions: number;
+                stream_tickets: number;
+                operator_passes: number;
+                rate_limit_events: number;
+              };
             };
           };
         };

@@ -1,0 +1,262 @@
+-- =============================================================================================
+-- Retention: the job purges each kind of personal data when its period ends
+-- (docs/compliance.md#retention). The periods are not written here: shared/compliance/retention.ts
+-- holds them, and the job (shared/jobs/jobs.ts) passes them in, so the docs generated from that
+-- file and what the job does cannot disagree.
+-- =============================================================================================
+-- - private.retention_purge(now, periods, limit, erased): one step per kind (messages' content,
+--   counterparty phones, disputes' text, the SMS outbox, codes, events, provider webhooks, the
+--   operator audit, sessions, ...), each touching at most `limit` rows a run so that a backlog
+--   is worked off over several runs instead of making one run slow. Returns one row per kind.
+-- - private.cleanup_expired and private.webhook_purge, the two purges that existed, now take their
+--   period too (and the first a limit).
+-- - private.admin_audit stays append-only, except that private.retention_purge may delete rows
+--   older than the period it is given (a transaction-local setting the trigger reads; the
+--   service role still has no DELETE privilege on the table).
+-- - A masked counterparty phone (+234803*****67) is a valid value of escrows.counterparty_phone.
+-- - sms_outbox.resend_of no longer keeps an old message alive: purging it clears the link.
+
+-- ---- masked counterparty phones -------------------------------------------------------------
+
+alter table public.escrows drop constraint escrows_counterparty_phone_check;
+alter table public.escrows add constraint escrows_counterparty_phone_check
+  check (counterparty_phone ~ '^\+234[0-9]{10}$' or counterparty_phone ~ '^\+234[0-9]{3}\*{5}[0-9]{2}$');
+comment on column public.escrows.counterparty_phone is
+  'The phone the counterparty was invited by (E.164); masked as +234803*****67 five years after the escrow ended.';
+
+-- ---- resends do not pin the message they resend ---------------------------------------------
+
+alter table private.sms_outbox drop constraint sms_outbox_resend_of_fkey;
+alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey
+  foreign key (resend_of) references private.sms_outbox (id) on delete set null;
+
+-- ---- the audit: append-only, but for the retention purge ------------------------------------
+
+create function private.admin_audit_guard()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_before text := pg_catalog.current_setting('private.retention_audit_before', true);
+begin
+  if tg_op = 'DELETE' and coalesce(v_before, '') <> '' and old.created_at < v_before::timestamptz then
+    return old;
+  end if;
+  raise exception '% is append-only', tg_table_name using errcode = '42501';
+end
+$$;
+comment on function private.admin_audit_guard() is
+  'Trigger on private.admin_audit: refuses UPDATE and DELETE (42501), except the deletion of rows created before '
+  'the transaction-local setting private.retention_audit_before, which only private.retention_purge sets.';
+revoke all on function private.admin_audit_guard() from public;
+
+drop trigger admin_audit_immutable on private.admin_audit;
+create trigger admin_audit_immutable before update or delete on private.admin_audit
+  for each row execute function private.admin_audit_guard();
+
+-- ---- the two older purges take their period -------------------------------------------------
+
+drop function private.cleanup_expired(timestamptz);
+create function private.cleanup_expired(p_now timestamptz, p_keep interval, p_limit integer)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_removed integer;
+begin
+  delete from private.idempotency_keys
+   where ctid = any(array(select k.ctid from private.idempotency_keys k
+                           where k.created_at < p_now - p_keep
+                           limit p_limit));
+  get diagnostics v_removed = row_count;
+  return v_removed;
+end
+$$;
+comment on function private.cleanup_expired(timestamptz, interval, integer) is
+  'The job''s housekeeping: deletes up to p_limit Idempotency-Keys created more than p_keep before p_now; how many.';
+revoke all on function private.cleanup_expired(timestamptz, interval, integer) from public;
+grant execute on function private.cleanup_expired(timestamptz, interval, integer) to service_role;
+
+drop function private.webhook_purge(timestamptz, integer);
+create function private.webhook_purge(p_now timestamptz, p_limit integer, p_keep interval)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_removed integer;
+begin
+  delete from private.webhook_deliveries
+   where id in (select id from private.webhook_deliveries
+                 where created_at < p_now - p_keep
+                 order by created_at
+                 limit p_limit);
+  get diagnostics v_removed = row_count;
+  return v_removed;
+end
+$$;
+comment on function private.webhook_purge(timestamptz, integer, interval) is
+  'Removes up to p_limit deliveries created more than p_keep before p_now, whatever their state.';
+revoke all on function private.webhook_purge(timestamptz, integer, interval) from public;
+grant execute on function private.webhook_purge(timestamptz, integer, interval) to service_role;
+
+-- ---- the retention purge ----------------------------------------------------------------------
+
+create function private.retention_purge(p_now timestamptz, p_periods jsonb, p_limit integer, p_erased text)
+returns table (kind text, purged integer)
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_kind text;
+  v_cut timestamptz;
+  v_count integer;
+  v_more integer;
+  -- the plain deletions: kind, table, the moment its period counts from
+  v_simple constant text[][] := array[
+    ['sms_outbox', 'private.sms_outbox', 'created_at'],
+    ['otps', 'private.otps', 'expires_at'],
+    ['phone_verifications', 'private.phone_verifications', 'greatest(expires_at, claimed_until)'],
+    ['webhook_inbox', 'private.webhook_inbox', 'received_at'],
+    ['kyc_webhook_inbox', 'private.kyc_webhook_inbox', 'received_at'],
+    ['webhook_failures', 'private.webhook_failures', 'created_at'],
+    ['approvals', 'private.approvals', 'coalesce(decided_at, expires_at)'],
+    ['account_freezes', 'private.account_freezes', 'unfrozen_at'],
+    ['operator_flags', 'private.operator_flags', 'resolved_at'],
+    ['payment_flags', 'private.payment_flags', 'created_at'],
+    ['notifications', 'public.notifications', 'case when is_read then created_at end'],
+    ['sessions', 'private.sessions', 'expires_at'],
+    ['stream_tickets', 'private.stream_tickets', 'expires_at'],
+    ['operator_passes', 'private.operator_passes', 'expires_at'],
+    ['rate_limit_events', 'private.rate_limit_events', 'created_at']
+  ];
+  i integer;
+begin
+  if p_limit is null or p_limit < 1 then
+    raise exception 'retention_purge: limit must be positive' using errcode = '22023';
+  end if;
+  if p_erased is null or pg_catalog.char_length(p_erased) < 10 then
+    raise exception 'retention_purge: the erased text must be 10 characters or more' using errcode = '22023';
+  end if;
+
+  -- messages: content erased 2 years (say) after the escrow ended; the message and the escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'messages');
+  update public.messages m set content = p_erased
+   where m.id = any(array(
+     select m2.id from public.messages m2
+       join public.conversations c on c.id = m2.conversation_id
+       join public.escrows e on e.id = c.escrow_id
+      where m2.content <> p_erased
+        and e.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(e.ended_at, e.cancelled_at, e.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'messages'; purged := v_count; return next;
+
+  -- counterparty phones masked, a merchant's metadata erased; the escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'counterparty_phones');
+  update public.escrows e
+     set counterparty_phone = pg_catalog.substr(e.counterparty_phone, 1, 7) || '*****'
+                              || pg_catalog.right(e.counterparty_phone, 2)
+   where e.id = any(array(
+     select x.id from public.escrows x
+      where x.counterparty_phone ~ '^\+234[0-9]{10}$'
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  update private.merchant_escrows me set metadata = null
+   where me.escrow_id = any(array(
+     select m.escrow_id from private.merchant_escrows m join public.escrows x on x.id = m.escrow_id
+      where m.metadata is not null
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_more = row_count;
+  kind := 'counterparty_phones'; purged := v_count + v_more; return next;
+
+  -- disputes: the parties' reason and the resolution note erased; outcome and amounts kept
+  v_cut := p_now - private.retention_period(p_periods, 'disputes');
+  update public.disputes d
+     set reason = p_erased,
+         resolution = case when d.resolution is null then null else p_erased end
+   where d.id = any(array(
+     select x.id from public.disputes x
+      where x.reason <> p_erased
+        and x.status in ('resolved', 'withdrawn')
+        and coalesce(x.resolved_at, x.withdrawn_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'disputes'; purged := v_count; return next;
+
+  -- events and their recipients; never one the webhook feed has not read yet
+  v_cut := p_now - private.retention_period(p_periods, 'events');
+  with gone as (
+    delete from private.events ev
+     where ev.id = any(array(
+       select e.id from private.events e, private.webhook_feed f
+        where f.only_row and e.occurred_at < v_cut and (e.xact, e.id) <= (f.xact, f.event_id)
+        order by e.id
+        limit p_limit))
+    returning ev.id
+  ), recipients as (
+    delete from private.event_recipients r where r.event_id in (select id from gone)
+  )
+  select count(*)::integer into v_count from gone;
+  kind := 'events'; purged := v_count; return next;
+
+  -- the operator audit: append-only but for this (private.admin_audit_guard)
+  v_cut := p_now - private.retention_period(p_periods, 'admin_audit');
+  perform pg_catalog.set_config('private.retention_audit_before', v_cut::text, true);
+  delete from private.admin_audit a
+   where a.id = any(array(
+     select x.id from private.admin_audit x where x.created_at < v_cut order by x.id limit p_limit));
+  get diagnostics v_count = row_count;
+  perform pg_catalog.set_config('private.retention_audit_before', '', true);
+  kind := 'admin_audit'; purged := v_count; return next;
+
+  -- the plain deletions
+  for i in 1 .. pg_catalog.array_length(v_simple, 1) loop
+    v_kind := v_simple[i][1];
+    v_cut := p_now - private.retention_period(p_periods, v_kind);
+    execute pg_catalog.format(
+      'delete from %s where ctid = any(array(select ctid from %s where (%s) < $1 limit $2))',
+      v_simple[i][2], v_simple[i][2], v_simple[i][3])
+      using v_cut, p_limit;
+    get diagnostics v_count = row_count;
+    kind := v_kind; purged := v_count; return next;
+  end loop;
+end
+$$;
+comment on function private.retention_purge(timestamptz, jsonb, integer, text) is
+  'The job''s retention purges: for each kind of personal data (shared/compliance/retention.ts), erases or deletes '
+  'up to p_limit rows whose period (p_periods: kind -> interval) ended before p_now; one row per kind with the '
+  'count. Nothing of the ledger or the transactions is touched.';
+revoke all on function private.retention_purge(timestamptz, jsonb, integer, text) from public;
+grant execute on function private.retention_purge(timestamptz, jsonb, integer, text) to service_role;
+
+-- The period of one kind; a job that forgot one fails rather than purging everything or nothing.
+create function private.retention_period(p_periods jsonb, p_kind text)
+returns interval
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v text := p_periods ->> p_kind;
+begin
+  if v is null then
+    raise exception 'retention_purge: no period for %', p_kind using errcode = '22023';
+  end if;
+  if v::interval <= interval '0' then
+    raise exception 'retention_purge: the period for % must be positive', p_kind using errcode = '22023';
+  end if;
+  return v::interval;
+end
+$$;
+comment on function private.retention_period(jsonb, text) is
+  'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one.';
+revoke all on function private.retention_period(jsonb, text) from public;
