@@ -7195,29 +7195,9 @@ CREATE OR REPLACE FUNCTION private.retention_purge(p_now timestamp with time zon
  SET search_path TO ''
 AS $function$
 declare
-  v_kind text;
   v_cut timestamptz;
   v_count integer;
   v_more integer;
-  -- the plain deletions: kind, table, the moment its period counts from
-  v_simple constant text[][] := array[
-    ['sms_outbox', 'private.sms_outbox', 'created_at'],
-    ['otps', 'private.otps', 'expires_at'],
-    ['phone_verifications', 'private.phone_verifications', 'greatest(expires_at, claimed_until)'],
-    ['webhook_inbox', 'private.webhook_inbox', 'received_at'],
-    ['kyc_webhook_inbox', 'private.kyc_webhook_inbox', 'received_at'],
-    ['webhook_failures', 'private.webhook_failures', 'created_at'],
-    ['approvals', 'private.approvals', 'coalesce(decided_at, expires_at)'],
-    ['account_freezes', 'private.account_freezes', 'unfrozen_at'],
-    ['operator_flags', 'private.operator_flags', 'resolved_at'],
-    ['payment_flags', 'private.payment_flags', 'created_at'],
-    ['notifications', 'public.notifications', 'case when is_read then created_at end'],
-    ['sessions', 'private.sessions', 'expires_at'],
-    ['stream_tickets', 'private.stream_tickets', 'expires_at'],
-    ['operator_passes', 'private.operator_passes', 'expires_at'],
-    ['rate_limit_events', 'private.rate_limit_events', 'created_at']
-  ];
-  i integer;
 begin
   if p_limit is null or p_limit < 1 then
     raise exception 'retention_purge: limit must be positive' using errcode = '22023';
@@ -7226,7 +7206,7 @@ begin
     raise exception 'retention_purge: the erased text must be 10 characters or more' using errcode = '22023';
   end if;
 
-  -- messages: content erased 2 years (say) after the escrow ended; the message and the escrow kept
+  -- messages: content erased once the escrow ended longer ago than the period; message and escrow kept
   v_cut := p_now - private.retention_period(p_periods, 'messages');
   update public.messages m set content = p_erased
    where m.id = any(array(
@@ -7302,17 +7282,110 @@ begin
   perform pg_catalog.set_config('private.retention_audit_before', '', true);
   kind := 'admin_audit'; purged := v_count; return next;
 
-  -- the plain deletions
-  for i in 1 .. pg_catalog.array_length(v_simple, 1) loop
-    v_kind := v_simple[i][1];
-    v_cut := p_now - private.retention_period(p_periods, v_kind);
-    execute pg_catalog.format(
-      'delete from %s where ctid = any(array(select ctid from %s where (%s) < $1 limit $2))',
-      v_simple[i][2], v_simple[i][2], v_simple[i][3])
-      using v_cut, p_limit;
-    get diagnostics v_count = row_count;
-    kind := v_kind; purged := v_count; return next;
-  end loop;
+  -- the SMS outbox, counted from queueing (a resend of a purged message loses its link)
+  v_cut := p_now - private.retention_period(p_periods, 'sms_outbox');
+  delete from private.sms_outbox t
+   where t.ctid = any(array(select x.ctid from private.sms_outbox x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'sms_outbox'; purged := v_count; return next;
+
+  -- one-time codes, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'otps');
+  delete from private.otps t
+   where t.ctid = any(array(select x.ctid from private.otps x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'otps'; purged := v_count; return next;
+
+  -- phone checks, counted from their expiry (or the end of their claim)
+  v_cut := p_now - private.retention_period(p_periods, 'phone_verifications');
+  delete from private.phone_verifications t
+   where t.ctid = any(array(select x.ctid from private.phone_verifications x where greatest(x.expires_at, x.claimed_until) < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'phone_verifications'; purged := v_count; return next;
+
+  -- providers' payment webhooks
+  v_cut := p_now - private.retention_period(p_periods, 'webhook_inbox');
+  delete from private.webhook_inbox t
+   where t.ctid = any(array(select x.ctid from private.webhook_inbox x where x.received_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'webhook_inbox'; purged := v_count; return next;
+
+  -- providers' KYC webhooks
+  v_cut := p_now - private.retention_period(p_periods, 'kyc_webhook_inbox');
+  delete from private.kyc_webhook_inbox t
+   where t.ctid = any(array(select x.ctid from private.kyc_webhook_inbox x where x.received_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'kyc_webhook_inbox'; purged := v_count; return next;
+
+  -- webhooks that failed to apply
+  v_cut := p_now - private.retention_period(p_periods, 'webhook_failures');
+  delete from private.webhook_failures t
+   where t.ctid = any(array(select x.ctid from private.webhook_failures x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'webhook_failures'; purged := v_count; return next;
+
+  -- four-eyes approvals, counted from the decision (or the expiry of an undecided one)
+  v_cut := p_now - private.retention_period(p_periods, 'approvals');
+  delete from private.approvals t
+   where t.ctid = any(array(select x.ctid from private.approvals x where coalesce(x.decided_at, x.expires_at) < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'approvals'; purged := v_count; return next;
+
+  -- freezes, counted from the unfreeze (a freeze in force stays)
+  v_cut := p_now - private.retention_period(p_periods, 'account_freezes');
+  delete from private.account_freezes t
+   where t.ctid = any(array(select x.ctid from private.account_freezes x where x.unfrozen_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'account_freezes'; purged := v_count; return next;
+
+  -- operator flags, counted from their resolution (an open one stays)
+  v_cut := p_now - private.retention_period(p_periods, 'operator_flags');
+  delete from private.operator_flags t
+   where t.ctid = any(array(select x.ctid from private.operator_flags x where x.resolved_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'operator_flags'; purged := v_count; return next;
+
+  -- payment flags
+  v_cut := p_now - private.retention_period(p_periods, 'payment_flags');
+  delete from private.payment_flags t
+   where t.ctid = any(array(select x.ctid from private.payment_flags x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'payment_flags'; purged := v_count; return next;
+
+  -- read notifications (unread ones stay)
+  v_cut := p_now - private.retention_period(p_periods, 'notifications');
+  delete from public.notifications t
+   where t.ctid = any(array(select x.ctid from public.notifications x where x.created_at < v_cut and x.is_read limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'notifications'; purged := v_count; return next;
+
+  -- sessions, counted from their expiry; their refresh tokens, stream tickets and passes go with them
+  v_cut := p_now - private.retention_period(p_periods, 'sessions');
+  delete from private.sessions t
+   where t.ctid = any(array(select x.ctid from private.sessions x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'sessions'; purged := v_count; return next;
+
+  -- stream tickets, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'stream_tickets');
+  delete from private.stream_tickets t
+   where t.ctid = any(array(select x.ctid from private.stream_tickets x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'stream_tickets'; purged := v_count; return next;
+
+  -- operators' second-factor passes, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'operator_passes');
+  delete from private.operator_passes t
+   where t.ctid = any(array(select x.ctid from private.operator_passes x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'operator_passes'; purged := v_count; return next;
+
+  -- rate-limit events, past the longest window
+  v_cut := p_now - private.retention_period(p_periods, 'rate_limit_events');
+  delete from private.rate_limit_events t
+   where t.ctid = any(array(select x.ctid from private.rate_limit_events x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'rate_limit_events'; purged := v_count; return next;
 end
 $function$;
 comment on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) is 'The job''s retention purges: for each kind of personal data (shared/compliance/retention.ts), erases or deletes up to p_limit rows whose period (p_periods: kind -> interval) ended before p_now; one row per kind with the count. Nothing of the ledger or the transactions is touched.';

@@ -232,7 +232,10 @@ describe('jobs-run', () => {
       const [nIn, nPast, nUnread] = notes.map((r) => r.id);
       await db()`update public.notifications set is_read = true, created_at = ${n.inside} where id = ${nIn!}`;
       await db()`update public.notifications set is_read = true, created_at = ${n.past} where id = ${nPast!}`;
-      await db()`update public.notifications set is_read = false, created_at = ${n.past} where id = ${nUnread!}`;
+      // (a user's notifications have distinct times)
+      await db()`
+        update public.notifications set is_read = false, created_at = ${new Date(n.past.getTime() - MINUTE)}
+         where id = ${nUnread!}`;
       rows.notifications = { inside: nIn!, past: nPast! };
       rows.notifications_unread = { inside: nUnread!, past: '' };
 
