@@ -151,6 +151,7 @@ alter table private.admin_audit add constraint admin_audit_details_check CHECK (
 alter table private.admin_audit add constraint admin_audit_pkey PRIMARY KEY (id);
 alter table private.admin_audit add constraint admin_audit_reason_check CHECK (reason IS NULL OR char_length(reason) >= 10 AND char_length(reason) <= 2000);
 alter table private.admin_audit add constraint admin_audit_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
+CREATE INDEX admin_audit_created_idx ON private.admin_audit USING btree (created_at);
 alter table private.admin_audit enable row level security;
 create policy "Service role manages the admin audit" on private.admin_audit as permissive for all to service_role using (true) with check (true);
 CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.admin_audit_guard();
@@ -263,6 +264,7 @@ alter table private.events add constraint events_data_check CHECK (jsonb_typeof(
 alter table private.events add constraint events_kind_check CHECK (kind = ANY (ARRAY['message'::text, 'notification'::text, 'escrow'::text, 'wallet'::text]));
 alter table private.events add constraint events_pkey PRIMARY KEY (id);
 CREATE INDEX events_escrow_idx ON private.events USING btree (escrow_id, id) WHERE (escrow_id IS NOT NULL);
+CREATE INDEX events_occurred_idx ON private.events USING btree (occurred_at);
 CREATE INDEX events_xact_id_idx ON private.events USING btree (xact, id);
 alter table private.events enable row level security;
 create policy "Service role manages events" on private.events as permissive for all to service_role using (true) with check (true);
@@ -431,6 +433,7 @@ create table private.kyc_webhook_inbox (
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_pkey PRIMARY KEY (key);
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_source_check CHECK (source = ANY (ARRAY['sumsub'::text, 'identity'::text]));
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX kyc_webhook_inbox_received_idx ON private.kyc_webhook_inbox USING btree (received_at);
 CREATE INDEX kyc_webhook_inbox_user_idx ON private.kyc_webhook_inbox USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.kyc_webhook_inbox enable row level security;
 create policy "Service role manages the KYC inbox" on private.kyc_webhook_inbox as permissive for all to service_role using (true) with check (true);
@@ -640,6 +643,7 @@ create table private.operator_passes (
 alter table private.operator_passes add constraint operator_passes_pkey PRIMARY KEY (session_id, lineage);
 alter table private.operator_passes add constraint operator_passes_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
 alter table private.operator_passes add constraint operator_passes_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX operator_passes_expires_idx ON private.operator_passes USING btree (expires_at);
 CREATE INDEX operator_passes_user_idx ON private.operator_passes USING btree (user_id);
 alter table private.operator_passes enable row level security;
 create policy "Service role manages operator passes" on private.operator_passes as permissive for all to service_role using (true) with check (true);
@@ -682,6 +686,7 @@ alter table private.otps add constraint otps_attempts_check CHECK (attempts >= 0
 alter table private.otps add constraint otps_context_check CHECK (context = ANY (ARRAY['signup'::text, 'login'::text, 'reset'::text]));
 alter table private.otps add constraint otps_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text);
 alter table private.otps add constraint otps_pkey PRIMARY KEY (id);
+CREATE INDEX otps_expires_idx ON private.otps USING btree (expires_at);
 CREATE INDEX otps_phone_context_idx ON private.otps USING btree (phone, context, created_at DESC);
 alter table private.otps enable row level security;
 create policy "Service role manages otps" on private.otps as permissive for all to service_role using (true) with check (true);
@@ -735,6 +740,7 @@ create table private.rate_limit_events (
   created_at timestamp with time zone not null default now()
 );
 alter table private.rate_limit_events add constraint rate_limit_events_pkey PRIMARY KEY (id);
+CREATE INDEX rate_limit_events_created_idx ON private.rate_limit_events USING btree (created_at);
 CREATE INDEX rate_limit_events_key_idx ON private.rate_limit_events USING btree (key, created_at DESC);
 alter table private.rate_limit_events enable row level security;
 create policy "Service role manages rate limit events" on private.rate_limit_events as permissive for all to service_role using (true) with check (true);
@@ -792,6 +798,7 @@ create table private.sessions (
 alter table private.sessions add constraint sessions_pkey PRIMARY KEY (id);
 alter table private.sessions add constraint sessions_revoked_reason_check CHECK (revoked_reason = ANY (ARRAY['logout'::text, 'password_reset'::text, 'refresh_token_reuse'::text, 'operator'::text]));
 alter table private.sessions add constraint sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX sessions_expires_idx ON private.sessions USING btree (expires_at);
 CREATE INDEX sessions_user_id_idx ON private.sessions USING btree (user_id) WHERE (revoked_at IS NULL);
 alter table private.sessions enable row level security;
 create policy "Service role manages sessions" on private.sessions as permissive for all to service_role using (true) with check (true);
@@ -818,6 +825,7 @@ create table private.sms_outbox (
 alter table private.sms_outbox add constraint sms_outbox_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table private.sms_outbox add constraint sms_outbox_pkey PRIMARY KEY (id);
 alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id) ON DELETE SET NULL;
+CREATE INDEX sms_outbox_created_idx ON private.sms_outbox USING btree (created_at);
 CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id DESC);
 CREATE INDEX sms_outbox_resend_of_idx ON private.sms_outbox USING btree (resend_of) WHERE (resend_of IS NOT NULL);
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
@@ -843,6 +851,7 @@ create table private.stream_tickets (
 alter table private.stream_tickets add constraint stream_tickets_hash_check CHECK (octet_length(hash) = 32);
 alter table private.stream_tickets add constraint stream_tickets_pkey PRIMARY KEY (hash);
 alter table private.stream_tickets add constraint stream_tickets_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
+CREATE INDEX stream_tickets_expires_idx ON private.stream_tickets USING btree (expires_at);
 CREATE INDEX stream_tickets_session_idx ON private.stream_tickets USING btree (session_id, created_at);
 alter table private.stream_tickets enable row level security;
 create policy "Service role manages stream tickets" on private.stream_tickets as permissive for all to service_role using (true) with check (true);
@@ -948,6 +957,7 @@ create table private.webhook_failures (
   created_at timestamp with time zone not null default now()
 );
 alter table private.webhook_failures add constraint webhook_failures_pkey PRIMARY KEY (id);
+CREATE INDEX webhook_failures_created_idx ON private.webhook_failures USING btree (created_at);
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
@@ -981,6 +991,7 @@ create table private.webhook_inbox (
   received_at timestamp with time zone not null default now()
 );
 alter table private.webhook_inbox add constraint webhook_inbox_pkey PRIMARY KEY (provider, event_key);
+CREATE INDEX webhook_inbox_received_idx ON private.webhook_inbox USING btree (received_at);
 alter table private.webhook_inbox enable row level security;
 create policy "Service role manages webhook inbox" on private.webhook_inbox as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_inbox is 'Every provider webhook event that took effect, once per event key, with its outcome.';
@@ -1074,6 +1085,7 @@ alter table public.disputes add constraint disputes_resolution_check CHECK (char
 alter table public.disputes add constraint disputes_resolved_has_outcome CHECK ((status = 'resolved'::text) = (outcome IS NOT NULL AND resolved_at IS NOT NULL));
 alter table public.disputes add constraint disputes_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
 alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
+CREATE INDEX disputes_closed_idx ON public.disputes USING btree (COALESCE(resolved_at, withdrawn_at)) WHERE (status = ANY (ARRAY['resolved'::text, 'withdrawn'::text]));
 CREATE INDEX disputes_created_idx ON public.disputes USING btree (created_at);
 CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_deadline) WHERE (status = 'negotiation'::text);
 CREATE INDEX disputes_escalated_idx ON public.disputes USING btree (escalated_at) WHERE (status = 'escalated'::text);
@@ -1161,6 +1173,8 @@ CREATE INDEX escrows_closing_idx ON public.escrows USING btree (COALESCE(release
 CREATE INDEX escrows_counterparty_idx ON public.escrows USING btree (counterparty_id, created_at DESC);
 CREATE INDEX escrows_counterparty_phone_idx ON public.escrows USING btree (counterparty_phone) WHERE (counterparty_id IS NULL);
 CREATE UNIQUE INDEX escrows_created_at_key ON public.escrows USING btree (created_at DESC);
+CREATE INDEX escrows_ended_idx ON public.escrows USING btree (COALESCE(ended_at, cancelled_at, updated_at)) WHERE (status = ANY (ARRAY['ended'::text, 'cancelled'::text, 'deleted'::text]));
+CREATE INDEX escrows_ended_phone_whole_idx ON public.escrows USING btree (COALESCE(ended_at, cancelled_at, updated_at)) WHERE ((status = ANY (ARRAY['ended'::text, 'cancelled'::text, 'deleted'::text])) AND (counterparty_phone ~ '^\+234[0-9]{10}$'::text));
 CREATE INDEX escrows_initiator_idx ON public.escrows USING btree (initiator_id, created_at DESC);
 CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspection_ends_at) WHERE (status = 'inspection'::text);
 CREATE INDEX escrows_merchant_idx ON public.escrows USING btree (merchant_id, created_at DESC) WHERE (merchant_id IS NOT NULL);
@@ -1347,6 +1361,7 @@ alter table public.notifications add constraint notifications_pkey PRIMARY KEY (
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX notifications_conversation_user_idx ON public.notifications USING btree (conversation_id, user_id, created_at DESC);
 CREATE INDEX notifications_escrow_idx ON public.notifications USING btree (escrow_id, created_at);
+CREATE INDEX notifications_read_created_idx ON public.notifications USING btree (created_at) WHERE is_read;
 CREATE UNIQUE INDEX notifications_user_created_key ON public.notifications USING btree (user_id, created_at DESC);
 alter table public.notifications enable row level security;
 create policy "Service role manages notifications" on public.notifications as permissive for all to service_role using (true) with check (true);

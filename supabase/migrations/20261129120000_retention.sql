@@ -333,3 +333,25 @@ $$;
 comment on function private.retention_period(jsonb, text) is
   'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one.';
 revoke all on function private.retention_period(jsonb, text) from public;
+
+-- ---- indexes: each step finds its rows by a range scan, so a run with nothing due costs little ---
+
+create index sms_outbox_created_idx on private.sms_outbox (created_at);
+create index otps_expires_idx on private.otps (expires_at);
+create index webhook_inbox_received_idx on private.webhook_inbox (received_at);
+create index kyc_webhook_inbox_received_idx on private.kyc_webhook_inbox (received_at);
+create index webhook_failures_created_idx on private.webhook_failures (created_at);
+create index admin_audit_created_idx on private.admin_audit (created_at);
+create index notifications_read_created_idx on public.notifications (created_at) where is_read;
+create index sessions_expires_idx on private.sessions (expires_at);
+create index stream_tickets_expires_idx on private.stream_tickets (expires_at);
+create index operator_passes_expires_idx on private.operator_passes (expires_at);
+create index rate_limit_events_created_idx on private.rate_limit_events (created_at);
+create index events_occurred_idx on private.events (occurred_at);
+-- escrows that ended, by when (messages), and those whose phone is still whole (masking)
+create index escrows_ended_idx on public.escrows (coalesce(ended_at, cancelled_at, updated_at))
+  where status in ('ended', 'cancelled', 'deleted');
+create index escrows_ended_phone_whole_idx on public.escrows (coalesce(ended_at, cancelled_at, updated_at))
+  where status in ('ended', 'cancelled', 'deleted') and counterparty_phone ~ '^\+234[0-9]{10}$';
+create index disputes_closed_idx on public.disputes (coalesce(resolved_at, withdrawn_at))
+  where status in ('resolved', 'withdrawn');

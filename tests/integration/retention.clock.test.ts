@@ -400,6 +400,21 @@ describe('jobs-run', () => {
       expect(PURGE_BATCH).toBeGreaterThan(0);
     });
 
+    it('keeps an event past its period until the webhook feed has read it', async () => {
+      const past = new Date((await cutOf('events')).getTime() - MINUTE);
+      const [ev] = await db()<{ id: string }[]>`
+        insert into private.events (occurred_at, kind, subject_id, data)
+        values (${past}, 'wallet', ${randomUUID()}, '{"balance":0}') returning id::text`;
+      // the purge alone (no job, so the feed has not read this event): it stays
+      await db()`
+        select * from private.retention_purge(${NOW}::timestamptz, ${db().json(purgePeriods())}, ${PURGE_BATCH},
+                                              ${ERASED_TEXT})`;
+      expect(await exists('private.events', 'id', ev!.id)).toBe(true);
+      // the job reads the log into the webhook queue first, then purges
+      for (let i = 0; i < 5 && (await exists('private.events', 'id', ev!.id)); i++) ok(await runJobs(NOW));
+      expect(await exists('private.events', 'id', ev!.id)).toBe(false);
+    });
+
     it('is for the functions role only, and refuses a missing period', async () => {
       const [g] = await db()<{ service: boolean; anon: boolean; authenticated: boolean }[]>`
         select has_function_privilege('service_role', 'private.retention_purge(timestamptz, jsonb, integer, text)',
