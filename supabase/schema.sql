@@ -7182,7 +7182,7 @@ grant execute on function private.reset_password(p_phone text, p_password_hash t
 CREATE OR REPLACE FUNCTION private.retention_period(p_periods jsonb, p_kind text)
  RETURNS interval
  LANGUAGE plpgsql
- IMMUTABLE
+ STABLE
  SET search_path TO ''
 AS $function$
 declare

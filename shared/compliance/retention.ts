@@ -141,7 +141,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: 'what the parties wrote to each other',
     onDelete: 'kept',
     deletion:
-      "kept: the other party's record of the deal and evidence in a dispute; the author shown as `Deleted user`",
+      "the other party's record of the deal and evidence in a dispute; the author shown as `Deleted user`",
     purges: [{
       kind: 'messages',
       after: '2 years',

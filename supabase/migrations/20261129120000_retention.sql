@@ -315,7 +315,7 @@ grant execute on function private.retention_purge(timestamptz, jsonb, integer, t
 create function private.retention_period(p_periods jsonb, p_kind text)
 returns interval
 language plpgsql
-immutable
+stable
 set search_path = ''
 as $$
 declare

@@ -1,6 +1,6 @@
 // docs/compliance.md's retention table, rendered from shared/compliance/retention.ts between the
 // retention markers (`npm run gen`; `npm run gen -- --check` fails when it is stale).
-import { NO_PERSONAL_DATA, RETENTION, type RetentionEntry } from '../../../shared/compliance/retention.ts';
+import { NO_PERSONAL_DATA, PURGE_BATCH, RETENTION, type RetentionEntry } from '../../../shared/compliance/retention.ts';
 
 export const RETENTION_START = '<!-- retention:start -->';
 export const RETENTION_END = '<!-- retention:end -->';
@@ -25,6 +25,8 @@ export function retentionTable(): string {
     '| Store | Tables | Personal data | On account deletion | Purged by the job | Legal basis |',
     '|---|---|---|---|---|---|',
     ...rows,
+    '',
+    `Each run of the job erases or deletes at most ${PURGE_BATCH} rows of each kind (\`PURGE_BATCH\`).`,
     '',
     'Tables that hold no personal data:',
     '',
