@@ -7,6 +7,7 @@
 //   README.md                            the endpoint and Idempotency-Key tables, between their markers
 //   docs/architecture.md                 the operation map, between the operations markers
 //   docs/operators.md                    the operator endpoints and their roles, between their markers
+//   docs/compliance.md                   the retention table (shared/compliance/retention.ts), between its markers
 //   docs/api/openapi.json                the OpenAPI document (scripts/lib/spec/openapi.ts)
 //   clients/typescript/schema.ts         the typed client's types, from that document
 //   docs/escrow-states.md                the escrow state table (scripts/lib/spec/escrow-states.ts)
@@ -44,6 +45,7 @@ import {
 import { MAP_END, MAP_START, operationMap, operationRows } from './lib/spec/operation-map.ts';
 import { renderFromDatabase, withMigratedDatabase } from './lib/schema-build.ts';
 import { renderSeeds, SEEDS_PATH } from './lib/spec/seeds.ts';
+import { RETENTION_END, RETENTION_START, retentionTable } from './lib/spec/retention-doc.ts';
 import { buildVendor, configModule, STATIC_API_BASE } from './lib/console-page.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -103,6 +105,17 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
         OPERATOR_ENDPOINTS_END,
         operatorEndpointTable(metas),
         'docs/operators.md',
+      ),
+  },
+  {
+    file: 'docs/compliance.md',
+    make: async () =>
+      replaceRegion(
+        await read('docs/compliance.md'),
+        RETENTION_START,
+        RETENTION_END,
+        retentionTable(),
+        'docs/compliance.md',
       ),
   },
   { file: 'docs/api/openapi.json', make: () => document },

@@ -152,9 +152,10 @@ alter table private.admin_audit add constraint admin_audit_details_check CHECK (
 alter table private.admin_audit add constraint admin_audit_pkey PRIMARY KEY (id);
 alter table private.admin_audit add constraint admin_audit_reason_check CHECK (reason IS NULL OR char_length(reason) >= 10 AND char_length(reason) <= 2000);
 alter table private.admin_audit add constraint admin_audit_target_type_check CHECK (target_type ~ '^[a-z][a-z_]*$'::text AND char_length(target_type) <= 50);
+CREATE INDEX admin_audit_created_idx ON private.admin_audit USING btree (created_at);
 alter table private.admin_audit enable row level security;
 create policy "Service role manages the admin audit" on private.admin_audit as permissive for all to service_role using (true) with check (true);
-CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.forbid_change();
+CREATE TRIGGER admin_audit_immutable BEFORE DELETE OR UPDATE ON private.admin_audit FOR EACH ROW EXECUTE FUNCTION private.admin_audit_guard();
 CREATE TRIGGER admin_audit_no_truncate BEFORE TRUNCATE ON private.admin_audit FOR EACH STATEMENT EXECUTE FUNCTION private.forbid_change();
 comment on table private.admin_audit is 'Every admin action (and every grant and revoke of admin rights), one row each, written by private.admin_record in the transaction of the action. Append-only: no UPDATE, DELETE or TRUNCATE, even for its owner.';
 comment on column private.admin_audit.admin_id is 'The admin who acted; for admin.grant and admin.revoke, the user whose rights changed. No foreign key: the record outlives the account.';
@@ -264,6 +265,7 @@ alter table private.events add constraint events_data_check CHECK (jsonb_typeof(
 alter table private.events add constraint events_kind_check CHECK (kind = ANY (ARRAY['message'::text, 'notification'::text, 'escrow'::text, 'wallet'::text]));
 alter table private.events add constraint events_pkey PRIMARY KEY (id);
 CREATE INDEX events_escrow_idx ON private.events USING btree (escrow_id, id) WHERE (escrow_id IS NOT NULL);
+CREATE INDEX events_occurred_idx ON private.events USING btree (occurred_at);
 CREATE INDEX events_xact_id_idx ON private.events USING btree (xact, id);
 alter table private.events enable row level security;
 create policy "Service role manages events" on private.events as permissive for all to service_role using (true) with check (true);
@@ -432,6 +434,7 @@ create table private.kyc_webhook_inbox (
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_pkey PRIMARY KEY (key);
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_source_check CHECK (source = ANY (ARRAY['sumsub'::text, 'identity'::text]));
 alter table private.kyc_webhook_inbox add constraint kyc_webhook_inbox_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX kyc_webhook_inbox_received_idx ON private.kyc_webhook_inbox USING btree (received_at);
 CREATE INDEX kyc_webhook_inbox_user_idx ON private.kyc_webhook_inbox USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.kyc_webhook_inbox enable row level security;
 create policy "Service role manages the KYC inbox" on private.kyc_webhook_inbox as permissive for all to service_role using (true) with check (true);
@@ -641,6 +644,7 @@ create table private.operator_passes (
 alter table private.operator_passes add constraint operator_passes_pkey PRIMARY KEY (session_id, lineage);
 alter table private.operator_passes add constraint operator_passes_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
 alter table private.operator_passes add constraint operator_passes_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX operator_passes_expires_idx ON private.operator_passes USING btree (expires_at);
 CREATE INDEX operator_passes_user_idx ON private.operator_passes USING btree (user_id);
 alter table private.operator_passes enable row level security;
 create policy "Service role manages operator passes" on private.operator_passes as permissive for all to service_role using (true) with check (true);
@@ -683,6 +687,7 @@ alter table private.otps add constraint otps_attempts_check CHECK (attempts >= 0
 alter table private.otps add constraint otps_context_check CHECK (context = ANY (ARRAY['signup'::text, 'login'::text, 'reset'::text, 'account_delete'::text]));
 alter table private.otps add constraint otps_phone_check CHECK (phone ~ '^\+234[0-9]{10}$'::text);
 alter table private.otps add constraint otps_pkey PRIMARY KEY (id);
+CREATE INDEX otps_expires_idx ON private.otps USING btree (expires_at);
 CREATE INDEX otps_phone_context_idx ON private.otps USING btree (phone, context, created_at DESC);
 alter table private.otps enable row level security;
 create policy "Service role manages otps" on private.otps as permissive for all to service_role using (true) with check (true);
@@ -736,6 +741,7 @@ create table private.rate_limit_events (
   created_at timestamp with time zone not null default now()
 );
 alter table private.rate_limit_events add constraint rate_limit_events_pkey PRIMARY KEY (id);
+CREATE INDEX rate_limit_events_created_idx ON private.rate_limit_events USING btree (created_at);
 CREATE INDEX rate_limit_events_key_idx ON private.rate_limit_events USING btree (key, created_at DESC);
 alter table private.rate_limit_events enable row level security;
 create policy "Service role manages rate limit events" on private.rate_limit_events as permissive for all to service_role using (true) with check (true);
@@ -793,6 +799,7 @@ create table private.sessions (
 alter table private.sessions add constraint sessions_pkey PRIMARY KEY (id);
 alter table private.sessions add constraint sessions_revoked_reason_check CHECK (revoked_reason = ANY (ARRAY['logout'::text, 'password_reset'::text, 'refresh_token_reuse'::text, 'operator'::text]));
 alter table private.sessions add constraint sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
+CREATE INDEX sessions_expires_idx ON private.sessions USING btree (expires_at);
 CREATE INDEX sessions_user_id_idx ON private.sessions USING btree (user_id) WHERE (revoked_at IS NULL);
 alter table private.sessions enable row level security;
 create policy "Service role manages sessions" on private.sessions as permissive for all to service_role using (true) with check (true);
@@ -818,7 +825,8 @@ create table private.sms_outbox (
 );
 alter table private.sms_outbox add constraint sms_outbox_message_check CHECK (jsonb_typeof(message) = 'object'::text AND message ? 'kind'::text);
 alter table private.sms_outbox add constraint sms_outbox_pkey PRIMARY KEY (id);
-alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id);
+alter table private.sms_outbox add constraint sms_outbox_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES private.sms_outbox(id) ON DELETE SET NULL;
+CREATE INDEX sms_outbox_created_idx ON private.sms_outbox USING btree (created_at);
 CREATE INDEX sms_outbox_phone_idx ON private.sms_outbox USING btree (phone, id DESC);
 CREATE INDEX sms_outbox_resend_of_idx ON private.sms_outbox USING btree (resend_of) WHERE (resend_of IS NOT NULL);
 CREATE INDEX sms_outbox_unsent_idx ON private.sms_outbox USING btree (id) WHERE ((sent_at IS NULL) AND (withheld IS NULL));
@@ -844,6 +852,7 @@ create table private.stream_tickets (
 alter table private.stream_tickets add constraint stream_tickets_hash_check CHECK (octet_length(hash) = 32);
 alter table private.stream_tickets add constraint stream_tickets_pkey PRIMARY KEY (hash);
 alter table private.stream_tickets add constraint stream_tickets_session_id_fkey FOREIGN KEY (session_id) REFERENCES private.sessions(id) ON DELETE CASCADE;
+CREATE INDEX stream_tickets_expires_idx ON private.stream_tickets USING btree (expires_at);
 CREATE INDEX stream_tickets_session_idx ON private.stream_tickets USING btree (session_id, created_at);
 alter table private.stream_tickets enable row level security;
 create policy "Service role manages stream tickets" on private.stream_tickets as permissive for all to service_role using (true) with check (true);
@@ -951,6 +960,7 @@ create table private.webhook_failures (
   created_at timestamp with time zone not null default now()
 );
 alter table private.webhook_failures add constraint webhook_failures_pkey PRIMARY KEY (id);
+CREATE INDEX webhook_failures_created_idx ON private.webhook_failures USING btree (created_at);
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
@@ -984,6 +994,7 @@ create table private.webhook_inbox (
   received_at timestamp with time zone not null default now()
 );
 alter table private.webhook_inbox add constraint webhook_inbox_pkey PRIMARY KEY (provider, event_key);
+CREATE INDEX webhook_inbox_received_idx ON private.webhook_inbox USING btree (received_at);
 alter table private.webhook_inbox enable row level security;
 create policy "Service role manages webhook inbox" on private.webhook_inbox as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_inbox is 'Every provider webhook event that took effect, once per event key, with its outcome.';
@@ -1077,6 +1088,7 @@ alter table public.disputes add constraint disputes_resolution_check CHECK (char
 alter table public.disputes add constraint disputes_resolved_has_outcome CHECK ((status = 'resolved'::text) = (outcome IS NOT NULL AND resolved_at IS NOT NULL));
 alter table public.disputes add constraint disputes_split_amount CHECK ((outcome = 'split'::text) = (payee_amount IS NOT NULL));
 alter table public.disputes add constraint disputes_status_check CHECK (status = ANY (ARRAY['negotiation'::text, 'escalated'::text, 'resolved'::text, 'withdrawn'::text]));
+CREATE INDEX disputes_closed_idx ON public.disputes USING btree (COALESCE(resolved_at, withdrawn_at)) WHERE (status = ANY (ARRAY['resolved'::text, 'withdrawn'::text]));
 CREATE INDEX disputes_created_idx ON public.disputes USING btree (created_at);
 CREATE INDEX disputes_deadline_idx ON public.disputes USING btree (negotiation_deadline) WHERE (status = 'negotiation'::text);
 CREATE INDEX disputes_escalated_idx ON public.disputes USING btree (escalated_at) WHERE (status = 'escalated'::text);
@@ -1164,6 +1176,8 @@ CREATE INDEX escrows_closing_idx ON public.escrows USING btree (COALESCE(release
 CREATE INDEX escrows_counterparty_idx ON public.escrows USING btree (counterparty_id, created_at DESC);
 CREATE INDEX escrows_counterparty_phone_idx ON public.escrows USING btree (counterparty_phone) WHERE (counterparty_id IS NULL);
 CREATE UNIQUE INDEX escrows_created_at_key ON public.escrows USING btree (created_at DESC);
+CREATE INDEX escrows_ended_idx ON public.escrows USING btree (COALESCE(ended_at, cancelled_at, updated_at)) WHERE (status = ANY (ARRAY['ended'::text, 'cancelled'::text, 'deleted'::text]));
+CREATE INDEX escrows_ended_phone_whole_idx ON public.escrows USING btree (COALESCE(ended_at, cancelled_at, updated_at)) WHERE ((status = ANY (ARRAY['ended'::text, 'cancelled'::text, 'deleted'::text])) AND (counterparty_phone ~ '^\+234[0-9]{10}$'::text));
 CREATE INDEX escrows_initiator_idx ON public.escrows USING btree (initiator_id, created_at DESC);
 CREATE INDEX escrows_inspection_due_idx ON public.escrows USING btree (inspection_ends_at) WHERE (status = 'inspection'::text);
 CREATE INDEX escrows_merchant_idx ON public.escrows USING btree (merchant_id, created_at DESC) WHERE (merchant_id IS NOT NULL);
@@ -1176,6 +1190,7 @@ CREATE TRIGGER escrows_event_changed AFTER UPDATE ON public.escrows FOR EACH ROW
 CREATE TRIGGER escrows_event_created AFTER INSERT ON public.escrows FOR EACH ROW EXECUTE FUNCTION private.event_on_escrow();
 comment on table public.escrows is 'An escrow between an initiator and a counterparty: terms, fees, state and when it changed. Parties read it.';
 comment on column public.escrows.counterparty_id is 'The invited counterparty''s account, linked at creation or when that phone signs up. Not readable by the API roles: before acceptance it would tell the initiator whether the phone has an account (see revealed_counterparty_id).';
+comment on column public.escrows.counterparty_phone is 'The phone the counterparty was invited by (E.164); masked by private.mask_phone when that counterparty deletes their account, and five years after the escrow ended.';
 comment on column public.escrows.declined_at is 'When the counterparty declined (the escrow is then cancelled, or refunded when it was funded).';
 comment on column public.escrows.revealed_counterparty_id is 'counterparty_id once the counterparty has accepted or declined, else null: what answers to the initiator may show.';
 comment on column public.escrows.merchant_id is 'The merchant that created the escrow for its customers (null: created in the app).';
@@ -1350,6 +1365,7 @@ alter table public.notifications add constraint notifications_pkey PRIMARY KEY (
 alter table public.notifications add constraint notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE CASCADE;
 CREATE INDEX notifications_conversation_user_idx ON public.notifications USING btree (conversation_id, user_id, created_at DESC);
 CREATE INDEX notifications_escrow_idx ON public.notifications USING btree (escrow_id, created_at);
+CREATE INDEX notifications_read_created_idx ON public.notifications USING btree (created_at) WHERE is_read;
 CREATE UNIQUE INDEX notifications_user_created_key ON public.notifications USING btree (user_id, created_at DESC);
 alter table public.notifications enable row level security;
 create policy "Service role manages notifications" on public.notifications as permissive for all to service_role using (true) with check (true);
@@ -1855,9 +1871,7 @@ AS $function$
                'role', case when e.initiator_id = p_user then 'initiator' else 'counterparty' end,
                'category', e.category, 'payer_role', e.payer_role, 'title', e.title, 'description', e.description,
                'counterparty_phone', case when e.initiator_id = p_user then e.counterparty_phone
-                                          else pg_catalog.left(e.counterparty_phone, 4)
-                                            || pg_catalog.repeat('*', greatest(pg_catalog.length(e.counterparty_phone) - 8, 0))
-                                            || pg_catalog.right(e.counterparty_phone, 4) end,
+                                          else private.mask_phone(e.counterparty_phone) end,
                'transaction_type', e.transaction_type, 'release_type', e.release_type,
                'amount', e.amount::float8 / 100, 'currency', e.currency, 'status', e.status,
                'inspection_period_days', e.inspection_period_days,
@@ -2151,6 +2165,26 @@ end
 $function$;
 comment on function private.account_frozen_on_insert() is 'Refuses (account_frozen) an escrow created by a frozen account or by a merchant whose owner is frozen, and a payout account added by a frozen account.';
 revoke all on function private.account_frozen_on_insert() from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.admin_audit_guard()
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.admin_audit_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_before text := pg_catalog.current_setting('private.retention_audit_before', true);
+begin
+  if tg_op = 'DELETE' and coalesce(v_before, '') <> '' and old.created_at < v_before::timestamptz then
+    return old;
+  end if;
+  raise exception '% is append-only', tg_table_name using errcode = '42501';
+end
+$function$;
+comment on function private.admin_audit_guard() is 'Trigger on private.admin_audit: refuses UPDATE and DELETE (42501), except the deletion of rows created before the transaction-local setting private.retention_audit_before, which only private.retention_purge sets.';
+revoke all on function private.admin_audit_guard() from public;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.admin_dispute_resolve(p_dispute uuid, p_admin uuid, p_outcome text, p_payee_amount bigint, p_resolution text, p_now timestamp with time zone)
@@ -2671,21 +2705,27 @@ revoke all on function private.claim_phone_verification(p_phone text, p_hold_sec
 grant execute on function private.claim_phone_verification(p_phone text, p_hold_seconds integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.cleanup_expired(p_now timestamp with time zone)
+-- function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.cleanup_expired(p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
-  with gone as (
-    delete from private.idempotency_keys where created_at < p_now - interval '24 hours' returning 1
-  )
-  select count(*)::integer from gone;
+declare
+  v_removed integer;
+begin
+  delete from private.idempotency_keys
+   where ctid = any(array(select k.ctid from private.idempotency_keys k
+                           where k.created_at < p_now - p_keep
+                           limit p_limit));
+  get diagnostics v_removed = row_count;
+  return v_removed;
+end
 $function$;
-comment on function private.cleanup_expired(p_now timestamp with time zone) is 'The job''s housekeeping: deletes Idempotency-Keys older than 24 hours; returns how many.';
-revoke all on function private.cleanup_expired(p_now timestamp with time zone) from public;
-grant execute on function private.cleanup_expired(p_now timestamp with time zone) to service_role;
+comment on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) is 'The job''s housekeeping: deletes up to p_limit Idempotency-Keys created more than p_keep before p_now; how many.';
+revoke all on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) from public;
+grant execute on function private.cleanup_expired(p_now timestamp with time zone, p_keep interval, p_limit integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.close_milestones(p_escrow uuid, p_release_transfer uuid)
@@ -7654,6 +7694,236 @@ revoke all on function private.reset_password(p_phone text, p_password_hash text
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.retention_period(p_periods jsonb, p_kind text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_period(p_periods jsonb, p_kind text)
+ RETURNS interval
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v text := p_periods ->> p_kind;
+begin
+  if v is null then
+    raise exception 'retention_purge: no period for %', p_kind using errcode = '22023';
+  end if;
+  if v::interval <= interval '0' then
+    raise exception 'retention_purge: the period for % must be positive', p_kind using errcode = '22023';
+  end if;
+  return v::interval;
+end
+$function$;
+comment on function private.retention_period(p_periods jsonb, p_kind text) is 'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one.';
+revoke all on function private.retention_period(p_periods jsonb, p_kind text) from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text)
+ RETURNS TABLE(kind text, purged integer)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_cut timestamptz;
+  v_count integer;
+  v_more integer;
+begin
+  if p_limit is null or p_limit < 1 then
+    raise exception 'retention_purge: limit must be positive' using errcode = '22023';
+  end if;
+  if p_erased is null or pg_catalog.char_length(p_erased) < 10 then
+    raise exception 'retention_purge: the erased text must be 10 characters or more' using errcode = '22023';
+  end if;
+
+  -- messages: content erased once the escrow ended longer ago than the period; message and escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'messages');
+  update public.messages m set content = p_erased
+   where m.id = any(array(
+     select m2.id from public.messages m2
+       join public.conversations c on c.id = m2.conversation_id
+       join public.escrows e on e.id = c.escrow_id
+      where m2.content <> p_erased
+        and e.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(e.ended_at, e.cancelled_at, e.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'messages'; purged := v_count; return next;
+
+  -- counterparty phones masked, a merchant's metadata erased; the escrow kept
+  v_cut := p_now - private.retention_period(p_periods, 'counterparty_phones');
+  update public.escrows e
+     set counterparty_phone = private.mask_phone(e.counterparty_phone)
+   where e.id = any(array(
+     select x.id from public.escrows x
+      where x.counterparty_phone ~ '^\+234[0-9]{10}$'
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  update private.merchant_escrows me set metadata = null
+   where me.escrow_id = any(array(
+     select m.escrow_id from private.merchant_escrows m join public.escrows x on x.id = m.escrow_id
+      where m.metadata is not null
+        and x.status in ('ended', 'cancelled', 'deleted')
+        and coalesce(x.ended_at, x.cancelled_at, x.updated_at) < v_cut
+      limit p_limit));
+  get diagnostics v_more = row_count;
+  kind := 'counterparty_phones'; purged := v_count + v_more; return next;
+
+  -- disputes: the parties' reason and the resolution note erased; outcome and amounts kept
+  v_cut := p_now - private.retention_period(p_periods, 'disputes');
+  update public.disputes d
+     set reason = p_erased,
+         resolution = case when d.resolution is null then null else p_erased end
+   where d.id = any(array(
+     select x.id from public.disputes x
+      where x.reason <> p_erased
+        and x.status in ('resolved', 'withdrawn')
+        and coalesce(x.resolved_at, x.withdrawn_at) < v_cut
+      limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'disputes'; purged := v_count; return next;
+
+  -- events and their recipients; never one the webhook feed has not read yet
+  v_cut := p_now - private.retention_period(p_periods, 'events');
+  with gone as (
+    delete from private.events ev
+     where ev.id = any(array(
+       select e.id from private.events e, private.webhook_feed f
+        where f.only_row and e.occurred_at < v_cut and (e.xact, e.id) <= (f.xact, f.event_id)
+        order by e.id
+        limit p_limit))
+    returning ev.id
+  ), recipients as (
+    delete from private.event_recipients r where r.event_id in (select id from gone)
+  )
+  select count(*)::integer into v_count from gone;
+  kind := 'events'; purged := v_count; return next;
+
+  -- the operator audit: append-only but for this (private.admin_audit_guard)
+  v_cut := p_now - private.retention_period(p_periods, 'admin_audit');
+  perform pg_catalog.set_config('private.retention_audit_before', v_cut::text, true);
+  delete from private.admin_audit a
+   where a.id = any(array(
+     select x.id from private.admin_audit x where x.created_at < v_cut order by x.id limit p_limit));
+  get diagnostics v_count = row_count;
+  perform pg_catalog.set_config('private.retention_audit_before', '', true);
+  kind := 'admin_audit'; purged := v_count; return next;
+
+  -- the SMS outbox, counted from queueing (a resend of a purged message loses its link)
+  v_cut := p_now - private.retention_period(p_periods, 'sms_outbox');
+  delete from private.sms_outbox t
+   where t.ctid = any(array(select x.ctid from private.sms_outbox x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'sms_outbox'; purged := v_count; return next;
+
+  -- one-time codes, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'otps');
+  delete from private.otps t
+   where t.ctid = any(array(select x.ctid from private.otps x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'otps'; purged := v_count; return next;
+
+  -- phone checks, counted from their expiry (or the end of their claim)
+  v_cut := p_now - private.retention_period(p_periods, 'phone_verifications');
+  delete from private.phone_verifications t
+   where t.ctid = any(array(select x.ctid from private.phone_verifications x where greatest(x.expires_at, x.claimed_until) < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'phone_verifications'; purged := v_count; return next;
+
+  -- providers' payment webhooks
+  v_cut := p_now - private.retention_period(p_periods, 'webhook_inbox');
+  delete from private.webhook_inbox t
+   where t.ctid = any(array(select x.ctid from private.webhook_inbox x where x.received_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'webhook_inbox'; purged := v_count; return next;
+
+  -- providers' KYC webhooks
+  v_cut := p_now - private.retention_period(p_periods, 'kyc_webhook_inbox');
+  delete from private.kyc_webhook_inbox t
+   where t.ctid = any(array(select x.ctid from private.kyc_webhook_inbox x where x.received_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'kyc_webhook_inbox'; purged := v_count; return next;
+
+  -- webhooks that failed to apply
+  v_cut := p_now - private.retention_period(p_periods, 'webhook_failures');
+  delete from private.webhook_failures t
+   where t.ctid = any(array(select x.ctid from private.webhook_failures x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'webhook_failures'; purged := v_count; return next;
+
+  -- four-eyes approvals, counted from the decision (or the expiry of an undecided one)
+  v_cut := p_now - private.retention_period(p_periods, 'approvals');
+  delete from private.approvals t
+   where t.ctid = any(array(select x.ctid from private.approvals x where coalesce(x.decided_at, x.expires_at) < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'approvals'; purged := v_count; return next;
+
+  -- freezes, counted from the unfreeze (a freeze in force stays)
+  v_cut := p_now - private.retention_period(p_periods, 'account_freezes');
+  delete from private.account_freezes t
+   where t.ctid = any(array(select x.ctid from private.account_freezes x where x.unfrozen_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'account_freezes'; purged := v_count; return next;
+
+  -- operator flags, counted from their resolution (an open one stays)
+  v_cut := p_now - private.retention_period(p_periods, 'operator_flags');
+  delete from private.operator_flags t
+   where t.ctid = any(array(select x.ctid from private.operator_flags x where x.resolved_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'operator_flags'; purged := v_count; return next;
+
+  -- payment flags
+  v_cut := p_now - private.retention_period(p_periods, 'payment_flags');
+  delete from private.payment_flags t
+   where t.ctid = any(array(select x.ctid from private.payment_flags x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'payment_flags'; purged := v_count; return next;
+
+  -- read notifications (unread ones stay)
+  v_cut := p_now - private.retention_period(p_periods, 'notifications');
+  delete from public.notifications t
+   where t.ctid = any(array(select x.ctid from public.notifications x where x.created_at < v_cut and x.is_read limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'notifications'; purged := v_count; return next;
+
+  -- sessions, counted from their expiry; their refresh tokens, stream tickets and passes go with them
+  v_cut := p_now - private.retention_period(p_periods, 'sessions');
+  delete from private.sessions t
+   where t.ctid = any(array(select x.ctid from private.sessions x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'sessions'; purged := v_count; return next;
+
+  -- stream tickets, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'stream_tickets');
+  delete from private.stream_tickets t
+   where t.ctid = any(array(select x.ctid from private.stream_tickets x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'stream_tickets'; purged := v_count; return next;
+
+  -- operators' second-factor passes, counted from their expiry
+  v_cut := p_now - private.retention_period(p_periods, 'operator_passes');
+  delete from private.operator_passes t
+   where t.ctid = any(array(select x.ctid from private.operator_passes x where x.expires_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'operator_passes'; purged := v_count; return next;
+
+  -- rate-limit events, past the longest window
+  v_cut := p_now - private.retention_period(p_periods, 'rate_limit_events');
+  delete from private.rate_limit_events t
+   where t.ctid = any(array(select x.ctid from private.rate_limit_events x where x.created_at < v_cut limit p_limit));
+  get diagnostics v_count = row_count;
+  kind := 'rate_limit_events'; purged := v_count; return next;
+end
+$function$;
+comment on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) is 'The job''s retention purges: for each kind of personal data (shared/compliance/retention.ts), erases or deletes up to p_limit rows whose period (p_periods: kind -> interval) ended before p_now; one row per kind with the count. Nothing of the ledger or the transactions is touched.';
+revoke all on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) from public;
+grant execute on function private.retention_purge(p_now timestamp with time zone, p_periods jsonb, p_limit integer, p_erased text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.review_submit(p_escrow uuid, p_reviewer uuid, p_rating integer, p_feedback text)
@@ -8641,9 +8911,9 @@ revoke all on function private.webhook_event_type(p_kind text, p_data jsonb) fro
 grant execute on function private.webhook_event_type(p_kind text, p_data jsonb) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
--- function private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+-- function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval)
 -- ---------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION private.webhook_purge(p_now timestamp with time zone, p_limit integer)
+CREATE OR REPLACE FUNCTION private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval)
  RETURNS integer
  LANGUAGE plpgsql
  SET search_path TO ''
@@ -8653,16 +8923,16 @@ declare
 begin
   delete from private.webhook_deliveries
    where id in (select id from private.webhook_deliveries
-                 where created_at < p_now - interval '30 days'
+                 where created_at < p_now - p_keep
                  order by created_at
                  limit p_limit);
   get diagnostics v_removed = row_count;
   return v_removed;
 end
 $function$;
-comment on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) is 'Removes up to p_limit deliveries created more than 30 days before p_now, whatever their state.';
-revoke all on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) from public;
-grant execute on function private.webhook_purge(p_now timestamp with time zone, p_limit integer) to service_role;
+comment on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) is 'Removes up to p_limit deliveries created more than p_keep before p_now, whatever their state.';
+revoke all on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) from public;
+grant execute on function private.webhook_purge(p_now timestamp with time zone, p_limit integer, p_keep interval) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.webhook_record(p_delivery uuid, p_lease uuid, p_now timestamp with time zone, p_ok boolean, p_status_code integer, p_reason text, p_excerpt text, p_duration_ms integer, p_next_attempt_at timestamp with time zone, p_endpoint_fault boolean)

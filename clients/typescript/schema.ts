@@ -2513,7 +2513,7 @@ export interface operations {
                 payer_role: 'initiator' | 'counterparty';
                 title: string;
                 description: string;
-                /** @description Whole to the initiator, who typed it; to the counterparty masked: '+234', asterisks and the last 4 digits */
+                /** @description Whole to the initiator, who typed it; to the counterparty masked as escrow-get masks it (+2348*******78) */
                 counterparty_phone: string;
                 transaction_type: string;
                 release_type: string;
@@ -12407,6 +12407,29 @@ export interface operations {
               webhooks_failed: number;
               webhook_endpoints_disabled: number;
               webhooks_purged: number;
+              /** @description Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention) */
+              purged: {
+                messages: number;
+                counterparty_phones: number;
+                disputes: number;
+                sms_outbox: number;
+                otps: number;
+                phone_verifications: number;
+                events: number;
+                webhook_inbox: number;
+                kyc_webhook_inbox: number;
+                webhook_failures: number;
+                admin_audit: number;
+                approvals: number;
+                account_freezes: number;
+                operator_flags: number;
+                payment_flags: number;
+                notifications: number;
+                sessions: number;
+                stream_tickets: number;
+                operator_passes: number;
+                rate_limit_events: number;
+              };
             };
           };
         };

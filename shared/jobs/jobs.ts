@@ -5,7 +5,9 @@
 // payouts and refunds to merchant escrows' buyers that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/money/reconcile.ts), queued SMS, and outbound webhooks: the event log
 // read into the delivery queue, due deliveries sent and deliveries 30 days old removed
-// (shared/webhooks/queue.ts).
+// (shared/webhooks/queue.ts); last, the retention purges: every kind of personal data whose period
+// ended is erased or deleted, at most PURGE_BATCH rows of each kind a run, with the periods of
+// shared/compliance/retention.ts (the source docs/compliance.md is generated from).
 import { safeEqual } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -18,6 +20,14 @@ import { reconcilePending } from '../money/reconcile.ts';
 import { reconcileRefunds, startRefund, strandedRefunds } from '../money/refunds.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
 import { webhookJobStep } from '../webhooks/queue.ts';
+import {
+  ERASED_TEXT,
+  PURGE_BATCH,
+  purgePeriod,
+  purgePeriods,
+  RETENTION_PURGE_KINDS,
+  type RetentionPurgeKind,
+} from '../compliance/retention.ts';
 
 /** The scheduler's secret header. */
 export const JOBS_SECRET_HEADER: HeaderAuth = {
@@ -67,9 +77,12 @@ export async function jobsRun(now: Date | string = new Date()) {
   const refundsChecked = await reconcileRefunds(at);
   const sms = await dispatchQueuedSms(100);
   const [expired] = await asService((tx) =>
-    tx<{ removed: number }[]>`select private.cleanup_expired(${at}::timestamptz) as removed`
+    tx<{ removed: number }[]>`
+    select private.cleanup_expired(${at}::timestamptz, ${purgePeriod('idempotency_keys')}::interval, ${PURGE_BATCH})
+      as removed`
   );
   const webhooks = await webhookJobStep(new Date(at));
+  const purged = await retentionPurge(at);
   const summary = {
     released: rows.filter((r) => r.job === 'inspection_release').length,
     ended: rows.filter((r) => r.job === 'ended').length,
@@ -84,13 +97,26 @@ export async function jobsRun(now: Date | string = new Date()) {
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
     ...webhooks,
+    purged,
   };
   if (
     rows.length + merchantExpired.length + summary.payouts_started + refunds.length + summary.sms_sent +
         webhooks.webhooks_enqueued +
-        webhooks.webhooks_failed > 0
+        webhooks.webhooks_failed + Object.values(purged).reduce((a, b) => a + b, 0) > 0
   ) {
     log.info('jobs.run', { ...summary, now: at });
   }
   return { now: at, ...summary };
+}
+
+/** The retention purges at `now`: how many rows of each kind were erased or deleted. */
+async function retentionPurge(at: string): Promise<Record<RetentionPurgeKind, number>> {
+  const rows = await asService((tx) =>
+    tx<{ kind: RetentionPurgeKind; purged: number }[]>`
+    select kind, purged from private.retention_purge(
+      ${at}::timestamptz, ${tx.json(purgePeriods())}, ${PURGE_BATCH}, ${ERASED_TEXT})`
+  );
+  const counts = Object.fromEntries(RETENTION_PURGE_KINDS.map((k) => [k, 0])) as Record<RetentionPurgeKind, number>;
+  for (const r of rows) counts[r.kind] = r.purged;
+  return counts;
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { count, timestamp } from '../core/schema.ts';
 import { timestampSchema } from '../core/validation.ts';
+import { RETENTION_PURGE_KINDS } from '../compliance/retention.ts';
 
 export const jobsRunBody = z.strictObject({
   now: timestampSchema.optional().meta({
@@ -30,4 +31,7 @@ export const jobsRunResponse = z.strictObject({
   webhooks_failed: count,
   webhook_endpoints_disabled: count,
   webhooks_purged: count,
+  purged: z.strictObject(Object.fromEntries(RETENTION_PURGE_KINDS.map((k) => [k, count]))).meta({
+    description: 'Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention)',
+  }),
 });

@@ -19,6 +19,7 @@ import { HttpError } from '../core/http.ts';
 import { outsideKeyClaim } from '../core/key-claim.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { outsideRequest } from '../core/request-session.ts';
+import { purgePeriod } from '../compliance/retention.ts';
 import { escrowGet } from '../escrow/escrow.ts';
 import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
 import { escrowAsMerchant } from '../merchants/webhook-render.ts';
@@ -328,10 +329,15 @@ export async function enableEndpoint(endpointId: string, now: Date = new Date())
   return r?.due ?? null;
 }
 
-/** Removes deliveries created more than 30 days before `now` (at most `limit`); how many. */
+/**
+ * Removes deliveries older than their retention period (30 days, shared/compliance/retention.ts)
+ * before `now`, at most `limit`; how many.
+ */
 export async function purgeDeliveries(now: Date, limit = 10_000): Promise<number> {
+  const keep = purgePeriod('webhook_deliveries');
   const [r] = await asService((tx) =>
-    tx<{ removed: number }[]>`select private.webhook_purge(${now.toISOString()}::timestamptz, ${limit}) as removed`
+    tx<{ removed: number }[]>`
+    select private.webhook_purge(${now.toISOString()}::timestamptz, ${limit}, ${keep}::interval) as removed`
   );
   return r?.removed ?? 0;
 }
@@ -349,7 +355,8 @@ export type WebhookJobSummary = {
 
 /**
  * The job's step at its explicit `now`: the log read (up to 10 batches), due deliveries sent (at
- * most 500 attempts, 16 at a time, none started after 30 s), and deliveries 30 days old removed.
+ * most 500 attempts, 16 at a time, none started after 30 s), and deliveries past their retention
+ * period (30 days) removed.
  */
 export async function webhookJobStep(now: Date): Promise<WebhookJobSummary> {
   const enqueued = await enqueueFromLog({ now, maxBatches: 10 });
