@@ -481,24 +481,110 @@ describe('the operator console', () => {
     }
   });
 
-  it('an action refused for a missing role shows the 403 with its code', async () => {
-    const operator = await newOperator(['support']);
+  it("shows only the forms the operator's roles admit; a role taken after sign-in: the API's 403 is shown", async () => {
+    const support = await newOperator(['support']);
     const customer = await signUp({ tier: 2 });
     const { page, problems, close } = await openConsole();
     try {
-      await signInAs(page, operator);
+      await signInAs(page, support);
+      expect(await page.$eval('header .roles', (r) => r.textContent)).toBe('(support)');
+      // no audit log (admins only) in the navigation
+      expect(await page.$$eval('nav a', (as) => as.map((a) => a.textContent?.trim()))).toEqual([
+        'Queues',
+        'Search',
+        'Approvals',
+      ]);
       await openUser(page, customer.id);
-      await perform(page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
-      await page.waitForSelector('details#freeze .refusal');
-      expect(await page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
-        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await page.$('details#sessions')).not.toBeNull();
+      for (const form of ['freeze', 'unfreeze', 'grant', 'revoke', 'reset']) {
+        expect(await page.$(`details#${form}`), form).toBeNull();
+      }
       expect(await axeViolations(page)).toEqual([]);
-      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+
+    // finance is taken from an operator already signed in: the page still shows the freeze form
+    // (the roles of the pass), and the API refuses it
+    const both = await newOperator(['finance', 'support']);
+    const second = await openConsole();
+    try {
+      await signInAs(second.page, both);
+      expect(await second.page.$eval('header .roles', (r) => r.textContent)).toBe('(finance, support)');
+      await testDb()`delete from private.operators where user_id = ${both.id} and role = 'finance'`;
+      await openUser(second.page, customer.id);
+      await perform(second.page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
+      await second.page.waitForSelector('details#freeze .refusal');
+      expect(await second.page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
+        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await axeViolations(second.page)).toEqual([]);
+      expect(second.problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
         '/functions/v1/admin-user-freeze: 403',
       ]);
       const [row] = await testDb()<{ n: number }[]>`
         select count(*)::int as n from private.admin_audit where action = 'user.freeze' and target_id = ${customer.id}`;
       expect(row?.n).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("lists the user's SMS; support resends one, the page shows the new message; a one-time code is refused", async () => {
+    const support = await newOperator(['support']);
+    const customer = await signUp({ tier: 2 });
+    const [notice] = await testDb()<{ id: string }[]>`
+      insert into private.sms_outbox (phone, message, body, sent_at)
+      values (${customer.phone}, '{"kind":"kyc_tier_changed","tier":2,"raised":true}'::jsonb,
+              'Your account is now at tier 2.', now())
+      returning id::text`;
+    const [otp] = await testDb()<{ id: string }[]>`
+      select id::text from private.sms_outbox where phone = ${customer.phone} and message ->> 'kind' = 'otp_code'
+       order by id desc limit 1`;
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, support);
+      await openUser(page, customer.id);
+      const row = (id: string) => `table.sms tr[data-sms="${id}"]`;
+      await page.waitForSelector(row(notice!.id));
+      expect(await page.$eval(row(notice!.id), (r) => (r as HTMLElement).innerText)).toMatch(
+        /kyc tier changed\s+sent\s+.+WAT\s+.+WAT\s+0 of 3/,
+      );
+      await perform(page, `sms-${notice!.id}`, 'The customer says the tier message never arrived.', 'Resend');
+      const done = `details#sms-${notice!.id} p.done`;
+      await page.waitForSelector(`${done}, details#sms-${notice!.id} .refusal`, { timeout: 15_000 });
+      const newId = await page.$eval(`${done} .new-sms`, (c) => c.textContent ?? '');
+      expect(newId).toMatch(/^[0-9]+$/);
+      // the outbox holds the copy: the same phone and text, sent, naming the first message
+      const [copy] = await testDb()<{ phone: string; body: string; resend_of: string; sent: boolean }[]>`
+        select phone, body, resend_of::text, sent_at is not null as sent from private.sms_outbox where id = ${newId}`;
+      expect(copy).toEqual({
+        phone: customer.phone,
+        body: 'Your account is now at tier 2.',
+        resend_of: notice!.id,
+        sent: true,
+      });
+      // the page read the record again: the new message is listed, the first one counts its resend
+      await page.waitForSelector(row(newId));
+      expect(await page.$eval(row(newId), (r) => (r as HTMLElement).innerText)).toContain(`resends ${notice!.id}`);
+      expect(await page.$eval(row(notice!.id), (r) => (r as HTMLElement).innerText)).toMatch(/1 of 3/);
+      expect(await page.$eval(done, (p) => (p as HTMLElement).innerText)).toContain(`Queued again as SMS ${newId}`);
+      await page.$eval(row(notice!.id), (r) => r.scrollIntoView({ block: 'center' }));
+      await checkAndShoot(page, 'user-sms');
+
+      await perform(page, `sms-${otp!.id}`, 'The customer says the code never arrived.', 'Resend');
+      await page.waitForSelector(`details#sms-${otp!.id} .refusal`, { timeout: 15_000 });
+      const refusal = await page.$eval(`details#sms-${otp!.id} .refusal`, (r) => (r as HTMLElement).innerText);
+      expect(refusal).toContain('One-time codes are not resent; the user asks for a new one');
+      expect(refusal).toMatch(/code sms_one_time_code, HTTP 409/);
+      const [resent] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.sms_outbox where resend_of = ${otp!.id}`;
+      expect(resent?.n).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+        '/functions/v1/admin-sms-resend: 409',
+      ]);
+      expect([problems.errors.filter((e) => !/409/.test(e)), problems.offMachine]).toEqual([[], []]);
     } finally {
       await close();
     }
