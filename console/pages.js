@@ -341,6 +341,8 @@ const PAYOUT_KINDS = new Set(['withdrawal', 'escrow_payout']);
 
 function UserActions({ data, reload }) {
   const p = data.profile;
+  // an operator when the page opened: the revoke form stays (with its answer) after the last role goes
+  const [wasOperator] = useState(data.operator_roles.length > 0);
   const held = data.transactions.filter((t) => t.held_for_review);
   const failed = data.transactions.filter((t) => PAYOUT_KINDS.has(t.kind) && t.status === 'failed');
   const user = (_values, reason) => ({ user_id: p.id, reason });
@@ -398,7 +400,7 @@ function UserActions({ data, reload }) {
     <${ActionForm} id="grant" title="Grant a role" endpoint="admin-role-grant"
       submit="Grant" fields=${roleSelect('grant', ['support', 'finance', 'disputes', 'admin'])}
       body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })} done=${() => 'Granted.'} onDone=${reload} />
-    ${data.operator_roles.length > 0 && html`
+    ${(data.operator_roles.length > 0 || wasOperator) && html`
       <${ActionForm} id="revoke" title="Revoke a role" endpoint="admin-role-revoke" submit="Revoke"
         fields=${roleSelect('revoke', data.operator_roles)}
         body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })}
