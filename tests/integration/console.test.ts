@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, type PageProblems, watchPage } from '../support/browser.ts';
+import { launchBrowser, type PageProblems, serveStatic, watchPage } from '../support/browser.ts';
+import { configModule, consoleDir, consoleHeaders } from '../../scripts/lib/console-page.ts';
 import { expectOk as ok, get, post } from '../support/api.ts';
 import { fundWallet } from '../support/escrows.ts';
 import { addPayout } from '../support/payouts.ts';
@@ -991,6 +992,47 @@ describe('the operator console', () => {
       expect(problems).toEqual(okProblems);
     } finally {
       await close();
+    }
+  });
+
+  it("hosted as static files on an origin of its own, with the documented headers, it works against the API's origin", async () => {
+    const operator = await newOperator(['support']);
+    const api = new URL(inject('baseUrl')).origin;
+    // the folder as a static host serves it: config.js naming the API, every file with consoleHeaders
+    const site = await serveStatic(consoleDir, {
+      headers: consoleHeaders(api),
+      files: { 'config.js': configModule(inject('baseUrl')) },
+    });
+    const page = await browser.newPage();
+    await page.setViewport(VIEWPORT);
+    const problems = watchPage(page);
+    const origins: { url: string; allow: string | undefined }[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).origin === api && r.request().method() !== 'OPTIONS') {
+        origins.push({ url: new URL(r.url()).pathname, allow: r.headers()['access-control-allow-origin'] });
+      }
+    });
+    try {
+      const answer = await page.goto(site.url, { waitUntil: 'load' });
+      expect(new URL(site.url).origin).not.toBe(api);
+      expect(answer?.headers()['content-security-policy']).toContain(`connect-src ${api};`);
+      expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(answer?.headers()['x-content-type-options']).toBe('nosniff');
+      await signInAs(page, operator);
+      await loaded(page);
+      expect(await textOf(page)).toContain('Disputes escalated');
+      // every call went to the API's origin, whose answers the browser let the page read (CORS)
+      expect(origins.map((o) => o.url)).toEqual(expect.arrayContaining([
+        '/functions/v1/auth-verify',
+        '/functions/v1/admin-totp-verify',
+        '/functions/v1/admin-queue-list',
+      ]));
+      expect(origins.every((o) => o.allow === '*' || o.allow === new URL(site.url).origin)).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await page.close();
+      await site.close();
     }
   });
 });
