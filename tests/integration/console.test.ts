@@ -29,6 +29,7 @@ import { codeAt, grantRoles, newOperator, secretOf, type TestOperator } from '..
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const SHOTS = new URL(
@@ -988,6 +989,41 @@ describe('the operator console', () => {
       const [freeze] = await testDb()<{ n: number }[]>`
         select count(*)::int as n from private.account_freezes where user_id = ${customer.id} and unfrozen_at is null`;
       expect(freeze?.n).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it("shows an escrow's messages only once the operator states why; the audit keeps the reason", async () => {
+    const operator = await newOperator(['support']);
+    const deal = await fundedDeal();
+    const content = 'Meet me at the gate at noon.';
+    ok(
+      await post(messageSend, { conversation_id: deal.conversationId, content }, { token: deal.payer.accessToken }),
+      201,
+    );
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await go(page, `#/escrow/${deal.escrowId}`);
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('#reason');
+      const hidden = await textOf(page);
+      expect(hidden).toMatch(/1 message\(s\) in the conversation/);
+      expect(hidden).not.toContain(content);
+      await page.type('#reason', 'The payer says the seller threatened them in the chat.');
+      await page.click('xpath///main//button[normalize-space()="Show the messages"]');
+      await page.waitForSelector('ul.messages li');
+      expect(await page.$eval('ul.messages', (u) => (u as HTMLElement).innerText)).toContain(content);
+      const audit = await testDb()<{ reason: string | null; details: { content_shown?: boolean } }[]>`
+        select reason, details from private.admin_audit
+         where admin_id = ${operator.id} and action = 'escrow.read' order by id`;
+      expect(audit.map((a) => [a.reason, a.details.content_shown])).toEqual([
+        [null, false],
+        ['The payer says the seller threatened them in the chat.', true],
+      ]);
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual(okProblems);
     } finally {
