@@ -284,6 +284,14 @@ export function User({ id }) {
   `;
 }
 
+/** A held charge's figures: what was expected and what the provider reported taking. */
+const heldFigures = (t) =>
+  t.review?.received_amount !== null && t.review?.received_amount !== undefined
+    ? `${naira(t.review.expected_amount ?? t.amount)} expected, the provider reported ${
+      naira(t.review.received_amount)
+    }`
+    : naira(t.amount);
+
 /** Kinds of SMS the API never resends (it answers 409 sms_one_time_code). */
 const ONE_TIME = new Set(['otp_code', 'account_exists']);
 
@@ -362,7 +370,7 @@ function UserActions({ data, reload }) {
       ${held.map((t) =>
         html`
           <${ActionForm} id=${`charge-${t.id}`} title=${`Resolve the held charge ${shortId(t.id)} (${
-            naira(t.amount)
+            heldFigures(t)
           })`} endpoint="admin-charge-resolve" submit="Resolve the charge"
             body=${(_v, reason) => ({ transaction_id: t.id, reason })}
             done=${(r) =>

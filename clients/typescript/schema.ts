@@ -371,7 +371,7 @@ export interface paths {
     };
     /**
      * A user's whole picture for support
-     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The profile, KYC checks (identity numbers masked to their last 3 digits), the wallet, a freeze in force with its reason, live sessions, operator roles, merchants owned, payout accounts (account numbers masked) and cards (last 4), the 20 latest escrows and transactions (held charges flagged), open disputes and the 20 latest SMS to the user's phone (their status and resends, never their text: what admin-sms-resend takes). Each read is written to the admin audit log (`user.read`) with `reason` when given.
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The profile, KYC checks (identity numbers masked to their last 3 digits), the wallet, a freeze in force with its reason, live sessions, operator roles, merchants owned, payout accounts (account numbers masked) and cards (last 4), the 20 latest escrows and transactions (held charges flagged, with the expected and reported amounts), open disputes and the 20 latest SMS to the user's phone (their status and resends, never their text: what admin-sms-resend takes). Each read is written to the admin audit log (`user.read`) with `reason` when given.
      */
     get: operations['admin-user-get'];
     put?: never;
@@ -5884,6 +5884,15 @@ export interface operations {
                 reference: string | null;
                 /** @description A charge held for an operator (metadata.review) */
                 held_for_review: boolean;
+                /** @description Why a charge was held for review and the two figures that disagreed; null when none */
+                review: {
+                  /** @description Why it was held: e.g. 'amount_mismatch' */
+                  reason: string;
+                  /** @description What the service expected the provider to take */
+                  expected_amount: number | null;
+                  /** @description What the provider reported taking, when it said */
+                  received_amount: number | null;
+                } | null;
                 merchant_id: string | null;
                 /** Format: date-time */
                 created_at: string;

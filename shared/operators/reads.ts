@@ -228,6 +228,9 @@ export function adminUserGet(
         amount: string;
         reference: string | null;
         held_for_review: boolean;
+        review_reason: string | null;
+        review_expected: string | null;
+        review_received: string | null;
         merchant_id: string | null;
         created_at: string;
       }[]
@@ -235,6 +238,9 @@ export function adminUserGet(
       select t.id, t.type as kind, t.status, t.amount::text,
              coalesce(t.provider_charge_id, t.provider_transfer_id, t.provider_refund_id) as reference,
              (t.status = 'pending' and t.metadata ? 'review') as held_for_review,
+             t.metadata -> 'review' ->> 'reason' as review_reason,
+             t.metadata -> 'review' ->> 'expected_amount' as review_expected,
+             t.metadata -> 'review' ->> 'received_amount' as review_received,
              t.merchant_id, t.created_at
         from public.transactions t where t.user_id = ${id}
        order by t.created_at desc limit ${READ_LIMIT}`;
@@ -304,7 +310,15 @@ export function adminUserGet(
       payout_accounts: accounts.map((a) => ({ ...a, account_number: maskAccount(a.account_number) })),
       cards: [...cards],
       escrows: escrows.map((e) => ({ ...e, amount: toNaira(e.amount) })),
-      transactions: txs.map((t) => ({ ...t, amount: toNaira(t.amount) })),
+      transactions: txs.map(({ review_reason, review_expected, review_received, ...t }) => ({
+        ...t,
+        amount: toNaira(t.amount),
+        review: review_reason === null ? null : {
+          reason: review_reason,
+          expected_amount: review_expected === null ? null : toNaira(review_expected),
+          received_amount: review_received === null ? null : toNaira(review_received),
+        },
+      })),
       open_disputes: [...disputes],
       sms: sms.map((m) => ({
         ...m,

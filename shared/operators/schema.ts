@@ -193,6 +193,11 @@ export const adminUserGetResponse = z.strictObject({
     amount: naira,
     reference: z.string().nullable().describe("The provider's own reference (charge, transfer or refund), if any"),
     held_for_review: z.boolean().describe('A charge held for an operator (metadata.review)'),
+    review: z.strictObject({
+      reason: z.string().describe("Why it was held: e.g. 'amount_mismatch'"),
+      expected_amount: naira.nullable().describe('What the service expected the provider to take'),
+      received_amount: naira.nullable().describe('What the provider reported taking, when it said'),
+    }).nullable().describe('Why a charge was held for review and the two figures that disagreed; null when none'),
     merchant_id: uuid.nullable(),
     created_at: timestamp,
   })).describe('The 20 latest'),

@@ -521,7 +521,12 @@ describe('admin-queue-list', () => {
     const afterHold = await queues(token);
     expect(afterHold.charges_held!.count).toBeGreaterThanOrEqual(before.charges_held!.count + 1);
     const picture = ok(await userGet(token, u.id));
-    expect(picture.transactions).toEqual([expect.objectContaining({ id: topup.reference, held_for_review: true })]);
+    expect(picture.transactions).toEqual([expect.objectContaining({
+      id: topup.reference,
+      held_for_review: true,
+      // both figures, so that the operator sees what the provider took, not only what was expected
+      review: { reason: 'amount_mismatch', expected_amount: 1_000, received_amount: 1_500 },
+    })]);
 
     // a NIN bound to one account, submitted by another: flagged for an operator
     const holder = await signUp({ tier: 2 });

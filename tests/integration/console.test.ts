@@ -437,6 +437,10 @@ describe('the operator console', () => {
         await openUser(a.page, user.id);
         expect(await textOf(a.page)).toContain('held for review');
         const formId = `charge-${reference}`;
+        // the form names both figures: what the top-up expected and what the provider reported
+        expect(await a.page.$eval(`details#${formId} summary`, (x) => x.textContent ?? '')).toMatch(
+          /₦5,[0-9]{3}\.[0-9]{2} expected, the provider reported ₦2,000,000\.00/,
+        );
         await perform(a.page, formId, 'The provider confirmed NGN 2,000,000 arrived.', 'Resolve the charge');
         await a.page.waitForSelector(`details#${formId} .waiting, details#${formId} .refusal`);
         const approvalId = await a.page.$eval(`details#${formId} .approval-id`, (c) => c.textContent ?? '');
