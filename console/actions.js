@@ -1,10 +1,13 @@
 // The operator's actions as forms: each one folded under its name (a <details>), with the fields it
 // needs and its reason (10-500 characters, kept in the audit), the role that may perform it, and
 // what the API answered: the result, the refusal (message, code, status), or, for a 202, the
-// approval that waits for a second operator. The console does not know the operator's roles: every
-// form is shown, and an operator without the role reads the API's 403 operator_role_required.
+// approval that waits for a second operator. A form is shown only to an operator holding one of the
+// roles its endpoint admits (roles.js, written from the endpoints by `npm run gen`; the operator's
+// roles as the second factor's pass answered them). The API checks them again: an operator whose
+// role was taken since reads its 403 operator_role_required.
 import { useState } from './vendor/hooks.mjs';
-import { act } from './api.js';
+import { act, mayAct } from './api.js';
+import ENDPOINTS from './roles.js';
 import { lagosTime } from './format.js';
 import { html, RefusalView } from './ui.js';
 
@@ -19,8 +22,21 @@ export function Waiting({ approval }) {
   `;
 }
 
+/** Whether the operator signed in may call `endpoint` (any operator when it names no role). */
+export function admits(endpoint) {
+  const needed = ENDPOINTS[endpoint]?.roles;
+  return needed === null || needed === undefined || mayAct(needed);
+}
+
+/** Who may perform an action, in words: "finance; may wait for a second operator". */
+function whoMay(endpoint) {
+  const e = ENDPOINTS[endpoint];
+  if (!e) return 'any operator';
+  return `${e.roles ? e.roles.join(' or ') : 'any operator'}${e.fourEyes ? '; may wait for a second operator' : ''}`;
+}
+
 /**
- * One action's form. `id` prefixes the fields' ids (several forms share a page); `fields` renders
+ * One action's form, or nothing for an operator whose roles the endpoint does not admit. `id` prefixes the fields' ids (several forms share a page); `fields` renders
  * the action's own fields (reading and setting `values`); `body(values, reason)` makes the request;
  * `done(data)` words a 200's result; `onDone` runs after a 200 (the page reloads its record).
  * `reasonName` and `reasonMax` are for admin-dispute-resolve, whose reason is its `resolution`.
@@ -29,7 +45,6 @@ export function ActionForm(
   {
     id,
     title,
-    role,
     endpoint,
     fields,
     body,
@@ -46,6 +61,7 @@ export function ActionForm(
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState(null);
+  if (!admits(endpoint)) return null;
   const set = (k) => (e) => setValues((v) => ({ ...v, [k]: e.currentTarget.value }));
   const run = async (e) => {
     e.preventDefault();
@@ -67,7 +83,7 @@ export function ActionForm(
   };
   return html`
     <details class="action" open=${open} id=${id}>
-      <summary>${title} <span class="hint">(${role})</span></summary>
+      <summary>${title} <span class="hint">(${whoMay(endpoint)})</span></summary>
       <form onSubmit=${run}>
         ${fields?.(values, set, setValues)}
         <label for=${`${id}-reason`}>${reasonLabel}</label>

@@ -19,7 +19,11 @@ export class Refusal extends Error {
   }
 }
 
-/** The stored session: {user, access_token, refresh_token, expires_at, passed_until} or null. */
+/**
+ * The stored session: {user, access_token, refresh_token, expires_at, passed_until, roles} or null.
+ * `roles` are the operator's roles as admin-totp-verify answered them (the API checks them again on
+ * every call: they only choose which forms the pages show).
+ */
 export function session() {
   try {
     return JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
@@ -41,21 +45,29 @@ export function onSession(fn) {
   return () => listeners.delete(fn);
 }
 
-/** Keeps a new session from auth-verify or auth-refresh, with the pass of the one it replaces. */
-function keep(data, passedUntil) {
+/** Keeps a new session from auth-verify or auth-refresh, with the pass and roles of the one it replaces. */
+function keep(data, previous) {
   store({
     user: data.user,
     access_token: data.session.access_token,
     refresh_token: data.session.refresh_token,
     expires_at: Date.now() + data.session.expires_in * 1000,
-    passed_until: passedUntil ?? null,
+    passed_until: previous?.passed_until ?? null,
+    roles: previous?.roles ?? [],
   });
 }
 
-export function markPassed(expiresAt) {
+/** Keeps admin-totp-verify's answer: when the pass ends, and the roles it was given with. */
+export function markPassed(expiresAt, roles) {
   const s = session();
-  if (s) store({ ...s, passed_until: Date.parse(expiresAt) });
+  if (s) store({ ...s, passed_until: Date.parse(expiresAt), roles: roles ?? [] });
 }
+
+/** The operator's roles (as the second factor's pass answered them). */
+export const roles = (s = session()) => s?.roles ?? [];
+
+/** Whether the operator holds one of `needed` (the console shows only the forms this admits). */
+export const mayAct = (needed) => needed.some((r) => roles().includes(r));
 
 /** Whether the session holds a second-factor pass that has not ended. */
 export function passed(s = session()) {
@@ -100,7 +112,7 @@ export function refresh() {
   const s = session();
   if (!s) return Promise.reject(new Refusal(401, 'unauthenticated', 'Not signed in'));
   refreshing ??= send('auth-refresh', { method: 'POST', body: { refresh_token: s.refresh_token } })
-    .then(({ data }) => keep(data, s.passed_until))
+    .then(({ data }) => keep(data, s))
     .catch((err) => {
       forget();
       throw err;

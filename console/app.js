@@ -4,8 +4,9 @@
 // the sign-in.
 import { render } from './vendor/preact.mjs';
 import { useEffect, useState } from './vendor/hooks.mjs';
-import { onSession, passed, session, signOut } from './api.js';
+import { onSession, passed, roles, session, signOut } from './api.js';
 import { html } from './ui.js';
+import { admits } from './actions.js';
 import { SignIn } from './signin.js';
 import { Escrow, Queues, Search, User } from './pages.js';
 import { Approvals, Audit } from './review.js';
@@ -58,8 +59,11 @@ function App() {
       <span class="brand">Escrow console</span>
       ${signedIn && html`
         <nav aria-label="Pages">${nav('/queues', 'Queues', 'queues')} ${nav('/search', 'Search', 'search')}
-          ${nav('/approvals', 'Approvals', 'approvals')} ${nav('/audit', 'Audit log', 'audit')}</nav>
-        <span class="who">${s.user.phone}
+          ${nav('/approvals', 'Approvals', 'approvals')} ${admits('admin-audit-list') &&
+            nav('/audit', 'Audit log', 'audit')}</nav>
+        <span class="who">${s.user.phone} <span class="roles" title="Your operator roles">(${roles(s).join(
+          ', ',
+        )})</span>
           <button type="button" class="secondary" onClick=${() => signOut().then(() => (location.hash = '#/queues'))}>
             Sign out</button></span>
       `}

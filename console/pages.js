@@ -2,7 +2,7 @@
 // (admin-user-get, opened with a reason) and an escrow with its timeline (admin-escrow-get).
 import { useState } from './vendor/hooks.mjs';
 import { call } from './api.js';
-import { ActionForm } from './actions.js';
+import { ActionForm, admits } from './actions.js';
 import { age, lagosTime, naira, shortId, signedNaira, words } from './format.js';
 import { html, Link, Loading, RefusalView, Title, useLoad } from './ui.js';
 
@@ -182,7 +182,7 @@ export function User({ id }) {
     <section>
       <${Title}>${p.first_name} ${p.last_name}</${Title}>
       ${data.frozen && html`
-        <div class="banner" role="status"><strong>Frozen</strong> since ${`${
+        <div class="banner"><strong>Frozen</strong> since ${`${
           lagosTime(data.frozen.since)
         }: ${data.frozen.reason}`}</div>
       `}
@@ -278,8 +278,69 @@ export function User({ id }) {
         <h2>Merchants</h2>
         <ul>${data.merchants.map((m) => html`<li>${m.name} (${m.status})</li>`)}</ul>
       `}
+      <${SmsList} sms=${data.sms} reload=${reload} />
       <${UserActions} data=${data} reload=${reload} />
     </section>
+  `;
+}
+
+/** A held charge's figures: what was expected and what the provider reported taking. */
+const heldFigures = (t) =>
+  t.review?.received_amount !== null && t.review?.received_amount !== undefined
+    ? `${naira(t.review.expected_amount ?? t.amount)} expected, the provider reported ${
+      naira(t.review.received_amount)
+    }`
+    : naira(t.amount);
+
+/** Kinds of SMS the API never resends (it answers 409 sms_one_time_code). */
+const ONE_TIME = new Set(['otp_code', 'account_exists']);
+
+/**
+ * The latest SMS to the user's phone (never their text), each with a Resend form for support
+ * (admin-sms-resend: the same text again, to the same phone).
+ */
+function SmsList({ sms, reload }) {
+  const resend = admits('admin-sms-resend');
+  return html`
+    <h2>SMS to their phone <span class="count">(the ${sms.length} latest)</span></h2>
+    ${sms.length === 0 ? html`<p>None.</p>` : html`
+      <table class="sms">
+        <thead>
+          <tr>
+            <th scope="col">SMS</th>
+            <th scope="col">About</th>
+            <th scope="col">Status</th>
+            <th scope="col">Queued</th>
+            <th scope="col">Sent</th>
+            <th scope="col" class="num">Resends</th>
+            ${resend && html`<th scope="col">Send again</th>`}
+          </tr>
+        </thead>
+        <tbody>${sms.map((m) =>
+          html`
+            <tr key=${m.id} data-sms=${m.id}>
+              <td><code>${m.id}</code>${m.resend_of !== null &&
+                html`<br /><span class="hint">resends ${m.resend_of}</span>`}</td>
+              <td>${words(m.kind)}</td>
+              <td>${words(m.status)}${m.withheld ? html`<br /><span class="hint">${words(m.withheld)}</span>` : ''}</td>
+              <td>${lagosTime(m.created_at)}</td>
+              <td>${lagosTime(m.sent_at)}</td>
+              <td class="num">${m.resends} of 3</td>
+              ${resend && html`
+                <td class="resend">
+                  <${ActionForm} id=${`sms-${m.id}`} title="Resend" endpoint="admin-sms-resend" submit="Resend"
+                    body=${(_v, reason) => ({ sms_id: m.id, reason })}
+                    done=${(r) =>
+                      html`Queued again as SMS <code class="new-sms">${r.sms_id}</code> (resend ${r.resends} of 3).`}
+                    onDone=${reload} />
+                  ${ONE_TIME.has(m.kind) && html`<span class="hint">One-time codes are not resent.</span>`}
+                </td>
+              `}
+            </tr>
+          `
+        )}</tbody>
+      </table>
+    `}
   `;
 }
 
@@ -288,6 +349,8 @@ const PAYOUT_KINDS = new Set(['withdrawal', 'escrow_payout']);
 
 function UserActions({ data, reload }) {
   const p = data.profile;
+  // an operator when the page opened: the revoke form stays (with its answer) after the last role goes
+  const [wasOperator] = useState(data.operator_roles.length > 0);
   const held = data.transactions.filter((t) => t.held_for_review);
   const failed = data.transactions.filter((t) => PAYOUT_KINDS.has(t.kind) && t.status === 'failed');
   const user = (_values, reason) => ({ user_id: p.id, reason });
@@ -301,13 +364,14 @@ function UserActions({ data, reload }) {
     `;
   return html`
     <h2>Actions</h2>
-    <p class="hint">Each action names the role it needs; the API refuses it to an operator without that role.</p>
-    ${held.length + failed.length > 0 && html`
+    <p class="hint">The actions your roles admit, each with who may perform it; the API checks your roles again.</p>
+    ${held.length + failed.length > 0 && (admits('admin-charge-resolve') || admits('admin-payout-retry')) && html`
       <h3>Held charges and failed payouts</h3>
       ${held.map((t) =>
         html`
-          <${ActionForm} id=${`charge-${t.id}`} title=${`Resolve the held charge ${shortId(t.id)} (${naira(t.amount)})`}
-            role="finance" endpoint="admin-charge-resolve" submit="Resolve the charge"
+          <${ActionForm} id=${`charge-${t.id}`} title=${`Resolve the held charge ${shortId(t.id)} (${
+            heldFigures(t)
+          })`} endpoint="admin-charge-resolve" submit="Resolve the charge"
             body=${(_v, reason) => ({ transaction_id: t.id, reason })}
             done=${(r) =>
               `The provider says ${r.provider_status}, ${naira(r.verified_amount)} of ${
@@ -318,38 +382,39 @@ function UserActions({ data, reload }) {
       )}
       ${failed.map((t) =>
         html`
-          <${ActionForm} id=${`payout-${t.id}`} title=${`Retry the failed payout ${shortId(t.id)} (${naira(t.amount)})`}
-            role="finance" endpoint="admin-payout-retry" submit="Retry the payout"
+          <${ActionForm} id=${`payout-${t.id}`} title=${`Retry the failed payout ${shortId(t.id)} (${
+            naira(t.amount)
+          })`} endpoint="admin-payout-retry" submit="Retry the payout"
             body=${(_v, reason) => ({ transaction_id: t.id, reason })}
             done=${(r) => `A new payout ${shortId(r.transaction_id)} of ${naira(r.amount)}: ${words(r.status)}.`}
             onDone=${reload} />
         `
       )}
     `}
-    <h3>The account</h3>
+    ${(admits('admin-user-freeze') || admits('admin-session-revoke')) && html`<h3>The account</h3>`}
     ${data.frozen
       ? html`
-        <${ActionForm} id="unfreeze" title="Unfreeze the account" role="finance, with a second operator"
+        <${ActionForm} id="unfreeze" title="Unfreeze the account"
           endpoint="admin-user-unfreeze" submit="Unfreeze" body=${user}
           done=${(r) => `Unfrozen at ${lagosTime(r.unfrozen_at)}.`} onDone=${reload} />
       `
       : html`
-        <${ActionForm} id="freeze" title="Freeze the account" role="finance" endpoint="admin-user-freeze" submit="Freeze"
+        <${ActionForm} id="freeze" title="Freeze the account" endpoint="admin-user-freeze" submit="Freeze"
           body=${user} done=${(r) => `Frozen since ${lagosTime(r.frozen_at)}.`} onDone=${reload} />
       `}
-    <${ActionForm} id="sessions" title="End the user's sessions" role="support" endpoint="admin-session-revoke"
+    <${ActionForm} id="sessions" title="End the user's sessions" endpoint="admin-session-revoke"
       submit="End the sessions" body=${user} done=${(r) => `${r.sessions_ended} session(s) ended.`} onDone=${reload} />
-    <h3>Operator roles and second factor</h3>
-    <${ActionForm} id="grant" title="Grant a role" role="admin, with a second operator" endpoint="admin-role-grant"
+    ${admits('admin-role-grant') && html`<h3>Operator roles and second factor</h3>`}
+    <${ActionForm} id="grant" title="Grant a role" endpoint="admin-role-grant"
       submit="Grant" fields=${roleSelect('grant', ['support', 'finance', 'disputes', 'admin'])}
       body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })} done=${() => 'Granted.'} onDone=${reload} />
-    ${data.operator_roles.length > 0 && html`
-      <${ActionForm} id="revoke" title="Revoke a role" role="admin" endpoint="admin-role-revoke" submit="Revoke"
+    ${(data.operator_roles.length > 0 || wasOperator) && html`
+      <${ActionForm} id="revoke" title="Revoke a role" endpoint="admin-role-revoke" submit="Revoke"
         fields=${roleSelect('revoke', data.operator_roles)}
         body=${(v, reason) => ({ user_id: p.id, role: v.role, reason })}
         done=${(r) => `Revoked ${r.role}; roles left: ${r.roles.length ? r.roles.join(', ') : 'none'}.`}
         onDone=${reload} />
-      <${ActionForm} id="reset" title="Reset the second factor" role="admin, with a second operator"
+      <${ActionForm} id="reset" title="Reset the second factor"
         endpoint="admin-totp-reset" submit="Reset the factor" body=${user} done=${() => 'Reset.'} onDone=${reload} />
     `}
   `;
@@ -400,7 +465,7 @@ const OUTCOMES = [
 /** admin-dispute-resolve: the outcome, a split's amount for the payee, the resolution (the reason). */
 function ResolveDispute({ dispute, held, onDone }) {
   return html`
-    <${ActionForm} id="resolve" title="Resolve the dispute" role="disputes" endpoint="admin-dispute-resolve"
+    <${ActionForm} id="resolve" title="Resolve the dispute" endpoint="admin-dispute-resolve"
       submit="Resolve" open=${dispute.status === 'escalated'} initial=${{ outcome: 'split' }}
       reasonLabel="Resolution (the parties are told it)" reasonMax=${2000}
       fields=${(v, set) =>

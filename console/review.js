@@ -79,32 +79,55 @@ function Approval({ a }) {
   `;
 }
 
+/** Approvals asked for per page (the API's largest page). */
+const PAGE = 50;
+
 export function Approvals() {
   const [status, setStatus] = useState('pending');
-  const { data, error, loading, reload } = useLoad(
-    () => call('admin-approval-list', { query: { status: status || undefined, limit: 50 } }),
-    status,
-  );
+  const [pages, setPages] = useState([]);
+  const [more, setMore] = useState({ error: null, busy: false, done: false });
+  const query = (after) => ({ status: status || undefined, limit: PAGE, after });
+  const { data, error, loading, reload } = useLoad(() => call('admin-approval-list', { query: query() }), status);
+  const rows = [...(data ?? []), ...pages.flat()];
+  const lastPage = pages.length ? pages[pages.length - 1] : data;
+  const restart = (fn) => () => (setPages([]), setMore({ error: null, busy: false, done: false }), fn());
+  const next = async () => {
+    setMore({ error: null, busy: true, done: false });
+    try {
+      const page = await call('admin-approval-list', { query: query(rows[rows.length - 1]?.id) });
+      setPages((p) => [...p, page]);
+      setMore({ error: null, busy: false, done: page.length < PAGE });
+    } catch (err) {
+      setMore({ error: err, busy: false, done: false });
+    }
+  };
   return html`
     <section>
       <${Title}>Approvals</${Title}>
       <p>Actions that wait for a second operator: one holding a role the action needs, with 24 hours of tenure, who did
-        not ask for it. Approving performs the action.</p>
+        not ask for it. Approving performs the action. Pending ones first, oldest first.</p>
       <div class="actions">
         <label for="approval-status" class="inline">Show</label>
-        <select id="approval-status" value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
+        <select id="approval-status" value=${status} onChange=${(
+          e,
+        ) => (setPages([]), setMore({ error: null, busy: false, done: false }), setStatus(e.currentTarget.value))}>
           <option value="pending">pending</option>
           <option value="approved">approved</option>
           <option value="rejected">rejected</option>
           <option value="expired">expired</option>
           <option value="">all</option>
         </select>
-        <button type="button" class="secondary" onClick=${reload}>Refresh</button>
+        <button type="button" class="secondary" onClick=${restart(reload)}>Refresh</button>
       </div>
       <${RefusalView} error=${error} />
       ${loading && !data
         ? html`<${Loading} what="the approvals" />`
-        : data && (data.length === 0 ? html`<p>None.</p>` : data.map((a) => html`<${Approval} key=${a.id} a=${a} />`))}
+        : data && (rows.length === 0 ? html`<p>None.</p>` : rows.map((a) => html`<${Approval} key=${a.id} a=${a} />`))}
+      <${RefusalView} error=${more.error} />
+      ${data && !loading && lastPage?.length === PAGE && !more.done && html`
+        <div class="actions"><button type="button" class="secondary more" disabled=${more.busy} onClick=${next}>
+          More (${rows.length} shown)</button></div>
+      `}
     </section>
   `;
 }

@@ -94,7 +94,7 @@ function SecondFactor({ onPassed, onRestart }) {
 
   const verify = run(async () => {
     const r = await call('admin-totp-verify', { method: 'POST', body: { code } });
-    markPassed(r.expires_at);
+    markPassed(r.expires_at, r.roles);
     onPassed();
   });
   const enrol = run(async () => setEnrolment(await call('admin-totp-enrol', { method: 'POST' })));

@@ -17,6 +17,7 @@
 //   tests/support/seeds.ts               the KYC tiers and fee schedules the migrations seed (the same database)
 //   console/vendor/*                     preact and htm for the operator console, copied from node_modules
 //   console/config.js                    the console's API base URL as committed (scripts/lib/console-page.ts)
+//   console/roles.js                     the roles each operator endpoint admits, for the console's forms
 //
 // The sources: the endpoint definitions (supabase/functions/*/handler.ts), the catalogs in shared/,
 // and the migrations. docs/architecture.md#generated-files says which is which.
@@ -46,7 +47,7 @@ import { MAP_END, MAP_START, operationMap, operationRows } from './lib/spec/oper
 import { renderFromDatabase, withMigratedDatabase } from './lib/schema-build.ts';
 import { renderSeeds, SEEDS_PATH } from './lib/spec/seeds.ts';
 import { RETENTION_END, RETENTION_START, retentionTable } from './lib/spec/retention-doc.ts';
-import { buildVendor, configModule, STATIC_API_BASE } from './lib/console-page.ts';
+import { buildVendor, configModule, rolesModule, STATIC_API_BASE } from './lib/console-page.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const check = Deno.args.includes('--check');
@@ -127,6 +128,17 @@ const targets: { file: string; make: () => Promise<string> | string }[] = [
   { file: SEEDS_PATH, make: () => fromMigrations.seeds },
   ...[...buildVendor()].map(([name, text]) => ({ file: `console/vendor/${name}`, make: () => text })),
   { file: 'console/config.js', make: () => configModule(STATIC_API_BASE) },
+  {
+    file: 'console/roles.js',
+    make: () =>
+      rolesModule(
+        metas.filter((m) => m.auth === 'operator').map((m) => ({
+          name: m.name,
+          roles: m.authRoles ?? null,
+          fourEyes: m.status === 202 || (m.alsoSucceedsWith ?? []).some((s) => s.status === 202),
+        })),
+      ),
+  },
 ];
 
 const stale: string[] = [];

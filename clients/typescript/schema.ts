@@ -411,7 +411,7 @@ export interface paths {
     };
     /**
      * A user's whole picture for support
-     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The profile, KYC checks (identity numbers masked to their last 3 digits), the wallet, a freeze in force with its reason, live sessions, operator roles, merchants owned, payout accounts (account numbers masked) and cards (last 4), the 20 latest escrows and transactions (held charges flagged) and open disputes. Each read is written to the admin audit log (`user.read`) with `reason` when given.
+     * @description Operators of any role with a second-factor pass (to anyone who is not an operator the function does not exist). The profile, KYC checks (identity numbers masked to their last 3 digits), the wallet, a freeze in force with its reason, live sessions, operator roles, merchants owned, payout accounts (account numbers masked) and cards (last 4), the 20 latest escrows and transactions (held charges flagged, with the expected and reported amounts), open disputes and the 20 latest SMS to the user's phone (their status and resends, never their text: what admin-sms-resend takes). Each read is written to the admin audit log (`user.read`) with `reason` when given.
      */
     get: operations['admin-user-get'];
     put?: never;
@@ -6227,6 +6227,8 @@ export interface operations {
                * @description When this session's pass ends (12 hours after the code); verify again after it
                */
               expires_at: string;
+              /** @description The operator's roles now, so that a client shows only the actions they admit (each endpoint still checks) */
+              roles: ('support' | 'finance' | 'disputes' | 'admin')[];
             };
           };
         };
@@ -6649,6 +6651,15 @@ export interface operations {
                 reference: string | null;
                 /** @description A charge held for an operator (metadata.review) */
                 held_for_review: boolean;
+                /** @description Why a charge was held for review and the two figures that disagreed; null when none */
+                review: {
+                  /** @description Why it was held: e.g. 'amount_mismatch' */
+                  reason: string;
+                  /** @description What the service expected the provider to take */
+                  expected_amount: number | null;
+                  /** @description What the provider reported taking, when it said */
+                  received_amount: number | null;
+                } | null;
                 merchant_id: string | null;
                 /** Format: date-time */
                 created_at: string;
@@ -6662,6 +6673,41 @@ export interface operations {
                 status: 'negotiation' | 'escalated' | 'resolved' | 'withdrawn';
                 /** Format: date-time */
                 created_at: string;
+              }[];
+              /** @description The 20 latest messages of the SMS outbox to the user's phone, newest first; never their text */
+              sms: {
+                /** @description The id in the SMS outbox: what admin-sms-resend takes */
+                id: number;
+                /**
+                 * @description What the message is about (otp_code: a one-time code, never resent)
+                 * @enum {string}
+                 */
+                kind:
+                  | 'escrow_invite'
+                  | 'escrow_invite_funded'
+                  | 'funding_shortfall'
+                  | 'otp_code'
+                  | 'account_exists'
+                  | 'dispute_settled'
+                  | 'kyc_tier_changed'
+                  | 'verification_needed'
+                  | 'verify_to_move_money'
+                  | 'verify_to_pay_out'
+                  | 'merchant_escrow';
+                /**
+                 * @description queued (not sent yet, or retried after a failure), sent (handed to the SMS provider), failed (5 tries failed), expired (a one-time code not sent in time), withheld (never sent on purpose: see withheld)
+                 * @enum {string}
+                 */
+                status: 'queued' | 'sent' | 'failed' | 'expired' | 'withheld';
+                /** @description Why it is never sent (no_account, invite_daily_cap); else null */
+                withheld: string | null;
+                /** @description The first message, when this one is an operator's resend of it */
+                resend_of: number | null;
+                /** @description How many times the first message was resent (3 at most) */
+                resends: number;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
               }[];
             };
           };

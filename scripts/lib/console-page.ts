@@ -41,6 +41,7 @@ const VENDORED: Record<string, string> = {
 export const CONSOLE_FILES: readonly string[] = [
   'index.html',
   'config.js',
+  'roles.js',
   'console.css',
   'app.js',
   'api.js',
@@ -51,6 +52,29 @@ export const CONSOLE_FILES: readonly string[] = [
   'review.js',
   'ui.js',
 ];
+
+/**
+ * console/roles.js, written by `npm run gen` from the operator endpoints' declarations: the roles
+ * each endpoint admits (none: any operator), and whether it may answer 202 (four eyes). The
+ * console shows an action's form only to an operator holding one of its roles; the endpoint
+ * checks them again on every call.
+ */
+export function rolesModule(
+  endpoints: readonly { name: string; roles: readonly string[] | null; fourEyes: boolean }[],
+): string {
+  const rows = [...endpoints].sort((a, b) => a.name.localeCompare(b.name)).map((e) =>
+    `  '${e.name}': { roles: ${
+      e.roles ? `[${e.roles.map((r) => `'${r}'`).join(', ')}]` : 'null'
+    }, fourEyes: ${e.fourEyes} },`
+  );
+  return `// Written by \`npm run gen\` (scripts/lib/console-page.ts) from the operator endpoints: the roles
+// each one admits (null: any operator) and whether it may wait for a second operator (a 202).
+// The console shows an action only to an operator holding one of its roles; the API decides.
+export default {
+${rows.join('\n')}
+};
+`;
+}
 
 /**
  * The Content-Security-Policy of the console, for a host whose API is at `apiOrigin` (the local

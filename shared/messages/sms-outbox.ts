@@ -11,6 +11,9 @@ import { type SmsSender, smsSender } from '../core/sms.ts';
 import type { SmsMessage } from './catalog.ts';
 import { renderSms } from './texts.ts';
 
+/** Tries after which a message is given up (never claimed again). */
+export const SMS_MAX_ATTEMPTS = 5;
+
 type QueuedSms = { id: number; phone: string; message: SmsMessage; body: string | null };
 
 /**
@@ -53,7 +56,7 @@ async function claimAndSend(limit: number, only?: number): Promise<{ claimed: nu
   return await asServiceOnce(async (tx) => {
     const rows = await tx<QueuedSms[]>`
       select id, phone, message, body from private.sms_outbox
-       where sent_at is null and withheld is null and attempts < 5 and (expires_at is null or expires_at > now())
+       where sent_at is null and withheld is null and attempts < ${SMS_MAX_ATTEMPTS} and (expires_at is null or expires_at > now())
          ${only === undefined ? tx`` : tx`and id = ${only}`}
        order by id limit ${limit} for update skip locked`;
     let sent = 0;

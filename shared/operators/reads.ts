@@ -8,6 +8,7 @@
 import { asService, type Fragment, type Tx } from '../core/db.ts';
 import { toNaira } from '../core/money.ts';
 import { NIGERIAN_PHONE, toE164 } from '../core/validation.ts';
+import { SMS_MAX_ATTEMPTS } from '../messages/sms-outbox.ts';
 import { ESCROW_NOT_FOUND } from '../escrow/refusals.ts';
 import { USER_NOT_FOUND } from '../reviews/refusals.ts';
 import type { OperatorCaller, OperatorRole } from './auth.ts';
@@ -19,6 +20,7 @@ import {
   type AdminUserGetResponse,
   OPERATOR_QUEUES,
   type OperatorQueue,
+  type SmsStatus,
 } from './schema.ts';
 
 /** At most this many users and escrows answer a search; the 20 latest escrows and transactions a user's picture. */
@@ -226,6 +228,9 @@ export function adminUserGet(
         amount: string;
         reference: string | null;
         held_for_review: boolean;
+        review_reason: string | null;
+        review_expected: string | null;
+        review_received: string | null;
         merchant_id: string | null;
         created_at: string;
       }[]
@@ -233,6 +238,9 @@ export function adminUserGet(
       select t.id, t.type as kind, t.status, t.amount::text,
              coalesce(t.provider_charge_id, t.provider_transfer_id, t.provider_refund_id) as reference,
              (t.status = 'pending' and t.metadata ? 'review') as held_for_review,
+             t.metadata -> 'review' ->> 'reason' as review_reason,
+             t.metadata -> 'review' ->> 'expected_amount' as review_expected,
+             t.metadata -> 'review' ->> 'received_amount' as review_received,
              t.merchant_id, t.created_at
         from public.transactions t where t.user_id = ${id}
        order by t.created_at desc limit ${READ_LIMIT}`;
@@ -243,6 +251,31 @@ export function adminUserGet(
         from public.disputes d join public.escrows e on e.id = d.escrow_id
        where d.status in ('negotiation', 'escalated') and (e.initiator_id = ${id} or e.counterparty_id = ${id})
        order by d.created_at`;
+    // the outbox to their phone, without the text (a one-time code's body holds the code)
+    const sms = await tx<
+      {
+        id: string;
+        kind: AdminUserGetResponse['sms'][number]['kind'];
+        status: SmsStatus;
+        withheld: string | null;
+        resend_of: string | null;
+        resends: number;
+        created_at: string;
+        sent_at: string | null;
+      }[]
+    >`
+      select s.id::text, s.message ->> 'kind' as kind,
+             case when s.withheld is not null then 'withheld'
+                  when s.sent_at is not null then 'sent'
+                  when s.expires_at is not null and s.expires_at <= now() then 'expired'
+                  when s.attempts >= ${SMS_MAX_ATTEMPTS} then 'failed'
+                  else 'queued' end as status,
+             s.withheld, s.resend_of::text,
+             (select count(*)::int from private.sms_outbox r
+               where r.resend_of = coalesce(s.resend_of, s.id)) as resends,
+             s.created_at, s.sent_at
+        from private.sms_outbox s where s.phone = ${user.phone}
+       order by s.id desc limit ${READ_LIMIT}`;
     await recordAudit(tx, op, {
       action: 'user.read',
       targetType: 'user',
@@ -277,8 +310,21 @@ export function adminUserGet(
       payout_accounts: accounts.map((a) => ({ ...a, account_number: maskAccount(a.account_number) })),
       cards: [...cards],
       escrows: escrows.map((e) => ({ ...e, amount: toNaira(e.amount) })),
-      transactions: txs.map((t) => ({ ...t, amount: toNaira(t.amount) })),
+      transactions: txs.map(({ review_reason, review_expected, review_received, ...t }) => ({
+        ...t,
+        amount: toNaira(t.amount),
+        review: review_reason === null ? null : {
+          reason: review_reason,
+          expected_amount: review_expected === null ? null : toNaira(review_expected),
+          received_amount: review_received === null ? null : toNaira(review_received),
+        },
+      })),
       open_disputes: [...disputes],
+      sms: sms.map((m) => ({
+        ...m,
+        id: Number(m.id),
+        resend_of: m.resend_of === null ? null : Number(m.resend_of),
+      })),
     };
   });
 }

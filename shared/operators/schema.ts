@@ -9,6 +9,7 @@ import { DISPUTE_OUTCOMES, DISPUTE_STATUSES, PROPOSAL_STATUSES } from '../disput
 import { MERCHANT_STATUSES } from '../merchants/enums.ts';
 import { KYC_CHECK_STATUSES, KYC_CHECK_TYPES } from '../kyc/enums.ts';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../money/enums.ts';
+import { SMS_KINDS } from '../messages/catalog.ts';
 import { OPERATOR_ROLES, type OperatorRole } from './enums.ts';
 
 /** Every operator action's `reason` (10-500 characters): kept in the audit with the action. */
@@ -34,6 +35,9 @@ export const adminTotpEnrolResponse = z.strictObject({
 export const adminTotpVerifyResponse = z.strictObject({
   passed: z.literal(true),
   expires_at: timestamp.describe("When this session's pass ends (12 hours after the code); verify again after it"),
+  roles: z.array(z.enum(OPERATOR_ROLES)).min(1).describe(
+    "The operator's roles now, so that a client shows only the actions they admit (each endpoint still checks)",
+  ),
 });
 
 export type AdminTotpEnrolResponse = z.infer<typeof adminTotpEnrolResponse>;
@@ -134,6 +138,9 @@ export const adminSearchResponse = z.strictObject({
   escrows: z.array(escrowFound).describe('At most 20'),
 });
 
+/** An SMS's state in the outbox, as admin-user-get answers it. */
+export const SMS_STATUSES = ['queued', 'sent', 'failed', 'expired', 'withheld'] as const;
+
 /** An identity number as operators see it: its last 3 digits after 8 asterisks, never whole. */
 const maskedNumber = z.string().regex(/^\*{8}[0-9A-Za-z]{1,3}$/).nullable();
 
@@ -187,6 +194,11 @@ export const adminUserGetResponse = z.strictObject({
     amount: naira,
     reference: z.string().nullable().describe("The provider's own reference (charge, transfer or refund), if any"),
     held_for_review: z.boolean().describe('A charge held for an operator (metadata.review)'),
+    review: z.strictObject({
+      reason: z.string().describe("Why it was held: e.g. 'amount_mismatch'"),
+      expected_amount: naira.nullable().describe('What the service expected the provider to take'),
+      received_amount: naira.nullable().describe('What the provider reported taking, when it said'),
+    }).nullable().describe('Why a charge was held for review and the two figures that disagreed; null when none'),
     merchant_id: uuid.nullable(),
     created_at: timestamp,
   })).describe('The 20 latest'),
@@ -196,7 +208,22 @@ export const adminUserGetResponse = z.strictObject({
     status: z.enum(DISPUTE_STATUSES),
     created_at: timestamp,
   })),
+  sms: z.array(z.strictObject({
+    id: z.int().describe('The id in the SMS outbox: what admin-sms-resend takes'),
+    kind: z.enum(SMS_KINDS).describe('What the message is about (otp_code: a one-time code, never resent)'),
+    status: z.enum(SMS_STATUSES).describe(
+      'queued (not sent yet, or retried after a failure), sent (handed to the SMS provider), failed (5 tries ' +
+        'failed), expired (a one-time code not sent in time), withheld (never sent on purpose: see withheld)',
+    ),
+    withheld: z.string().nullable().describe('Why it is never sent (no_account, invite_daily_cap); else null'),
+    resend_of: z.int().nullable().describe("The first message, when this one is an operator's resend of it"),
+    resends: count.describe('How many times the first message was resent (3 at most)'),
+    created_at: timestamp,
+    sent_at: timestamp.nullable(),
+  })).describe("The 20 latest messages of the SMS outbox to the user's phone, newest first; never their text"),
 });
+
+export type SmsStatus = (typeof SMS_STATUSES)[number];
 
 const party = z.strictObject({ id: uuid, first_name: z.string(), last_name: z.string() }).nullable();
 

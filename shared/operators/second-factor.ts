@@ -49,7 +49,7 @@ export async function adminTotpVerify(
       select t.outcome, t.wait, to_json(t.expires_at)#>>'{}' as expires_at
         from private.operator_totp_try(${op.id}, ${op.sessionId}, ${op.lineage}, ${step}, ${PASS_SECONDS}) t`
   );
-  if (row?.outcome === 'ok' && row.expires_at) return { passed: true, expires_at: row.expires_at };
+  if (row?.outcome === 'ok' && row.expires_at) return { passed: true, expires_at: row.expires_at, roles: op.roles };
   if (row?.outcome === 'locked') {
     throw TOTP_LOCKED.error({ wait: describeWait(row.wait) }, { headers: retryAfterHeader(row.wait) });
   }

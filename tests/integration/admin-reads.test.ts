@@ -285,6 +285,66 @@ describe('admin-user-get', () => {
     expect(ok(await userGet(ops.support.accessToken, ops.admin.id)).operator_roles).toEqual(['admin']);
   });
 
+  it("lists the latest SMS to the user's phone with their state and resends, never their text", async () => {
+    const u = await signUp();
+    const other = await signUp();
+    /** A tier notice to `phone` with its outbox columns set as given; its id. */
+    const sms = async (
+      phone: string,
+      cols: { sent?: boolean; withheld?: string; expired?: boolean; attempts?: number },
+    ) => {
+      const [r] = await testDb()<{ id: string }[]>`
+        insert into private.sms_outbox (phone, message, body, sent_at, withheld, expires_at, attempts)
+        values (${phone}, '{"kind":"kyc_tier_changed","tier":2,"raised":true}'::jsonb, 'The secret text of a notice.',
+                ${cols.sent ? testDb()`now()` : null}, ${cols.withheld ?? null},
+                ${cols.expired ? testDb()`now() - interval '1 minute'` : null}, ${cols.attempts ?? 0})
+        returning id::text`;
+      return Number(r!.id);
+    };
+    const [otp] = await testDb()<{ id: string; body: string }[]>`
+      select id::text, body from private.sms_outbox where phone = ${u.phone} and message ->> 'kind' = 'otp_code'
+       order by id desc limit 1`;
+    const sent = await sms(u.phone, { sent: true });
+    const withheld = await sms(u.phone, { withheld: 'invite_daily_cap' });
+    const expired = await sms(u.phone, { expired: true });
+    const failed = await sms(u.phone, { attempts: 5 });
+    const queuedId = await sms(u.phone, {});
+    await sms(other.phone, { sent: true });
+    const [resent] = await testDb()<{ id: string }[]>`
+      insert into private.sms_outbox (phone, message, body, sent_at, resend_of)
+      select phone, message, body, now(), id from private.sms_outbox where id = ${sent} returning id::text`;
+    const picture = ok(await userGet(ops.support.accessToken, u.id));
+    const byId = new Map(picture.sms.map((m) => [m.id, m]));
+    expect(picture.sms.map((m) => m.id)).toEqual([...picture.sms.map((m) => m.id)].sort((a, b) => b - a));
+    expect(byId.get(Number(resent!.id))).toEqual({
+      id: Number(resent!.id),
+      kind: 'kyc_tier_changed',
+      status: 'sent',
+      withheld: null,
+      resend_of: sent,
+      resends: 1,
+      created_at: expect.any(String),
+      sent_at: expect.any(String),
+    });
+    expect(byId.get(sent)).toMatchObject({ status: 'sent', resend_of: null, resends: 1 });
+    expect(byId.get(withheld)).toMatchObject({ status: 'withheld', withheld: 'invite_daily_cap', sent_at: null });
+    expect(byId.get(expired)).toMatchObject({ status: 'expired', resends: 0 });
+    expect(byId.get(failed)).toMatchObject({ status: 'failed' });
+    expect(byId.get(queuedId)).toMatchObject({ status: 'queued' });
+    expect(byId.get(Number(otp!.id))).toMatchObject({ kind: 'otp_code', status: 'sent' });
+    // only this phone's messages, and no text: not the notice's, not the one-time code's
+    expect(picture.sms).toHaveLength(7);
+    const text = JSON.stringify(picture);
+    expect(text).not.toContain('The secret text');
+    expect(otp!.body).toMatch(/[0-9]{6}/);
+    expect(text).not.toContain(otp!.body.match(/[0-9]{6}/)![0]);
+    // the 20 latest only
+    for (let i = 0; i < 20; i++) await sms(u.phone, { sent: true });
+    const latest = ok(await userGet(ops.support.accessToken, u.id)).sms;
+    expect(latest).toHaveLength(20);
+    expect(latest.some((m) => m.id === Number(resent!.id))).toBe(false);
+  });
+
   it('404 user_not_found for an unknown id; 400 for a malformed id or reason', async () => {
     refused(await userGet(ops.support.accessToken, randomUUID()), 404, 'user_not_found');
     expect(refused(await userGet(ops.support.accessToken, 'not-a-uuid'), 400)).toEqual(['user_id']);
@@ -461,7 +521,12 @@ describe('admin-queue-list', () => {
     const afterHold = await queues(token);
     expect(afterHold.charges_held!.count).toBeGreaterThanOrEqual(before.charges_held!.count + 1);
     const picture = ok(await userGet(token, u.id));
-    expect(picture.transactions).toEqual([expect.objectContaining({ id: topup.reference, held_for_review: true })]);
+    expect(picture.transactions).toEqual([expect.objectContaining({
+      id: topup.reference,
+      held_for_review: true,
+      // both figures, so that the operator sees what the provider took, not only what was expected
+      review: { reason: 'amount_mismatch', expected_amount: 1_000, received_amount: 1_500 },
+    })]);
 
     // a NIN bound to one account, submitted by another: flagged for an operator
     const holder = await signUp({ tier: 2 });

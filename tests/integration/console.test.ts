@@ -12,11 +12,14 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, type PageProblems, watchPage } from '../support/browser.ts';
-import { expectOk as ok, post } from '../support/api.ts';
+import { launchBrowser, type PageProblems, serveStatic, watchPage } from '../support/browser.ts';
+import { configModule, consoleDir, consoleHeaders } from '../../scripts/lib/console-page.ts';
+import { expectOk as ok, get, post } from '../support/api.ts';
 import { fundWallet } from '../support/escrows.ts';
 import { addPayout } from '../support/payouts.ts';
 import adminUserFreeze from '../../supabase/functions/admin-user-freeze/handler.ts';
+import adminUserUnfreeze from '../../supabase/functions/admin-user-unfreeze/handler.ts';
+import profileGet from '../../supabase/functions/profile-get/handler.ts';
 import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
 import { expectLedgerInvariants, lastOtp, smsCount, testDb } from '../support/db.ts';
 import { raise } from '../support/disputes.ts';
@@ -26,6 +29,7 @@ import { codeAt, grantRoles, newOperator, secretOf, type TestOperator } from '..
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
 import walletTopup from '../../supabase/functions/wallet-topup/handler.ts';
+import messageSend from '../../supabase/functions/message-send/handler.ts';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const SHOTS = new URL(
@@ -152,6 +156,59 @@ async function perform(page: Page, formId: string, reason: string, button: strin
 }
 
 const okProblems = { errors: [], failed: [], offMachine: [] };
+
+/** The failed requests of a page, by path and status (the server's origin dropped). */
+const failedPaths = (problems: PageProblems) => problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''));
+
+/** Tabs until the focused element matches `selector` (at most `max` presses); its focus ring must show. */
+async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const hit = await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector);
+    if (hit) {
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+      expect(outline, `focus ring on ${selector}`).not.toBe('none');
+      return;
+    }
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+/** The session the console keeps in the tab's sessionStorage. */
+const storedSession = (page: Page) =>
+  page.evaluate(() => JSON.parse(sessionStorage.getItem('escrow-console.session') ?? 'null')) as Promise<
+    { access_token: string; refresh_token: string; expires_at: number; roles: string[] } | null
+  >;
+
+/** Two admins: the second has held the role for 25 hours, so may approve the first's requests. */
+async function twoAdmins(): Promise<[TestOperator, TestOperator]> {
+  const [first, second] = await Promise.all([newOperator(['admin']), newOperator(['admin'])]);
+  await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
+  return [first, second];
+}
+
+/** Waits until the page shows no "Loading" (a page shows it from its first render until its read answers). */
+const loaded = (page: Page) =>
+  page.waitForFunction(() => document.querySelector('main h1') && !document.querySelector('main .loading'), {
+    timeout: 15_000,
+  });
+
+/** Opens the approvals page of `page` and waits for the approval `id` (pressing More while it is not shown). */
+async function approvalShown(page: Page, id: string): Promise<string> {
+  await go(page, '#/approvals');
+  await heading(page, 'Approvals');
+  const row = `article[data-approval="${id}"]`;
+  await loaded(page);
+  for (let i = 0; i < 20 && !(await page.$(row)); i++) {
+    const more = await page.$('button.more');
+    if (!more) break;
+    const n = (await page.$$('main article')).length;
+    await more.click();
+    await page.waitForFunction((k) => document.querySelectorAll('main article').length > k, {}, n);
+  }
+  await page.waitForSelector(row);
+  return row;
+}
 
 describe('the operator console', () => {
   it('an operator enrols TOTP and signs in, reads the queues, finds a user by phone and opens an escrow timeline', async () => {
@@ -380,6 +437,10 @@ describe('the operator console', () => {
         await openUser(a.page, user.id);
         expect(await textOf(a.page)).toContain('held for review');
         const formId = `charge-${reference}`;
+        // the form names both figures: what the top-up expected and what the provider reported
+        expect(await a.page.$eval(`details#${formId} summary`, (x) => x.textContent ?? '')).toMatch(
+          /₦5,[0-9]{3}\.[0-9]{2} expected, the provider reported ₦2,000,000\.00/,
+        );
         await perform(a.page, formId, 'The provider confirmed NGN 2,000,000 arrived.', 'Resolve the charge');
         await a.page.waitForSelector(`details#${formId} .waiting, details#${formId} .refusal`);
         const approvalId = await a.page.$eval(`details#${formId} .approval-id`, (c) => c.textContent ?? '');
@@ -481,24 +542,110 @@ describe('the operator console', () => {
     }
   });
 
-  it('an action refused for a missing role shows the 403 with its code', async () => {
-    const operator = await newOperator(['support']);
+  it("shows only the forms the operator's roles admit; a role taken after sign-in: the API's 403 is shown", async () => {
+    const support = await newOperator(['support']);
     const customer = await signUp({ tier: 2 });
     const { page, problems, close } = await openConsole();
     try {
-      await signInAs(page, operator);
+      await signInAs(page, support);
+      expect(await page.$eval('header .roles', (r) => r.textContent)).toBe('(support)');
+      // no audit log (admins only) in the navigation
+      expect(await page.$$eval('nav a', (as) => as.map((a) => a.textContent?.trim()))).toEqual([
+        'Queues',
+        'Search',
+        'Approvals',
+      ]);
       await openUser(page, customer.id);
-      await perform(page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
-      await page.waitForSelector('details#freeze .refusal');
-      expect(await page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
-        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await page.$('details#sessions')).not.toBeNull();
+      for (const form of ['freeze', 'unfreeze', 'grant', 'revoke', 'reset']) {
+        expect(await page.$(`details#${form}`), form).toBeNull();
+      }
       expect(await axeViolations(page)).toEqual([]);
-      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+
+    // finance is taken from an operator already signed in: the page still shows the freeze form
+    // (the roles of the pass), and the API refuses it
+    const both = await newOperator(['finance', 'support']);
+    const second = await openConsole();
+    try {
+      await signInAs(second.page, both);
+      expect(await second.page.$eval('header .roles', (r) => r.textContent)).toBe('(finance, support)');
+      await testDb()`delete from private.operators where user_id = ${both.id} and role = 'finance'`;
+      await openUser(second.page, customer.id);
+      await perform(second.page, 'freeze', 'A support operator tries to freeze.', 'Freeze');
+      await second.page.waitForSelector('details#freeze .refusal');
+      expect(await second.page.$eval('details#freeze .refusal', (r) => (r as HTMLElement).innerText))
+        .toMatch(/code operator_role_required, HTTP 403/);
+      expect(await axeViolations(second.page)).toEqual([]);
+      expect(second.problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
         '/functions/v1/admin-user-freeze: 403',
       ]);
       const [row] = await testDb()<{ n: number }[]>`
         select count(*)::int as n from private.admin_audit where action = 'user.freeze' and target_id = ${customer.id}`;
       expect(row?.n).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("lists the user's SMS; support resends one, the page shows the new message; a one-time code is refused", async () => {
+    const support = await newOperator(['support']);
+    const customer = await signUp({ tier: 2 });
+    const [notice] = await testDb()<{ id: string }[]>`
+      insert into private.sms_outbox (phone, message, body, sent_at)
+      values (${customer.phone}, '{"kind":"kyc_tier_changed","tier":2,"raised":true}'::jsonb,
+              'Your account is now at tier 2.', now())
+      returning id::text`;
+    const [otp] = await testDb()<{ id: string }[]>`
+      select id::text from private.sms_outbox where phone = ${customer.phone} and message ->> 'kind' = 'otp_code'
+       order by id desc limit 1`;
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, support);
+      await openUser(page, customer.id);
+      const row = (id: string) => `table.sms tr[data-sms="${id}"]`;
+      await page.waitForSelector(row(notice!.id));
+      expect(await page.$eval(row(notice!.id), (r) => (r as HTMLElement).innerText)).toMatch(
+        /kyc tier changed\s+sent\s+.+WAT\s+.+WAT\s+0 of 3/,
+      );
+      await perform(page, `sms-${notice!.id}`, 'The customer says the tier message never arrived.', 'Resend');
+      const done = `details#sms-${notice!.id} p.done`;
+      await page.waitForSelector(`${done}, details#sms-${notice!.id} .refusal`, { timeout: 15_000 });
+      const newId = await page.$eval(`${done} .new-sms`, (c) => c.textContent ?? '');
+      expect(newId).toMatch(/^[0-9]+$/);
+      // the outbox holds the copy: the same phone and text, sent, naming the first message
+      const [copy] = await testDb()<{ phone: string; body: string; resend_of: string; sent: boolean }[]>`
+        select phone, body, resend_of::text, sent_at is not null as sent from private.sms_outbox where id = ${newId}`;
+      expect(copy).toEqual({
+        phone: customer.phone,
+        body: 'Your account is now at tier 2.',
+        resend_of: notice!.id,
+        sent: true,
+      });
+      // the page read the record again: the new message is listed, the first one counts its resend
+      await page.waitForSelector(row(newId));
+      expect(await page.$eval(row(newId), (r) => (r as HTMLElement).innerText)).toContain(`resends ${notice!.id}`);
+      expect(await page.$eval(row(notice!.id), (r) => (r as HTMLElement).innerText)).toMatch(/1 of 3/);
+      expect(await page.$eval(done, (p) => (p as HTMLElement).innerText)).toContain(`Queued again as SMS ${newId}`);
+      await page.$eval(row(notice!.id), (r) => r.scrollIntoView({ block: 'center' }));
+      await checkAndShoot(page, 'user-sms');
+
+      await perform(page, `sms-${otp!.id}`, 'The customer says the code never arrived.', 'Resend');
+      await page.waitForSelector(`details#sms-${otp!.id} .refusal`, { timeout: 15_000 });
+      const refusal = await page.$eval(`details#sms-${otp!.id} .refusal`, (r) => (r as HTMLElement).innerText);
+      expect(refusal).toContain('One-time codes are not resent; the user asks for a new one');
+      expect(refusal).toMatch(/code sms_one_time_code, HTTP 409/);
+      const [resent] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.sms_outbox where resend_of = ${otp!.id}`;
+      expect(resent?.n).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems.failed.map((f) => f.replace(/^https?:\/\/[^/]+/, ''))).toEqual([
+        '/functions/v1/admin-sms-resend: 409',
+      ]);
+      expect([problems.errors.filter((e) => !/409/.test(e)), problems.offMachine]).toEqual([[], []]);
     } finally {
       await close();
     }
@@ -636,6 +783,329 @@ describe('the operator console', () => {
       await k.press('Enter');
       await page.waitForSelector('.banner', { timeout: 15_000 });
       expect(await textOf(page)).toMatch(/Frozen since .+ WAT: The customer reported the phone stolen\./);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it(
+    'grants a role: 202 waiting; a second admin approves it in another browser; the role exists after',
+    async () => {
+      const [first, second] = await twoAdmins();
+      const target = await signUp({ first_name: 'Tunde', last_name: 'Bello', tier: 3 });
+      await grantRoles(target, []); // tier 3 with a NIN and a BVN bound: eligible
+      const a = await openConsole();
+      const other = await launchBrowser();
+      try {
+        await signInAs(a.page, first);
+        await openUser(a.page, target.id);
+        expect(await textOf(a.page)).toMatch(/Operator roles\s+none/);
+        await a.page.click('details#grant summary');
+        await a.page.select('#grant-role', 'support');
+        await perform(a.page, 'grant', 'The new support hire starts on Monday.', 'Grant');
+        await a.page.waitForSelector('details#grant .waiting, details#grant .refusal', { timeout: 15_000 });
+        const approvalId = await a.page.$eval('details#grant .approval-id', (c) => c.textContent ?? '');
+        expect(await a.page.$eval('details#grant .waiting', (w) => (w as HTMLElement).innerText))
+          .toMatch(/Waiting for a second operator \(admin\)/);
+        await a.page.$eval('details#grant', (d) => d.scrollIntoView({ block: 'center' }));
+        await checkAndShoot(a.page, 'grant-waiting');
+        const roles = () =>
+          testDb()<{ role: string }[]>`select role from private.operators where user_id = ${target.id}`;
+        expect(await roles()).toEqual([]);
+
+        const b = await openConsole(other);
+        await signInAs(b.page, second);
+        const row = await approvalShown(b.page, approvalId);
+        expect(await b.page.$eval(row, (r) => (r as HTMLElement).innerText)).toContain('role.grant');
+        await b.page.type(`#approval-${approvalId}-reason`, 'HR confirmed the hire: support it is.');
+        await b.page.click(`${row} button[type=submit]`);
+        await b.page.waitForSelector(`${row} p.done, ${row} .refusal`, { timeout: 15_000 });
+        expect(await b.page.$eval(`${row} p.done`, (p) => p.textContent ?? '')).toContain('Approved and performed');
+        expect(await axeViolations(b.page)).toEqual([]);
+        expect(b.problems).toEqual(okProblems);
+        await b.close();
+        expect(await roles()).toEqual([{ role: 'support' }]);
+
+        // the first admin reads the record again: the role is there
+        await go(a.page, '#/queues');
+        await heading(a.page, 'Queues');
+        await openUser(a.page, target.id);
+        expect(await textOf(a.page)).toMatch(/Operator roles\s+support/);
+        expect(await axeViolations(a.page)).toEqual([]);
+        expect(a.problems).toEqual(okProblems);
+      } finally {
+        await a.close();
+        await other.close();
+      }
+    },
+    120_000,
+  );
+
+  it('revokes a role at once, and the answer stays shown; resetting a factor waits for a second admin (202)', async () => {
+    const admin = await newOperator(['admin']);
+    const target = await newOperator(['support']);
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, admin);
+      await openUser(page, target.id);
+      expect(await textOf(page)).toMatch(/Operator roles\s+support/);
+
+      // the reset first: it waits, and the factor stays as it is
+      await perform(page, 'reset', 'The operator lost the phone with the authenticator.', 'Reset the factor');
+      await page.waitForSelector('details#reset .waiting, details#reset .refusal', { timeout: 15_000 });
+      const approvalId = await page.$eval('details#reset .approval-id', (c) => c.textContent ?? '');
+      const [approval] = await testDb()<{ action: string; status: string; target_id: string }[]>`
+        select action, status, target_id::text from private.approvals where id = ${approvalId}`;
+      expect(approval).toEqual({ action: expect.stringMatching(/reset/), status: 'pending', target_id: target.id });
+      const [factor] = await testDb()<{ status: string }[]>`
+        select status from private.operator_factors where user_id = ${target.id}`;
+      expect(factor?.status).toBe('active');
+
+      await page.click('details#revoke summary');
+      await page.select('#revoke-role', 'support');
+      await perform(page, 'revoke', 'The operator moved to another team.', 'Revoke');
+      await page.waitForSelector('details#revoke p.done, details#revoke .refusal', { timeout: 15_000 });
+      expect(await page.$eval('details#revoke p.done', (p) => (p as HTMLElement).innerText))
+        .toContain('Revoked support; roles left: none.');
+      const roles = await testDb()<{ role: string }[]>`select role from private.operators where user_id = ${target.id}`;
+      expect(roles).toEqual([]);
+      // the record read again shows no role, and the answer is still on the page
+      await page.waitForFunction(() => /Operator roles\s+none/.test(document.querySelector('main')?.innerText ?? ''));
+      expect(await page.$eval('details#revoke p.done', (p) => p.textContent ?? '')).toContain('Revoked support');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it('signs out: back to the sign-in, the session forgotten, its old token refused by the API', async () => {
+    const operator = await newOperator(['support']);
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      const before = await storedSession(page);
+      expect(before?.roles).toEqual(['support']);
+      const token = before!.access_token;
+      ok(await get(profileGet, { token }));
+      await page.click('xpath///header//button[normalize-space()="Sign out"]');
+      await heading(page, 'Sign in');
+      expect(await storedSession(page)).toBeNull();
+      expect(await page.$('header nav')).toBeNull();
+      // the session ended at the server: its token is refused (operator endpoints: the 404 of a missing function)
+      const profile = await get(profileGet, { token });
+      expect(profile.status).toBe(401);
+      const queues = await get('admin-queue-list', { token });
+      expect([queues.status, queues.body.code]).toEqual([404, 'function_not_found']);
+      // an address of the console shows the sign-in, not the page
+      await go(page, '#/approvals');
+      await heading(page, 'Sign in');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it('refreshes the session: an expired access token before the call, an invalid one after its 404; the page loads', async () => {
+    const operator = await newOperator(['support']);
+    const { page, problems, close } = await openConsole();
+    const refreshes: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/auth-refresh') && r.method() === 'POST') refreshes.push(r.url());
+    });
+    try {
+      await signInAs(page, operator);
+      const first = await storedSession(page);
+
+      // the access token's expiry passed (as the clock would make it): refreshed before the call
+      await page.evaluate(() => {
+        const key = 'escrow-console.session';
+        const s = JSON.parse(sessionStorage.getItem(key)!);
+        sessionStorage.setItem(key, JSON.stringify({ ...s, expires_at: Date.now() - 1000 }));
+      });
+      await go(page, '#/approvals');
+      await heading(page, 'Approvals');
+      await loaded(page);
+      expect(refreshes).toHaveLength(1);
+      const second = await storedSession(page);
+      expect(second!.refresh_token).not.toBe(first!.refresh_token);
+      expect(second!.expires_at).toBeGreaterThan(Date.now());
+      expect(second!.roles).toEqual(['support']);
+
+      // a token the server does not take (ended, or not one): the 404 of a missing function, then a refresh
+      await page.evaluate(() => {
+        const key = 'escrow-console.session';
+        const s = JSON.parse(sessionStorage.getItem(key)!);
+        sessionStorage.setItem(key, JSON.stringify({ ...s, access_token: 'not.a.token' }));
+      });
+      await go(page, '#/queues');
+      await heading(page, 'Queues');
+      await page.waitForSelector('main table tbody tr');
+      expect(await textOf(page)).toContain('Disputes escalated');
+      expect(refreshes).toHaveLength(2);
+      expect((await storedSession(page))!.access_token).not.toBe('not.a.token');
+      expect(failedPaths(problems)).toEqual(['/functions/v1/admin-queue-list: 404']);
+      expect([problems.errors.filter((e) => !/404/.test(e)), problems.offMachine]).toEqual([[], []]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with the keyboard only: approves an unfreeze on the approvals page', async () => {
+    const [first, second] = await Promise.all([newOperator(['finance']), newOperator(['finance'])]);
+    await testDb()`update private.operators set granted_at = now() - interval '25 hours' where user_id = ${second.id}`;
+    const customer = await signUp({ tier: 2 });
+    ok(
+      await post(adminUserFreeze, { user_id: customer.id, reason: 'The customer reported the phone stolen.' }, {
+        token: first.accessToken,
+      }),
+    );
+    const asked = await post(adminUserUnfreeze, { user_id: customer.id, reason: 'The phone is back with its owner.' }, {
+      token: first.accessToken,
+    });
+    expect(asked.status).toBe(202);
+    const approvalId = (asked.body as { data: { approval: { id: string } } }).data.approval.id;
+    const { page, problems, close } = await openConsole();
+    const k = page.keyboard;
+    try {
+      await signInAs(page, second);
+      await tabTo(page, 'nav a[href="#/approvals"]');
+      await k.press('Enter');
+      await heading(page, 'Approvals');
+      const row = `article[data-approval="${approvalId}"]`;
+      await loaded(page);
+      // More, with the keyboard, while the approval is on a later page
+      for (let i = 0; i < 20 && !(await page.$(row)); i++) {
+        const n = (await page.$$('main article')).length;
+        await tabTo(page, 'button.more', 400);
+        await k.press('Enter');
+        await page.waitForFunction((c) => document.querySelectorAll('main article').length > c, {}, n);
+      }
+      await tabTo(page, `#approval-${approvalId}-reason`, 400);
+      await k.type('Spoke to the customer on the phone: it is theirs.');
+      await tabTo(page, `${row} button[type=submit]`);
+      await k.press('Enter');
+      await page.waitForSelector(`${row} p.done, ${row} .refusal`, { timeout: 15_000 });
+      expect(await page.$eval(`${row} p.done`, (p) => p.textContent ?? '')).toContain('Approved and performed');
+      const [freeze] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.account_freezes where user_id = ${customer.id} and unfrozen_at is null`;
+      expect(freeze?.n).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it("shows an escrow's messages only once the operator states why; the audit keeps the reason", async () => {
+    const operator = await newOperator(['support']);
+    const deal = await fundedDeal();
+    const content = 'Meet me at the gate at noon.';
+    ok(
+      await post(messageSend, { conversation_id: deal.conversationId, content }, { token: deal.payer.accessToken }),
+      201,
+    );
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await go(page, `#/escrow/${deal.escrowId}`);
+      await heading(page, 'Escrow:');
+      await page.waitForSelector('#reason');
+      const hidden = await textOf(page);
+      expect(hidden).toMatch(/1 message\(s\) in the conversation/);
+      expect(hidden).not.toContain(content);
+      await page.type('#reason', 'The payer says the seller threatened them in the chat.');
+      await page.click('xpath///main//button[normalize-space()="Show the messages"]');
+      await page.waitForSelector('ul.messages li');
+      expect(await page.$eval('ul.messages', (u) => (u as HTMLElement).innerText)).toContain(content);
+      const audit = await testDb()<{ reason: string | null; details: { content_shown?: boolean } }[]>`
+        select reason, details from private.admin_audit
+         where admin_id = ${operator.id} and action = 'escrow.read' order by id`;
+      expect(audit.map((a) => [a.reason, a.details.content_shown])).toEqual([
+        [null, false],
+        ['The payer says the seller threatened them in the chat.', true],
+      ]);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await close();
+    }
+  });
+
+  it("hosted as static files on an origin of its own, with the documented headers, it works against the API's origin", async () => {
+    const operator = await newOperator(['support']);
+    const api = new URL(inject('baseUrl')).origin;
+    // the folder as a static host serves it: config.js naming the API, every file with consoleHeaders
+    const site = await serveStatic(consoleDir, {
+      headers: consoleHeaders(api),
+      files: { 'config.js': configModule(inject('baseUrl')) },
+    });
+    const page = await browser.newPage();
+    await page.setViewport(VIEWPORT);
+    const problems = watchPage(page);
+    const origins: { url: string; allow: string | undefined }[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).origin === api && r.request().method() !== 'OPTIONS') {
+        origins.push({ url: new URL(r.url()).pathname, allow: r.headers()['access-control-allow-origin'] });
+      }
+    });
+    try {
+      const answer = await page.goto(site.url, { waitUntil: 'load' });
+      expect(new URL(site.url).origin).not.toBe(api);
+      expect(answer?.headers()['content-security-policy']).toContain(`connect-src ${api};`);
+      expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(answer?.headers()['x-content-type-options']).toBe('nosniff');
+      await signInAs(page, operator);
+      await loaded(page);
+      expect(await textOf(page)).toContain('Disputes escalated');
+      // every call went to the API's origin, whose answers the browser let the page read (CORS)
+      expect(origins.map((o) => o.url)).toEqual(expect.arrayContaining([
+        '/functions/v1/auth-verify',
+        '/functions/v1/admin-totp-verify',
+        '/functions/v1/admin-queue-list',
+      ]));
+      expect(origins.every((o) => o.allow === '*' || o.allow === new URL(site.url).origin)).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual(okProblems);
+    } finally {
+      await page.close();
+      await site.close();
+    }
+  });
+});
+
+describe('admin-approval-list', () => {
+  it("the approvals page shows 50, and More loads the next page by the API's cursor", async () => {
+    const operator = await newOperator(['support']);
+    // 55 decided approvals older than any other: the first of the rejected ones, in this order
+    const ids = await testDb()<{ id: string }[]>`
+      insert into private.approvals (action, target_type, target_id, roles, reason, requested_by, requested_at,
+                                     expires_at, status, decided_by, decided_at, decision_reason)
+      select 'user.unfreeze', 'user', gen_random_uuid(), array['finance'], 'A paging test: approval ' || i,
+             ${operator.id}, timestamptz '2000-01-01 00:00:00+00' + i * interval '1 second',
+             timestamptz '2000-01-02 00:00:00+00', 'rejected', ${operator.id},
+             timestamptz '2000-01-01 12:00:00+00', 'Rejected for the paging test.'
+        from generate_series(0, 54) i
+      returning id::text`;
+    const { page, problems, close } = await openConsole();
+    try {
+      await signInAs(page, operator);
+      await go(page, '#/approvals');
+      await heading(page, 'Approvals');
+      await page.select('#approval-status', 'rejected');
+      const shown = () => page.$$eval('main article', (as) => as.map((a) => a.getAttribute('data-approval')));
+      await page.waitForFunction(() =>
+        document.querySelectorAll('main article').length === 50 &&
+        document.querySelector('main article h2')?.textContent?.includes('rejected')
+      );
+      expect(await shown()).toEqual(ids.slice(0, 50).map((r) => r.id));
+      expect(await page.$eval('button.more', (b) => b.textContent?.trim())).toBe('More (50 shown)');
+      await page.click('button.more');
+      await page.waitForFunction(() => document.querySelectorAll('main article').length > 50);
+      expect((await shown()).slice(0, 55)).toEqual(ids.map((r) => r.id));
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual(okProblems);
     } finally {

@@ -1,7 +1,7 @@
 // Operators (docs/operators.md): the grant script, the operator auth mode and the second factor,
 // through the real server with codes computed from the enrolment's secret.
 import { describe, expect, it } from 'vitest';
-import { expectError as refused, get, post } from '../support/api.ts';
+import { expectError as refused, expectOk as ok, get, post } from '../support/api.ts';
 import { testDb } from '../support/db.ts';
 import {
   bindIdentity,
@@ -131,6 +131,16 @@ describe('admin-totp-verify', () => {
     // still no pass: the operator endpoints answer 401 second_factor_required
     const noPass = await get('admin-queue-list', { token: fresh.accessToken });
     expect([noPass.status, noPass.body.code]).toEqual([401, 'second_factor_required']);
+  });
+
+  it("answers the operator's roles with the pass, as they are when it passes", async () => {
+    const op = await signUp({ tier: 3 });
+    await grantRoles(op, ['support', 'finance']);
+    const secret = await enrol(op.accessToken);
+    const first = ok(await verifyCode(op.accessToken, secret, 0));
+    expect(first).toEqual({ passed: true, expires_at: expect.any(String), roles: ['finance', 'support'] });
+    await testDb()`delete from private.operators where user_id = ${op.id} and role = 'finance'`;
+    expect(ok(await verifyCode(op.accessToken, secret, 1)).roles).toEqual(['support']);
   });
 
   it('one step of drift either way; two steps refused; a code is never reused', async () => {

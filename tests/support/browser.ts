@@ -125,24 +125,36 @@ export function watchPage(page: Page): PageProblems {
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
+  png: 'image/png',
   css: 'text/css; charset=utf-8',
   json: 'application/json',
   txt: 'text/plain; charset=utf-8',
 };
 
-/** Serves the files of a folder (no subfolders) on 127.0.0.1, a free port; `/` is index.html. */
-export async function serveStatic(dir: URL): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * Serves the files of a folder and its subfolders on 127.0.0.1, a free port; `/` is index.html. No
+ * name starting with a dot, no `..`. `headers` are sent with every file; `files` answers some names
+ * with a text of their own instead of the file (a config pointing at the test server).
+ */
+export async function serveStatic(
+  dir: URL,
+  opts: { headers?: Record<string, string>; files?: Record<string, string> } = {},
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const name = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.slice(1)) || 'index.html';
-    if (name.includes('/') || name.startsWith('.')) {
+    if (name.split('/').some((part) => part === '' || part.startsWith('.'))) {
       res.writeHead(404).end();
       return;
     }
+    const type = { 'content-type': TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream' };
+    const own = opts.files?.[name];
+    if (own !== undefined) {
+      res.writeHead(200, { ...type, ...opts.headers }).end(own);
+      return;
+    }
     readFile(new URL(name, dir)).then(
-      (body) =>
-        res.writeHead(200, { 'content-type': TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream' }).end(
-          body,
-        ),
+      (body) => res.writeHead(200, { ...type, ...opts.headers }).end(body),
       () => res.writeHead(404).end(),
     );
   });

@@ -9,7 +9,9 @@ import {
   buildVendor,
   configModule,
   CONSOLE_FILES,
+  consoleCsp,
   consoleDir,
+  consoleHeaders,
   consoleResponse,
   LOCAL_API_BASE,
   LOCAL_CONSOLE_PATH,
@@ -84,5 +86,59 @@ describe(`the local server's ${LOCAL_CONSOLE_PATH}/`, () => {
     expect((await at(`${LOCAL_CONSOLE_PATH}/`, 'POST'))?.status).toBe(405);
     expect(await at('/consoles')).toBeUndefined();
     expect(await at('/functions/v1/admin-search')).toBeUndefined();
+  });
+});
+
+describe('docs/operators.md, "The console"', () => {
+  const docs = readFileSync(new URL('../../docs/operators.md', import.meta.url), 'utf8');
+  const shotsDir = new URL('../../docs/console/', import.meta.url);
+  const suite = readFileSync(new URL('../integration/console.test.ts', import.meta.url), 'utf8');
+  /** The screenshots the browser suite takes: checkAndShoot(<page>, '<name>'). */
+  const taken = [...suite.matchAll(/checkAndShoot\([a-z.]*page, '([a-z0-9-]+)'\)/gi)].map((m) => m[1]!);
+  /** Every page of the console, and an action form: each must have its picture in the doc. */
+  const PAGES = ['sign-in', 'enrol', 'queues', 'search', 'user', 'escrow', 'approvals', 'audit', 'charge-waiting'];
+
+  /** The width and height of a PNG file (its IHDR chunk). */
+  const pngSize = (bytes: Uint8Array) => {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    expect([...bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join('')).toBe('PNG');
+    return [view.getUint32(16), view.getUint32(20)];
+  };
+
+  it('shows a screenshot of every page, taken by the browser suite at 1366x768', () => {
+    for (const page of PAGES) expect(taken, `console.test.ts takes no screenshot named ${page}`).toContain(page);
+    for (const name of taken) {
+      const file = new URL(`${name}.png`, shotsDir);
+      let bytes: Uint8Array;
+      try {
+        bytes = readFileSync(file);
+      } catch {
+        throw new Error(
+          `docs/console/${name}.png is missing: CONSOLE_SCREENSHOTS=update npx vitest run tests/integration/console.test.ts`,
+        );
+      }
+      expect(pngSize(bytes), `docs/console/${name}.png`).toEqual([1366, 768]);
+      expect(docs, `docs/operators.md does not show console/${name}.png`).toMatch(
+        new RegExp(`!\\[[^\\]]+\\]\\(console/${name}\\.png\\)`),
+      );
+    }
+  });
+
+  it('shows no picture the suite does not take, and every picture it names exists', () => {
+    const files = readdirSync(shotsDir).filter((n) => n.endsWith('.png')).map((n) => n.slice(0, -4));
+    expect(files.filter((f) => !taken.includes(f)), 'pictures in docs/console/ no test takes').toEqual([]);
+    const named = [...docs.matchAll(/\]\(console\/([a-z0-9-]+)\.png\)/g)].map((m) => m[1]!);
+    expect(named.filter((n) => !files.includes(n)), 'pictures docs/operators.md names that do not exist').toEqual([]);
+  });
+
+  it("names CORS_ALLOW_ORIGIN and the headers the console's host must send, as the local server sends them", () => {
+    const hosting = docs.slice(docs.indexOf('### Hosting the console'));
+    expect(hosting).toContain('`CORS_ALLOW_ORIGIN`');
+    const api = 'https://<project>.supabase.co';
+    const headers = consoleHeaders(api);
+    expect(hosting).toContain(`\`Content-Security-Policy: ${consoleCsp(api)}\``);
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(hosting).toContain(`\`X-Content-Type-Options: ${headers['x-content-type-options']}\``);
+    expect(hosting).toContain(`\`Referrer-Policy: ${headers['referrer-policy']}\``);
   });
 });

@@ -161,7 +161,11 @@ export function operatorEndpointTable(metas: readonly EndpointMeta[]): string {
       : m.authRoles
       ? m.authRoles.map((r) => `\`${r}\``).join(', ')
       : 'any operator';
-    const fourEyes = (m.alsoSucceedsWith ?? []).some((s) => s.status === 202) ? 'may answer 202' : '';
+    const fourEyes = m.status === 202
+      ? 'always answers 202'
+      : (m.alsoSucceedsWith ?? []).some((s) => s.status === 202)
+      ? 'may answer 202'
+      : '';
     return `| ${m.method} | \`/${m.name}\` | ${roles} | ${fourEyes} |`;
   });
   return ['| Method | Path | Roles | Four eyes |', '|---|---|---|---|', ...rows].join('\n');
