@@ -4439,12 +4439,16 @@ export interface operations {
                 id: string;
                 first_name: string;
                 last_name: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               } | null;
               payee: {
                 /** Format: uuid */
                 id: string;
                 first_name: string;
                 last_name: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               } | null;
               milestones: {
                 /** Format: uuid */
@@ -5430,13 +5434,16 @@ export interface operations {
               users: {
                 /** Format: uuid */
                 id: string;
-                phone: string;
+                /** @description null once the account is deleted (its phone is erased) */
+                phone: string | null;
                 first_name: string;
                 last_name: string;
                 kyc_tier: number;
                 frozen: boolean;
                 /** Format: date-time */
                 created_at: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               }[];
               /** @description At most 20 */
               escrows: {
@@ -6544,12 +6551,15 @@ export interface operations {
               profile: {
                 /** Format: uuid */
                 id: string;
-                phone: string;
+                /** @description null once the account is deleted (its phone is erased) */
+                phone: string | null;
                 first_name: string;
                 last_name: string;
                 kyc_tier: number;
                 /** Format: date-time */
                 created_at: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               };
               kyc_checks: {
                 /** @enum {string} */

@@ -26,6 +26,8 @@ import reviewList from '../../supabase/functions/review-list/handler.ts';
 import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import adminUserGet from '../../supabase/functions/admin-user-get/handler.ts';
+import adminSearch from '../../supabase/functions/admin-search/handler.ts';
+import adminEscrowGet from '../../supabase/functions/admin-escrow-get/handler.ts';
 import { newOperator } from '../support/operators.ts';
 import { customerEmailOf, paystack } from '../support/paystack.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
@@ -231,6 +233,84 @@ describe('account-delete', () => {
       const profile = expectOk(await get(profileGet, { token: again.accessToken }));
       expect(profile).toMatchObject({ first_name: 'Ada', last_name: 'Obi', phone_number: u.phone });
     });
+  });
+});
+
+// ---- operators' reads of a deleted account ------------------------------------------------------
+
+/** A user who declined an escrow naming them, then deleted their account: the user and the escrow. */
+async function deletedParty(): Promise<{ x: TestUser; c: TestUser; escrowId: string }> {
+  const x = await signUp({ first_name: 'Obiageli', last_name: 'Nnamdi' });
+  const c = await signUp();
+  const named = expectOk(
+    await post(escrowCreate, {
+      category: 'goods_products',
+      payer_role: 'initiator',
+      title: 'Used phone',
+      counterparty_phone: x.phone,
+      amount: 10_000,
+    }, { token: c.accessToken }),
+    201,
+  );
+  expectOk(await escrowOp('escrow-decline', x, named.escrow_id));
+  expectOk(await deleteAccount(x, await deleteCode(x)));
+  return { x, c, escrowId: named.escrow_id };
+}
+
+describe('admin-user-get', () => {
+  it('answers a deleted account (200): shown as deleted, no phone, never its hash', async () => {
+    const { x } = await deletedParty();
+    const op = await newOperator(['support']);
+    const picture = expectOk(await get(adminUserGet, { token: op.accessToken, query: { user_id: x.id } }));
+    expect(picture.profile).toEqual({
+      id: x.id,
+      phone: null,
+      first_name: 'Deleted',
+      last_name: 'user',
+      kyc_tier: expect.any(Number),
+      created_at: expect.any(String),
+      deleted_at: expect.any(String),
+    });
+    expect(picture.active_sessions).toBe(0);
+    const [stored] = await testDb()<{ phone: string }[]>`select phone from private.users where id = ${x.id}`;
+    expect(JSON.stringify(picture)).not.toContain(stored!.phone.slice(0, 64));
+    expect(JSON.stringify(picture)).not.toContain(x.phone.slice(4));
+  });
+});
+
+describe('admin-search', () => {
+  it('finds a deleted account by its id (shown as deleted), and nothing by its old phone', async () => {
+    const { x } = await deletedParty();
+    const op = await newOperator(['support']);
+    for (const q of [x.phone, `0${x.phone.slice(4)}`]) {
+      expect(expectOk(await get(adminSearch, { token: op.accessToken, query: { q } }))).toEqual({
+        users: [],
+        escrows: [],
+      });
+    }
+    const byId = expectOk(await get(adminSearch, { token: op.accessToken, query: { q: x.id } }));
+    expect(byId.users).toEqual([{
+      id: x.id,
+      phone: null,
+      first_name: 'Deleted',
+      last_name: 'user',
+      kyc_tier: expect.any(Number),
+      frozen: false,
+      created_at: expect.any(String),
+      deleted_at: expect.any(String),
+    }]);
+    const [stored] = await testDb()<{ phone: string }[]>`select phone from private.users where id = ${x.id}`;
+    expect(JSON.stringify(byId)).not.toContain(stored!.phone.slice(0, 64));
+  });
+});
+
+describe('admin-escrow-get', () => {
+  it('answers an escrow with a deleted party (200): that party shown as deleted, the other as they are', async () => {
+    const { x, c, escrowId } = await deletedParty();
+    const op = await newOperator(['support']);
+    const t = expectOk(await get(adminEscrowGet, { token: op.accessToken, query: { escrow_id: escrowId } }));
+    expect(t.payee).toEqual({ id: x.id, first_name: 'Deleted', last_name: 'user', deleted_at: expect.any(String) });
+    expect(t.payer).toEqual({ id: c.id, first_name: 'Ada', last_name: 'Obi', deleted_at: null });
   });
 });
 
