@@ -12439,6 +12439,7 @@ export interface operations {
                 stream_tickets: number;
                 operator_passes: number;
                 rate_limit_events: number;
+                kyc_records: number;
               };
             };
           };

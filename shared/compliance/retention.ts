@@ -73,6 +73,7 @@ export const PURGE_KINDS = [
   'stream_tickets',
   'operator_passes',
   'rate_limit_events',
+  'kyc_records',
 ] as const;
 export type PurgeKind = typeof PURGE_KINDS[number];
 
@@ -294,8 +295,12 @@ export const RETENTION: readonly RetentionEntry[] = [
     onDelete: 'pseudonymised',
     deletion:
       'identity requests deleted; the binding that makes an identity number unique to the account released (a new account may bind it); the check records (last 4 characters, results) kept until purged',
-    purges: [],
-    kept: '5 years after the account ends',
+    purges: [{
+      kind: 'kyc_records',
+      after: FIVE_YEARS,
+      from: 'the account was deleted',
+      does: 'the check records and identity requests of the deleted account deleted (private.kyc_records_purge)',
+    }],
     basis: ['legal obligation'],
     why: 'customer due diligence records under the AML/CFT rules',
   },
@@ -441,7 +446,10 @@ export function purgePeriods(): Record<PurgeKind, string> {
 /** The period of one purge step. */
 export const purgePeriod = (kind: PurgeKind): string => purgePeriods()[kind];
 
-/** The steps private.retention_purge runs (the two older purges have functions of their own). */
+/**
+ * The kinds the job's `purged` answer counts: the steps private.retention_purge runs, and
+ * kyc_records (private.kyc_records_purge); the two older purges have counts of their own.
+ */
 export const RETENTION_PURGE_KINDS = PURGE_KINDS.filter((k): k is RetentionPurgeKind =>
   k !== 'idempotency_keys' && k !== 'webhook_deliveries'
 );

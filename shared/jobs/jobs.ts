@@ -7,7 +7,8 @@
 // read into the delivery queue, due deliveries sent and deliveries 30 days old removed
 // (shared/webhooks/queue.ts); last, the retention purges: every kind of personal data whose period
 // ended is erased or deleted, at most PURGE_BATCH rows of each kind a run, with the periods of
-// shared/compliance/retention.ts (the source docs/compliance.md is generated from).
+// shared/compliance/retention.ts (the source docs/compliance.md is generated from), the KYC records
+// of accounts deleted 5 years ago among them.
 import { safeEqual } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -118,5 +119,12 @@ async function retentionPurge(at: string): Promise<Record<RetentionPurgeKind, nu
   );
   const counts = Object.fromEntries(RETENTION_PURGE_KINDS.map((k) => [k, 0])) as Record<RetentionPurgeKind, number>;
   for (const r of rows) counts[r.kind] = r.purged;
+  // the KYC records of accounts deleted longer ago than their period
+  const [kyc] = await asService((tx) =>
+    tx<{ purged: number }[]>`
+    select private.kyc_records_purge(${at}::timestamptz, ${purgePeriod('kyc_records')}::interval, ${PURGE_BATCH})
+      as purged`
+  );
+  counts.kyc_records = kyc?.purged ?? 0;
   return counts;
 }
