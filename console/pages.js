@@ -13,6 +13,10 @@ const QUEUES = {
   payouts_failed: ['Failed payouts', 'withdrawals and escrow payouts whose transfer failed, not retried'],
   webhooks_failed: ['Failed webhooks', 'provider events whose processing failed'],
   identity_flags: ['Identity flags', 'a NIN or BVN bound to another account'],
+  deactivations_failed: [
+    'Deactivations failed',
+    "deleted accounts' dedicated accounts the provider did not deactivate",
+  ],
 };
 
 export function Queues() {

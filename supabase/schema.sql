@@ -624,6 +624,7 @@ create table private.operator_flags (
 alter table private.operator_flags add constraint operator_flags_kind_check CHECK (kind ~ '^[a-z][a-z0-9_]{0,59}$'::text);
 alter table private.operator_flags add constraint operator_flags_pkey PRIMARY KEY (id);
 alter table private.operator_flags add constraint operator_flags_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX operator_flags_deactivation_open_idx ON private.operator_flags USING btree (created_at) WHERE ((resolved_at IS NULL) AND (kind = 'dedicated_account_deactivation_failed'::text));
 CREATE INDEX operator_flags_open_idx ON private.operator_flags USING btree (created_at) WHERE (resolved_at IS NULL);
 CREATE INDEX operator_flags_user_idx ON private.operator_flags USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.operator_flags enable row level security;
@@ -2822,6 +2823,54 @@ $function$;
 comment on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) is 'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke all on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_done(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_done(p_user uuid)
+ RETURNS void
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  update private.operator_flags
+     set resolved_at = now(), details = details || '{"resolved_by": "retry"}'::jsonb
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+$function$;
+comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated after all: its open flag resolved.';
+revoke all on function private.deactivation_done(p_user uuid) from public;
+grant execute on function private.deactivation_done(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if not exists (select 1 from private.users where id = p_user and deleted_at is not null) then
+    raise exception 'private.deactivation_failed: % is not a deleted account', p_user using errcode = '22023';
+  end if;
+  -- one open flag per account: a retry that fails again updates it
+  update private.operator_flags
+     set details = details || pg_catalog.jsonb_build_object(
+           'attempts', coalesce((details ->> 'attempts')::integer, 1) + 1, 'error', p_error, 'last_attempt_at', now())
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+  if found then
+    return;
+  end if;
+  insert into private.operator_flags (kind, user_id, details)
+  values ('dedicated_account_deactivation_failed', p_user, pg_catalog.jsonb_build_object(
+    'provider', p_provider, 'provider_account_id', p_provider_account_id, 'error', p_error, 'attempts', 1,
+    'last_attempt_at', now()));
+end
+$function$;
+comment on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) is 'The provider did not deactivate a deleted account''s dedicated account: an open operator flag (dedicated_account_deactivation_failed), one per account, its attempts counted.';
+revoke all on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) from public;
+grant execute on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)

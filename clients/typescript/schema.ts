@@ -4952,7 +4952,8 @@ export interface operations {
                 | 'charges_held'
                 | 'payouts_failed'
                 | 'webhooks_failed'
-                | 'identity_flags';
+                | 'identity_flags'
+                | 'deactivations_failed';
               count: number;
               oldest_at: string | null;
               oldest_age_seconds: number | null;
@@ -12417,6 +12418,8 @@ export interface operations {
               webhooks_failed: number;
               webhook_endpoints_disabled: number;
               webhooks_purged: number;
+              /** @description Deleted users' dedicated accounts whose failed deactivation the provider accepted on a retry */
+              dedicated_accounts_deactivated: number;
               /** @description Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention) */
               purged: {
                 messages: number;

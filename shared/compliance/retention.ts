@@ -279,7 +279,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: 'the account frozen or flagged, the reasons, the payload of the payment flagged',
     onDelete: 'kept',
     deletion:
-      "an account frozen cannot be deleted; money arriving at a deleted account's dedicated account afterwards is flagged (`deleted_account_deposit`)",
+      "an account frozen cannot be deleted; money arriving at a deleted account's dedicated account afterwards is flagged (`deleted_account_deposit`), and so is a deactivation of it the provider failed (`dedicated_account_deactivation_failed`)",
     purges: [
       { kind: 'account_freezes', after: FIVE_YEARS, from: 'the unfreeze', does: 'rows deleted' },
       { kind: 'operator_flags', after: FIVE_YEARS, from: 'the flag was resolved', does: 'rows deleted' },

@@ -507,6 +507,9 @@ export function adminQueueList(_op: OperatorCaller): Promise<AdminQueueListRespo
         union all
         select 'identity_flags', count(*), min(created_at)
           from private.operator_flags where resolved_at is null and kind like 'identity%'
+        union all
+        select 'deactivations_failed', count(*), min(created_at)
+          from private.operator_flags where resolved_at is null and kind = 'dedicated_account_deactivation_failed'
       )
       select queue, n::int as n, oldest_at,
              floor(extract(epoch from now() - oldest_at))::int as age

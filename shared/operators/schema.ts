@@ -83,6 +83,7 @@ export const OPERATOR_QUEUES = [
   'payouts_failed',
   'webhooks_failed',
   'identity_flags',
+  'deactivations_failed',
 ] as const;
 export type OperatorQueue = (typeof OPERATOR_QUEUES)[number];
 

@@ -28,6 +28,7 @@ import virtualAccountCreate from '../../supabase/functions/virtual-account-creat
 import adminUserGet from '../../supabase/functions/admin-user-get/handler.ts';
 import adminSearch from '../../supabase/functions/admin-search/handler.ts';
 import adminEscrowGet from '../../supabase/functions/admin-escrow-get/handler.ts';
+import adminQueueList from '../../supabase/functions/admin-queue-list/handler.ts';
 import { newOperator } from '../support/operators.ts';
 import { customerEmailOf, paystack } from '../support/paystack.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
@@ -232,6 +233,37 @@ describe('account-delete', () => {
       expect(list).toEqual([]);
       const profile = expectOk(await get(profileGet, { token: again.accessToken }));
       expect(profile).toMatchObject({ first_name: 'Ada', last_name: 'Obi', phone_number: u.phone });
+    });
+
+    it('a deactivation the provider fails is not lost: an open operator flag, counted in admin-queue-list', async () => {
+      const x = await signUp({ tier: 1 });
+      expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
+      await paystack.assignOutcome(customerEmailOf(x.id), true);
+      const [va] = await testDb()<{ provider_account_id: string }[]>`
+        select provider_account_id from public.virtual_accounts where user_id = ${x.id}`;
+      expect(va?.provider_account_id).toMatch(/^\d+$/);
+      await paystack.fail({ path: '/dedicated_account', field: 'id', value: va!.provider_account_id }, 'unavailable');
+      const op = await newOperator(['support']);
+      const queue = async () =>
+        (expectOk(await get(adminQueueList, { token: op.accessToken })) as { queue: string; count: number }[])
+          .find((q) => q.queue === 'deactivations_failed')?.count ?? -1;
+      const before = await queue();
+
+      expectOk(await deleteAccount(x, await deleteCode(x)));
+      // the provider was asked (and failed): the flag is written after the response
+      await expect.poll(async () => (await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).length)
+        .toBe(1);
+      const flags = () =>
+        testDb()<{ details: Record<string, unknown>; resolved: boolean }[]>`
+          select details, resolved_at is not null as resolved from private.operator_flags
+           where kind = 'dedicated_account_deactivation_failed' and user_id = ${x.id}`;
+      await expect.poll(async () => (await flags()).length).toBe(1);
+      const [flag] = await flags();
+      expect(flag).toMatchObject({
+        resolved: false,
+        details: { provider: 'paystack', provider_account_id: va!.provider_account_id, attempts: 1 },
+      });
+      expect(await queue()).toBeGreaterThanOrEqual(before + 1);
     });
   });
 });

@@ -425,6 +425,7 @@ describe('admin-queue-list', () => {
         'payouts_failed',
         'webhooks_failed',
         'identity_flags',
+        'deactivations_failed',
       ]);
       for (const q of list) {
         expect(q.oldest_at === null).toBe(q.count === 0);
