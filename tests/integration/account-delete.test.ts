@@ -29,6 +29,8 @@ import adminUserGet from '../../supabase/functions/admin-user-get/handler.ts';
 import adminSearch from '../../supabase/functions/admin-search/handler.ts';
 import adminEscrowGet from '../../supabase/functions/admin-escrow-get/handler.ts';
 import adminQueueList from '../../supabase/functions/admin-queue-list/handler.ts';
+import eventsTicket from '../../supabase/functions/events-ticket/handler.ts';
+import { openEvents } from '../support/sse.ts';
 import { newOperator } from '../support/operators.ts';
 import { customerEmailOf, paystack } from '../support/paystack.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
@@ -265,6 +267,27 @@ describe('account-delete', () => {
       });
       expect(await queue()).toBeGreaterThanOrEqual(before + 1);
     });
+  });
+});
+
+// ---- a live stream of a deleted account ---------------------------------------------------------
+
+describe('events-stream', () => {
+  it('a stream of a deleted account ends within one heartbeat (2 s here), by token or by ticket; none opens again', async () => {
+    const x = await signUp();
+    const byToken = await openEvents({ token: x.accessToken });
+    expect(byToken.status).toBe(200);
+    const { ticket } = expectOk(await post(eventsTicket, undefined, { token: x.accessToken }), 201);
+    const byTicket = await openEvents({ ticket });
+    expect(byTicket.status).toBe(200);
+    const code = await deleteCode(x);
+    const started = Date.now();
+    expectOk(await deleteAccount(x, code));
+    // both end on their own (no close from here); each within one heartbeat of the deletion
+    await Promise.all([byToken.ended, byTicket.ended]);
+    expect(Date.now() - started).toBeLessThan(2_000 + 1_500);
+    expect((await openEvents({ token: x.accessToken })).status).toBe(401);
+    expect((await openEvents({ ticket })).status).toBe(401);
   });
 });
 
