@@ -13,6 +13,10 @@ const QUEUES = {
   payouts_failed: ['Failed payouts', 'withdrawals and escrow payouts whose transfer failed, not retried'],
   webhooks_failed: ['Failed webhooks', 'provider events whose processing failed'],
   identity_flags: ['Identity flags', 'a NIN or BVN bound to another account'],
+  deactivations_failed: [
+    'Deactivations failed',
+    "deleted accounts' dedicated accounts the provider did not deactivate",
+  ],
 };
 
 export function Queues() {
@@ -106,7 +110,9 @@ export function Search() {
                 <tr>
                   <td>
                     <${Link} to=${`/user/${u.id}`} title=${u.id}>${u.first_name} ${u.last_name}</${Link}></td>
-                  <td>${u.phone}</td><td>${u.kyc_tier}</td><td>${u.frozen
+                  <td>${u.phone ?? 'erased'}</td><td>${u.kyc_tier}</td><td>${u.deleted_at
+                    ? 'deleted'
+                    : u.frozen
                     ? html`<strong>frozen</strong>`
                     : 'active'}</td>
                   <td>${lagosTime(u.created_at)}</td>
@@ -189,7 +195,7 @@ export function User({ id }) {
       <div class="grid">
         <dl class="facts">
           <dt>User id</dt><dd><code>${p.id}</code></dd>
-          <dt>Phone</dt><dd>${p.phone}</dd>
+          <dt>Phone</dt><dd>${p.deleted_at ? `erased (account deleted ${lagosTime(p.deleted_at)})` : p.phone}</dd>
           <dt>KYC tier</dt><dd>${p.kyc_tier}</dd>
           <dt>Since</dt><dd>${lagosTime(p.created_at)}</dd>
           <dt>Live sessions</dt><dd>${data.active_sessions}</dd>

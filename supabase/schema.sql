@@ -624,6 +624,7 @@ create table private.operator_flags (
 alter table private.operator_flags add constraint operator_flags_kind_check CHECK (kind ~ '^[a-z][a-z0-9_]{0,59}$'::text);
 alter table private.operator_flags add constraint operator_flags_pkey PRIMARY KEY (id);
 alter table private.operator_flags add constraint operator_flags_user_id_fkey FOREIGN KEY (user_id) REFERENCES private.users(id) ON DELETE SET NULL;
+CREATE INDEX operator_flags_deactivation_open_idx ON private.operator_flags USING btree (created_at) WHERE ((resolved_at IS NULL) AND (kind = 'dedicated_account_deactivation_failed'::text));
 CREATE INDEX operator_flags_open_idx ON private.operator_flags USING btree (created_at) WHERE (resolved_at IS NULL);
 CREATE INDEX operator_flags_user_idx ON private.operator_flags USING btree (user_id) WHERE (user_id IS NOT NULL);
 alter table private.operator_flags enable row level security;
@@ -2822,6 +2823,54 @@ $function$;
 comment on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) is 'Login: a new session for an existing user with its first refresh token; returns the session id.';
 revoke all on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) from public;
 grant execute on function private.create_session(p_user_id uuid, p_refresh_hash text, p_session_ttl_seconds integer) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_done(p_user uuid)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_done(p_user uuid)
+ RETURNS void
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  update private.operator_flags
+     set resolved_at = now(), details = details || '{"resolved_by": "retry"}'::jsonb
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+$function$;
+comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated after all: its open flag resolved.';
+revoke all on function private.deactivation_done(p_user uuid) from public;
+grant execute on function private.deactivation_done(p_user uuid) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if not exists (select 1 from private.users where id = p_user and deleted_at is not null) then
+    raise exception 'private.deactivation_failed: % is not a deleted account', p_user using errcode = '22023';
+  end if;
+  -- one open flag per account: a retry that fails again updates it
+  update private.operator_flags
+     set details = details || pg_catalog.jsonb_build_object(
+           'attempts', coalesce((details ->> 'attempts')::integer, 1) + 1, 'error', p_error, 'last_attempt_at', now())
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+  if found then
+    return;
+  end if;
+  insert into private.operator_flags (kind, user_id, details)
+  values ('dedicated_account_deactivation_failed', p_user, pg_catalog.jsonb_build_object(
+    'provider', p_provider, 'provider_account_id', p_provider_account_id, 'error', p_error, 'attempts', 1,
+    'last_attempt_at', now()));
+end
+$function$;
+comment on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) is 'The provider did not deactivate a deleted account''s dedicated account: an open operator flag (dedicated_account_deactivation_failed), one per account, its attempts counted.';
+revoke all on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) from public;
+grant execute on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
@@ -5403,6 +5452,46 @@ $function$;
 comment on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) is 'Records a provider''s result for one check (a pass; a failure with labels, RETRY or FINAL; a result older than the one applied is ignored; a RETRY never withdraws a pass) and re-evaluates the tier: each change is a notification and an SMS.';
 revoke all on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) from public;
 grant execute on function private.kyc_record(p_user uuid, p_check text, p_passed boolean, p_reject_labels text[], p_reject_type text, p_provider text, p_reference text, p_result_at timestamp with time zone) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.kyc_records_purge(p_now timestamp with time zone, p_keep interval, p_limit integer)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.kyc_records_purge(p_now timestamp with time zone, p_keep interval, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_cut timestamptz;
+  v_checks integer;
+  v_requests integer;
+begin
+  if p_limit is null or p_limit < 1 then
+    raise exception 'kyc_records_purge: limit must be positive' using errcode = '22023';
+  end if;
+  if p_keep is null or p_keep < interval '5 years' then
+    raise exception 'kyc_records_purge: KYC records are kept 5 years at least' using errcode = '22023';
+  end if;
+  v_cut := p_now - p_keep;
+  delete from private.kyc_checks t
+   where t.ctid = any(array(
+     select c.ctid from private.kyc_checks c join private.users u on u.id = c.user_id
+      where u.deleted_at < v_cut
+      limit p_limit));
+  get diagnostics v_checks = row_count;
+  delete from private.identity_requests t
+   where t.ctid = any(array(
+     select r.ctid from private.identity_requests r join private.users u on u.id = r.user_id
+      where u.deleted_at < v_cut
+      limit p_limit));
+  get diagnostics v_requests = row_count;
+  return v_checks + v_requests;
+end
+$function$;
+comment on function private.kyc_records_purge(p_now timestamp with time zone, p_keep interval, p_limit integer) is 'The job''s purge of KYC records (kyc_checks, identity_requests) of accounts deleted more than p_keep (5 years at least) before p_now: up to p_limit rows of each table; answers how many were deleted.';
+revoke all on function private.kyc_records_purge(p_now timestamp with time zone, p_keep interval, p_limit integer) from public;
+grant execute on function private.kyc_records_purge(p_now timestamp with time zone, p_keep interval, p_limit integer) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.kyc_start(p_user uuid, p_check text, p_provider text)

@@ -4439,12 +4439,16 @@ export interface operations {
                 id: string;
                 first_name: string;
                 last_name: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               } | null;
               payee: {
                 /** Format: uuid */
                 id: string;
                 first_name: string;
                 last_name: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               } | null;
               milestones: {
                 /** Format: uuid */
@@ -4948,7 +4952,8 @@ export interface operations {
                 | 'charges_held'
                 | 'payouts_failed'
                 | 'webhooks_failed'
-                | 'identity_flags';
+                | 'identity_flags'
+                | 'deactivations_failed';
               count: number;
               oldest_at: string | null;
               oldest_age_seconds: number | null;
@@ -5430,13 +5435,16 @@ export interface operations {
               users: {
                 /** Format: uuid */
                 id: string;
-                phone: string;
+                /** @description null once the account is deleted (its phone is erased) */
+                phone: string | null;
                 first_name: string;
                 last_name: string;
                 kyc_tier: number;
                 frozen: boolean;
                 /** Format: date-time */
                 created_at: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               }[];
               /** @description At most 20 */
               escrows: {
@@ -6546,12 +6554,15 @@ export interface operations {
               profile: {
                 /** Format: uuid */
                 id: string;
-                phone: string;
+                /** @description null once the account is deleted (its phone is erased) */
+                phone: string | null;
                 first_name: string;
                 last_name: string;
                 kyc_tier: number;
                 /** Format: date-time */
                 created_at: string;
+                /** @description When the account was deleted; null for a live account */
+                deleted_at: string | null;
               };
               kyc_checks: {
                 /** @enum {string} */
@@ -12453,6 +12464,8 @@ export interface operations {
               webhooks_failed: number;
               webhook_endpoints_disabled: number;
               webhooks_purged: number;
+              /** @description Deleted users' dedicated accounts whose failed deactivation the provider accepted on a retry */
+              dedicated_accounts_deactivated: number;
               /** @description Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention) */
               purged: {
                 messages: number;
@@ -12475,6 +12488,7 @@ export interface operations {
                 stream_tickets: number;
                 operator_passes: number;
                 rate_limit_events: number;
+                kyc_records: number;
               };
             };
           };

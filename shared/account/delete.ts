@@ -49,20 +49,68 @@ export async function accountDelete(
     throw passwordOk ? OTP_INVALID.error({}) : PASSWORD_INCORRECT.error({});
   }
   const va = outcome.deleted.virtual_account;
-  if (va) afterResponse('account.deactivate_virtual_account', () => deactivate(va));
+  if (va) afterResponse('account.deactivate_virtual_account', () => deactivate(user.id, va));
   return { deleted: true, sessions_ended: outcome.deleted.sessions_ended };
 }
 
-/** The dedicated account stops taking transfers; what still arrives is credited to suspense and flagged. */
-async function deactivate(va: NonNullable<Deleted['virtual_account']>): Promise<void> {
+/**
+ * The dedicated account stops taking transfers; what still arrives is credited to suspense and
+ * flagged. A deactivation that fails (or cannot be asked: the provider's id unknown) is not only
+ * logged: it leaves an open operator flag (private.deactivation_failed), counted in
+ * admin-queue-list's deactivations_failed queue until an operator or a later try resolves it.
+ */
+async function deactivate(userId: string, va: NonNullable<Deleted['virtual_account']>): Promise<void> {
+  let error: string;
   if (!va.provider_account_id) {
     log.warn('account.virtual_account_unknown_id', { provider: va.provider });
-    return;
+    error = "the provider's id of the account is unknown";
+  } else {
+    try {
+      await payments().deactivateDedicatedAccount({ providerAccountId: va.provider_account_id });
+      log.info('account.virtual_account_deactivated', { provider: va.provider });
+      return;
+    } catch (err) {
+      error = errorMessage(err);
+      log.error('account.virtual_account_deactivation_failed', { provider: va.provider, error });
+    }
   }
-  try {
-    await payments().deactivateDedicatedAccount({ providerAccountId: va.provider_account_id });
-    log.info('account.virtual_account_deactivated', { provider: va.provider });
-  } catch (err) {
-    log.error('account.virtual_account_deactivation_failed', { provider: va.provider, error: errorMessage(err) });
+  await asService((tx) =>
+    tx`select private.deactivation_failed(${userId}, ${va.provider}, ${va.provider_account_id}, ${error})`
+  );
+}
+
+/** How long the job waits after a failed deactivation before it asks the provider again. */
+export const DEACTIVATION_RETRY_AFTER = '1 hour';
+
+/**
+ * The job's retry of deactivations that failed: each open flag whose last try is older than
+ * DEACTIVATION_RETRY_AFTER (at the job's `now`) and whose account the provider knows is asked
+ * again; a success resolves the flag, a failure counts another attempt. Answers how many succeeded.
+ */
+export async function retryDeactivations(at: string, limit = 20): Promise<number> {
+  const open = await asService((tx) =>
+    tx<{ user_id: string; provider: string; provider_account_id: string }[]>`
+    select user_id, details ->> 'provider' as provider, details ->> 'provider_account_id' as provider_account_id
+      from private.operator_flags
+     where kind = 'dedicated_account_deactivation_failed' and resolved_at is null and user_id is not null
+       and details ->> 'provider_account_id' is not null
+       and (details ->> 'last_attempt_at')::timestamptz < ${at}::timestamptz - ${DEACTIVATION_RETRY_AFTER}::interval
+     order by created_at limit ${limit}`
+  );
+  let done = 0;
+  for (const f of open) {
+    try {
+      await payments().deactivateDedicatedAccount({ providerAccountId: f.provider_account_id });
+      await asService((tx) => tx`select private.deactivation_done(${f.user_id})`);
+      done++;
+    } catch (err) {
+      await asService((tx) =>
+        tx`select private.deactivation_failed(${f.user_id}, ${f.provider}, ${f.provider_account_id}, ${
+          errorMessage(err)
+        })`
+      );
+    }
   }
+  if (open.length > 0) log.info('account.virtual_account_deactivation_retried', { tried: open.length, done });
+  return done;
 }

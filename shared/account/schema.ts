@@ -35,7 +35,7 @@ const accountPart = z.strictObject({
 
 const exportEscrow = escrowListItemResponse.omit({ merchant: true }).extend({
   counterparty_phone: z.string().describe(
-    "Whole to the initiator, who typed it; to the counterparty masked as escrow-get masks it (+2348*******78)",
+    'Whole to the initiator, who typed it; to the counterparty masked as escrow-get masks it (+2348*******78)',
   ),
   role: z.enum(['initiator', 'counterparty']).describe("The caller's side of the escrow"),
 });

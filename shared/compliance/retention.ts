@@ -73,6 +73,7 @@ export const PURGE_KINDS = [
   'stream_tickets',
   'operator_passes',
   'rate_limit_events',
+  'kyc_records',
 ] as const;
 export type PurgeKind = typeof PURGE_KINDS[number];
 
@@ -91,7 +92,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: 'phone number, password hash',
     onDelete: 'pseudonymised',
     deletion:
-      'the phone is replaced by a keyed hash (HMAC-SHA-256 under a secret of the deployment) and the password hash erased; the row stays because the ledger and the deals refer to it',
+      "the phone is replaced by `<keyed hash>:<user id>` (the hash an HMAC-SHA-256 of the phone under PHONE_HASH_KEY, the id keeping it unique when one phone's accounts are deleted twice), the password hash erased and `deleted_at` set; the row stays because the ledger and the deals refer to it",
     purges: [],
     kept: 'for good, pseudonymised',
     basis: ['contract', 'legal obligation'],
@@ -102,7 +103,8 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['public.profiles'],
     personal: 'names, username, phone number, address, marital status, bio, photo',
     onDelete: 'erased',
-    deletion: 'personal fields erased; counterparties see `Deleted user`',
+    deletion:
+      'the names become `Deleted user` (first name `Deleted`, last name `user`), which counterparties see; username, phone, address, marital status, bio and photo erased',
     purges: [],
     kept: 'the life of the account',
     basis: ['contract'],
@@ -125,7 +127,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: "counterparty phone, title and description (the deal's terms), a merchant's metadata about its buyer",
     onDelete: 'kept',
     deletion:
-      'the deal is kept for the other party; when the deleted user was invited by phone the phone is masked; their name is shown as `Deleted user`',
+      'the deal is kept for the other party; where the deleted user was the counterparty named by phone, `counterparty_phone` is masked for good (`+2348*******78`); their name is shown as `Deleted user`; an escrow naming the phone later names no account',
     purges: [{
       kind: 'counterparty_phones',
       after: FIVE_YEARS,
@@ -140,8 +142,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['public.messages'],
     personal: 'what the parties wrote to each other',
     onDelete: 'kept',
-    deletion:
-      "the other party's record of the deal and evidence in a dispute; the author shown as `Deleted user`",
+    deletion: "the other party's record of the deal and evidence in a dispute; the author shown as `Deleted user`",
     purges: [{
       kind: 'messages',
       after: '2 years',
@@ -156,7 +157,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['public.reviews'],
     personal: "the reviewer's feedback text",
     onDelete: 'pseudonymised',
-    deletion: 'feedback written by the user erased, the rating kept',
+    deletion: 'feedback written by the user and feedback about the user erased; the ratings kept',
     purges: [],
     kept: 'the life of the reviewed account',
     basis: ['legitimate interest'],
@@ -167,7 +168,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['public.disputes'],
     personal: "the reason a party gave, the operator's resolution note",
     onDelete: 'kept',
-    deletion: 'evidence of how money held was decided',
+    deletion: 'kept as written: evidence of how money held was decided',
     purges: [{
       kind: 'disputes',
       after: FIVE_YEARS,
@@ -182,7 +183,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.sms_outbox'],
     personal: 'phone number, the text sent',
     onDelete: 'erased',
-    deletion: "rows for the user's phone deleted",
+    deletion: "rows for the user's phone deleted; SMS sent to others (an invitation naming the user) kept until purged",
     purges: [{ kind: 'sms_outbox', after: '90 days', from: 'the SMS was queued', does: 'rows deleted' }],
     basis: ['contract', 'legitimate interest'],
     why: 'proof that a code or notice was sent, for support and for the provider’s bill',
@@ -205,7 +206,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.idempotency_keys'],
     personal: 'the answer to a request, which may name people',
     onDelete: 'erased',
-    deletion: 'rows deleted',
+    deletion: "the user's rows deleted",
     purges: [{
       kind: 'idempotency_keys',
       after: '24 hours',
@@ -235,7 +236,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.webhook_deliveries', 'private.webhook_endpoints'],
     personal: "the endpoint's URL, the copy of the receiver's answer",
     onDelete: 'erased',
-    deletion: "the user's own endpoints and their deliveries deleted",
+    deletion: "the endpoints of the user and of the user's merchants deleted, with their deliveries",
     purges: [{
       kind: 'webhook_deliveries',
       after: '30 days',
@@ -277,7 +278,8 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.account_freezes', 'private.operator_flags', 'private.payment_flags'],
     personal: 'the account frozen or flagged, the reasons, the payload of the payment flagged',
     onDelete: 'kept',
-    deletion: 'an account frozen cannot be deleted',
+    deletion:
+      "an account frozen cannot be deleted; money arriving at a deleted account's dedicated account afterwards is flagged (`deleted_account_deposit`), and so is a deactivation of it the provider failed (`dedicated_account_deactivation_failed`)",
     purges: [
       { kind: 'account_freezes', after: FIVE_YEARS, from: 'the unfreeze', does: 'rows deleted' },
       { kind: 'operator_flags', after: FIVE_YEARS, from: 'the flag was resolved', does: 'rows deleted' },
@@ -292,9 +294,13 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: 'last 4 digits and keyed hash of the NIN or BVN, bank code, RC number, the check results',
     onDelete: 'pseudonymised',
     deletion:
-      'the binding that makes an identity number unique to the account released (a new account may bind it); the masked check records kept',
-    purges: [],
-    kept: '5 years after the account ends',
+      'identity requests deleted; the binding that makes an identity number unique to the account released (a new account may bind it); the check records (last 4 characters, results) kept until purged',
+    purges: [{
+      kind: 'kyc_records',
+      after: FIVE_YEARS,
+      from: 'the account was deleted',
+      does: 'the check records and identity requests of the deleted account deleted (private.kyc_records_purge)',
+    }],
     basis: ['legal obligation'],
     why: 'customer due diligence records under the AML/CFT rules',
   },
@@ -315,7 +321,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     personal: 'account numbers and names, card last 4 digits and brand, the provider’s card authorization',
     onDelete: 'erased',
     deletion:
-      'rows deleted; the dedicated account is deactivated at the provider first, and money still arriving goes to a suspense account flagged for operators',
+      'payout accounts, cards and their authorizations deleted; the dedicated account kept inactive with its name erased, and deactivated at the provider after the deletion commits; money still arriving goes to a suspense account flagged for operators',
     purges: [],
     kept: 'the life of the account',
     basis: ['contract'],
@@ -326,7 +332,8 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['public.notifications'],
     personal: 'what was told to the user, which may name a counterparty',
     onDelete: 'erased',
-    deletion: 'rows deleted',
+    deletion:
+      "the user's rows deleted; in counterparties' notifications that named the user (inviter, accepter, reviewer) the name becomes `Deleted user`",
     purges: [{
       kind: 'notifications',
       after: '1 year',
@@ -341,7 +348,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.sessions', 'private.refresh_tokens', 'private.stream_tickets', 'private.operator_passes'],
     personal: 'which account signed in, and when',
     onDelete: 'erased',
-    deletion: 'ended and deleted',
+    deletion: "the user's sessions ended and deleted, with their refresh tokens, stream tickets and operator passes",
     purges: [
       {
         kind: 'sessions',
@@ -360,7 +367,7 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.rate_limit_events'],
     personal: 'keys naming a phone, an IP address or an account',
     onDelete: 'erased',
-    deletion: 'rows deleted',
+    deletion: "rows whose key names the user's phone or id deleted",
     purges: [{
       kind: 'rate_limit_events',
       after: '1 day',
@@ -375,7 +382,8 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.merchants', 'private.merchant_api_keys'],
     personal: "the merchant's name and its owner's id",
     onDelete: 'kept',
-    deletion: 'a merchant must be inactive before its owner is deleted; kept as a business record, keys revoked',
+    deletion:
+      'a merchant must be closed before its owner is deleted; kept as a business record, its keys revoked (its webhook endpoints deleted: see Outbound webhook deliveries)',
     purges: [],
     kept: '5 years after the merchant stops',
     basis: ['legal obligation'],
@@ -386,7 +394,8 @@ export const RETENTION: readonly RetentionEntry[] = [
     tables: ['private.operators', 'private.operator_factors'],
     personal: "the operator's role, who granted it, the operator's second factor (encrypted)",
     onDelete: 'kept',
-    deletion: 'an operator cannot delete their account while they hold a role',
+    deletion:
+      'an operator cannot delete their account while they hold a role; a second factor left from a past role is deleted',
     purges: [],
     kept: 'while the role is held',
     basis: ['legitimate interest'],
@@ -437,7 +446,10 @@ export function purgePeriods(): Record<PurgeKind, string> {
 /** The period of one purge step. */
 export const purgePeriod = (kind: PurgeKind): string => purgePeriods()[kind];
 
-/** The steps private.retention_purge runs (the two older purges have functions of their own). */
+/**
+ * The kinds the job's `purged` answer counts: the steps private.retention_purge runs, and
+ * kyc_records (private.kyc_records_purge); the two older purges have counts of their own.
+ */
 export const RETENTION_PURGE_KINDS = PURGE_KINDS.filter((k): k is RetentionPurgeKind =>
   k !== 'idempotency_keys' && k !== 'webhook_deliveries'
 );

@@ -5,9 +5,11 @@
 // payouts and refunds to merchant escrows' buyers that were never sent to the provider, reconciliation of movements still pending long
 // after they started (shared/money/reconcile.ts), queued SMS, and outbound webhooks: the event log
 // read into the delivery queue, due deliveries sent and deliveries 30 days old removed
-// (shared/webhooks/queue.ts); last, the retention purges: every kind of personal data whose period
+// (shared/webhooks/queue.ts), deactivations of deleted users' dedicated accounts that failed asked
+// again (shared/account/delete.ts); last, the retention purges: every kind of personal data whose period
 // ended is erased or deleted, at most PURGE_BATCH rows of each kind a run, with the periods of
-// shared/compliance/retention.ts (the source docs/compliance.md is generated from).
+// shared/compliance/retention.ts (the source docs/compliance.md is generated from), the KYC records
+// of accounts deleted 5 years ago among them.
 import { safeEqual } from '../core/crypto.ts';
 import { afterCommit } from '../core/background.ts';
 import { getConfig } from '../core/config.ts';
@@ -19,6 +21,7 @@ import { startEscrowPayout } from '../money/payouts.ts';
 import { reconcilePending } from '../money/reconcile.ts';
 import { reconcileRefunds, startRefund, strandedRefunds } from '../money/refunds.ts';
 import { dispatchQueuedSms } from '../messages/sms-outbox.ts';
+import { retryDeactivations } from '../account/delete.ts';
 import { webhookJobStep } from '../webhooks/queue.ts';
 import {
   ERASED_TEXT,
@@ -81,6 +84,8 @@ export async function jobsRun(now: Date | string = new Date()) {
     select private.cleanup_expired(${at}::timestamptz, ${purgePeriod('idempotency_keys')}::interval, ${PURGE_BATCH})
       as removed`
   );
+  // dedicated accounts of deleted users the provider did not deactivate: asked again
+  const deactivated = await retryDeactivations(at);
   const webhooks = await webhookJobStep(new Date(at));
   const purged = await retentionPurge(at);
   const summary = {
@@ -97,12 +102,13 @@ export async function jobsRun(now: Date | string = new Date()) {
     reconciled: reconciled.checked,
     idempotency_keys_expired: expired?.removed ?? 0,
     ...webhooks,
+    dedicated_accounts_deactivated: deactivated,
     purged,
   };
   if (
     rows.length + merchantExpired.length + summary.payouts_started + refunds.length + summary.sms_sent +
         webhooks.webhooks_enqueued +
-        webhooks.webhooks_failed + Object.values(purged).reduce((a, b) => a + b, 0) > 0
+        webhooks.webhooks_failed + deactivated + Object.values(purged).reduce((a, b) => a + b, 0) > 0
   ) {
     log.info('jobs.run', { ...summary, now: at });
   }
@@ -118,5 +124,12 @@ async function retentionPurge(at: string): Promise<Record<RetentionPurgeKind, nu
   );
   const counts = Object.fromEntries(RETENTION_PURGE_KINDS.map((k) => [k, 0])) as Record<RetentionPurgeKind, number>;
   for (const r of rows) counts[r.kind] = r.purged;
+  // the KYC records of accounts deleted longer ago than their period
+  const [kyc] = await asService((tx) =>
+    tx<{ purged: number }[]>`
+    select private.kyc_records_purge(${at}::timestamptz, ${purgePeriod('kyc_records')}::interval, ${PURGE_BATCH})
+      as purged`
+  );
+  counts.kyc_records = kyc?.purged ?? 0;
   return counts;
 }

@@ -31,6 +31,9 @@ export const jobsRunResponse = z.strictObject({
   webhooks_failed: count,
   webhook_endpoints_disabled: count,
   webhooks_purged: count,
+  dedicated_accounts_deactivated: count.describe(
+    "Deleted users' dedicated accounts whose failed deactivation the provider accepted on a retry",
+  ),
   purged: z.strictObject(Object.fromEntries(RETENTION_PURGE_KINDS.map((k) => [k, count]))).meta({
     description: 'Rows erased or deleted by the retention purges, by kind (docs/compliance.md#retention)',
   }),

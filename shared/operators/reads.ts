@@ -4,7 +4,8 @@
 // transaction that read, so a read the audit could not record (the operator's role revoked
 // meanwhile: 404 operator_not_found) answers nothing. Identity numbers are answered masked (their
 // last 3 digits), bank account numbers by their last 4; an escrow's messages only with an open
-// dispute or a stated reason.
+// dispute or a stated reason. A deleted account is answered with its deleted_at, its phone null
+// (never the keyed hash that replaced it) and its names as the deletion left them (Deleted user).
 import { asService, type Fragment, type Tx } from '../core/db.ts';
 import { toNaira } from '../core/money.ts';
 import { NIGERIAN_PHONE, toE164 } from '../core/validation.ts';
@@ -48,19 +49,20 @@ export const maskAccount = (n: string): string => `${'*'.repeat(Math.max(n.lengt
 
 type UserRow = {
   id: string;
-  phone: string;
+  phone: string | null;
   first_name: string | null;
   last_name: string | null;
   kyc_tier: number;
   frozen: boolean;
   created_at: string;
+  deleted_at: string | null;
 };
 
 const usersWhere = (tx: Tx, where: Fragment) =>
   tx<UserRow[]>`
-    select u.id, u.phone, p.first_name, p.last_name, u.kyc_tier,
+    select u.id, case when u.deleted_at is null then u.phone end as phone, p.first_name, p.last_name, u.kyc_tier,
            exists (select 1 from private.account_freezes f where f.user_id = u.id and f.unfrozen_at is null) as frozen,
-           u.created_at
+           u.created_at, u.deleted_at
       from private.users u left join public.profiles p on p.id = u.id
      where ${where}
      order by u.created_at desc
@@ -136,6 +138,7 @@ export function adminSearch(op: OperatorCaller, q: string): Promise<AdminSearchR
         kyc_tier: Number(u.kyc_tier),
         frozen: u.frozen,
         created_at: u.created_at,
+        deleted_at: u.deleted_at,
       })),
       escrows: escrows.map((e) => ({ ...e, amount: toNaira(e.amount) })),
     };
@@ -152,14 +155,16 @@ export function adminUserGet(
     const [user] = await tx<
       {
         id: string;
-        phone: string;
+        phone: string | null;
         first_name: string | null;
         last_name: string | null;
         kyc_tier: number;
         created_at: string;
+        deleted_at: string | null;
       }[]
     >`
-      select u.id, u.phone, p.first_name, p.last_name, u.kyc_tier, u.created_at
+      select u.id, case when u.deleted_at is null then u.phone end as phone, p.first_name, p.last_name, u.kyc_tier,
+             u.created_at, u.deleted_at
         from private.users u left join public.profiles p on p.id = u.id where u.id = ${id}`;
     if (!user) throw USER_NOT_FOUND.error({});
     const checks = await tx<
@@ -192,7 +197,7 @@ export function adminUserGet(
        where user_id = ${id} and revoked_at is null and expires_at > now()`;
     const roles = await tx<{ role: OperatorRole }[]>`
       select role from private.operators where user_id = ${id} order by role`;
-    const merchants = await tx<{ id: string; name: string; status: 'active' | 'frozen' }[]>`
+    const merchants = await tx<{ id: string; name: string; status: 'active' | 'frozen' | 'closed' }[]>`
       select id, name, status from private.merchants where owner_id = ${id} order by created_at`;
     const accounts = await tx<
       { id: string; bank_name: string; account_number: string; is_default: boolean; verified: boolean }[]
@@ -291,6 +296,7 @@ export function adminUserGet(
         last_name: user.last_name ?? '',
         kyc_tier: Number(user.kyc_tier),
         created_at: user.created_at,
+        deleted_at: user.deleted_at,
       },
       kyc_checks: checks.map((c) => ({
         type: c.type,
@@ -368,9 +374,10 @@ export function adminEscrowGet(
              case when e.payer_role = 'initiator' then e.counterparty_id else e.initiator_id end as payee_id
         from public.escrows e where e.id = ${id}`;
     if (!e) throw ESCROW_NOT_FOUND.error({});
-    const parties = await tx<{ id: string; first_name: string; last_name: string }[]>`
-      select id, first_name, last_name from public.profiles
-       where id = any(${[e.payer_id, e.payee_id].filter((x): x is string => x !== null)}::uuid[])`;
+    const parties = await tx<{ id: string; first_name: string; last_name: string; deleted_at: string | null }[]>`
+      select p.id, p.first_name, p.last_name, u.deleted_at
+        from public.profiles p join private.users u on u.id = p.id
+       where p.id = any(${[e.payer_id, e.payee_id].filter((x): x is string => x !== null)}::uuid[])`;
     const partyOf = (pid: string | null) => parties.find((p) => p.id === pid) ?? null;
     const milestones = await tx<
       {
@@ -546,6 +553,9 @@ export function adminQueueList(_op: OperatorCaller): Promise<AdminQueueListRespo
         union all
         select 'identity_flags', count(*), min(created_at)
           from private.operator_flags where resolved_at is null and kind like 'identity%'
+        union all
+        select 'deactivations_failed', count(*), min(created_at)
+          from private.operator_flags where resolved_at is null and kind = 'dedicated_account_deactivation_failed'
       )
       select queue, n::int as n, oldest_at,
              floor(extract(epoch from now() - oldest_at))::int as age

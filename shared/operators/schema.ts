@@ -87,6 +87,7 @@ export const OPERATOR_QUEUES = [
   'payouts_failed',
   'webhooks_failed',
   'identity_flags',
+  'deactivations_failed',
 ] as const;
 export type OperatorQueue = (typeof OPERATOR_QUEUES)[number];
 
@@ -114,14 +115,20 @@ export const adminEscrowGetQuery = z.strictObject({
   }),
 });
 
+/** A user's phone as operators see it: gone once the account is deleted (never its keyed hash). */
+const userPhone = e164Phone.nullable().describe('null once the account is deleted (its phone is erased)');
+/** When the account was deleted (account-delete); its names are then shown as Deleted user. */
+const deletedAt = timestamp.nullable().describe('When the account was deleted; null for a live account');
+
 const userFound = z.strictObject({
   id: uuid,
-  phone: e164Phone,
+  phone: userPhone,
   first_name: z.string(),
   last_name: z.string(),
   kyc_tier: count,
   frozen: z.boolean(),
   created_at: timestamp,
+  deleted_at: deletedAt,
 });
 
 const escrowFound = z.strictObject({
@@ -147,11 +154,12 @@ const maskedNumber = z.string().regex(/^\*{8}[0-9A-Za-z]{1,3}$/).nullable();
 export const adminUserGetResponse = z.strictObject({
   profile: z.strictObject({
     id: uuid,
-    phone: e164Phone,
+    phone: userPhone,
     first_name: z.string(),
     last_name: z.string(),
     kyc_tier: count,
     created_at: timestamp,
+    deleted_at: deletedAt,
   }),
   kyc_checks: z.array(z.strictObject({
     type: z.enum(KYC_CHECK_TYPES),
@@ -225,7 +233,8 @@ export const adminUserGetResponse = z.strictObject({
 
 export type SmsStatus = (typeof SMS_STATUSES)[number];
 
-const party = z.strictObject({ id: uuid, first_name: z.string(), last_name: z.string() }).nullable();
+const party = z.strictObject({ id: uuid, first_name: z.string(), last_name: z.string(), deleted_at: deletedAt })
+  .nullable();
 
 export const adminEscrowGetResponse = z.strictObject({
   escrow: z.strictObject({

@@ -8,7 +8,8 @@
 //   POST /_fake/accounts {bank_code, account_number, account_name}   what /bank/resolve knows
 //   POST /_fake/fail {match, mode}   make calls fail: match = {path, field, value} (a body/query
 //        field equal to value; a verify's reference, in its path, as field 'reference' of path
-//        '/transaction/verify' or '/transfer/verify'); mode = 'refuse' (400 status:false), 'unavailable' (500) or 'timeout'
+//        '/transaction/verify' or '/transfer/verify'; a deactivation's account id as field 'id' of
+//        path '/dedicated_account'); mode = 'refuse' (400 status:false), 'unavailable' (500) or 'timeout'
 //        (no answer until the caller gives up, at most 60 s)
 //   POST /_fake/outage {mode: 'unavailable'|'timeout', seconds}   for that long every API call fails
 //        that way, whatever it asks (load runs: a provider outage); mode 'none' ends it early
@@ -352,7 +353,11 @@ async function api(req: Request, url: URL): Promise<Response> {
   const deactivate = /^\/dedicated_account\/([^/]+)$/.exec(path);
   if (req.method === 'DELETE' && deactivate) {
     // Paystack's "Deactivate Dedicated Account": the account, now unassigned and inactive
-    const account = dedicatedAccounts.get(decodeURIComponent(deactivate[1] as string));
+    const id = decodeURIComponent(deactivate[1] as string);
+    // the id is in the path: a rule {path: '/dedicated_account', field: 'id', value} matches it
+    const failed = failure(req, '/dedicated_account', { id });
+    if (failed) return failed;
+    const account = dedicatedAccounts.get(id);
     if (!account) return refuse(404, 'Dedicated account not found');
     Object.assign(account, { assigned: false, active: false });
     return ok('Managed Account Successfully Unassigned', account);

@@ -26,6 +26,11 @@ import reviewList from '../../supabase/functions/review-list/handler.ts';
 import reviewSubmit from '../../supabase/functions/review-submit/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 import adminUserGet from '../../supabase/functions/admin-user-get/handler.ts';
+import adminSearch from '../../supabase/functions/admin-search/handler.ts';
+import adminEscrowGet from '../../supabase/functions/admin-escrow-get/handler.ts';
+import adminQueueList from '../../supabase/functions/admin-queue-list/handler.ts';
+import eventsTicket from '../../supabase/functions/events-ticket/handler.ts';
+import { openEvents } from '../support/sse.ts';
 import { newOperator } from '../support/operators.ts';
 import { customerEmailOf, paystack } from '../support/paystack.ts';
 import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
@@ -231,6 +236,136 @@ describe('account-delete', () => {
       const profile = expectOk(await get(profileGet, { token: again.accessToken }));
       expect(profile).toMatchObject({ first_name: 'Ada', last_name: 'Obi', phone_number: u.phone });
     });
+
+    it('a deactivation the provider fails is not lost: an open operator flag, counted in admin-queue-list', async () => {
+      const x = await signUp({ tier: 1 });
+      expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
+      await paystack.assignOutcome(customerEmailOf(x.id), true);
+      const [va] = await testDb()<{ provider_account_id: string }[]>`
+        select provider_account_id from public.virtual_accounts where user_id = ${x.id}`;
+      expect(va?.provider_account_id).toMatch(/^\d+$/);
+      await paystack.fail({ path: '/dedicated_account', field: 'id', value: va!.provider_account_id }, 'unavailable');
+      const op = await newOperator(['support']);
+      const queue = async () =>
+        (expectOk(await get(adminQueueList, { token: op.accessToken })) as { queue: string; count: number }[])
+          .find((q) => q.queue === 'deactivations_failed')?.count ?? -1;
+      const before = await queue();
+
+      expectOk(await deleteAccount(x, await deleteCode(x)));
+      // the provider was asked (and failed): the flag is written after the response
+      await expect.poll(async () => (await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).length)
+        .toBe(1);
+      const flags = () =>
+        testDb()<{ details: Record<string, unknown>; resolved: boolean }[]>`
+          select details, resolved_at is not null as resolved from private.operator_flags
+           where kind = 'dedicated_account_deactivation_failed' and user_id = ${x.id}`;
+      await expect.poll(async () => (await flags()).length).toBe(1);
+      const [flag] = await flags();
+      expect(flag).toMatchObject({
+        resolved: false,
+        details: { provider: 'paystack', provider_account_id: va!.provider_account_id, attempts: 1 },
+      });
+      expect(await queue()).toBeGreaterThanOrEqual(before + 1);
+    });
+  });
+});
+
+// ---- a live stream of a deleted account ---------------------------------------------------------
+
+describe('events-stream', () => {
+  it('a stream of a deleted account ends within one heartbeat (2 s here), by token or by ticket; none opens again', async () => {
+    const x = await signUp();
+    const byToken = await openEvents({ token: x.accessToken });
+    expect(byToken.status).toBe(200);
+    const { ticket } = expectOk(await post(eventsTicket, undefined, { token: x.accessToken }), 201);
+    const byTicket = await openEvents({ ticket });
+    expect(byTicket.status).toBe(200);
+    const code = await deleteCode(x);
+    const started = Date.now();
+    expectOk(await deleteAccount(x, code));
+    // both end on their own (no close from here); each within one heartbeat of the deletion
+    await Promise.all([byToken.ended, byTicket.ended]);
+    expect(Date.now() - started).toBeLessThan(2_000 + 1_500);
+    expect((await openEvents({ token: x.accessToken })).status).toBe(401);
+    expect((await openEvents({ ticket })).status).toBe(401);
+  });
+});
+
+// ---- operators' reads of a deleted account ------------------------------------------------------
+
+/** A user who declined an escrow naming them, then deleted their account: the user and the escrow. */
+async function deletedParty(): Promise<{ x: TestUser; c: TestUser; escrowId: string }> {
+  const x = await signUp({ first_name: 'Obiageli', last_name: 'Nnamdi' });
+  const c = await signUp();
+  const named = expectOk(
+    await post(escrowCreate, {
+      category: 'goods_products',
+      payer_role: 'initiator',
+      title: 'Used phone',
+      counterparty_phone: x.phone,
+      amount: 10_000,
+    }, { token: c.accessToken }),
+    201,
+  );
+  expectOk(await escrowOp('escrow-decline', x, named.escrow_id));
+  expectOk(await deleteAccount(x, await deleteCode(x)));
+  return { x, c, escrowId: named.escrow_id };
+}
+
+describe('admin-user-get', () => {
+  it('answers a deleted account (200): shown as deleted, no phone, never its hash', async () => {
+    const { x } = await deletedParty();
+    const op = await newOperator(['support']);
+    const picture = expectOk(await get(adminUserGet, { token: op.accessToken, query: { user_id: x.id } }));
+    expect(picture.profile).toEqual({
+      id: x.id,
+      phone: null,
+      first_name: 'Deleted',
+      last_name: 'user',
+      kyc_tier: expect.any(Number),
+      created_at: expect.any(String),
+      deleted_at: expect.any(String),
+    });
+    expect(picture.active_sessions).toBe(0);
+    const [stored] = await testDb()<{ phone: string }[]>`select phone from private.users where id = ${x.id}`;
+    expect(JSON.stringify(picture)).not.toContain(stored!.phone.slice(0, 64));
+    expect(JSON.stringify(picture)).not.toContain(x.phone.slice(4));
+  });
+});
+
+describe('admin-search', () => {
+  it('finds a deleted account by its id (shown as deleted), and nothing by its old phone', async () => {
+    const { x } = await deletedParty();
+    const op = await newOperator(['support']);
+    for (const q of [x.phone, `0${x.phone.slice(4)}`]) {
+      expect(expectOk(await get(adminSearch, { token: op.accessToken, query: { q } }))).toEqual({
+        users: [],
+        escrows: [],
+      });
+    }
+    const byId = expectOk(await get(adminSearch, { token: op.accessToken, query: { q: x.id } }));
+    expect(byId.users).toEqual([{
+      id: x.id,
+      phone: null,
+      first_name: 'Deleted',
+      last_name: 'user',
+      kyc_tier: expect.any(Number),
+      frozen: false,
+      created_at: expect.any(String),
+      deleted_at: expect.any(String),
+    }]);
+    const [stored] = await testDb()<{ phone: string }[]>`select phone from private.users where id = ${x.id}`;
+    expect(JSON.stringify(byId)).not.toContain(stored!.phone.slice(0, 64));
+  });
+});
+
+describe('admin-escrow-get', () => {
+  it('answers an escrow with a deleted party (200): that party shown as deleted, the other as they are', async () => {
+    const { x, c, escrowId } = await deletedParty();
+    const op = await newOperator(['support']);
+    const t = expectOk(await get(adminEscrowGet, { token: op.accessToken, query: { escrow_id: escrowId } }));
+    expect(t.payee).toEqual({ id: x.id, first_name: 'Deleted', last_name: 'user', deleted_at: expect.any(String) });
+    expect(t.payer).toEqual({ id: c.id, first_name: 'Ada', last_name: 'Obi', deleted_at: null });
   });
 });
 

@@ -129,6 +129,7 @@ describe('admin-search', () => {
           kyc_tier: 1,
           frozen: false,
           created_at: expect.any(String),
+          deleted_at: null,
         }]);
         expect(found.escrows).toEqual([]);
       }
@@ -223,6 +224,7 @@ describe('admin-user-get', () => {
         last_name: 'Okafor',
         kyc_tier: 3,
         created_at: expect.any(String),
+        deleted_at: null,
       });
       const checks = Object.fromEntries(picture.kyc_checks.map((c) => [c.type, c]));
       expect(checks.nin).toMatchObject({ status: 'passed', id_number: `********${nin.slice(-3)}` });
@@ -377,8 +379,8 @@ describe('admin-escrow-get', () => {
         total_charge: deal.feeBreakdown.total_charge,
         held: 0,
       });
-      expect(t.payer).toEqual({ id: deal.payer.id, first_name: 'Ini', last_name: 'Obi' });
-      expect(t.payee).toEqual({ id: deal.payee.id, first_name: 'Cou', last_name: 'Obi' });
+      expect(t.payer).toEqual({ id: deal.payer.id, first_name: 'Ini', last_name: 'Obi', deleted_at: null });
+      expect(t.payee).toEqual({ id: deal.payee.id, first_name: 'Cou', last_name: 'Obi', deleted_at: null });
       // into the hold: the funding; out of it: the release, exactly what went in
       const ins = t.transfers.filter((x) => x.hold_change > 0);
       const outs = t.transfers.filter((x) => x.hold_change < 0);
@@ -483,6 +485,7 @@ describe('admin-queue-list', () => {
         'payouts_failed',
         'webhooks_failed',
         'identity_flags',
+        'deactivations_failed',
       ]);
       for (const q of list) {
         expect(q.oldest_at === null).toBe(q.count === 0);

@@ -418,7 +418,9 @@ function scenarios(): Record<string, Scenario> {
     identityUsers: TestUser[] = [],
     profileUser: TestUser,
     nokUser: TestUser,
-    exportUser: TestUser;
+    exportUser: TestUser,
+    deleteBystander: TestUser;
+  const deleteUsers = new Pool<TestUser>();
   // merchants
   const merchantCreators = new Pool<TestUser>();
   let merchantOwner: TestUser, merchantKeyOwner: TestUser, merchantWithdrawOwner: TestUser;
@@ -691,6 +693,26 @@ function scenarios(): Record<string, Scenario> {
         exportUser = await signUp();
       },
       prepare: (t) => caller(t, exportUser, [w.stranger]),
+    },
+    // accounts of its own, each deleted once: a code is sent to the one whose deletion is tried
+    // (its token sometimes swapped for a stranger's, whose code was never sent); the rest go to a
+    // bystander with no live code (409 otp_invalid) and stay
+    'account-delete': {
+      setup: async () => {
+        deleteBystander = await signUp();
+        deleteUsers.items = await Promise.all([signUp(), signUp(), signUp()]);
+      },
+      prepare: async (t) => {
+        const u = t.valid ? deleteUsers.take(t, 0.5) : undefined;
+        if (!u) return caller(t, deleteBystander!);
+        await passResendGap(u.phone);
+        ok(await post('auth-send-otp', { context: 'account_delete' }, { token: u.accessToken }), 'auth-send-otp');
+        caller(t, u, [w.stranger]);
+        Object.assign(t.draft.body as Record<string, unknown>, {
+          password: u.password,
+          otp_code: await lastOtp(u.phone),
+        });
+      },
     },
     'profile-get': { prepare: (t) => caller(t, w.payees[1]!) },
     'profile-update': {

@@ -431,4 +431,62 @@ describe('jobs-run', () => {
       expect(f?.message).toMatch(/no period for messages/);
     });
   });
+
+  describe('KYC records of deleted accounts', () => {
+    /** A verified user with an identity request, deleted at `at` (null: never deleted). */
+    async function verifiedDeletedAt(at: Date | null): Promise<string> {
+      const u = await signUp({ tier: 2 });
+      await db()`
+        insert into private.identity_requests (reference, user_id, check_type, id_hash, id_last4, provider, status)
+        values (${`idv_${randomBytes(16).toString('hex')}`}, ${u.id}, 'nin', ${randomBytes(32).toString('hex')},
+                '1234', 'test', 'passed')`;
+      if (at) await db()`update private.users set deleted_at = ${at} where id = ${u.id}`;
+      return u.id;
+    }
+    const recordsOf = async (id: string) =>
+      (await db()<{ checks: number; requests: number }[]>`
+        select (select count(*)::int from private.kyc_checks where user_id = ${id}) as checks,
+               (select count(*)::int from private.identity_requests where user_id = ${id}) as requests`)[0]!;
+
+    it('deletes the check records and identity requests 5 years after the account was deleted, no sooner', async () => {
+      const { inside, past } = await edges('kyc_records');
+      expect(purgePeriod('kyc_records')).toBe('5 years');
+      const [kept, gone, live] = await Promise.all([
+        verifiedDeletedAt(inside),
+        verifiedDeletedAt(past),
+        verifiedDeletedAt(null),
+      ]);
+      for (const id of [kept, gone, live]) {
+        const r = await recordsOf(id);
+        expect(r.checks).toBeGreaterThan(0);
+        expect(r.requests).toBe(1);
+      }
+      let total = 0;
+      for (let i = 0; i < 5 && (await recordsOf(gone)).checks > 0; i++) {
+        const data = ok(await runJobs(NOW));
+        total += (data.purged as Record<string, number>).kyc_records!;
+      }
+      expect(await recordsOf(gone)).toEqual({ checks: 0, requests: 0 });
+      expect(total).toBeGreaterThanOrEqual(3);
+      expect((await recordsOf(kept)).checks).toBeGreaterThan(0);
+      expect((await recordsOf(kept)).requests).toBe(1);
+      expect((await recordsOf(live)).checks).toBeGreaterThan(0);
+      expect((await recordsOf(live)).requests).toBe(1);
+      // the account row stays: the ledger names it
+      expect(await exists('private.users', 'id', gone)).toBe(true);
+    });
+
+    it('is for the functions role only, and refuses a period under 5 years', async () => {
+      const [g] = await db()<{ service: boolean; anon: boolean; authenticated: boolean }[]>`
+        select has_function_privilege('service_role', 'private.kyc_records_purge(timestamptz, interval, integer)',
+                                      'execute') as service,
+               has_function_privilege('anon', 'private.kyc_records_purge(timestamptz, interval, integer)',
+                                      'execute') as anon,
+               has_function_privilege('authenticated', 'private.kyc_records_purge(timestamptz, interval, integer)',
+                                      'execute') as authenticated`;
+      expect(g).toEqual({ service: true, anon: false, authenticated: false });
+      const f = await failureOf(() => db()`select private.kyc_records_purge(${NOW}::timestamptz, '1 year', 10)`);
+      expect(f?.message).toMatch(/5 years at least/);
+    });
+  });
 });
