@@ -1762,13 +1762,19 @@ begin
 
   -- what the counterparties keep: the deal, the messages, the ratings; not the names or the phone.
   -- Their notifications named the user as they were (inviter, accepter, reviewer): now Deleted user.
+  -- Only the notifications of the escrows the user is a party to name them (a notification names the
+  -- other party of its escrow), and only in those keys: someone else of the same name stays named.
   select first_name || ' ' || last_name into v_name from public.profiles where id = p_user;
   update public.notifications n
-     set message = (select pg_catalog.jsonb_object_agg(k, case when v = pg_catalog.to_jsonb(v_name)
+     set message = (select pg_catalog.jsonb_object_agg(k, case when k in ('inviter', 'accepter', 'reviewer')
+                                                                and v = pg_catalog.to_jsonb(v_name)
                                                                then '"Deleted user"'::jsonb else v end)
                       from pg_catalog.jsonb_each(n.message) as t(k, v))
-   where pg_catalog.jsonb_typeof(n.message) = 'object'
-     and pg_catalog.strpos(n.message::text, pg_catalog.to_jsonb(v_name)::text) > 0;
+   where n.escrow_id in (select e.id from public.escrows e where e.initiator_id = p_user
+                         union
+                         select e.id from public.escrows e where e.counterparty_id = p_user)
+     and n.user_id <> p_user
+     and n.message ?| array['inviter', 'accepter', 'reviewer'];
   update public.profiles
      set first_name = 'Deleted', last_name = 'user', username = null, phone_number = null, address = null,
          marital_status = null, bio = null, avatar_url = null, avatar_storage_path = null, avatar_status = null,

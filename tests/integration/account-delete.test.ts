@@ -242,6 +242,43 @@ describe('account-delete', () => {
       expect(profile).toMatchObject({ first_name: 'Ada', last_name: 'Obi', phone_number: u.phone });
     });
 
+    it('rewrites only the notifications about the deleted user: another user of the same name stays named', async () => {
+      // two users of one name (unique to this test), each inviting someone else
+      const last = `Twin${crypto.randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`;
+      const [gone, twin, c, d] = await Promise.all([
+        signUp({ first_name: 'Zed', last_name: last }),
+        signUp({ first_name: 'Zed', last_name: last }),
+        signUp(),
+        signUp(),
+      ]);
+      const invite = (from: TestUser, to: TestUser) =>
+        post(escrowCreate, {
+          category: 'goods_products',
+          // the counterparty pays: they are invited at once
+          payer_role: 'counterparty',
+          title: `Zed ${last}`,
+          counterparty_phone: to.phone,
+          amount: 10_000,
+        }, { token: from.accessToken });
+      const goneDeal = expectOk(await invite(gone, c), 201);
+      const twinDeal = expectOk(await invite(twin, d), 201);
+      expectOk(await escrowOp('escrow-cancel', gone, goneDeal.escrow_id));
+      const notes = (u: TestUser) =>
+        testDb()<{ escrow_id: string; message: Record<string, unknown> }[]>`
+          select escrow_id, message from public.notifications where user_id = ${u.id} order by created_at`;
+      const before = { c: await notes(c), d: await notes(d), twin: await notes(twin) };
+      expect(before.d.find((n) => n.escrow_id === twinDeal.escrow_id)?.message.inviter).toBe(`Zed ${last}`);
+
+      expectOk(await deleteAccount(gone, await deleteCode(gone)));
+
+      // the twin's counterparty and the twin still read the twin's name, unchanged
+      expect(await notes(d)).toEqual(before.d);
+      expect(await notes(twin)).toEqual(before.twin);
+      // the deleted user's invitation names Deleted user; the title, equal to the name, is not a name
+      const invited = (await notes(c)).find((n) => n.message.kind === 'invite_received');
+      expect(invited?.message).toMatchObject({ inviter: 'Deleted user', title: `Zed ${last}` });
+    });
+
     it('a deactivation the provider fails is not lost: an open operator flag, counted in admin-queue-list', async () => {
       const x = await signUp({ tier: 1 });
       expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
