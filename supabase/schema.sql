@@ -962,6 +962,7 @@ create table private.webhook_failures (
 );
 alter table private.webhook_failures add constraint webhook_failures_pkey PRIMARY KEY (id);
 CREATE INDEX webhook_failures_created_idx ON private.webhook_failures USING btree (created_at);
+CREATE INDEX webhook_failures_event_idx ON private.webhook_failures USING btree (provider, event_key);
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
@@ -7864,6 +7865,7 @@ declare
   v_cut timestamptz;
   v_count integer;
   v_more integer;
+  v_failures integer;
 begin
   if p_limit is null or p_limit < 1 then
     raise exception 'retention_purge: limit must be positive' using errcode = '22023';
@@ -7968,10 +7970,28 @@ begin
   get diagnostics v_count = row_count;
   kind := 'phone_verifications'; purged := v_count; return next;
 
-  -- providers' payment webhooks
+  -- webhooks that failed to apply: only those a later delivery applied (the event is in the inbox);
+  -- one never applied stays, counted in the operators' queue (webhooks_failed) until it is. Done
+  -- before the inbox, whose row is what shows that the failure was resolved.
+  v_cut := private.retention_cut(p_now, p_periods, 'webhook_failures');
+  delete from private.webhook_failures t
+   where t.ctid = any(array(
+     select x.ctid from private.webhook_failures x
+      where x.created_at < v_cut
+        and exists (select 1 from private.webhook_inbox i where i.provider = x.provider and i.event_key = x.event_key)
+      limit p_limit));
+  get diagnostics v_failures = row_count;
+
+  -- providers' payment webhooks; not one while a failure of its event is kept (the failure would
+  -- then look unresolved)
   v_cut := private.retention_cut(p_now, p_periods, 'webhook_inbox');
   delete from private.webhook_inbox t
-   where t.ctid = any(array(select x.ctid from private.webhook_inbox x where x.received_at < v_cut limit p_limit));
+   where t.ctid = any(array(
+     select x.ctid from private.webhook_inbox x
+      where x.received_at < v_cut
+        and not exists (select 1 from private.webhook_failures w
+                         where w.provider = x.provider and w.event_key = x.event_key)
+      limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'webhook_inbox'; purged := v_count; return next;
 
@@ -7982,12 +8002,8 @@ begin
   get diagnostics v_count = row_count;
   kind := 'kyc_webhook_inbox'; purged := v_count; return next;
 
-  -- webhooks that failed to apply
-  v_cut := private.retention_cut(p_now, p_periods, 'webhook_failures');
-  delete from private.webhook_failures t
-   where t.ctid = any(array(select x.ctid from private.webhook_failures x where x.created_at < v_cut limit p_limit));
-  get diagnostics v_count = row_count;
-  kind := 'webhook_failures'; purged := v_count; return next;
+  -- webhooks that failed to apply: purged above, before the inbox
+  kind := 'webhook_failures'; purged := v_failures; return next;
 
   -- four-eyes approvals, counted from the decision (or the expiry of an undecided one)
   v_cut := private.retention_cut(p_now, p_periods, 'approvals');

@@ -165,11 +165,21 @@ describe('jobs-run', () => {
           insert into private.kyc_webhook_inbox (key, source, event_type, outcome, payload, received_at)
           values (${randomUUID()}, 'sumsub', 'applicantReviewed', 'applied', '{"firstName":"Ada"}', ${at})
           returning key`)[0]!.key);
-      await both('webhook_failures', async (at) =>
-        (await db()<{ id: string }[]>`
+      // a failure a later delivery applied (its event in the inbox): purged; one never applied: kept
+      const failure = async (at: Date, applied: boolean) => {
+        const key = randomUUID();
+        if (applied) {
+          await db()`
+            insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome, received_at)
+            values ('paystack', ${key}, 'charge.success', '{}', 'applied', ${at})`;
+        }
+        return (await db()<{ id: string }[]>`
           insert into private.webhook_failures (provider, event_key, event_type, payload, error, created_at)
-          values ('paystack', ${randomUUID()}, 'charge.success', '{"phone":"+2348035550199"}', 'boom', ${at})
-          returning id::text`)[0]!.id);
+          values ('paystack', ${key}, 'charge.success', '{"phone":"+2348035550199"}', 'boom', ${at})
+          returning id::text`)[0]!.id;
+      };
+      await both('webhook_failures', (at) => failure(at, true));
+      const unresolvedFailure = await failure((await edges('webhook_failures')).past, false);
       await both('admin_audit', async (at) =>
         (await db()<{ id: string }[]>`
           insert into private.admin_audit (admin_id, action, target_type, target_id, created_at)
@@ -243,6 +253,7 @@ describe('jobs-run', () => {
          where id = ${nUnread!}`;
       rows.notifications = { inside: nIn!, past: nPast! };
       rows.notifications_unread = { inside: nUnread!, past: '' };
+      rows.webhook_failures_unresolved = { inside: unresolvedFailure, past: '' };
 
       const [ledger] = await db()<World['ledger'][]>`
         select (select count(*)::int from public.transactions where escrow_id = ${msgPast.escrowId}) as transactions,
@@ -352,6 +363,10 @@ describe('jobs-run', () => {
       expect(await exists('private.refresh_tokens', 'session_id', rows.sessions!.inside)).toBe(true);
       expect(await exists('private.event_recipients', 'event_id', rows.events!.past)).toBe(false);
       expect(await exists('private.event_recipients', 'event_id', rows.events!.inside)).toBe(true);
+    });
+
+    it('keeps a webhook failure never resolved (no delivery of its event applied), however old', async () => {
+      expect(await exists('private.webhook_failures', 'id', rows.webhook_failures_unresolved!.inside)).toBe(true);
     });
 
     it('keeps unread notifications, however old', async () => {
