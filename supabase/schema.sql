@@ -962,6 +962,7 @@ create table private.webhook_failures (
 );
 alter table private.webhook_failures add constraint webhook_failures_pkey PRIMARY KEY (id);
 CREATE INDEX webhook_failures_created_idx ON private.webhook_failures USING btree (created_at);
+CREATE INDEX webhook_failures_event_idx ON private.webhook_failures USING btree (provider, event_key);
 alter table private.webhook_failures enable row level security;
 create policy "Service role manages webhook failures" on private.webhook_failures as permissive for all to service_role using (true) with check (true);
 comment on table private.webhook_failures is 'Provider webhook events whose processing failed, kept for operators; a redelivery is processed afresh.';
@@ -1762,13 +1763,19 @@ begin
 
   -- what the counterparties keep: the deal, the messages, the ratings; not the names or the phone.
   -- Their notifications named the user as they were (inviter, accepter, reviewer): now Deleted user.
+  -- Only the notifications of the escrows the user is a party to name them (a notification names the
+  -- other party of its escrow), and only in those keys: someone else of the same name stays named.
   select first_name || ' ' || last_name into v_name from public.profiles where id = p_user;
   update public.notifications n
-     set message = (select pg_catalog.jsonb_object_agg(k, case when v = pg_catalog.to_jsonb(v_name)
+     set message = (select pg_catalog.jsonb_object_agg(k, case when k in ('inviter', 'accepter', 'reviewer')
+                                                                and v = pg_catalog.to_jsonb(v_name)
                                                                then '"Deleted user"'::jsonb else v end)
                       from pg_catalog.jsonb_each(n.message) as t(k, v))
-   where pg_catalog.jsonb_typeof(n.message) = 'object'
-     and pg_catalog.strpos(n.message::text, pg_catalog.to_jsonb(v_name)::text) > 0;
+   where n.escrow_id in (select e.id from public.escrows e where e.initiator_id = p_user
+                         union
+                         select e.id from public.escrows e where e.counterparty_id = p_user)
+     and n.user_id <> p_user
+     and n.message ?| array['inviter', 'accepter', 'reviewer'];
   update public.profiles
      set first_name = 'Deleted', last_name = 'user', username = null, phone_number = null, address = null,
          marital_status = null, bio = null, avatar_url = null, avatar_storage_path = null, avatar_status = null,
@@ -2179,12 +2186,14 @@ declare
   v_before text := pg_catalog.current_setting('private.retention_audit_before', true);
 begin
   if tg_op = 'DELETE' and coalesce(v_before, '') <> '' and old.created_at < v_before::timestamptz then
-    return old;
+    if old.created_at < pg_catalog.now() - private.retention_floor('admin_audit') then
+      return old;
+    end if;
   end if;
   raise exception '% is append-only', tg_table_name using errcode = '42501';
 end
 $function$;
-comment on function private.admin_audit_guard() is 'Trigger on private.admin_audit: refuses UPDATE and DELETE (42501), except the deletion of rows created before the transaction-local setting private.retention_audit_before, which only private.retention_purge sets.';
+comment on function private.admin_audit_guard() is 'Trigger on private.admin_audit: refuses UPDATE and DELETE (42501), except the deletion of rows created before the transaction-local setting private.retention_audit_before, which only private.retention_purge sets, and older than the audit''s floor (private.retention_floor) by the database''s clock.';
 revoke all on function private.admin_audit_guard() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -5470,10 +5479,11 @@ begin
   if p_limit is null or p_limit < 1 then
     raise exception 'kyc_records_purge: limit must be positive' using errcode = '22023';
   end if;
-  if p_keep is null or p_keep < interval '5 years' then
+  if p_keep is null or p_keep < private.retention_floor('kyc_records') then
     raise exception 'kyc_records_purge: KYC records are kept 5 years at least' using errcode = '22023';
   end if;
-  v_cut := p_now - p_keep;
+  -- counted from the database's clock when the caller's time is later
+  v_cut := least(p_now, pg_catalog.now()) - p_keep;
   delete from private.kyc_checks t
    where t.ctid = any(array(
      select c.ctid from private.kyc_checks c join private.users u on u.id = c.user_id
@@ -7783,6 +7793,38 @@ revoke all on function private.reset_password(p_phone text, p_password_hash text
 grant execute on function private.reset_password(p_phone text, p_password_hash text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.retention_cut(p_now timestamp with time zone, p_periods jsonb, p_kind text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_cut(p_now timestamp with time zone, p_periods jsonb, p_kind text)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select case when private.retention_floor(p_kind) is null then p_now
+              else least(p_now, pg_catalog.now()) end
+         - private.retention_period(p_periods, p_kind);
+$function$;
+comment on function private.retention_cut(p_now timestamp with time zone, p_periods jsonb, p_kind text) is 'The moment before which rows of a kind are due for private.retention_purge: p_now less the period; for a kind with a floor, counted from the database''s clock when p_now is later.';
+revoke all on function private.retention_cut(p_now timestamp with time zone, p_periods jsonb, p_kind text) from public;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.retention_floor(p_kind text)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.retention_floor(p_kind text)
+ RETURNS interval
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select case when p_kind in ('admin_audit', 'approvals', 'account_freezes', 'operator_flags', 'payment_flags',
+                              'disputes', 'counterparty_phones', 'kyc_records')
+              then interval '5 years' end;
+$function$;
+comment on function private.retention_floor(p_kind text) is 'The least retention period of a kind kept under a legal obligation (5 years: shared/compliance/retention.ts); null for a kind without one.';
+revoke all on function private.retention_floor(p_kind text) from public;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.retention_period(p_periods jsonb, p_kind text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.retention_period(p_periods jsonb, p_kind text)
@@ -7793,6 +7835,7 @@ CREATE OR REPLACE FUNCTION private.retention_period(p_periods jsonb, p_kind text
 AS $function$
 declare
   v text := p_periods ->> p_kind;
+  v_floor interval := private.retention_floor(p_kind);
 begin
   if v is null then
     raise exception 'retention_purge: no period for %', p_kind using errcode = '22023';
@@ -7800,10 +7843,13 @@ begin
   if v::interval <= interval '0' then
     raise exception 'retention_purge: the period for % must be positive', p_kind using errcode = '22023';
   end if;
+  if v_floor is not null and v::interval < v_floor then
+    raise exception 'retention_purge: % is kept % at least', p_kind, v_floor using errcode = '22023';
+  end if;
   return v::interval;
 end
 $function$;
-comment on function private.retention_period(p_periods jsonb, p_kind text) is 'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one.';
+comment on function private.retention_period(p_periods jsonb, p_kind text) is 'The period given for one kind of private.retention_purge, as an interval; fails for a missing or non-positive one, and for one under the kind''s floor (private.retention_floor).';
 revoke all on function private.retention_period(p_periods jsonb, p_kind text) from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -7819,6 +7865,7 @@ declare
   v_cut timestamptz;
   v_count integer;
   v_more integer;
+  v_failures integer;
 begin
   if p_limit is null or p_limit < 1 then
     raise exception 'retention_purge: limit must be positive' using errcode = '22023';
@@ -7828,7 +7875,7 @@ begin
   end if;
 
   -- messages: content erased once the escrow ended longer ago than the period; message and escrow kept
-  v_cut := p_now - private.retention_period(p_periods, 'messages');
+  v_cut := private.retention_cut(p_now, p_periods, 'messages');
   update public.messages m set content = p_erased
    where m.id = any(array(
      select m2.id from public.messages m2
@@ -7842,7 +7889,7 @@ begin
   kind := 'messages'; purged := v_count; return next;
 
   -- counterparty phones masked, a merchant's metadata erased; the escrow kept
-  v_cut := p_now - private.retention_period(p_periods, 'counterparty_phones');
+  v_cut := private.retention_cut(p_now, p_periods, 'counterparty_phones');
   update public.escrows e
      set counterparty_phone = private.mask_phone(e.counterparty_phone)
    where e.id = any(array(
@@ -7863,7 +7910,7 @@ begin
   kind := 'counterparty_phones'; purged := v_count + v_more; return next;
 
   -- disputes: the parties' reason and the resolution note erased; outcome and amounts kept
-  v_cut := p_now - private.retention_period(p_periods, 'disputes');
+  v_cut := private.retention_cut(p_now, p_periods, 'disputes');
   update public.disputes d
      set reason = p_erased,
          resolution = case when d.resolution is null then null else p_erased end
@@ -7877,7 +7924,7 @@ begin
   kind := 'disputes'; purged := v_count; return next;
 
   -- events and their recipients; never one the webhook feed has not read yet
-  v_cut := p_now - private.retention_period(p_periods, 'events');
+  v_cut := private.retention_cut(p_now, p_periods, 'events');
   with gone as (
     delete from private.events ev
      where ev.id = any(array(
@@ -7893,7 +7940,7 @@ begin
   kind := 'events'; purged := v_count; return next;
 
   -- the operator audit: append-only but for this (private.admin_audit_guard)
-  v_cut := p_now - private.retention_period(p_periods, 'admin_audit');
+  v_cut := private.retention_cut(p_now, p_periods, 'admin_audit');
   perform pg_catalog.set_config('private.retention_audit_before', v_cut::text, true);
   delete from private.admin_audit a
    where a.id = any(array(
@@ -7903,105 +7950,119 @@ begin
   kind := 'admin_audit'; purged := v_count; return next;
 
   -- the SMS outbox, counted from queueing (a resend of a purged message loses its link)
-  v_cut := p_now - private.retention_period(p_periods, 'sms_outbox');
+  v_cut := private.retention_cut(p_now, p_periods, 'sms_outbox');
   delete from private.sms_outbox t
    where t.ctid = any(array(select x.ctid from private.sms_outbox x where x.created_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'sms_outbox'; purged := v_count; return next;
 
   -- one-time codes, counted from their expiry
-  v_cut := p_now - private.retention_period(p_periods, 'otps');
+  v_cut := private.retention_cut(p_now, p_periods, 'otps');
   delete from private.otps t
    where t.ctid = any(array(select x.ctid from private.otps x where x.expires_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'otps'; purged := v_count; return next;
 
   -- phone checks, counted from their expiry (or the end of their claim)
-  v_cut := p_now - private.retention_period(p_periods, 'phone_verifications');
+  v_cut := private.retention_cut(p_now, p_periods, 'phone_verifications');
   delete from private.phone_verifications t
    where t.ctid = any(array(select x.ctid from private.phone_verifications x where greatest(x.expires_at, x.claimed_until) < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'phone_verifications'; purged := v_count; return next;
 
-  -- providers' payment webhooks
-  v_cut := p_now - private.retention_period(p_periods, 'webhook_inbox');
+  -- webhooks that failed to apply: only those a later delivery applied (the event is in the inbox);
+  -- one never applied stays, counted in the operators' queue (webhooks_failed) until it is. Done
+  -- before the inbox, whose row is what shows that the failure was resolved.
+  v_cut := private.retention_cut(p_now, p_periods, 'webhook_failures');
+  delete from private.webhook_failures t
+   where t.ctid = any(array(
+     select x.ctid from private.webhook_failures x
+      where x.created_at < v_cut
+        and exists (select 1 from private.webhook_inbox i where i.provider = x.provider and i.event_key = x.event_key)
+      limit p_limit));
+  get diagnostics v_failures = row_count;
+
+  -- providers' payment webhooks; not one while a failure of its event is kept (the failure would
+  -- then look unresolved)
+  v_cut := private.retention_cut(p_now, p_periods, 'webhook_inbox');
   delete from private.webhook_inbox t
-   where t.ctid = any(array(select x.ctid from private.webhook_inbox x where x.received_at < v_cut limit p_limit));
+   where t.ctid = any(array(
+     select x.ctid from private.webhook_inbox x
+      where x.received_at < v_cut
+        and not exists (select 1 from private.webhook_failures w
+                         where w.provider = x.provider and w.event_key = x.event_key)
+      limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'webhook_inbox'; purged := v_count; return next;
 
   -- providers' KYC webhooks
-  v_cut := p_now - private.retention_period(p_periods, 'kyc_webhook_inbox');
+  v_cut := private.retention_cut(p_now, p_periods, 'kyc_webhook_inbox');
   delete from private.kyc_webhook_inbox t
    where t.ctid = any(array(select x.ctid from private.kyc_webhook_inbox x where x.received_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'kyc_webhook_inbox'; purged := v_count; return next;
 
-  -- webhooks that failed to apply
-  v_cut := p_now - private.retention_period(p_periods, 'webhook_failures');
-  delete from private.webhook_failures t
-   where t.ctid = any(array(select x.ctid from private.webhook_failures x where x.created_at < v_cut limit p_limit));
-  get diagnostics v_count = row_count;
-  kind := 'webhook_failures'; purged := v_count; return next;
+  -- webhooks that failed to apply: purged above, before the inbox
+  kind := 'webhook_failures'; purged := v_failures; return next;
 
   -- four-eyes approvals, counted from the decision (or the expiry of an undecided one)
-  v_cut := p_now - private.retention_period(p_periods, 'approvals');
+  v_cut := private.retention_cut(p_now, p_periods, 'approvals');
   delete from private.approvals t
    where t.ctid = any(array(select x.ctid from private.approvals x where coalesce(x.decided_at, x.expires_at) < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'approvals'; purged := v_count; return next;
 
   -- freezes, counted from the unfreeze (a freeze in force stays)
-  v_cut := p_now - private.retention_period(p_periods, 'account_freezes');
+  v_cut := private.retention_cut(p_now, p_periods, 'account_freezes');
   delete from private.account_freezes t
    where t.ctid = any(array(select x.ctid from private.account_freezes x where x.unfrozen_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'account_freezes'; purged := v_count; return next;
 
   -- operator flags, counted from their resolution (an open one stays)
-  v_cut := p_now - private.retention_period(p_periods, 'operator_flags');
+  v_cut := private.retention_cut(p_now, p_periods, 'operator_flags');
   delete from private.operator_flags t
    where t.ctid = any(array(select x.ctid from private.operator_flags x where x.resolved_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'operator_flags'; purged := v_count; return next;
 
   -- payment flags
-  v_cut := p_now - private.retention_period(p_periods, 'payment_flags');
+  v_cut := private.retention_cut(p_now, p_periods, 'payment_flags');
   delete from private.payment_flags t
    where t.ctid = any(array(select x.ctid from private.payment_flags x where x.created_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'payment_flags'; purged := v_count; return next;
 
   -- read notifications (unread ones stay)
-  v_cut := p_now - private.retention_period(p_periods, 'notifications');
+  v_cut := private.retention_cut(p_now, p_periods, 'notifications');
   delete from public.notifications t
    where t.ctid = any(array(select x.ctid from public.notifications x where x.created_at < v_cut and x.is_read limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'notifications'; purged := v_count; return next;
 
   -- sessions, counted from their expiry; their refresh tokens, stream tickets and passes go with them
-  v_cut := p_now - private.retention_period(p_periods, 'sessions');
+  v_cut := private.retention_cut(p_now, p_periods, 'sessions');
   delete from private.sessions t
    where t.ctid = any(array(select x.ctid from private.sessions x where x.expires_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'sessions'; purged := v_count; return next;
 
   -- stream tickets, counted from their expiry
-  v_cut := p_now - private.retention_period(p_periods, 'stream_tickets');
+  v_cut := private.retention_cut(p_now, p_periods, 'stream_tickets');
   delete from private.stream_tickets t
    where t.ctid = any(array(select x.ctid from private.stream_tickets x where x.expires_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'stream_tickets'; purged := v_count; return next;
 
   -- operators' second-factor passes, counted from their expiry
-  v_cut := p_now - private.retention_period(p_periods, 'operator_passes');
+  v_cut := private.retention_cut(p_now, p_periods, 'operator_passes');
   delete from private.operator_passes t
    where t.ctid = any(array(select x.ctid from private.operator_passes x where x.expires_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;
   kind := 'operator_passes'; purged := v_count; return next;
 
   -- rate-limit events, past the longest window
-  v_cut := p_now - private.retention_period(p_periods, 'rate_limit_events');
+  v_cut := private.retention_cut(p_now, p_periods, 'rate_limit_events');
   delete from private.rate_limit_events t
    where t.ctid = any(array(select x.ctid from private.rate_limit_events x where x.created_at < v_cut limit p_limit));
   get diagnostics v_count = row_count;

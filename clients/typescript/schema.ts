@@ -2148,6 +2148,7 @@ export interface components {
      * @enum {string}
      */
     ErrorCode:
+      | 'account_delete_credentials_invalid'
       | 'account_delete_escrow_open'
       | 'account_delete_frozen'
       | 'account_delete_merchant_active'
@@ -2221,7 +2222,6 @@ export interface components {
       | 'operator_role_required'
       | 'operator_tier_required'
       | 'otp_invalid'
-      | 'password_incorrect'
       | 'payload_too_large'
       | 'payout_account_duplicate'
       | 'payout_account_name_mismatch'
@@ -2341,7 +2341,7 @@ export interface operations {
           };
         };
       };
-      /** @description `password_incorrect`: The password is not the account's (account-delete asks for it with a fresh SMS code) (Ask the user for the password again; after a wrong password the code has one try fewer); or `account_delete_frozen`: account-delete: an operator froze the account (Do not retry: only an operator unfreezes the account; the user must contact support); or `account_delete_operator`: account-delete: the account holds an operator role (An admin revokes the roles first (admin-role-revoke); then delete the account) */
+      /** @description `account_delete_credentials_invalid`: account-delete: the password is wrong, or the code is wrong, expired, already used, burnt, or was never asked for (one answer for all, so that a stolen token does not tell whether a password is right) (Ask the user to check the password and the code, or to send a new code (auth-send-otp, context `account_delete`); each wrong try costs the code one of its tries); or `account_delete_frozen`: account-delete: an operator froze the account (Do not retry: only an operator unfreezes the account; the user must contact support); or `account_delete_operator`: account-delete: the account holds an operator role (An admin revokes the roles first (admin-role-revoke); then delete the account) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2351,11 +2351,11 @@ export interface operations {
             /** @constant */
             status?: 403;
             /** @enum {unknown} */
-            code?: 'password_incorrect' | 'account_delete_frozen' | 'account_delete_operator';
+            code?: 'account_delete_credentials_invalid' | 'account_delete_frozen' | 'account_delete_operator';
           };
         };
       };
-      /** @description `otp_invalid`: The one-time code is wrong, expired, already used or burnt after too many wrong tries (sign-up verification, password reset) (Ask the user to check the code, or send a new one (auth-send-otp, auth-forgot-password)); or `account_delete_escrow_open`: account-delete: an escrow the account is a party to (as initiator or counterparty, or named by its phone) is not final (released, refunded, cancelled, deleted or ended) (Finish, cancel or decline those escrows (escrow-list shows them), then delete the account); or `account_delete_money_pending`: account-delete: a transaction of the account or its merchants is pending (a top-up, a withdrawal, a payout, a charge held for review) (Wait until it settles (transaction-list shows it), then delete the account); or `account_delete_wallet_not_empty`: account-delete: the wallet (or a wallet of the account's merchants) holds money (Withdraw the balance (wallet-withdraw, merchant-withdraw), then delete the account); or `account_delete_merchant_active`: account-delete: a merchant the account owns is not closed (The merchant must be closed first (its escrows finished, its wallet withdrawn): no endpoint closes a merchant yet, so the user contacts support) */
+      /** @description `account_delete_escrow_open`: account-delete: an escrow the account is a party to (as initiator or counterparty, or named by its phone) is not final (released, refunded, cancelled, deleted or ended) (Finish, cancel or decline those escrows (escrow-list shows them), then delete the account); or `account_delete_money_pending`: account-delete: a transaction of the account or its merchants is pending (a top-up, a withdrawal, a payout, a charge held for review) (Wait until it settles (transaction-list shows it), then delete the account); or `account_delete_wallet_not_empty`: account-delete: the wallet (or a wallet of the account's merchants) holds money (Withdraw the balance (wallet-withdraw, merchant-withdraw), then delete the account); or `account_delete_merchant_active`: account-delete: a merchant the account owns is not closed (The merchant must be closed first (its escrows finished, its wallet withdrawn): no endpoint closes a merchant yet, so the user contacts support) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2366,7 +2366,6 @@ export interface operations {
             status?: 409;
             /** @enum {unknown} */
             code?:
-              | 'otp_invalid'
               | 'account_delete_escrow_open'
               | 'account_delete_money_pending'
               | 'account_delete_wallet_not_empty'

@@ -10,9 +10,8 @@ import { afterResponse } from '../core/background.ts';
 import { errorMessage, log } from '../core/log.ts';
 import { checkOtp, hasLiveOtp } from '../auth/otp.ts';
 import { burnPasswordCheck, verifyPassword } from '../auth/password.ts';
-import { OTP_INVALID } from '../auth/refusals.ts';
 import { payments } from '../money/payments/index.ts';
-import { PASSWORD_INCORRECT } from './refusals.ts';
+import { ACCOUNT_DELETE_CREDENTIALS_INVALID } from './refusals.ts';
 import type { AccountDeletedResponse } from './schema.ts';
 
 /** The keyed hash a deleted account's phone is replaced by: HMAC-SHA-256 under PHONE_HASH_KEY, hex. */
@@ -31,8 +30,12 @@ export async function accountDelete(
     tx<{ phone: string; password_hash: string | null }[]>`
     select phone, password_hash from private.users where id = ${user.id} and deleted_at is null`
   );
-  // no live code: refuse before spending a password hash on the request
-  if (!account || !(await hasLiveOtp(account.phone, 'account_delete'))) throw OTP_INVALID.error({});
+  // no live code: refuse before spending a password hash on the request. Every failure of the
+  // password or the code is one answer: a caller holding a stolen token learns nothing about the
+  // password from it.
+  if (!account || !(await hasLiveOtp(account.phone, 'account_delete'))) {
+    throw ACCOUNT_DELETE_CREDENTIALS_INVALID.error({});
+  }
   const passwordOk = account.password_hash
     ? await verifyPassword(body.password, account.password_hash)
     : await burnPasswordCheck(body.password, getConfig().PASSWORD_PBKDF2_ITERATIONS);
@@ -45,9 +48,7 @@ export async function accountDelete(
     const [row] = await tx<{ result: Deleted }[]>`select private.account_delete(${user.id}, ${hash}) as result`;
     return { deleted: row?.result as Deleted } as const;
   });
-  if ('refused' in outcome) {
-    throw passwordOk ? OTP_INVALID.error({}) : PASSWORD_INCORRECT.error({});
-  }
+  if ('refused' in outcome) throw ACCOUNT_DELETE_CREDENTIALS_INVALID.error({});
   const va = outcome.deleted.virtual_account;
   if (va) afterResponse('account.deactivate_virtual_account', () => deactivate(user.id, va));
   return { deleted: true, sessions_ended: outcome.deleted.sessions_ended };

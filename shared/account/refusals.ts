@@ -3,13 +3,14 @@
 // who is gone. SQL raises them with their facts (private.account_delete); these write the sentences.
 import { refusal } from '../core/http.ts';
 
-export const PASSWORD_INCORRECT = refusal({
-  code: 'password_incorrect',
+export const ACCOUNT_DELETE_CREDENTIALS_INVALID = refusal({
+  code: 'account_delete_credentials_invalid',
   status: 403,
-  when: "The password is not the account's (account-delete asks for it with a fresh SMS code)",
-  then: 'Ask the user for the password again; after a wrong password the code has one try fewer',
-  message: () => 'The password is incorrect',
-  details: () => [{ field: 'password', message: 'is incorrect', code: 'password_incorrect' }],
+  when: 'account-delete: the password is wrong, or the code is wrong, expired, already used, burnt, or was never ' +
+    'asked for (one answer for all, so that a stolen token does not tell whether a password is right)',
+  then: 'Ask the user to check the password and the code, or to send a new code (auth-send-otp, context ' +
+    '`account_delete`); each wrong try costs the code one of its tries',
+  message: () => 'The password or the code is wrong, or the code has expired',
   example: {},
 });
 

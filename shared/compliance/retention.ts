@@ -253,9 +253,20 @@ export const RETENTION: readonly RetentionEntry[] = [
     onDelete: 'kept',
     deletion: 'until purged: they prove what a provider told us about a payment or a check',
     purges: [
-      { kind: 'webhook_inbox', after: '180 days', from: 'receipt', does: 'rows deleted' },
+      {
+        kind: 'webhook_inbox',
+        after: '180 days',
+        from: 'receipt',
+        does: 'rows deleted (not while a failure of the same event is kept)',
+      },
       { kind: 'kyc_webhook_inbox', after: '180 days', from: 'receipt', does: 'rows deleted' },
-      { kind: 'webhook_failures', after: '180 days', from: 'the failure', does: 'rows deleted' },
+      {
+        kind: 'webhook_failures',
+        after: '180 days',
+        from: 'the failure',
+        does:
+          "rows deleted once a later delivery of the event was applied; a failure never resolved is kept, counted in the operators' webhooks_failed queue",
+      },
     ],
     basis: ['legitimate interest'],
     why: 'makes a redelivery a no-op and lets an operator trace a payment; the money itself is in the ledger',

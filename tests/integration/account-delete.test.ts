@@ -141,18 +141,23 @@ describe('account-delete', () => {
       expectError(await deleteAccount(u, '12345'), 400);
     });
 
-    it('refuses a wrong password (password_incorrect), a wrong code, no code asked for, and a stale one', async () => {
+    it('refuses a wrong password, a wrong code, no code asked for, and a stale one, all with one answer', async () => {
       const u = await signUp();
+      const refused = (r: ApiResult) => expectRefused(r, 403, 'account_delete_credentials_invalid');
       // no code asked for
-      expectRefused(await deleteAccount(u, '123456'), 409, 'otp_invalid');
+      refused(await deleteAccount(u, '123456'));
       const code = await deleteCode(u);
-      expectRefused(await deleteAccount(u, code, 'not the password'), 403, 'password_incorrect');
+      const wrongPassword = await deleteAccount(u, code, 'not the password');
       const wrong = code === '000000' ? '111111' : '000000';
-      expectRefused(await deleteAccount(u, wrong), 409, 'otp_invalid');
+      const wrongCode = await deleteAccount(u, wrong);
+      refused(wrongPassword);
+      // a stolen token learns nothing about the password: the same status, code, message and body
+      expect(wrongCode.status).toBe(wrongPassword.status);
+      expect(wrongCode.body).toEqual(wrongPassword.body);
       // stale: the code's ten minutes are over
       await testDb()`update private.otps set expires_at = now() - interval '1 second'
                       where phone = ${u.phone} and context = 'account_delete' and consumed_at is null`;
-      expectRefused(await deleteAccount(u, code), 409, 'otp_invalid');
+      refused(await deleteAccount(u, code));
       expect(await isDeleted(u.id)).toBe(false);
       expectOk(await get(profileGet, { token: u.accessToken }));
     });
@@ -162,7 +167,7 @@ describe('account-delete', () => {
       await clearResendGap(u.phone);
       expectOk(await post(authSendOtp, { phone: u.phone, context: 'login' }));
       const loginCode = await lastOtp(u.phone);
-      expectRefused(await deleteAccount(u, loginCode), 409, 'otp_invalid');
+      expectRefused(await deleteAccount(u, loginCode), 403, 'account_delete_credentials_invalid');
       expect(await isDeleted(u.id)).toBe(false);
     });
   });
@@ -235,6 +240,43 @@ describe('account-delete', () => {
       expect(list).toEqual([]);
       const profile = expectOk(await get(profileGet, { token: again.accessToken }));
       expect(profile).toMatchObject({ first_name: 'Ada', last_name: 'Obi', phone_number: u.phone });
+    });
+
+    it('rewrites only the notifications about the deleted user: another user of the same name stays named', async () => {
+      // two users of one name (unique to this test), each inviting someone else
+      const last = `Twin${crypto.randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`;
+      const [gone, twin, c, d] = await Promise.all([
+        signUp({ first_name: 'Zed', last_name: last }),
+        signUp({ first_name: 'Zed', last_name: last }),
+        signUp(),
+        signUp(),
+      ]);
+      const invite = (from: TestUser, to: TestUser) =>
+        post(escrowCreate, {
+          category: 'goods_products',
+          // the counterparty pays: they are invited at once
+          payer_role: 'counterparty',
+          title: `Zed ${last}`,
+          counterparty_phone: to.phone,
+          amount: 10_000,
+        }, { token: from.accessToken });
+      const goneDeal = expectOk(await invite(gone, c), 201);
+      const twinDeal = expectOk(await invite(twin, d), 201);
+      expectOk(await escrowOp('escrow-cancel', gone, goneDeal.escrow_id));
+      const notes = (u: TestUser) =>
+        testDb()<{ escrow_id: string; message: Record<string, unknown> }[]>`
+          select escrow_id, message from public.notifications where user_id = ${u.id} order by created_at`;
+      const before = { c: await notes(c), d: await notes(d), twin: await notes(twin) };
+      expect(before.d.find((n) => n.escrow_id === twinDeal.escrow_id)?.message.inviter).toBe(`Zed ${last}`);
+
+      expectOk(await deleteAccount(gone, await deleteCode(gone)));
+
+      // the twin's counterparty and the twin still read the twin's name, unchanged
+      expect(await notes(d)).toEqual(before.d);
+      expect(await notes(twin)).toEqual(before.twin);
+      // the deleted user's invitation names Deleted user; the title, equal to the name, is not a name
+      const invited = (await notes(c)).find((n) => n.message.kind === 'invite_received');
+      expect(invited?.message).toMatchObject({ inviter: 'Deleted user', title: `Zed ${last}` });
     });
 
     it('a deactivation the provider fails is not lost: an open operator flag, counted in admin-queue-list', async () => {

@@ -696,7 +696,7 @@ function scenarios(): Record<string, Scenario> {
     },
     // accounts of its own, each deleted once: a code is sent to the one whose deletion is tried
     // (its token sometimes swapped for a stranger's, whose code was never sent); the rest go to a
-    // bystander with no live code (409 otp_invalid) and stay
+    // bystander with no live code (403 account_delete_credentials_invalid) and stay
     'account-delete': {
       setup: async () => {
         deleteBystander = await signUp();

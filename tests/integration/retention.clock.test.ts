@@ -19,10 +19,15 @@ import {
   type PurgeKind,
   purgePeriod,
   purgePeriods,
+  RETENTION,
   RETENTION_PURGE_KINDS,
 } from '../../shared/compliance/retention.ts';
 
 const MINUTE = 60_000;
+/** The kinds retention_purge keeps under a legal obligation: each has a floor of 5 years in the database. */
+const LEGAL_FLOORED = RETENTION.filter((e) => e.basis.includes('legal obligation'))
+  .flatMap((e) => e.purges.map((p) => p.kind))
+  .filter((k) => k !== 'kyc_records');
 const db = () => testDb();
 
 /** The job's clock for this suite: the real now, so nothing of other suites moves. */
@@ -160,11 +165,21 @@ describe('jobs-run', () => {
           insert into private.kyc_webhook_inbox (key, source, event_type, outcome, payload, received_at)
           values (${randomUUID()}, 'sumsub', 'applicantReviewed', 'applied', '{"firstName":"Ada"}', ${at})
           returning key`)[0]!.key);
-      await both('webhook_failures', async (at) =>
-        (await db()<{ id: string }[]>`
+      // a failure a later delivery applied (its event in the inbox): purged; one never applied: kept
+      const failure = async (at: Date, applied: boolean) => {
+        const key = randomUUID();
+        if (applied) {
+          await db()`
+            insert into private.webhook_inbox (provider, event_key, event_type, payload, outcome, received_at)
+            values ('paystack', ${key}, 'charge.success', '{}', 'applied', ${at})`;
+        }
+        return (await db()<{ id: string }[]>`
           insert into private.webhook_failures (provider, event_key, event_type, payload, error, created_at)
-          values ('paystack', ${randomUUID()}, 'charge.success', '{"phone":"+2348035550199"}', 'boom', ${at})
-          returning id::text`)[0]!.id);
+          values ('paystack', ${key}, 'charge.success', '{"phone":"+2348035550199"}', 'boom', ${at})
+          returning id::text`)[0]!.id;
+      };
+      await both('webhook_failures', (at) => failure(at, true));
+      const unresolvedFailure = await failure((await edges('webhook_failures')).past, false);
       await both('admin_audit', async (at) =>
         (await db()<{ id: string }[]>`
           insert into private.admin_audit (admin_id, action, target_type, target_id, created_at)
@@ -238,6 +253,7 @@ describe('jobs-run', () => {
          where id = ${nUnread!}`;
       rows.notifications = { inside: nIn!, past: nPast! };
       rows.notifications_unread = { inside: nUnread!, past: '' };
+      rows.webhook_failures_unresolved = { inside: unresolvedFailure, past: '' };
 
       const [ledger] = await db()<World['ledger'][]>`
         select (select count(*)::int from public.transactions where escrow_id = ${msgPast.escrowId}) as transactions,
@@ -349,6 +365,10 @@ describe('jobs-run', () => {
       expect(await exists('private.event_recipients', 'event_id', rows.events!.inside)).toBe(true);
     });
 
+    it('keeps a webhook failure never resolved (no delivery of its event applied), however old', async () => {
+      expect(await exists('private.webhook_failures', 'id', rows.webhook_failures_unresolved!.inside)).toBe(true);
+    });
+
     it('keeps unread notifications, however old', async () => {
       expect(await exists('public.notifications', 'id', rows.notifications_unread!.inside)).toBe(true);
     });
@@ -432,6 +452,47 @@ describe('jobs-run', () => {
     });
   });
 
+  describe('retention floors', () => {
+    const purgeWith = (tx: ReturnType<typeof db>, now: string, periods: Record<string, string>) =>
+      tx`select * from private.retention_purge(${now}::timestamptz, ${tx.json(periods)}, ${PURGE_BATCH},
+                                               ${ERASED_TEXT})`;
+
+    it('refuses a period under 5 years for each kind kept under a legal obligation', async () => {
+      for (const kind of LEGAL_FLOORED) {
+        const f = await failureOf(() => purgeWith(db(), NOW, { ...purgePeriods(), [kind]: '1 second' }));
+        expect(f?.message, kind).toMatch(new RegExp(`${kind} is kept 5 years at least`));
+      }
+      // a kind without a legal obligation takes the period it is given
+      expect(await failureOf(() => purgeWith(db(), NOW, { ...purgePeriods(), otps: '1 second' }))).toBeNull();
+    });
+
+    it('keeps a recent audit row when the caller passes a time 10 years ahead, in the purge or by hand', async () => {
+      const ahead = new Date(Date.now() + 10 * 366 * 86_400_000).toISOString();
+      const rolledBack = new Error('rolled back');
+      const kept = await db().begin(async (tx) => {
+        const [a] = await tx<{ id: string }[]>`
+          insert into private.admin_audit (admin_id, action, target_type, target_id)
+          values (${randomUUID()}, 'retention.test', 'user', ${randomUUID()}) returning id::text`;
+        await purgeWith(tx as unknown as ReturnType<typeof db>, ahead, purgePeriods());
+        const [r] = await tx<{ n: number }[]>`select count(*)::int as n from private.admin_audit where id = ${a!.id}`;
+        // the purge at that time would delete the rest of this database's rows: undone
+        throw Object.assign(rolledBack, { kept: r!.n });
+      }).catch((e) => (e === rolledBack ? (e as Error & { kept: number }).kept : Promise.reject(e)));
+      expect(kept).toBe(1);
+      // and by hand, with the purge's own setting, the audit's floor still holds
+      const f = await failureOf(() =>
+        db().begin(async (tx) => {
+          const [a] = await tx<{ id: string }[]>`
+            insert into private.admin_audit (admin_id, action, target_type, target_id)
+            values (${randomUUID()}, 'retention.test', 'user', ${randomUUID()}) returning id::text`;
+          await tx`select set_config('private.retention_audit_before', ${ahead}, true)`;
+          await tx`delete from private.admin_audit where id = ${a!.id}`;
+        })
+      );
+      expect(f?.code).toBe('42501');
+    });
+  });
+
   describe('KYC records of deleted accounts', () => {
     /** A verified user with an identity request, deleted at `at` (null: never deleted). */
     async function verifiedDeletedAt(at: Date | null): Promise<string> {
@@ -474,6 +535,14 @@ describe('jobs-run', () => {
       expect((await recordsOf(live)).requests).toBe(1);
       // the account row stays: the ledger names it
       expect(await exists('private.users', 'id', gone)).toBe(true);
+    });
+
+    it('counts from the database clock: a time 10 years ahead deletes nothing of an account deleted now', async () => {
+      const id = await verifiedDeletedAt(new Date());
+      const ahead = new Date(Date.now() + 10 * 366 * 86_400_000).toISOString();
+      await db()`select private.kyc_records_purge(${ahead}::timestamptz, ${purgePeriod('kyc_records')}, 1000)`;
+      expect((await recordsOf(id)).checks).toBeGreaterThan(0);
+      expect((await recordsOf(id)).requests).toBe(1);
     });
 
     it('is for the functions role only, and refuses a period under 5 years', async () => {

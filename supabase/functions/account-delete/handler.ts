@@ -1,15 +1,14 @@
 import { endpoint } from '../../../shared/core/endpoint.ts';
 import { userSession } from '../../../shared/auth/session.ts';
-import { OTP_INVALID } from '../../../shared/auth/refusals.ts';
 import { accountDelete } from '../../../shared/account/delete.ts';
 import {
+  ACCOUNT_DELETE_CREDENTIALS_INVALID,
   ACCOUNT_DELETE_ESCROW_OPEN,
   ACCOUNT_DELETE_FROZEN,
   ACCOUNT_DELETE_MERCHANT_ACTIVE,
   ACCOUNT_DELETE_MONEY_PENDING,
   ACCOUNT_DELETE_OPERATOR,
   ACCOUNT_DELETE_WALLET_NOT_EMPTY,
-  PASSWORD_INCORRECT,
 } from '../../../shared/account/refusals.ts';
 import { accountDeleteBody, accountDeletedResponse } from '../../../shared/account/schema.ts';
 
@@ -24,8 +23,7 @@ export default endpoint({
     'see `Deleted user`) and the phone is replaced by a keyed hash: a new sign-up with the phone is a new ' +
     'account. What is kept, and for how long, is in docs/compliance.md.',
   refusals: [
-    OTP_INVALID,
-    PASSWORD_INCORRECT,
+    ACCOUNT_DELETE_CREDENTIALS_INVALID,
     ACCOUNT_DELETE_FROZEN,
     ACCOUNT_DELETE_OPERATOR,
     ACCOUNT_DELETE_ESCROW_OPEN,
