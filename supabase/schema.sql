@@ -2903,6 +2903,37 @@ revoke all on function private.deleted_account_deposit(p_user uuid, p_received b
 grant execute on function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_transfer uuid;
+begin
+  select id into v_transfer from private.ledger_transfers where idempotency_key = p_key;
+  if found then
+    return v_transfer;
+  end if;
+  v_transfer := private.post_transfer(
+    p_key, p_kind,
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -p_amount),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('suspense'), 'amount', p_amount)),
+    p_tx, pg_catalog.jsonb_build_object('user_id', p_user, 'deleted_account', true));
+  insert into private.payment_flags (reason, transaction_id, provider_reference, received_amount, payload)
+  values ('deleted_account_deposit', p_tx, p_reference, p_amount,
+          coalesce(p_facts, '{}'::jsonb) || pg_catalog.jsonb_build_object('user_id', p_user, 'ledger_transfer_id', v_transfer));
+  return v_transfer;
+end
+$function$;
+comment on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) is 'Money the provider confirms for a deleted account: credited to the suspense account from provider_clearing once per idempotency key, and flagged (payment_flags, reason deleted_account_deposit).';
+revoke all on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) from public;
+grant execute on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.deleted_party_guard()
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.deleted_party_guard()
@@ -7247,6 +7278,7 @@ CREATE OR REPLACE FUNCTION private.payout_fail(p_tx uuid, p_reason text, p_trans
 AS $function$
 declare
   t public.transactions%rowtype;
+  v_owner uuid;
 begin
   select * into t from public.transactions where id = p_tx and type in ('withdrawal', 'escrow_payout') for update;
   if not found then
@@ -7261,6 +7293,16 @@ begin
          metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', p_reason,
                                                              'previous_status', t.status::text)
    where id = t.id;
+  -- whose wallet the money left: the user's, or for a merchant's withdrawal its owner's
+  v_owner := case when t.merchant_id is null then t.user_id
+                  else (select owner_id from private.merchants where id = t.merchant_id) end;
+  if exists (select 1 from private.users where id = v_owner and deleted_at is not null) then
+    -- nobody can reach that wallet any more: suspense, flagged for operators
+    perform private.deleted_account_suspense(v_owner, t.amount, 'payout-reversal:' || t.id, 'payout_reversal', t.id,
+      coalesce(p_transfer_code, t.provider_transfer_id, t.id::text),
+      pg_catalog.jsonb_build_object('source', 'payout_returned', 'reason', p_reason, 'merchant_id', t.merchant_id));
+    return 'failed';
+  end if;
   perform private.post_transfer(
     'payout-reversal:' || t.id, 'payout_reversal',
     pg_catalog.jsonb_build_array(
@@ -7273,7 +7315,7 @@ begin
   return 'failed';
 end
 $function$;
-comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned, exactly once, to the wallet it left (the merchant''s for a merchant''s withdrawal).';
+comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned, exactly once, to the wallet it left (the merchant''s for a merchant''s withdrawal); when that wallet''s account is deleted, to the suspense account, flagged (private.deleted_account_suspense).';
 revoke all on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) from public;
 grant execute on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) to service_role;
 

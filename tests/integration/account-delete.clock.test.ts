@@ -4,7 +4,7 @@
 // fails. The provider's failure is an outage of the Paystack fake for the moment of the deletion
 // (a clock suite runs alone, so no other suite's call meets it).
 import { describe, expect, it } from 'vitest';
-import { expectOk, get, post } from '../support/api.ts';
+import { expectOk, post } from '../support/api.ts';
 import { runJobs } from '../support/clock.ts';
 import { lastOtp, testDb } from '../support/db.ts';
 import { customerEmailOf, paystack } from '../support/paystack.ts';
