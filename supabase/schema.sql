@@ -2962,14 +2962,16 @@ begin
     end if;
   else
     select deleted_at into v_deleted from private.users where id = new.user_id for share;
-    if v_deleted is not null then
+    -- a refund back to the card or account the money came from is not the user's doing: let it be
+    if v_deleted is not null
+       and not (new.type = 'escrow_refund' and new.metadata ->> 'refund_to' = 'provider') then
       perform private.refuse(401, 'unauthenticated', pg_catalog.jsonb_build_object('reason', 'ended'));
     end if;
   end if;
   return new;
 end
 $function$;
-comment on function private.deleted_party_guard() is 'Before an escrow or a transaction is written: waits for a deletion of its party in progress; a deleted counterparty is left unset, a deleted initiator or owner refused as an ended session.';
+comment on function private.deleted_party_guard() is 'Before an escrow or a transaction is written: waits for a deletion of its party in progress; a deleted counterparty is left unset, a deleted initiator or owner refused as an ended session (but a refund of a deleted buyer''s charge through the provider).';
 revoke all on function private.deleted_party_guard() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -3633,7 +3635,8 @@ begin
   end if;
   e := private.escrow_lock(v_escrow, null);
   select * into t from public.transactions where id = p_tx for update;
-  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' or t.metadata ? 'refund_due' then
+  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' or t.metadata ? 'refund_due'
+     or t.metadata ? 'credited_to_suspense' then
     return 'already_done';
   end if;
   if p_received is null or p_received <> e.total_charge then
@@ -3669,6 +3672,18 @@ begin
      where id = t.id;
     return 'refund_due';
   end if;
+  if exists (select 1 from private.users where id = t.user_id and deleted_at is not null) then
+    -- the payer deleted the account: nobody can reach its wallet, the money waits in suspense
+    update public.transactions
+       set status = 'failed', completed_at = now(),
+           metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', 'escrow no longer fundable',
+             'received_amount', e.total_charge, 'credited_to_suspense', true)
+     where id = t.id;
+    perform private.deleted_account_suspense(t.user_id, e.total_charge, 'escrow-charge-suspense:' || t.id,
+      'deleted_account_deposit', t.id, coalesce(p_charge_id, t.id::text),
+      pg_catalog.jsonb_build_object('source', 'late_escrow_charge', 'escrow_id', e.id));
+    return 'credited_to_suspense';
+  end if;
   -- The expected money, but the escrow can no longer take it: it is the payer's, in the wallet.
   update public.transactions
      set status = 'failed', completed_at = now(),
@@ -3680,7 +3695,7 @@ begin
   return 'credited_to_wallet';
 end
 $function$;
-comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
+comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow; the suspense account, flagged, when the payer deleted the account) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
 revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectOk, post } from '../support/api.ts';
 import { lastOtp, testDb } from '../support/db.ts';
-import { fundWallet } from '../support/escrows.ts';
+import { escrowOp, fundWallet, newDeal } from '../support/escrows.ts';
+import { checkoutOf, newMerchant, newMerchantEscrow } from '../support/merchants.ts';
 import { addPayout } from '../support/payouts.ts';
 import { paystack } from '../support/paystack.ts';
 import { signUp, type TestUser } from '../support/users.ts';
@@ -80,5 +81,52 @@ describe('webhook-payments', () => {
         expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
       });
     }
+  });
+
+  describe('a card charge confirmed after its payer deleted the account', () => {
+    it('an app escrow cancelled before the deletion: the charge goes to suspense, flagged once; the webhook succeeds', async () => {
+      const deal = await newDeal({ amount: 1_500, payerTier: 1 });
+      const started = await escrowOp('escrow-fund', deal.payer, deal.escrowId, {
+        method: 'card',
+        callback_url: 'https://app.escrow.ng/funded',
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const reference = started.body.data.reference as string;
+      expect((await escrowOp('escrow-cancel', deal.initiator, deal.escrowId)).status).toBe(200);
+      await deleted(deal.payer);
+
+      const total = BigInt(Math.round(deal.feeBreakdown.total_charge * 100));
+      const d = await paystack.chargeSuccess(reference, { times: 3, concurrent: true });
+      expect(d.responses.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(await suspenseFor(reference)).toBe(total);
+      expect(await walletOf(deal.payer.id)).toBe(0n);
+      expect(await flagsFor(reference)).toEqual([{ received_amount: String(total), user_id: deal.payer.id }]);
+      const [row] = await testDb()<{ status: string; to_suspense: boolean }[]>`
+        select status::text, metadata ? 'credited_to_suspense' as to_suspense from public.transactions where id = ${reference}`;
+      expect(row).toEqual({ status: 'failed', to_suspense: true });
+      expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
+    });
+
+    it("a merchant escrow cancelled before the deletion: the buyer's charge is refunded through the provider", async () => {
+      const m = await newMerchant();
+      const buyer = await signUp({ tier: 3 });
+      const { escrow } = await newMerchantEscrow(m, { buyer_phone: buyer.phone });
+      const charge = await checkoutOf(escrow.id);
+      expectOk(await post('merchant-escrow-cancel', { escrow_id: escrow.id }, { token: m.key }));
+      await deleted(buyer);
+
+      const d = await paystack.chargeSuccess(charge, { times: 2 });
+      expect(d.responses.map((r) => r.status)).toEqual([200, 200]);
+      const total = Math.round(escrow.fee_breakdown.total_charge * 100);
+      await expect.poll(async () => (await paystack.refunds()).filter((r) => r.reference === charge).length, {
+        timeout: 10_000,
+      }).toBe(1);
+      expect((await paystack.refunds()).filter((r) => r.reference === charge)).toMatchObject([{ amount: total }]);
+      const refunds = await testDb()<{ user_id: string; amount: string }[]>`
+        select user_id, amount::text from public.transactions where escrow_id = ${escrow.id} and type = 'escrow_refund'`;
+      expect(refunds).toEqual([{ user_id: buyer.id, amount: String(total) }]);
+      expect(await walletOf(buyer.id)).toBe(0n);
+      expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
+    });
   });
 });

@@ -101,6 +101,8 @@ type ChargeResult =
   | 'flagged'
   | 'held_for_review'
   | 'credited_to_wallet'
+  /** an app escrow's late charge whose payer deleted the account: in the suspense account, flagged */
+  | 'credited_to_suspense'
   /** a merchant escrow's payment after its cancel or expiry: to go back through the provider */
   | 'refund_due'
   | `escrow:${FundedStatus}`;
@@ -304,7 +306,7 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
      where t.id = ${reference}
        and ((t.type = 'wallet_topup' and t.status = 'pending')
          or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'
-             and not t.metadata ? 'refund_due'))`
+             and not t.metadata ? 'refund_due' and not t.metadata ? 'credited_to_suspense'))`
   );
   if (!row || row.seen || row.expected === null) return null;
   const expected = Number(row.expected);
