@@ -2834,10 +2834,10 @@ CREATE OR REPLACE FUNCTION private.deactivation_done(p_user uuid)
  SET search_path TO ''
 AS $function$
   update private.operator_flags
-     set resolved_at = now(), details = details || '{"resolved_by": "retry"}'::jsonb
+     set resolved_at = now(), details = details || '{"resolved_by": "provider_confirmed"}'::jsonb
    where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
 $function$;
-comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated after all: its open flag resolved.';
+comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated at the provider: its open flag resolved.';
 revoke all on function private.deactivation_done(p_user uuid) from public;
 grant execute on function private.deactivation_done(p_user uuid) to service_role;
 
@@ -2871,6 +2871,37 @@ $function$;
 comment on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) is 'The provider did not deactivate a deleted account''s dedicated account: an open operator flag (dedicated_account_deactivation_failed), one per account, its attempts counted.';
 revoke all on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) from public;
 grant execute on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if not exists (select 1 from private.users where id = p_user and deleted_at is not null) then
+    raise exception 'private.deactivation_requested: % is not a deleted account', p_user using errcode = '22023';
+  end if;
+  -- one open flag per account: a later request names the provider's id it now knows
+  update private.operator_flags
+     set details = details || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+           'provider', p_provider, 'provider_account_id', p_provider_account_id))
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+  if found then
+    return;
+  end if;
+  insert into private.operator_flags (kind, user_id, details)
+  values ('dedicated_account_deactivation_failed', p_user, pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'provider', p_provider, 'provider_account_id', p_provider_account_id, 'attempts', 0, 'status', 'requested',
+    'last_attempt_at', case when p_attempting then now() end)));
+end
+$function$;
+comment on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) is 'A deleted account''s dedicated account is to be deactivated at the provider: an open flag (dedicated_account_deactivation_failed, attempts 0) written in the same transaction, resolved by private.deactivation_done when the provider confirms, retried by the job until then.';
+revoke all on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) from public;
+grant execute on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
 -- function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
