@@ -15,6 +15,8 @@ import { LEDGER_HOLDS, ledgerInvariants } from '../support/ledger-checks.ts';
 import accountDelete from '../../supabase/functions/account-delete/handler.ts';
 import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
 import walletWithdraw from '../../supabase/functions/wallet-withdraw/handler.ts';
+import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
+import { customerEmailOf } from '../support/paystack.ts';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -127,6 +129,41 @@ describe('webhook-payments', () => {
       expect(refunds).toEqual([{ user_id: buyer.id, amount: String(total) }]);
       expect(await walletOf(buyer.id)).toBe(0n);
       expect(await ledgerInvariants(testDb())).toEqual(LEDGER_HOLDS);
+    });
+  });
+
+  describe('a dedicated account assigned after the deletion', () => {
+    it('stays inactive and nameless, its deactivation requested; money sent to it goes to suspense', async () => {
+      const x = await signUp({ tier: 1, first_name: 'Zainab', last_name: 'Okafor' });
+      expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
+      const [pending] = await testDb()<{ status: string }[]>`
+        select status from public.virtual_accounts where user_id = ${x.id}`;
+      expect(pending?.status).toBe('pending');
+      await deleted(x);
+
+      const assigned = await paystack.assignOutcome(customerEmailOf(x.id), true, { times: 2 });
+      expect(assigned.responses.map((r) => r.status)).toEqual([200, 200]);
+      const [va] = await testDb()<
+        { status: string; account_name: string | null; account_number: string; provider_account_id: string }[]
+      >`select status, account_name, account_number, provider_account_id from public.virtual_accounts
+         where user_id = ${x.id}`;
+      expect(va).toMatchObject({ status: 'inactive', account_name: null });
+      expect(va?.provider_account_id).toMatch(/^\d+$/);
+      // one open flag, never tried yet: the job's next run asks the provider (account-delete.clock)
+      const flags = await testDb()<{ provider_account_id: string; attempts: number; last_attempt_at: string | null }[]>`
+        select details ->> 'provider_account_id' as provider_account_id, (details ->> 'attempts')::int as attempts,
+               details ->> 'last_attempt_at' as last_attempt_at
+          from private.operator_flags
+         where kind = 'dedicated_account_deactivation_failed' and user_id = ${x.id} and resolved_at is null`;
+      expect(flags).toEqual([{ provider_account_id: va!.provider_account_id, attempts: 0, last_attempt_at: null }]);
+
+      const d = await paystack.dvaDeposit(va!.account_number, 150_000);
+      expect(d.responses[0]?.status).toBe(200);
+      const [flag] = await testDb()<{ n: number }[]>`
+        select count(*)::int as n from private.payment_flags
+         where reason = 'deleted_account_deposit' and payload ->> 'user_id' = ${x.id}`;
+      expect(flag).toEqual({ n: 1 });
+      expect(await walletOf(x.id)).toBe(0n);
     });
   });
 });

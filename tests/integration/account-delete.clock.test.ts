@@ -112,5 +112,20 @@ describe('jobs-run', () => {
       expect(await asked()).toBe(before + 1);
       expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: true });
     });
+
+    it('a dedicated account the provider assigned after the deletion is deactivated at the next run', async () => {
+      const u = await signUp({ tier: 1 });
+      expectOk(await post(virtualAccountCreate, {}, { token: u.accessToken }));
+      await deleted(u);
+      await paystack.assignOutcome(customerEmailOf(u.id), true);
+      const [va] = await testDb()<{ provider_account_id: string }[]>`
+        select provider_account_id from public.virtual_accounts where user_id = ${u.id}`;
+      expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: false });
+      const run = expectOk(await runJobs(new Date().toISOString()));
+      expect(run.dedicated_accounts_deactivated).toBeGreaterThanOrEqual(1);
+      expect((await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).map((r) => r.method))
+        .toEqual(['DELETE']);
+      expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: true });
+    });
   });
 });
