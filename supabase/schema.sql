@@ -2843,10 +2843,10 @@ CREATE OR REPLACE FUNCTION private.deactivation_done(p_user uuid)
  SET search_path TO ''
 AS $function$
   update private.operator_flags
-     set resolved_at = now(), details = details || '{"resolved_by": "retry"}'::jsonb
+     set resolved_at = now(), details = details || '{"resolved_by": "provider_confirmed"}'::jsonb
    where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
 $function$;
-comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated after all: its open flag resolved.';
+comment on function private.deactivation_done(p_user uuid) is 'A deleted account''s dedicated account was deactivated at the provider: its open flag resolved.';
 revoke all on function private.deactivation_done(p_user uuid) from public;
 grant execute on function private.deactivation_done(p_user uuid) to service_role;
 
@@ -2882,6 +2882,37 @@ revoke all on function private.deactivation_failed(p_user uuid, p_provider text,
 grant execute on function private.deactivation_failed(p_user uuid, p_provider text, p_provider_account_id text, p_error text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if not exists (select 1 from private.users where id = p_user and deleted_at is not null) then
+    raise exception 'private.deactivation_requested: % is not a deleted account', p_user using errcode = '22023';
+  end if;
+  -- one open flag per account: a later request names the provider's id it now knows
+  update private.operator_flags
+     set details = details || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+           'provider', p_provider, 'provider_account_id', p_provider_account_id))
+   where kind = 'dedicated_account_deactivation_failed' and user_id = p_user and resolved_at is null;
+  if found then
+    return;
+  end if;
+  insert into private.operator_flags (kind, user_id, details)
+  values ('dedicated_account_deactivation_failed', p_user, pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'provider', p_provider, 'provider_account_id', p_provider_account_id, 'attempts', 0, 'status', 'requested',
+    'last_attempt_at', case when p_attempting then now() end)));
+end
+$function$;
+comment on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) is 'A deleted account''s dedicated account is to be deactivated at the provider: an open flag (dedicated_account_deactivation_failed, attempts 0) written in the same transaction, resolved by private.deactivation_done when the provider confirms, retried by the job until then.';
+revoke all on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) from public;
+grant execute on function private.deactivation_requested(p_user uuid, p_provider text, p_provider_account_id text, p_attempting boolean) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text)
@@ -2912,6 +2943,37 @@ revoke all on function private.deleted_account_deposit(p_user uuid, p_received b
 grant execute on function private.deleted_account_deposit(p_user uuid, p_received bigint, p_charge_id text) to service_role;
 
 -- ---------------------------------------------------------------------------------------------
+-- function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb)
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_transfer uuid;
+begin
+  select id into v_transfer from private.ledger_transfers where idempotency_key = p_key;
+  if found then
+    return v_transfer;
+  end if;
+  v_transfer := private.post_transfer(
+    p_key, p_kind,
+    pg_catalog.jsonb_build_array(
+      pg_catalog.jsonb_build_object('account_id', private.system_account('provider_clearing'), 'amount', -p_amount),
+      pg_catalog.jsonb_build_object('account_id', private.system_account('suspense'), 'amount', p_amount)),
+    p_tx, pg_catalog.jsonb_build_object('user_id', p_user, 'deleted_account', true));
+  insert into private.payment_flags (reason, transaction_id, provider_reference, received_amount, payload)
+  values ('deleted_account_deposit', p_tx, p_reference, p_amount,
+          coalesce(p_facts, '{}'::jsonb) || pg_catalog.jsonb_build_object('user_id', p_user, 'ledger_transfer_id', v_transfer));
+  return v_transfer;
+end
+$function$;
+comment on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) is 'Money the provider confirms for a deleted account: credited to the suspense account from provider_clearing once per idempotency key, and flagged (payment_flags, reason deleted_account_deposit).';
+revoke all on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) from public;
+grant execute on function private.deleted_account_suspense(p_user uuid, p_amount bigint, p_key text, p_kind text, p_tx uuid, p_reference text, p_facts jsonb) to service_role;
+
+-- ---------------------------------------------------------------------------------------------
 -- function private.deleted_party_guard()
 -- ---------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION private.deleted_party_guard()
@@ -2940,14 +3002,16 @@ begin
     end if;
   else
     select deleted_at into v_deleted from private.users where id = new.user_id for share;
-    if v_deleted is not null then
+    -- a refund back to the card or account the money came from is not the user's doing: let it be
+    if v_deleted is not null
+       and not (new.type = 'escrow_refund' and new.metadata ->> 'refund_to' = 'provider') then
       perform private.refuse(401, 'unauthenticated', pg_catalog.jsonb_build_object('reason', 'ended'));
     end if;
   end if;
   return new;
 end
 $function$;
-comment on function private.deleted_party_guard() is 'Before an escrow or a transaction is written: waits for a deletion of its party in progress; a deleted counterparty is left unset, a deleted initiator or owner refused as an ended session.';
+comment on function private.deleted_party_guard() is 'Before an escrow or a transaction is written: waits for a deletion of its party in progress; a deleted counterparty is left unset, a deleted initiator or owner refused as an ended session (but a refund of a deleted buyer''s charge through the provider).';
 revoke all on function private.deleted_party_guard() from public;
 
 -- ---------------------------------------------------------------------------------------------
@@ -3611,7 +3675,8 @@ begin
   end if;
   e := private.escrow_lock(v_escrow, null);
   select * into t from public.transactions where id = p_tx for update;
-  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' or t.metadata ? 'refund_due' then
+  if t.status = 'succeeded' or t.metadata ? 'credited_to_wallet' or t.metadata ? 'refund_due'
+     or t.metadata ? 'credited_to_suspense' then
     return 'already_done';
   end if;
   if p_received is null or p_received <> e.total_charge then
@@ -3647,6 +3712,18 @@ begin
      where id = t.id;
     return 'refund_due';
   end if;
+  if exists (select 1 from private.users where id = t.user_id and deleted_at is not null) then
+    -- the payer deleted the account: nobody can reach its wallet, the money waits in suspense
+    update public.transactions
+       set status = 'failed', completed_at = now(),
+           metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', 'escrow no longer fundable',
+             'received_amount', e.total_charge, 'credited_to_suspense', true)
+     where id = t.id;
+    perform private.deleted_account_suspense(t.user_id, e.total_charge, 'escrow-charge-suspense:' || t.id,
+      'deleted_account_deposit', t.id, coalesce(p_charge_id, t.id::text),
+      pg_catalog.jsonb_build_object('source', 'late_escrow_charge', 'escrow_id', e.id));
+    return 'credited_to_suspense';
+  end if;
   -- The expected money, but the escrow can no longer take it: it is the payer's, in the wallet.
   update public.transactions
      set status = 'failed', completed_at = now(),
@@ -3658,7 +3735,7 @@ begin
   return 'credited_to_wallet';
 end
 $function$;
-comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
+comment on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) is 'A confirmed card charge for an escrow: exactly total_charge funds the hold (its channel kept); if the escrow is no longer fundable, the payer''s wallet (an app escrow; the suspense account, flagged, when the payer deleted the account) or, for a merchant escrow, a pending refund of the whole charge through the provider (refund_due; nothing posted: it never entered a hold); any other amount credits nothing and is held for review.';
 revoke all on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) from public;
 grant execute on function private.escrow_charge_succeed(p_tx uuid, p_received bigint, p_charge_id text, p_payload jsonb) to service_role;
 
@@ -7257,6 +7334,7 @@ CREATE OR REPLACE FUNCTION private.payout_fail(p_tx uuid, p_reason text, p_trans
 AS $function$
 declare
   t public.transactions%rowtype;
+  v_owner uuid;
 begin
   select * into t from public.transactions where id = p_tx and type in ('withdrawal', 'escrow_payout') for update;
   if not found then
@@ -7271,6 +7349,16 @@ begin
          metadata = metadata || pg_catalog.jsonb_build_object('failure_reason', p_reason,
                                                              'previous_status', t.status::text)
    where id = t.id;
+  -- whose wallet the money left: the user's, or for a merchant's withdrawal its owner's
+  v_owner := case when t.merchant_id is null then t.user_id
+                  else (select owner_id from private.merchants where id = t.merchant_id) end;
+  if exists (select 1 from private.users where id = v_owner and deleted_at is not null) then
+    -- nobody can reach that wallet any more: suspense, flagged for operators
+    perform private.deleted_account_suspense(v_owner, t.amount, 'payout-reversal:' || t.id, 'payout_reversal', t.id,
+      coalesce(p_transfer_code, t.provider_transfer_id, t.id::text),
+      pg_catalog.jsonb_build_object('source', 'payout_returned', 'reason', p_reason, 'merchant_id', t.merchant_id));
+    return 'failed';
+  end if;
   perform private.post_transfer(
     'payout-reversal:' || t.id, 'payout_reversal',
     pg_catalog.jsonb_build_array(
@@ -7283,7 +7371,7 @@ begin
   return 'failed';
 end
 $function$;
-comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned, exactly once, to the wallet it left (the merchant''s for a merchant''s withdrawal).';
+comment on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) is 'A payout transfer failed or was reversed: marked failed and the amount returned, exactly once, to the wallet it left (the merchant''s for a merchant''s withdrawal); when that wallet''s account is deleted, to the suspense account, flagged (private.deleted_account_suspense).';
 revoke all on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) from public;
 grant execute on function private.payout_fail(p_tx uuid, p_reason text, p_transfer_code text) to service_role;
 

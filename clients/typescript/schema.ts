@@ -3558,10 +3558,17 @@ export interface operations {
               /** @description What the charge was expected to bring, in naira */
               expected_amount: number;
               /**
-               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
+               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; credited_to_suspense: the same for a payer who deleted the account, in the suspense account and flagged; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
                * @enum {string}
                */
-              outcome: 'credited' | 'escrow:funded' | 'escrow:active' | 'credited_to_wallet' | 'refund_due' | 'failed';
+              outcome:
+                | 'credited'
+                | 'escrow:funded'
+                | 'escrow:active'
+                | 'credited_to_wallet'
+                | 'credited_to_suspense'
+                | 'refund_due'
+                | 'failed';
             } | {
               /** @description The approval a second operator must give (admin-approval-decide) */
               approval: {
@@ -3624,10 +3631,17 @@ export interface operations {
               /** @description What the charge was expected to bring, in naira */
               expected_amount: number;
               /**
-               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
+               * @description credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; credited_to_suspense: the same for a payer who deleted the account, in the suspense account and flagged; refund_due: a merchant escrow's charge going back to the buyer through the provider; failed: no money moved
                * @enum {string}
                */
-              outcome: 'credited' | 'escrow:funded' | 'escrow:active' | 'credited_to_wallet' | 'refund_due' | 'failed';
+              outcome:
+                | 'credited'
+                | 'escrow:funded'
+                | 'escrow:active'
+                | 'credited_to_wallet'
+                | 'credited_to_suspense'
+                | 'refund_due'
+                | 'failed';
             } | {
               /** @description The approval a second operator must give (admin-approval-decide) */
               approval: {

@@ -46,7 +46,14 @@ export async function accountDelete(
     const checked = await checkOtp(tx, account.phone, 'account_delete', body.otp_code, passwordOk);
     if (checked !== 'ok') return { refused: checked } as const;
     const [row] = await tx<{ result: Deleted }[]>`select private.account_delete(${user.id}, ${hash}) as result`;
-    return { deleted: row?.result as Deleted } as const;
+    const deleted = row?.result as Deleted;
+    // the deactivation is recorded with the deletion: a crash before the call below loses nothing,
+    // the job asks the provider once the flag has waited DEACTIVATION_RETRY_AFTER
+    const va = deleted.virtual_account;
+    if (va) {
+      await tx`select private.deactivation_requested(${user.id}, ${va.provider}, ${va.provider_account_id}, true)`;
+    }
+    return { deleted } as const;
   });
   if ('refused' in outcome) throw ACCOUNT_DELETE_CREDENTIALS_INVALID.error({});
   const va = outcome.deleted.virtual_account;
@@ -56,8 +63,9 @@ export async function accountDelete(
 
 /**
  * The dedicated account stops taking transfers; what still arrives is credited to suspense and
- * flagged. A deactivation that fails (or cannot be asked: the provider's id unknown) is not only
- * logged: it leaves an open operator flag (private.deactivation_failed), counted in
+ * flagged. The deletion's transaction left an open flag for it (private.deactivation_requested):
+ * the provider's confirmation resolves it (private.deactivation_done); a failure (or no call: the
+ * provider's id unknown) counts an attempt on it (private.deactivation_failed), and it is counted in
  * admin-queue-list's deactivations_failed queue until an operator or a later try resolves it.
  */
 async function deactivate(userId: string, va: NonNullable<Deleted['virtual_account']>): Promise<void> {
@@ -69,6 +77,7 @@ async function deactivate(userId: string, va: NonNullable<Deleted['virtual_accou
     try {
       await payments().deactivateDedicatedAccount({ providerAccountId: va.provider_account_id });
       log.info('account.virtual_account_deactivated', { provider: va.provider });
+      await asService((tx) => tx`select private.deactivation_done(${userId})`);
       return;
     } catch (err) {
       error = errorMessage(err);
@@ -84,9 +93,10 @@ async function deactivate(userId: string, va: NonNullable<Deleted['virtual_accou
 export const DEACTIVATION_RETRY_AFTER = '1 hour';
 
 /**
- * The job's retry of deactivations that failed: each open flag whose last try is older than
- * DEACTIVATION_RETRY_AFTER (at the job's `now`) and whose account the provider knows is asked
- * again; a success resolves the flag, a failure counts another attempt. Answers how many succeeded.
+ * The job's retry of deactivations not confirmed: each open flag never tried (a dedicated account
+ * assigned after the deletion) or whose last try is older than DEACTIVATION_RETRY_AFTER (at the
+ * job's `now`: a call that failed, or one a crash lost after the deletion's commit), and whose
+ * account the provider knows, is asked again; a success resolves the flag, a failure counts another attempt. Answers how many succeeded.
  */
 export async function retryDeactivations(at: string, limit = 20): Promise<number> {
   const open = await asService((tx) =>
@@ -95,7 +105,8 @@ export async function retryDeactivations(at: string, limit = 20): Promise<number
       from private.operator_flags
      where kind = 'dedicated_account_deactivation_failed' and resolved_at is null and user_id is not null
        and details ->> 'provider_account_id' is not null
-       and (details ->> 'last_attempt_at')::timestamptz < ${at}::timestamptz - ${DEACTIVATION_RETRY_AFTER}::interval
+       and (details ->> 'last_attempt_at' is null
+         or (details ->> 'last_attempt_at')::timestamptz < ${at}::timestamptz - ${DEACTIVATION_RETRY_AFTER}::interval)
      order by created_at limit ${limit}`
   );
   let done = 0;

@@ -556,6 +556,8 @@ export function adminQueueList(_op: OperatorCaller): Promise<AdminQueueListRespo
         union all
         select 'deactivations_failed', count(*), min(created_at)
           from private.operator_flags where resolved_at is null and kind = 'dedicated_account_deactivation_failed'
+           -- a request the call after the deletion is still answering is not a failure yet
+           and (coalesce((details ->> 'attempts')::int, 1) > 0 or created_at < now() - interval '1 hour')
       )
       select queue, n::int as n, oldest_at,
              floor(extract(epoch from now() - oldest_at))::int as age

@@ -411,6 +411,7 @@ export const CHARGE_RESOLVE_OUTCOMES = [
   'escrow:funded',
   'escrow:active',
   'credited_to_wallet',
+  'credited_to_suspense',
   'refund_due',
   'failed',
 ] as const;
@@ -422,7 +423,8 @@ export const adminChargeResolveResponse = z.strictObject({
   expected_amount: naira.describe('What the charge was expected to bring, in naira'),
   outcome: z.enum(CHARGE_RESOLVE_OUTCOMES).describe(
     "credited: the top-up's wallet got verified_amount; escrow:<status>: the expected amount funded the escrow; " +
-      "credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; refund_due: a " +
+      "credited_to_wallet: an escrow charge that could not fund its escrow, in the payer's wallet; credited_to_suspense: the same " +
+      'for a payer who deleted the account, in the suspense account and flagged; refund_due: a ' +
       "merchant escrow's charge going back to the buyer through the provider; failed: no money moved",
   ),
 });

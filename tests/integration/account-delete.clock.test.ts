@@ -13,6 +13,14 @@ import accountDelete from '../../supabase/functions/account-delete/handler.ts';
 import authSendOtp from '../../supabase/functions/auth-send-otp/handler.ts';
 import virtualAccountCreate from '../../supabase/functions/virtual-account-create/handler.ts';
 
+/** Deletes the account through account-delete (the provider up). */
+async function deleted(u: TestUser) {
+  await testDb()`delete from private.rate_limit_events where key = ${`otp:resend:${u.phone}`}`;
+  expectOk(await post(authSendOtp, { context: 'account_delete' }, { token: u.accessToken }));
+  const otp_code = await lastOtp(u.phone);
+  expectOk(await post(accountDelete, { password: u.password, otp_code }, { token: u.accessToken }));
+}
+
 /** A user with a dedicated account assigned by the provider: the user and the provider's id of it. */
 async function withDedicatedAccount(): Promise<{ u: TestUser; providerId: string }> {
   const u = await signUp({ tier: 1 });
@@ -85,6 +93,39 @@ describe('jobs-run', () => {
       }
       expect(await flagOf(u.id)).toEqual({ attempts: 2, resolved: false });
       expect((await paystack.requests(`/dedicated_account/${providerId}`)).length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('a deactivation a crash lost after the deletion committed is asked by the job once the flag waited', async () => {
+      const { u, providerId } = await withDedicatedAccount();
+      await deleted(u);
+      await expect.poll(async () => (await flagOf(u.id))?.resolved).toBe(true);
+      // as a crash between the commit and the call leaves it: the deletion's flag open, never tried
+      await testDb()`
+        update private.operator_flags set resolved_at = null, details = details - 'resolved_by'
+         where kind = 'dedicated_account_deactivation_failed' and user_id = ${u.id}`;
+      const asked = async () => (await paystack.requests(`/dedicated_account/${providerId}`)).length;
+      const before = await asked();
+      expectOk(await runJobs(new Date().toISOString()));
+      expect(await asked()).toBe(before);
+      await ageFlag(u.id, 2);
+      expectOk(await runJobs(new Date().toISOString()));
+      expect(await asked()).toBe(before + 1);
+      expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: true });
+    });
+
+    it('a dedicated account the provider assigned after the deletion is deactivated at the next run', async () => {
+      const u = await signUp({ tier: 1 });
+      expectOk(await post(virtualAccountCreate, {}, { token: u.accessToken }));
+      await deleted(u);
+      await paystack.assignOutcome(customerEmailOf(u.id), true);
+      const [va] = await testDb()<{ provider_account_id: string }[]>`
+        select provider_account_id from public.virtual_accounts where user_id = ${u.id}`;
+      expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: false });
+      const run = expectOk(await runJobs(new Date().toISOString()));
+      expect(run.dedicated_accounts_deactivated).toBeGreaterThanOrEqual(1);
+      expect((await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).map((r) => r.method))
+        .toEqual(['DELETE']);
+      expect(await flagOf(u.id)).toEqual({ attempts: 0, resolved: true });
     });
   });
 });

@@ -294,20 +294,44 @@ describe('account-delete', () => {
       const before = await queue();
 
       expectOk(await deleteAccount(x, await deleteCode(x)));
-      // the provider was asked (and failed): the flag is written after the response
+      // the provider was asked (and failed): the flag the deletion wrote counts the attempt
       await expect.poll(async () => (await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).length)
         .toBe(1);
       const flags = () =>
         testDb()<{ details: Record<string, unknown>; resolved: boolean }[]>`
           select details, resolved_at is not null as resolved from private.operator_flags
            where kind = 'dedicated_account_deactivation_failed' and user_id = ${x.id}`;
-      await expect.poll(async () => (await flags()).length).toBe(1);
+      await expect.poll(async () => (await flags())[0]?.details.attempts).toBe(1);
       const [flag] = await flags();
       expect(flag).toMatchObject({
         resolved: false,
         details: { provider: 'paystack', provider_account_id: va!.provider_account_id, attempts: 1 },
       });
       expect(await queue()).toBeGreaterThanOrEqual(before + 1);
+    });
+
+    it("the deactivation is recorded in the deletion's own transaction, and resolved when the provider confirms", async () => {
+      const x = await signUp({ tier: 1 });
+      expectOk(await post(virtualAccountCreate, {}, { token: x.accessToken }));
+      await paystack.assignOutcome(customerEmailOf(x.id), true);
+      const [va] = await testDb()<{ provider_account_id: string }[]>`
+        select provider_account_id from public.virtual_accounts where user_id = ${x.id}`;
+      expectOk(await deleteAccount(x, await deleteCode(x)));
+      // written with the deletion (the same transaction's now()): a crash before the call loses nothing
+      const [flag] = await testDb()<{ with_deletion: boolean; provider_account_id: string }[]>`
+        select f.created_at = u.deleted_at as with_deletion, f.details ->> 'provider_account_id' as provider_account_id
+          from private.operator_flags f join private.users u on u.id = f.user_id
+         where f.kind = 'dedicated_account_deactivation_failed' and f.user_id = ${x.id}`;
+      expect(flag).toEqual({ with_deletion: true, provider_account_id: va!.provider_account_id });
+      await expect.poll(async () => {
+        const [row] = await testDb()<{ resolved: boolean; by: string | null; attempts: number }[]>`
+          select resolved_at is not null as resolved, details ->> 'resolved_by' as by,
+                 (details ->> 'attempts')::int as attempts
+            from private.operator_flags where kind = 'dedicated_account_deactivation_failed' and user_id = ${x.id}`;
+        return row;
+      }).toEqual({ resolved: true, by: 'provider_confirmed', attempts: 0 });
+      expect((await paystack.requests(`/dedicated_account/${va!.provider_account_id}`)).map((r) => r.method))
+        .toEqual(['DELETE']);
     });
   });
 });

@@ -101,6 +101,8 @@ type ChargeResult =
   | 'flagged'
   | 'held_for_review'
   | 'credited_to_wallet'
+  /** an app escrow's late charge whose payer deleted the account: in the suspense account, flagged */
+  | 'credited_to_suspense'
   /** a merchant escrow's payment after its cancel or expiry: to go back through the provider */
   | 'refund_due'
   | `escrow:${FundedStatus}`;
@@ -304,7 +306,7 @@ async function checkCharge(e: PaymentsEvent, key: string): Promise<ChargeCheck |
      where t.id = ${reference}
        and ((t.type = 'wallet_topup' and t.status = 'pending')
          or (t.type = 'escrow_funding' and t.status <> 'succeeded' and not t.metadata ? 'credited_to_wallet'
-             and not t.metadata ? 'refund_due'))`
+             and not t.metadata ? 'refund_due' and not t.metadata ? 'credited_to_suspense'))`
   );
   if (!row || row.seen || row.expected === null) return null;
   const expected = Number(row.expected);
@@ -477,6 +479,31 @@ const isRefundEvent = (e: PaymentsEvent): e is PaymentsEvent & { event: RefundEv
   e.event === 'refund.processed' || e.event === 'refund.failed' || e.event === 'refund.pending' ||
   e.event === 'refund.processing';
 
+/**
+ * The provider assigned a dedicated account to an account deleted while it was pending: it stays
+ * inactive and nameless (the erased name is not written back); its number and the provider's id
+ * are kept, so money still sent to it goes to suspense, and its deactivation is requested (an open
+ * flag the job's retry asks the provider for at its next run, private.deactivation_requested).
+ */
+async function assignedAfterDeletion(
+  tx: Tx,
+  e: PaymentsEvent,
+  userId: string,
+  account: Data,
+  customer: Data,
+): Promise<WebhookOutcome> {
+  const providerId = str(account.id);
+  const updated = await tx<{ provider: string }[]>`
+    update public.virtual_accounts
+       set status = 'inactive', account_number = ${str(account.account_number)}, account_name = null,
+           bank_name = ${str(obj(account.bank).name)}, provider_customer_code = ${str(customer.customer_code)},
+           provider_account_id = ${providerId}, failure_reason = 'account_deleted', updated_at = now()
+     where user_id = ${userId} returning provider`;
+  if (!updated[0]) return flag(tx, 'unknown_customer', e);
+  await tx`select private.deactivation_requested(${userId}, ${updated[0].provider}, ${providerId}, false)`;
+  return { kind: 'virtual_account', status: 'inactive' };
+}
+
 async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<WebhookOutcome> {
   const d = e.data as Data;
   const customer = obj(d.customer);
@@ -486,6 +513,9 @@ async function dedicatedAccount(tx: Tx, e: PaymentsEvent): Promise<WebhookOutcom
     const account = obj(d.dedicated_account);
     const number = str(account.account_number);
     if (!number) return flag(tx, 'missing_account_number', e);
+    const [owner] = await tx<{ deleted: boolean }[]>`
+      select deleted_at is not null as deleted from private.users where id = ${userId}`;
+    if (owner?.deleted) return assignedAfterDeletion(tx, e, userId, account, customer);
     const updated = await tx`
       update public.virtual_accounts
          set status = 'active', account_number = ${number}, account_name = ${str(account.account_name)},
