@@ -69,24 +69,35 @@ export async function accountDelete(
  * admin-queue-list's deactivations_failed queue until an operator or a later try resolves it.
  */
 async function deactivate(userId: string, va: NonNullable<Deleted['virtual_account']>): Promise<void> {
-  let error: string;
-  if (!va.provider_account_id) {
-    log.warn('account.virtual_account_unknown_id', { provider: va.provider });
-    error = "the provider's id of the account is unknown";
-  } else {
-    try {
-      await payments().deactivateDedicatedAccount({ providerAccountId: va.provider_account_id });
-      log.info('account.virtual_account_deactivated', { provider: va.provider });
-      await asService((tx) => tx`select private.deactivation_done(${userId})`);
-      return;
-    } catch (err) {
-      error = errorMessage(err);
-      log.error('account.virtual_account_deactivation_failed', { provider: va.provider, error });
-    }
+  if (va.provider_account_id) {
+    await askDeactivation(userId, va.provider, va.provider_account_id);
+    return;
   }
+  log.warn('account.virtual_account_unknown_id', { provider: va.provider });
   await asService((tx) =>
-    tx`select private.deactivation_failed(${userId}, ${va.provider}, ${va.provider_account_id}, ${error})`
+    tx`select private.deactivation_failed(${userId}, ${va.provider}, ${null}, ${"the provider's id of the account is unknown"})`
   );
+}
+
+/**
+ * Asks the provider to deactivate one dedicated account: its confirmation resolves the open flag
+ * (private.deactivation_done), a failure counts an attempt on it (private.deactivation_failed).
+ * Answers whether the provider confirmed.
+ */
+async function askDeactivation(userId: string, provider: string, providerAccountId: string): Promise<boolean> {
+  try {
+    await payments().deactivateDedicatedAccount({ providerAccountId });
+    log.info('account.virtual_account_deactivated', { provider });
+    await asService((tx) => tx`select private.deactivation_done(${userId})`);
+    return true;
+  } catch (err) {
+    const error = errorMessage(err);
+    log.error('account.virtual_account_deactivation_failed', { provider, error });
+    await asService((tx) =>
+      tx`select private.deactivation_failed(${userId}, ${provider}, ${providerAccountId}, ${error})`
+    );
+    return false;
+  }
 }
 
 /** How long the job waits after a failed deactivation before it asks the provider again. */
@@ -111,17 +122,7 @@ export async function retryDeactivations(at: string, limit = 20): Promise<number
   );
   let done = 0;
   for (const f of open) {
-    try {
-      await payments().deactivateDedicatedAccount({ providerAccountId: f.provider_account_id });
-      await asService((tx) => tx`select private.deactivation_done(${f.user_id})`);
-      done++;
-    } catch (err) {
-      await asService((tx) =>
-        tx`select private.deactivation_failed(${f.user_id}, ${f.provider}, ${f.provider_account_id}, ${
-          errorMessage(err)
-        })`
-      );
-    }
+    if (await askDeactivation(f.user_id, f.provider, f.provider_account_id)) done++;
   }
   if (open.length > 0) log.info('account.virtual_account_deactivation_retried', { tried: open.length, done });
   return done;
